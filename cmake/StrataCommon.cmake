@@ -1,0 +1,51 @@
+# Helper functions shared by Strata's CMake files.
+include_guard(GLOBAL)
+
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+
+set(STRATA_ROOT ${CMAKE_CURRENT_LIST_DIR}/..)
+get_filename_component(STRATA_ROOT ${STRATA_ROOT} ABSOLUTE)
+set(STRATA_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
+
+if(STRATA_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Emits tpu_regmap_pkg.sv and strata/regmap.h from rtl/regmap.json; defines target strata_regmap.
+function(strata_generate_regmap)
+  set(json ${STRATA_ROOT}/rtl/regmap.json)
+  set(gen ${STRATA_ROOT}/scripts/gen_regmap.py)
+  file(MAKE_DIRECTORY ${STRATA_GENERATED_DIR}/strata ${STRATA_GENERATED_DIR}/rtl)
+  execute_process(
+    COMMAND ${Python3_EXECUTABLE} ${gen} ${json}
+            --sv ${STRATA_GENERATED_DIR}/rtl/tpu_regmap_pkg.sv
+            --header ${STRATA_GENERATED_DIR}/strata/regmap.h
+    RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gen_regmap.py failed on ${json}")
+  endif()
+  set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${json} ${gen})
+  if(NOT TARGET strata_regmap)
+    add_library(strata_regmap INTERFACE)
+    target_include_directories(strata_regmap INTERFACE ${STRATA_GENERATED_DIR})
+  endif()
+endfunction()
+
+# Cross-compiles firmware/ (and the ISA tests) for rv32im as a separate CMake build, so the
+# host and the RISC-V toolchains never mix in one project.
+function(strata_add_firmware_images)
+  include(ExternalProject)
+  set(STRATA_RV32_BINARY_DIR ${CMAKE_BINARY_DIR}/rv32 PARENT_SCOPE)
+  ExternalProject_Add(firmware_rv32
+    SOURCE_DIR ${STRATA_ROOT}/firmware
+    BINARY_DIR ${CMAKE_BINARY_DIR}/rv32
+    CMAKE_ARGS
+      -DCMAKE_TOOLCHAIN_FILE=${STRATA_ROOT}/cmake/riscv32-toolchain.cmake
+      -DSTRATA_RISCV_PREFIX=${STRATA_RISCV_PREFIX}
+      -DSTRATA_GENERATED_DIR=${STRATA_GENERATED_DIR}
+      -DCMAKE_BUILD_TYPE=Release
+    BUILD_ALWAYS ON
+    INSTALL_COMMAND ""
+    USES_TERMINAL_BUILD ON)
+endfunction()
