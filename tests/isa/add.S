@@ -1,0 +1,56 @@
+# add: rd = rs1 + rs2, wrapping (no overflow trap).
+#include "isa_macros.h"
+
+TEST_CODE_BEGIN
+  # Values (edge operands; expected results from the ISA definition).
+  TEST_RR_OP(2, add, 0x00000000, 0x00000000, 0x00000000)
+  TEST_RR_OP(3, add, 0x00000002, 0x00000001, 0x00000001)
+  TEST_RR_OP(4, add, 0x0000000a, 0x00000003, 0x00000007)
+  TEST_RR_OP(5, add, 0xffff8000, 0x00000000, 0xffff8000)
+  TEST_RR_OP(6, add, 0x80000000, 0x80000000, 0x00000000)
+  TEST_RR_OP(7, add, 0x7fff8000, 0x80000000, 0xffff8000)
+  TEST_RR_OP(8, add, 0x00007fff, 0x00000000, 0x00007fff)
+  TEST_RR_OP(9, add, 0x7fffffff, 0x7fffffff, 0x00000000)
+  TEST_RR_OP(10, add, 0x80007ffe, 0x7fffffff, 0x00007fff)
+  TEST_RR_OP(11, add, 0x80007fff, 0x80000000, 0x00007fff)
+  TEST_RR_OP(12, add, 0x7fff7fff, 0x7fffffff, 0xffff8000)
+  TEST_RR_OP(13, add, 0xffffffff, 0x00000000, 0xffffffff)
+  TEST_RR_OP(14, add, 0x00000000, 0xffffffff, 0x00000001)
+  TEST_RR_OP(15, add, 0xfffffffe, 0xffffffff, 0xffffffff)
+  TEST_RR_OP(16, add, 0x80000000, 0x00000001, 0x7fffffff)
+  TEST_RR_OP(17, add, 0x00000000, 0x80000000, 0x80000000)
+  TEST_RR_OP(18, add, 0x80000001, 0x80000000, 0x00000001)
+  TEST_RR_OP(19, add, 0x7ffffffe, 0x7fffffff, 0xffffffff)
+  TEST_RR_OP(20, add, 0x22222221, 0x12345678, 0x0fedcba9)
+  TEST_RR_OP(21, add, 0x0000000c, 0x00000005, 0x00000007)
+
+  # rd equal to a source.
+  TEST_RR_SRC1_EQ_DEST(60, add, 0x00000018, 0x0000000d, 0x0000000b)
+  TEST_RR_SRC2_EQ_DEST(61, add, 0x00000019, 0x0000000e, 0x0000000b)
+  TEST_RR_SRC12_EQ_DEST(62, add, 0x0000001a, 0x0000000d)
+
+  # Forwarding: result used 1..4 instructions later; operands produced 1..3 instructions before.
+  TEST_RR_DEST_BYPASS(63, 0, add, 0x00000018, 0x0000000d, 0x0000000b)
+  TEST_RR_DEST_BYPASS(64, 1, add, 0x00000019, 0x0000000e, 0x0000000b)
+  TEST_RR_DEST_BYPASS(65, 2, add, 0x0000001a, 0x0000000f, 0x0000000b)
+  TEST_RR_DEST_BYPASS(66, 3, add, 0x0000001b, 0x00000010, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(67, 0, 0, add, 0x00000018, 0x0000000d, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(68, 0, 1, add, 0x00000019, 0x0000000d, 0x0000000c)
+  TEST_RR_SRC12_BYPASS(69, 0, 2, add, 0x0000001a, 0x0000000d, 0x0000000d)
+  TEST_RR_SRC12_BYPASS(70, 1, 0, add, 0x00000019, 0x0000000e, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(71, 1, 1, add, 0x0000001a, 0x0000000e, 0x0000000c)
+  TEST_RR_SRC12_BYPASS(72, 2, 0, add, 0x0000001a, 0x0000000f, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(73, 0, 0, add, 0x00000018, 0x0000000d, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(74, 0, 1, add, 0x00000019, 0x0000000d, 0x0000000c)
+  TEST_RR_SRC21_BYPASS(75, 0, 2, add, 0x0000001a, 0x0000000d, 0x0000000d)
+  TEST_RR_SRC21_BYPASS(76, 1, 0, add, 0x00000017, 0x0000000c, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(77, 1, 1, add, 0x00000018, 0x0000000c, 0x0000000c)
+  TEST_RR_SRC21_BYPASS(78, 2, 0, add, 0x00000016, 0x0000000b, 0x0000000b)
+
+  # x0 as a source reads 0; as rd it stays 0 and nothing is forwarded from it.
+  TEST_RR_ZEROSRC1(79, add, 0x80000015, 0x80000015)
+  TEST_RR_ZEROSRC2(80, add, 0xfffffff0, 0xfffffff0)
+  TEST_RR_ZEROSRC12(81, add, 0x00000000)
+  TEST_RR_ZERODEST(82, add, 0x00000010, 0x0000001e)
+  TEST_RR_ZERODEST(83, add, 0x80000000, 0xffffffff)
+TEST_CODE_END

@@ -1,0 +1,65 @@
+# divu: unsigned division; x/0 = 2^32-1.
+#include "isa_macros.h"
+
+TEST_CODE_BEGIN
+  # Values (edge operands; expected results from the ISA definition).
+  TEST_RR_OP(2, divu, 0x00000003, 0x00000014, 0x00000006)
+  TEST_RR_OP(3, divu, 0x2aaaaaa7, 0xffffffec, 0x00000006)
+  TEST_RR_OP(4, divu, 0x00000000, 0x00000014, 0xfffffffa)
+  TEST_RR_OP(5, divu, 0x00000000, 0xffffffec, 0xfffffffa)
+  TEST_RR_OP(6, divu, 0x00000003, 0x00000007, 0x00000002)
+  TEST_RR_OP(7, divu, 0x7ffffffc, 0xfffffff9, 0x00000002)
+  TEST_RR_OP(8, divu, 0x00000000, 0x00000007, 0xfffffffe)
+  TEST_RR_OP(9, divu, 0x00000000, 0xfffffff9, 0xfffffffe)
+  TEST_RR_OP(10, divu, 0x80000000, 0x80000000, 0x00000001)
+  TEST_RR_OP(11, divu, 0x00000000, 0x80000000, 0xffffffff)
+  TEST_RR_OP(12, divu, 0x00000001, 0x80000000, 0x80000000)
+  TEST_RR_OP(13, divu, 0x00000000, 0x7fffffff, 0xffffffff)
+  TEST_RR_OP(14, divu, 0x00000000, 0x7fffffff, 0x80000000)
+  TEST_RR_OP(15, divu, 0x00000000, 0x00000000, 0x00000001)
+  TEST_RR_OP(16, divu, 0x00000000, 0x00000000, 0xffffffff)
+  TEST_RR_OP(17, divu, 0x00000000, 0x00000001, 0xffffffff)
+  TEST_RR_OP(18, divu, 0x00000001, 0x00000005, 0x00000005)
+  TEST_RR_OP(19, divu, 0x00000000, 0x00000003, 0x00000005)
+  TEST_RR_OP(20, divu, 0x00000001, 0xffffffff, 0xffffffff)
+  TEST_RR_OP(21, divu, 0xffffffff, 0xffffffff, 0x00000001)
+  TEST_RR_OP(22, divu, 0x7fffffff, 0xffffffff, 0x00000002)
+  TEST_RR_OP(23, divu, 0x00010004, 0x12345678, 0x00001234)
+  TEST_RR_OP(24, divu, 0x08000000, 0x80000001, 0x00000010)
+  TEST_RR_OP(25, divu, 0xffffffff, 0x00000001, 0x00000000)
+  TEST_RR_OP(26, divu, 0xffffffff, 0x00000000, 0x00000000)
+  TEST_RR_OP(27, divu, 0xffffffff, 0xffffffff, 0x00000000)
+  TEST_RR_OP(28, divu, 0xffffffff, 0x80000000, 0x00000000)
+  TEST_RR_OP(29, divu, 0xffffffff, 0x7fffffff, 0x00000000)
+  TEST_RR_OP(30, divu, 0xffffffff, 0x12345678, 0x00000000)
+
+  # rd equal to a source.
+  TEST_RR_SRC1_EQ_DEST(60, divu, 0x0ba2e8b9, 0x7ffffff3, 0x0000000b)
+  TEST_RR_SRC2_EQ_DEST(61, divu, 0x0ba2e8b9, 0x7ffffff4, 0x0000000b)
+  TEST_RR_SRC12_EQ_DEST(62, divu, 0x00000001, 0x7ffffff3)
+
+  # Forwarding: result used 1..4 instructions later; operands produced 1..3 instructions before.
+  TEST_RR_DEST_BYPASS(63, 0, divu, 0x0ba2e8b9, 0x7ffffff3, 0x0000000b)
+  TEST_RR_DEST_BYPASS(64, 1, divu, 0x0ba2e8b9, 0x7ffffff4, 0x0000000b)
+  TEST_RR_DEST_BYPASS(65, 2, divu, 0x0ba2e8b9, 0x7ffffff5, 0x0000000b)
+  TEST_RR_DEST_BYPASS(66, 3, divu, 0x0ba2e8b9, 0x7ffffff6, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(67, 0, 0, divu, 0x0ba2e8b9, 0x7ffffff3, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(68, 0, 1, divu, 0x0aaaaaa9, 0x7ffffff3, 0x0000000c)
+  TEST_RR_SRC12_BYPASS(69, 0, 2, divu, 0x09d89d88, 0x7ffffff3, 0x0000000d)
+  TEST_RR_SRC12_BYPASS(70, 1, 0, divu, 0x0ba2e8b9, 0x7ffffff4, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(71, 1, 1, divu, 0x0aaaaaa9, 0x7ffffff4, 0x0000000c)
+  TEST_RR_SRC12_BYPASS(72, 2, 0, divu, 0x0ba2e8b9, 0x7ffffff5, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(73, 0, 0, divu, 0x0ba2e8b9, 0x7ffffff3, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(74, 0, 1, divu, 0x0aaaaaa9, 0x7ffffff3, 0x0000000c)
+  TEST_RR_SRC21_BYPASS(75, 0, 2, divu, 0x09d89d88, 0x7ffffff3, 0x0000000d)
+  TEST_RR_SRC21_BYPASS(76, 1, 0, divu, 0x0ba2e8b8, 0x7ffffff2, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(77, 1, 1, divu, 0x0aaaaaa9, 0x7ffffff2, 0x0000000c)
+  TEST_RR_SRC21_BYPASS(78, 2, 0, divu, 0x0ba2e8b8, 0x7ffffff1, 0x0000000b)
+
+  # x0 as a source reads 0; as rd it stays 0 and nothing is forwarded from it.
+  TEST_RR_ZEROSRC1(79, divu, 0x00000000, 0x80000015)
+  TEST_RR_ZEROSRC2(80, divu, 0xffffffff, 0xfffffff0)
+  TEST_RR_ZEROSRC12(81, divu, 0xffffffff)
+  TEST_RR_ZERODEST(82, divu, 0x00000010, 0x0000001e)
+  TEST_RR_ZERODEST(83, divu, 0x80000000, 0xffffffff)
+TEST_CODE_END

@@ -1,0 +1,65 @@
+# remu: unsigned remainder; x%0 = x.
+#include "isa_macros.h"
+
+TEST_CODE_BEGIN
+  # Values (edge operands; expected results from the ISA definition).
+  TEST_RR_OP(2, remu, 0x00000002, 0x00000014, 0x00000006)
+  TEST_RR_OP(3, remu, 0x00000002, 0xffffffec, 0x00000006)
+  TEST_RR_OP(4, remu, 0x00000014, 0x00000014, 0xfffffffa)
+  TEST_RR_OP(5, remu, 0xffffffec, 0xffffffec, 0xfffffffa)
+  TEST_RR_OP(6, remu, 0x00000001, 0x00000007, 0x00000002)
+  TEST_RR_OP(7, remu, 0x00000001, 0xfffffff9, 0x00000002)
+  TEST_RR_OP(8, remu, 0x00000007, 0x00000007, 0xfffffffe)
+  TEST_RR_OP(9, remu, 0xfffffff9, 0xfffffff9, 0xfffffffe)
+  TEST_RR_OP(10, remu, 0x00000000, 0x80000000, 0x00000001)
+  TEST_RR_OP(11, remu, 0x80000000, 0x80000000, 0xffffffff)
+  TEST_RR_OP(12, remu, 0x00000000, 0x80000000, 0x80000000)
+  TEST_RR_OP(13, remu, 0x7fffffff, 0x7fffffff, 0xffffffff)
+  TEST_RR_OP(14, remu, 0x7fffffff, 0x7fffffff, 0x80000000)
+  TEST_RR_OP(15, remu, 0x00000000, 0x00000000, 0x00000001)
+  TEST_RR_OP(16, remu, 0x00000000, 0x00000000, 0xffffffff)
+  TEST_RR_OP(17, remu, 0x00000001, 0x00000001, 0xffffffff)
+  TEST_RR_OP(18, remu, 0x00000000, 0x00000005, 0x00000005)
+  TEST_RR_OP(19, remu, 0x00000003, 0x00000003, 0x00000005)
+  TEST_RR_OP(20, remu, 0x00000000, 0xffffffff, 0xffffffff)
+  TEST_RR_OP(21, remu, 0x00000000, 0xffffffff, 0x00000001)
+  TEST_RR_OP(22, remu, 0x00000001, 0xffffffff, 0x00000002)
+  TEST_RR_OP(23, remu, 0x00000da8, 0x12345678, 0x00001234)
+  TEST_RR_OP(24, remu, 0x00000001, 0x80000001, 0x00000010)
+  TEST_RR_OP(25, remu, 0x00000001, 0x00000001, 0x00000000)
+  TEST_RR_OP(26, remu, 0x00000000, 0x00000000, 0x00000000)
+  TEST_RR_OP(27, remu, 0xffffffff, 0xffffffff, 0x00000000)
+  TEST_RR_OP(28, remu, 0x80000000, 0x80000000, 0x00000000)
+  TEST_RR_OP(29, remu, 0x7fffffff, 0x7fffffff, 0x00000000)
+  TEST_RR_OP(30, remu, 0x12345678, 0x12345678, 0x00000000)
+
+  # rd equal to a source.
+  TEST_RR_SRC1_EQ_DEST(60, remu, 0x00000000, 0x7ffffff3, 0x0000000b)
+  TEST_RR_SRC2_EQ_DEST(61, remu, 0x00000001, 0x7ffffff4, 0x0000000b)
+  TEST_RR_SRC12_EQ_DEST(62, remu, 0x00000000, 0x7ffffff3)
+
+  # Forwarding: result used 1..4 instructions later; operands produced 1..3 instructions before.
+  TEST_RR_DEST_BYPASS(63, 0, remu, 0x00000000, 0x7ffffff3, 0x0000000b)
+  TEST_RR_DEST_BYPASS(64, 1, remu, 0x00000001, 0x7ffffff4, 0x0000000b)
+  TEST_RR_DEST_BYPASS(65, 2, remu, 0x00000002, 0x7ffffff5, 0x0000000b)
+  TEST_RR_DEST_BYPASS(66, 3, remu, 0x00000003, 0x7ffffff6, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(67, 0, 0, remu, 0x00000000, 0x7ffffff3, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(68, 0, 1, remu, 0x00000007, 0x7ffffff3, 0x0000000c)
+  TEST_RR_SRC12_BYPASS(69, 0, 2, remu, 0x0000000b, 0x7ffffff3, 0x0000000d)
+  TEST_RR_SRC12_BYPASS(70, 1, 0, remu, 0x00000001, 0x7ffffff4, 0x0000000b)
+  TEST_RR_SRC12_BYPASS(71, 1, 1, remu, 0x00000008, 0x7ffffff4, 0x0000000c)
+  TEST_RR_SRC12_BYPASS(72, 2, 0, remu, 0x00000002, 0x7ffffff5, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(73, 0, 0, remu, 0x00000000, 0x7ffffff3, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(74, 0, 1, remu, 0x00000007, 0x7ffffff3, 0x0000000c)
+  TEST_RR_SRC21_BYPASS(75, 0, 2, remu, 0x0000000b, 0x7ffffff3, 0x0000000d)
+  TEST_RR_SRC21_BYPASS(76, 1, 0, remu, 0x0000000a, 0x7ffffff2, 0x0000000b)
+  TEST_RR_SRC21_BYPASS(77, 1, 1, remu, 0x00000006, 0x7ffffff2, 0x0000000c)
+  TEST_RR_SRC21_BYPASS(78, 2, 0, remu, 0x00000009, 0x7ffffff1, 0x0000000b)
+
+  # x0 as a source reads 0; as rd it stays 0 and nothing is forwarded from it.
+  TEST_RR_ZEROSRC1(79, remu, 0x00000000, 0x80000015)
+  TEST_RR_ZEROSRC2(80, remu, 0xfffffff0, 0xfffffff0)
+  TEST_RR_ZEROSRC12(81, remu, 0x00000000)
+  TEST_RR_ZERODEST(82, remu, 0x00000010, 0x0000001e)
+  TEST_RR_ZERODEST(83, remu, 0x80000000, 0xffffffff)
+TEST_CODE_END
