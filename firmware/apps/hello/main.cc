@@ -15,7 +15,7 @@ constexpr strata::hal::MmioRegion kCtrl(STRATA_CTRL_BASE);
 volatile uint32_t g_timer_ticks = 0;
 
 void OnTimer(strata::arch::TrapFrame*) {
-  ++g_timer_ticks;
+  g_timer_ticks = g_timer_ticks + 1;
   kCtrl.Write32(STRATA_CTRL_MTIMECMP_HI, 0xffffffffu);  // one-shot: disarm
 }
 

@@ -1,0 +1,102 @@
+// Clocking, reset, loading and tracing of the Verilated Strata device.
+#include "device.h"
+
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "Vtpu_top.h"
+#include "strata/regmap.h"
+
+namespace strata::sim {
+
+Device::Device(const TraceOptions& trace) : trace_opts_(trace), context_(std::make_unique<VerilatedContext>()) {
+  if (!trace_opts_.path.empty()) context_->traceEverOn(true);
+  top_ = std::make_unique<Vtpu_top>(context_.get(), "tpu_top");
+  top_->clk_i = 0;
+  top_->rst_ni = 0;
+  top_->eval();
+  if (!trace_opts_.path.empty()) {
+    const std::string& p = trace_opts_.path;
+    const bool vcd = p.size() >= 4 && p.compare(p.size() - 4, 4, ".vcd") == 0;
+    // The model is built with FST tracing (one format per Verilation); VCD is converted.
+    trace_fst_path_ = vcd ? p + ".tmp.fst" : p;
+    trace_ = std::make_unique<VerilatedFstC>();
+    top_->trace(trace_.get(), trace_opts_.depth > 0 ? trace_opts_.depth : 99);
+    trace_->open(trace_fst_path_.c_str());
+  }
+}
+
+Device::~Device() {
+  CloseTrace();
+  top_->final();
+}
+
+bool Device::CloseTrace() {
+  if (!trace_) return true;
+  trace_->close();
+  trace_.reset();
+  if (trace_fst_path_ == trace_opts_.path) return true;
+  const std::string cmd = "fst2vcd -f '" + trace_fst_path_ + "' -o '" + trace_opts_.path + "' >/dev/null 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    std::fprintf(stderr, "strata-sim: fst2vcd failed; the waveform is in %s\n", trace_fst_path_.c_str());
+    return false;
+  }
+  std::remove(trace_fst_path_.c_str());
+  return true;
+}
+
+void Device::Tick() {
+  const bool dump = trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
+  top_->clk_i = 0;
+  top_->eval();
+  if (dump) trace_->dump(cycle_ * 1000);  // 1 GHz: timestamps in ps
+  top_->clk_i = 1;
+  top_->eval();
+  if (dump) trace_->dump(cycle_ * 1000 + 500);
+  ++cycle_;
+}
+
+void Device::ResetAndLoad(const ElfImage& image) {
+  top_->rst_ni = 0;
+  top_->tohost_addr_i = image.tohost.value_or(0);
+  top_->irq_i = 0;
+  top_->host_req_i = 0;
+  for (int i = 0; i < 4; ++i) Tick();
+  for (const ElfSegment& seg : image.segments) {
+    const uint32_t begin = seg.address - STRATA_SMEM_BASE;
+    const uint32_t end = begin + static_cast<uint32_t>(seg.bytes.size());
+    for (uint32_t word = begin & ~3u; word < end; word += 4) {
+      uint32_t data = 0;
+      uint8_t be = 0;
+      for (uint32_t b = 0; b < 4; ++b) {
+        const uint32_t a = word + b;
+        if (a >= begin && a < end) {
+          data |= uint32_t{seg.bytes[a - begin]} << (8 * b);
+          be |= 1u << b;
+        }
+      }
+      top_->host_req_i = 1;
+      top_->host_we_i = 1;
+      top_->host_addr_i = word;
+      top_->host_be_i = be;
+      top_->host_wdata_i = data;
+      Tick();
+    }
+  }
+  top_->host_req_i = 0;
+  top_->host_we_i = 0;
+  top_->rst_ni = 1;
+}
+
+bool Device::console_valid() const { return top_->console_valid_o; }
+char Device::console_char() const { return static_cast<char>(top_->console_data_o); }
+bool Device::tohost_valid() const { return top_->tohost_valid_o; }
+uint32_t Device::tohost_value() const { return top_->tohost_data_o; }
+uint64_t Device::instret() const { return top_->instret_o; }
+bool Device::sleeping() const { return top_->sleeping_o; }
+void Device::set_irq(uint32_t lines) { top_->irq_i = lines & ((1u << STRATA_NUM_IRQS) - 1); }
+
+}  // namespace strata::sim

@@ -1,0 +1,62 @@
+// The Verilated Strata device (core, SMEM, registers) with clocking, loading and FST tracing.
+// Kept free of SystemC headers: Verilator's headers change behaviour when SystemC is visible.
+#ifndef STRATA_SIM_DEVICE_H_
+#define STRATA_SIM_DEVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "elf_loader.h"
+
+class Vtpu_top;
+class VerilatedContext;
+class VerilatedFstC;
+
+namespace strata::sim {
+
+struct TraceOptions {
+  std::string path;  // empty: no waveform; *.fst, or *.vcd (converted with GTKWave's fst2vcd)
+  uint64_t start = 0;
+  uint64_t end = UINT64_MAX;
+  int depth = 0;  // hierarchy levels; 0 = all
+};
+
+class Device {
+ public:
+  explicit Device(const TraceOptions& trace);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // One full clock cycle (falling then rising edge).
+  void Tick();
+  // Holds the core in reset for a few cycles and writes every segment into SMEM through the
+  // host port; the core starts at the reset vector on the next Tick().
+  void ResetAndLoad(const ElfImage& image);
+
+  // Outputs sampled after the last rising edge.
+  bool console_valid() const;
+  char console_char() const;
+  bool tohost_valid() const;
+  uint32_t tohost_value() const;
+  uint64_t instret() const;
+  bool sleeping() const;
+  void set_irq(uint32_t lines);
+
+  uint64_t edges() const { return cycle_; }
+  // Finishes the waveform file (also done by the destructor); returns false if a conversion failed.
+  bool CloseTrace();
+
+ private:
+  TraceOptions trace_opts_;
+  std::unique_ptr<VerilatedContext> context_;
+  std::unique_ptr<Vtpu_top> top_;
+  std::unique_ptr<VerilatedFstC> trace_;
+  std::string trace_fst_path_;
+  uint64_t cycle_ = 0;
+};
+
+}  // namespace strata::sim
+
+#endif  // STRATA_SIM_DEVICE_H_

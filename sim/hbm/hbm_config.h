@@ -1,0 +1,104 @@
+// HBM device description: organization, JEDEC-style timing in ns, presets, and the conversion to core cycles.
+#ifndef STRATA_SIM_HBM_HBM_CONFIG_H_
+#define STRATA_SIM_HBM_HBM_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+namespace strata::hbm {
+
+enum class HbmStandard { kHbm2, kHbm2e, kHbm3 };
+
+// Which refresh command the controller uses. Per-bank is the default because it is what HBM
+// controllers use for bandwidth (JESD235 REFSB / JESD238 REFpb): the other banks of a
+// pseudo-channel keep working while one bank refreshes.
+enum class RefreshMode { kPerBank, kAllBank, kOff };
+
+// Device timing in nanoseconds, as data sheets state them. Field names follow JEDEC.
+struct HbmTimingNs {
+  double tCK = 1.0;     // command clock period (only used for the 2-tCK read-to-write bus turnaround)
+  double tRCD = 14;     // ACT to RD/WR, same bank
+  double tRP = 14;      // PRE to ACT, same bank
+  double tCL = 14;      // RD to first data (read latency, tRL)
+  double tWL = 4;       // WR to first data (write latency)
+  double tRAS = 34;     // ACT to PRE, same bank
+  double tRC = 48;      // ACT to ACT, same bank
+  double tRRD_S = 4;    // ACT to ACT, different bank group
+  double tRRD_L = 6;    // ACT to ACT, same bank group
+  double tFAW = 30;     // window in which at most four ACTs may issue (per pseudo-channel)
+  double tCCD_S = 2;    // column to column, different bank group (>= one burst on the data bus)
+  double tCCD_L = 4;    // column to column, same bank group
+  double tWR = 16;      // end of write data to PRE
+  double tWTR_S = 6;    // end of write data to RD, different bank group
+  double tWTR_L = 8;    // end of write data to RD, same bank group
+  double tRTP = 4;      // RD to PRE
+  double tREFI = 3900;  // average refresh interval (all-bank); per-bank interval is tREFI / banks
+  double tRFC = 260;    // all-bank refresh cycle time
+  double tRFCsb = 160;  // single-bank refresh cycle time
+};
+
+// Timing converted to the core clock. Everything is rounded up to whole core cycles except the
+// three quantities that pace the data bus (burst, tCCD_S, tCCD_L): those are kept in milli-cycles
+// (1/1000 of a core cycle), because rounding HBM2e's or HBM3's 1.25 ns burst up to 2 cycles would
+// cap them at 62% of their peak bandwidth.
+struct HbmCycles {
+  static constexpr uint64_t kMilli = 1000;  // fixed-point sub-cycles per core cycle
+  uint64_t rcd = 0, rp = 0, cl = 0, wl = 0, ras = 0, rc = 0, rrd_s = 0, rrd_l = 0, faw = 0;
+  uint64_t wr = 0, wtr_s = 0, wtr_l = 0, rtp = 0, refi = 0, rfc = 0, rfcsb = 0, rtw_gap = 0;
+  uint64_t burst_mc = 0, ccd_s_mc = 0, ccd_l_mc = 0;  // milli-cycles
+  uint64_t BurstCycles() const { return (burst_mc + kMilli - 1) / kMilli; }
+};
+
+// ns -> core cycles, rounded up. A tiny epsilon absorbs floating-point noise so 14.0 ns stays 14.
+uint64_t NsToCycles(double ns, double core_ghz);
+uint64_t NsToMilliCycles(double ns, double core_ghz);
+
+struct HbmConfig {
+  std::string name = "HBM2";
+  HbmStandard standard = HbmStandard::kHbm2;
+
+  // Organization of one stack. A "channel" is a JEDEC channel; each has `pseudo_channels`
+  // independent halves with their own banks and data bus (HBM2 pseudo-channel mode, HBM3 always).
+  uint32_t channels = 8;
+  uint32_t pseudo_channels = 2;
+  uint32_t bank_groups = 4;      // per pseudo-channel
+  uint32_t banks_per_group = 4;  // per bank group
+  uint32_t row_bytes = 1024;     // page size of one pseudo-channel bank
+  uint32_t pc_dq_bits = 64;      // data width of one pseudo-channel
+  uint32_t burst_length = 4;     // beats per column access
+  double data_rate_gbps = 2.0;   // per pin
+
+  uint64_t capacity_bytes = 8ull << 30;
+  HbmTimingNs timing;
+
+  double core_clock_ghz = 1.0;  // the model is ticked once per core cycle
+  RefreshMode refresh = RefreshMode::kPerBank;
+  uint32_t queue_depth = 32;           // column accesses (32 B atoms) per pseudo-channel queue
+  uint32_t starvation_cycles = 1000;   // after this wait the oldest request is served before row hits
+  uint8_t fill_byte = 0x00;            // what never-written bytes read as
+  uint32_t backing_page_bytes = 4096;  // granule of the sparse backing store
+
+  // Bytes moved by one column access: pc_dq_bits / 8 * burst_length (32 B for all presets).
+  uint32_t BurstBytes() const { return pc_dq_bits / 8 * burst_length; }
+  uint32_t PseudoChannelCount() const { return channels * pseudo_channels; }
+  uint32_t BanksPerPseudoChannel() const { return bank_groups * banks_per_group; }
+  // Peak data bandwidth of the whole device (all pseudo-channels' data pins), bytes per second.
+  double PeakBytesPerSecond() const;
+  double PeakBytesPerCycle() const { return PeakBytesPerSecond() / (core_clock_ghz * 1e9); }
+  HbmCycles Cycles() const;
+  // Empty when the configuration is usable; otherwise says which field is wrong and why.
+  std::string Validate() const;
+
+  // Presets for one stack. The numbers and their sources are in docs/hbm.md.
+  static HbmConfig Hbm2(uint64_t capacity_bytes = 8ull << 30);
+  static HbmConfig Hbm2e(uint64_t capacity_bytes = 16ull << 30);
+  static HbmConfig Hbm3(uint64_t capacity_bytes = 16ull << 30);
+  // "HBM2", "HBM2e", "HBM3" (case-insensitive); returns false for an unknown name.
+  static bool FromName(const std::string& name, HbmConfig* out, uint64_t capacity_bytes = 0);
+};
+
+const char* RefreshModeName(RefreshMode mode);
+
+}  // namespace strata::hbm
+
+#endif  // STRATA_SIM_HBM_HBM_CONFIG_H_

@@ -1,0 +1,73 @@
+// The Strata platform: the Verilated device (core, SMEM, registers) clocked inside a SystemC
+// module, with HTIF end-of-run, console capture and scoped FST/VCD tracing.
+//
+// Accuracy boundary: the RTL is evaluated on every clock edge (cycle-exact for everything in
+// rtl/). SystemC time advances in quanta of `quantum_cycles` (temporal decoupling, as in
+// TLM-2.0 loosely-timed models): other SystemC processes observe the device only at quantum
+// boundaries. Models ticked from the clock loop (see AddTicker) stay cycle-exact.
+#ifndef STRATA_SIM_PLATFORM_H_
+#define STRATA_SIM_PLATFORM_H_
+
+#include <systemc>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "elf_loader.h"
+
+namespace strata::sim {
+
+struct PlatformConfig {
+  uint64_t max_cycles = 200'000'000;
+  TraceOptions trace;
+  uint32_t quantum_cycles = 1024;
+  bool progress = false;  // a progress line on stderr every few seconds of wall time
+  std::function<void(char)> console;  // default: stdout
+};
+
+enum class RunOutcome { kPass, kFail, kTimeout, kBadTohost, kError };
+
+struct RunResult {
+  RunOutcome outcome = RunOutcome::kError;
+  uint32_t tohost = 0;      // the raw value stored to tohost
+  uint32_t fail_code = 0;   // tohost >> 1 for a failure
+  uint64_t cycles = 0;      // cycles after reset was released
+  uint64_t instret = 0;
+  double wall_seconds = 0;
+  std::string error;
+};
+
+class Platform : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Platform);
+  Platform(const sc_core::sc_module_name& name, const PlatformConfig& config);
+  ~Platform() override;
+
+  // Loads a validated image (see LoadElf); call before sc_start().
+  void SetImage(const ElfImage& image) { image_ = image; }
+  // Runs the simulation to the end (sc_start) and returns what happened.
+  RunResult Run();
+
+  // Models that must see every clock edge (HBM, DMA back ends) register here.
+  void AddTicker(std::function<void(uint64_t cycle)> tick) { tickers_.push_back(std::move(tick)); }
+
+  Device& device() { return device_; }
+
+ private:
+  void Main();  // SC_THREAD
+
+  PlatformConfig config_;
+  ElfImage image_;
+  Device device_;
+  std::vector<std::function<void(uint64_t)>> tickers_;
+  uint64_t run_cycles_ = 0;  // cycles since reset was released
+  RunResult result_;
+};
+
+}  // namespace strata::sim
+
+#endif  // STRATA_SIM_PLATFORM_H_
