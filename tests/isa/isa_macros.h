@@ -440,6 +440,19 @@ test_ ## testnum: \
   82: inst x1, x2, 81b; \
     addi x14, x14, 2)
 
+/* Taken forward and backward over about 4 KiB (offsets with bit 11 set, near the +-4 KiB limit). */
+#define TEST_BR2_FAR_TAKEN(testnum, inst, val1, val2) \
+  TEST_CASE(testnum, x14, 3, \
+    li x14, 0; li x1, val1; li x2, val2; \
+    inst x1, x2, 82f; \
+    j isa_fail; \
+  81: addi x14, x14, 2; j 83f; \
+    .skip 0xfe8; \
+  82: addi x14, x14, 1; \
+    inst x1, x2, 81b; \
+    j isa_fail; \
+  83: )
+
 /* Any register pair (x0, the same register twice); `taken` is 0 or 1. */
 #define TEST_BR_REGS(testnum, inst, taken, rs1, rs2, val1, val2) \
   TEST_CASE(testnum, x14, taken, \

@@ -1,0 +1,66 @@
+# blt: branch if rs1 < rs2, signed. Forward and backward, taken and not taken; instructions in the
+# shadow of a taken branch must be squashed; x0 and rs1 == rs2 operands; operands
+# forwarded into the branch; a far (~4 KiB) offset.
+#include "isa_macros.h"
+
+TEST_CODE_BEGIN
+  # Values: taken forward+backward, or not taken forward+backward.
+  TEST_BR2_OP_NOTTAKEN(2, blt, 0x00000000, 0x00000000)
+  TEST_BR2_OP_NOTTAKEN(3, blt, 0x00000001, 0x00000001)
+  TEST_BR2_OP_NOTTAKEN(4, blt, 0xffffffff, 0xffffffff)
+  TEST_BR2_OP_TAKEN(5, blt, 0x00000000, 0x00000001)
+  TEST_BR2_OP_NOTTAKEN(6, blt, 0x00000001, 0x00000000)
+  TEST_BR2_OP_TAKEN(7, blt, 0xffffffff, 0x00000001)
+  TEST_BR2_OP_NOTTAKEN(8, blt, 0x00000001, 0xffffffff)
+  TEST_BR2_OP_TAKEN(9, blt, 0xfffffffe, 0xffffffff)
+  TEST_BR2_OP_NOTTAKEN(10, blt, 0xffffffff, 0xfffffffe)
+  TEST_BR2_OP_NOTTAKEN(11, blt, 0x7fffffff, 0x80000000)
+  TEST_BR2_OP_TAKEN(12, blt, 0x80000000, 0x7fffffff)
+  TEST_BR2_OP_NOTTAKEN(13, blt, 0x80000000, 0x80000000)
+  TEST_BR2_OP_NOTTAKEN(14, blt, 0x7fffffff, 0x7fffffff)
+  TEST_BR2_OP_TAKEN(15, blt, 0xffffffff, 0x00000000)
+  TEST_BR2_OP_NOTTAKEN(16, blt, 0x00000000, 0xffffffff)
+  TEST_BR2_OP_TAKEN(17, blt, 0x12345678, 0x12345679)
+  TEST_BR2_OP_TAKEN(18, blt, 0x80000001, 0x00000001)
+  TEST_BR2_OP_NOTTAKEN(19, blt, 0x00000001, 0x80000001)
+
+  # x0 operands (x1 = val1, x2 = val2) and the same register twice.
+  TEST_BR_REGS(30, blt, 0, x0, x0, 0x00000005, 0x00000005)
+  TEST_BR_REGS(31, blt, 0, x1, x0, 0x00000000, 0x00000007)
+  TEST_BR_REGS(32, blt, 0, x1, x0, 0x00000001, 0x00000007)
+  TEST_BR_REGS(33, blt, 1, x1, x0, 0xffffffff, 0x00000007)
+  TEST_BR_REGS(34, blt, 0, x0, x2, 0x00000007, 0x00000000)
+  TEST_BR_REGS(35, blt, 1, x0, x2, 0x00000007, 0x00000001)
+  TEST_BR_REGS(36, blt, 0, x0, x2, 0x00000007, 0xffffffff)
+  TEST_BR_REGS(37, blt, 0, x1, x1, 0x80000000, 0x00000003)
+  TEST_BR_REGS(38, blt, 0, x2, x2, 0x00000003, 0xffffffff)
+
+  # Operands produced 1..3 instructions before the branch.
+  TEST_BR2_SRC12_BYPASS(50, 0, 0, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC12_BYPASS(51, 0, 1, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC12_BYPASS(52, 0, 2, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC12_BYPASS(53, 1, 0, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC12_BYPASS(54, 1, 1, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC12_BYPASS(55, 2, 0, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC21_BYPASS(56, 0, 0, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC21_BYPASS(57, 0, 1, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC21_BYPASS(58, 0, 2, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC21_BYPASS(59, 1, 0, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC21_BYPASS(60, 1, 1, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC21_BYPASS(61, 2, 0, blt, 1, 0x80000001, 0x00000001)
+  TEST_BR2_SRC12_BYPASS(62, 0, 0, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC12_BYPASS(63, 0, 1, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC12_BYPASS(64, 0, 2, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC12_BYPASS(65, 1, 0, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC12_BYPASS(66, 1, 1, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC12_BYPASS(67, 2, 0, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC21_BYPASS(68, 0, 0, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC21_BYPASS(69, 0, 1, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC21_BYPASS(70, 0, 2, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC21_BYPASS(71, 1, 0, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC21_BYPASS(72, 1, 1, blt, 0, 0x00000001, 0x80000001)
+  TEST_BR2_SRC21_BYPASS(73, 2, 0, blt, 0, 0x00000001, 0x80000001)
+
+  # Far offsets (bit 11 and up, near the +-4 KiB limit), both directions.
+  TEST_BR2_FAR_TAKEN(80, blt, 0x80000001, 0x00000001)
+TEST_CODE_END
