@@ -44,10 +44,10 @@ HbmModel::HbmModel(const HbmConfig& config)
     pc.queue.reserve(config_.queue_depth);
     pc.banks.resize(nbanks);
     pc.groups.resize(config_.bank_groups);
-    // Stagger the pseudo-channels' refreshes so they do not all stall in the same cycles, as a
-    // controller with independent channel engines would.
-    uint64_t interval = config_.refresh == RefreshMode::kAllBank ? cyc_.refi : refi_bank_;
-    pc.next_refresh = interval + interval * i / npc;
+    // Refresh is aligned across pseudo-channels, not staggered: an in-order stream stalls on
+    // whichever pseudo-channel is refreshing, so staggered refreshes would each cost the whole
+    // device tRFC, while aligned ones cost it once per tREFI.
+    pc.next_refresh = config_.refresh == RefreshMode::kAllBank ? cyc_.refi : refi_bank_;
   }
   UpdateNextRefresh();
 }
