@@ -1,5 +1,6 @@
 // M-extension unit: a two-stage pipelined 33x33 multiplier (3 cycles in EX) and a radix-2
-// restoring divider (1 set-up + 32 iterations + 1 sign fix = 34 cycles; special cases in 2).
+// restoring divider (1 set-up + 32 iterations, the last one also fixing signs = 33 cycles;
+// division by zero and signed overflow in 2).
 module tpu_muldiv (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -12,7 +13,7 @@ module tpu_muldiv (
   output logic [31:0] result_o
 );
 
-  typedef enum logic [2:0] { MdIdle, MdMul1, MdMul2, MdDiv, MdDivFix, MdDone } md_state_e;
+  typedef enum logic [2:0] { MdIdle, MdMul1, MdMul2, MdDiv, MdDone } md_state_e;
 
   md_state_e state_q, state_d;
   logic [65:0] prod_q, prod_d;
@@ -101,13 +102,13 @@ module tpu_muldiv (
           quo_d = {quo_q[30:0], 1'b0};
         end
         count_d = count_q - 5'd1;
-        if (count_q == 5'd0) state_d = MdDivFix;
-      end
-      MdDivFix: begin
-        done_o = 1'b1;
-        if (funct3_q[1]) result_o = neg_r_q ? 32'(-rem_q) : rem_q;
-        else result_o = neg_q_q ? 32'(-quo_q) : quo_q;
-        state_d = MdIdle;
+        if (count_q == 5'd0) begin
+          // Last quotient bit: fix the signs on the way out instead of spending a cycle on it.
+          done_o = 1'b1;
+          if (funct3_q[1]) result_o = neg_r_q ? 32'(-rem_d) : rem_d;
+          else result_o = neg_q_q ? 32'(-quo_d) : quo_d;
+          state_d = MdIdle;
+        end
       end
       MdDone: begin
         done_o = 1'b1;

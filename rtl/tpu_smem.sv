@@ -17,7 +17,11 @@ module tpu_smem #(
   localparam int unsigned Words = Bytes / 4;
   localparam int unsigned Aw = $clog2(Words);
 
+  // The array itself is not traced: dumping 1 MiB every edge would make waveforms useless
+  // and slow; the ports show every access.
+  /* verilator tracing_off */
   logic [31:0] mem_q [Words];
+  /* verilator tracing_on */
   logic [Aw-1:0] iidx, didx;
 
   assign iidx = iaddr_i[Aw+1:2];

@@ -56,7 +56,6 @@ int Usage(const std::string& why) {
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // keep the report readable
   strata::sim::PlatformConfig config;
   std::string elf_path;
   bool json = false;
@@ -159,4 +158,11 @@ int sc_main(int argc, char* argv[]) {
     case RunOutcome::kTimeout: return kExitTimeout;
     default: return kExitBadTohost;
   }
+}
+
+// Our own main (instead of libsystemc's) so the SystemC banner can be silenced before the
+// kernel prints it: stdout carries console output and JSON.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }
