@@ -26,7 +26,7 @@
  *   x1, x2     operands in the instruction macros; x14 (a4) the result; x6 (t1) bypass copies
  *   t0, t1     scratch in the TRAP_* macros
  *
- * Traps: the common handler records mcause/mepc/mtval into isa_trap_rec and resumes where the
+ * Traps: the common handler records mcause/mepc/mtval/mstatus into isa_trap_rec and resumes where the
  * test asked (TRAP_EXPECT(label) or TRAP_EXPECT_SKIP for "mepc + 4"); the arming is one-shot.
  * A trap while nothing is armed is a failure. Tests that need another handler (interrupts,
  * vectored mode) install it with SET_MTVEC and restore with SET_MTVEC(isa_trap_entry).
@@ -74,6 +74,7 @@
 #define TRAP_REC_TVAL   8
 #define TRAP_REC_COUNT  12
 #define TRAP_REC_RESUME 16
+#define TRAP_REC_STATUS 20   /* mstatus as the handler saw it */
 
 /* ---------------------------------------------------------------------------------------------
  * Start-up and ending.
@@ -195,6 +196,7 @@ isa_trap_entry: \
   csrr tp, mcause; sw tp, TRAP_REC_CAUSE(t0); \
   csrr tp, mepc;   sw tp, TRAP_REC_EPC(t0); \
   csrr tp, mtval;  sw tp, TRAP_REC_TVAL(t0); \
+  csrr tp, mstatus; sw tp, TRAP_REC_STATUS(t0); \
   lw tp, TRAP_REC_COUNT(t0); addi tp, tp, 1; sw tp, TRAP_REC_COUNT(t0); \
   lw tp, TRAP_REC_RESUME(t0); \
   beqz tp, isa_unexpected_trap; \
@@ -536,6 +538,7 @@ test_ ## testnum: \
 #define CHECK_TRAP_TVAL(value)   TRAP_REC_LOAD(x14, TRAP_REC_TVAL) CHECK_EQ(x14, value)
 #define CHECK_TRAP_TVAL_ADDR(label) TRAP_REC_LOAD(x14, TRAP_REC_TVAL) CHECK_EQ_ADDR(x14, label)
 #define CHECK_TRAP_COUNT(count)  TRAP_REC_LOAD(x14, TRAP_REC_COUNT) CHECK_EQ(x14, count)
+#define CHECK_NO_TRAP            TRAP_DISARM CHECK_TRAP_COUNT(0)
 
 /* One instruction (sequence) that must trap with `cause` at its first instruction: checks
  * mcause and mepc, then continues after it. */
