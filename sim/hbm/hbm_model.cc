@@ -98,6 +98,10 @@ bool HbmModel::Submit(const HbmRequest& r) {
   t.response.completion_cycle = 0;
   t.completion_mc = 0;
   t.atoms_left = 0;
+  if (r.is_write) {
+    t.write_data = r.data;
+    t.byte_enable = r.len == 64 ? r.byte_enable : r.byte_enable & ((1ull << r.len) - 1);
+  }
   ++outstanding_;
 
   const uint64_t end = r.addr + r.len;
@@ -116,25 +120,17 @@ bool HbmModel::Submit(const HbmRequest& r) {
     e.is_write = r.is_write;
     e.row_cause = 0;
     e.deps = 0;
-    e.mask = 0;
-    if (r.is_write) {
-      std::memset(e.data, 0, sizeof e.data);
-      uint64_t lo = std::max(atom, r.addr), hi = std::min(atom + 32, end);
-      for (uint64_t a = lo; a < hi; ++a) {
-        uint64_t i = a - r.addr;
-        if (r.byte_enable & (1ull << i)) {
-          e.data[a - atom] = r.data[i];
-          e.mask |= 1u << (a - atom);
-        }
-      }
-    }
     // Same-atom ordering: count older accesses this one must not overtake.
     for (const Entry& o : pc.queue) {
       if (o.atom_addr == atom && (o.is_write || r.is_write)) ++e.deps;
     }
     Bank& bank = pc.banks[e.bank];
     ++bank.queued;
-    if (bank.open && bank.row == e.row) ++bank.queued_hits;
+    if (bank.open && bank.row == e.row) {
+      ++bank.queued_hits;
+    } else {
+      ++pc.non_hits;
+    }
     pc.queue.push_back(e);
     ++queued_atoms_;
     ++t.atoms_left;
@@ -211,7 +207,7 @@ void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
   for (int i = 0; i < 8 && !pc.queue.empty(); ++i) {
     if (!TryColumn(pi, now)) break;
   }
-  if (!row_slot_used && !pc.queue.empty()) TryRowCommand(pi, now);
+  if (!row_slot_used && pc.non_hits != 0) TryRowCommand(pi, now);
 }
 
 bool HbmModel::FawAllows(const PseudoChannel& pc, uint64_t t_mc) const {
@@ -315,12 +311,24 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   const Entry& oldest = pc.queue.front();
   const bool starving = now - oldest.submit_cycle >= config_.starvation_cycles;
   const uint64_t cl = cyc_.cl * kM, wl = cyc_.wl * kM;
+  // Most cycles of a busy pseudo-channel the data bus is still carrying the previous burst: then
+  // no access can issue, whatever its bank, and the queue need not be scanned.
+  const uint64_t rd_floor = std::max({t, pc.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
+  const uint64_t wr_floor = std::max({t, pc.wr_ok, pc.bus_free > wl ? pc.bus_free - wl : 0});
+  if (rd_floor >= window_end && wr_floor >= window_end) return false;
+  // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
+  // the oldest ready row hit in the other direction, if turning the bus around is worth it.
+  int other = -1;
+  bool same_waiting = false;  // an access in the current direction is queued and not hazard-blocked
   for (size_t qi = 0; qi < pc.queue.size(); ++qi) {
     const Entry& e = pc.queue[qi];
     if (e.deps != 0 || e.bank == blocked_bank) continue;
+    const bool same = e.is_write == pc.last_write;
+    same_waiting |= same;
     const Bank& bank = pc.banks[e.bank];
     if (!bank.open || bank.row != e.row) continue;
     if (starving && qi != 0 && e.bank == oldest.bank && oldest.row != e.row) continue;
+    if (!same && other >= 0) continue;
     const BankGroup& g = pc.groups[e.bank_group];
     uint64_t ready = std::max(t, bank.col_ok);
     if (e.is_write) {
@@ -328,12 +336,31 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
     } else {
       ready = std::max({ready, pc.rd_ok, g.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
     }
-    if (ready < window_end) {
+    if (ready >= window_end) continue;
+    if (same) {
       IssueColumn(pi, qi, ready);
       return true;
     }
+    other = static_cast<int>(qi);
   }
-  return false;
+  if (other < 0) return false;
+  // A write-to-read turnaround idles the data bus for about tWTR + tCL, so keep the direction while
+  // accesses in it are still coming (rows being opened), but never longer than a row cycle, nor for
+  // more than a queue's worth of accesses, nor past a starving oldest request.
+  const bool turn = !same_waiting || pc.direction_count >= config_.queue_depth ||
+                    now - pc.last_column_cycle >= cyc_.rp + cyc_.rcd || (starving && other == 0);
+  if (!turn) return false;
+  const Entry& e = pc.queue[other];
+  const Bank& bank = pc.banks[e.bank];
+  const BankGroup& g = pc.groups[e.bank_group];
+  uint64_t ready = std::max(t, bank.col_ok);
+  if (e.is_write) {
+    ready = std::max({ready, pc.wr_ok, g.wr_ok, pc.bus_free > wl ? pc.bus_free - wl : 0});
+  } else {
+    ready = std::max({ready, pc.rd_ok, g.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
+  }
+  IssueColumn(pi, static_cast<size_t>(other), ready);
+  return true;
 }
 
 void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc) {
@@ -352,7 +379,9 @@ void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc) {
     g.rd_ok = std::max(g.rd_ok, data_end + cyc_.wtr_l * kM);
     pc.wr_ok = std::max(pc.wr_ok, tc + cyc_.ccd_s_mc);
     g.wr_ok = std::max(g.wr_ok, tc + cyc_.ccd_l_mc);
-    memory_.WriteMasked(e.atom_addr, e.data, 32, e.mask);
+    const uint64_t req_lo = tr.response.addr, req_hi = req_lo + tr.response.len;
+    const uint64_t lo = std::max(e.atom_addr, req_lo), hi = std::min(e.atom_addr + 32, req_hi);
+    memory_.WriteMasked(lo, tr.write_data.data() + (lo - req_lo), hi - lo, tr.byte_enable >> (lo - req_lo));
     ++st.writes;
     st.bytes_written += burst_bytes;
     Emit(HbmCommandKind::kWrite, tc, pi, e.bank, e.row, e.column);
@@ -374,6 +403,13 @@ void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc) {
     Emit(HbmCommandKind::kRead, tc, pi, e.bank, e.row, e.column);
   }
   pc.bus_free = data_end;
+  if (e.is_write == pc.last_write) {
+    ++pc.direction_count;
+  } else {
+    pc.last_write = e.is_write;
+    pc.direction_count = 1;
+  }
+  pc.last_column_cycle = tc / kM;
   st.data_bus_milli_cycles += cyc_.burst_mc;
   if (e.row_cause == 2) {
     ++st.row_conflicts;
@@ -452,6 +488,7 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   uint32_t hits = 0;
   for (const Entry& e : pc.queue) hits += (e.bank == b && e.row == row);
   bank.queued_hits = hits;
+  pc.non_hits -= hits;
   ++pc.stats.activates;
   Emit(HbmCommandKind::kActivate, t, pi, b, row, 0);
 }
@@ -461,6 +498,7 @@ void HbmModel::Precharge(uint32_t pi, uint32_t b, uint64_t now) {
   Bank& bank = pc.banks[b];
   const uint64_t t = now * kM;
   bank.open = false;
+  pc.non_hits += bank.queued_hits;
   bank.queued_hits = 0;
   bank.act_ok = std::max(bank.act_ok, t + cyc_.rp * kM);
   ++pc.stats.precharges;

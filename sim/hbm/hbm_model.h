@@ -155,15 +155,13 @@ class HbmModel {
     uint64_t submit_cycle;
     uint64_t atom_addr;
     uint64_t row;
-    uint32_t tracker;
-    uint32_t mask;  // writes: byte enables within the atom
+    uint32_t tracker;  // the request this access belongs to (holds its write data)
     uint32_t column;
     uint16_t bank;  // bank index within the pseudo-channel
     uint8_t bank_group;
     bool is_write;
     uint8_t row_cause;  // 0 hit, 1 this access needed an ACT, 2 it needed PRE + ACT
     uint16_t deps;      // older queued accesses to the same atom it must wait for
-    uint8_t data[32];
   };
   struct Bank {
     bool open = false;
@@ -187,6 +185,10 @@ class HbmModel {
     uint64_t rd_ok = 0;   // tCCD_S, tWTR_S
     uint64_t wr_ok = 0;   // tCCD_S, read-to-write turnaround
     uint64_t bus_free = 0;
+    uint64_t non_hits = 0;  // queued accesses whose row is not open: they need row commands
+    bool last_write = false;       // direction of the last column command
+    uint32_t direction_count = 0;  // column commands since the direction last changed
+    uint64_t last_column_cycle = 0;
     std::array<uint64_t, 4> faw{};  // last four ACT times, ring
     uint32_t faw_next = 0;
     uint32_t faw_count = 0;
@@ -200,6 +202,8 @@ class HbmModel {
   };
   struct Tracker {
     HbmResponse response;
+    uint64_t byte_enable = 0;  // writes: data[i] is written if bit i is set
+    std::array<uint8_t, kMaxRequestBytes> write_data{};
     uint32_t atoms_left = 0;
     uint64_t completion_mc = 0;
   };
