@@ -82,7 +82,7 @@ TEST_CODE_BEGIN
   TEST_CASE(71, x6, 3, li x1, 100; li x2, 7; rem x5, x1, x2; nop; addi x6, x5, 1)
   TEST_CASE(72, x6, 16, li x1, 100; li x2, 7; divu x5, x1, x2; nop; nop; addi x6, x5, 2)
   TEST_CASE(73, x6, 5, li x1, 100; li x2, 7; remu x5, x1, x2; nop; nop; nop; addi x6, x5, 3)
-  TEST_CASE(74, x6, 2, li x1, 1000; li x2, 3; div x5, x1, x2; div x5, x5, x2; div x5, x5, x2; div x5, x5, x2; \
+  TEST_CASE(74, x6, 1, li x1, 1000; li x2, 3; div x5, x1, x2; div x5, x5, x2; div x5, x5, x2; div x5, x5, x2; \
             div x5, x5, x2; div x6, x5, x2)
   TEST_CASE(75, x6, 1, li x1, 1000; li x2, 7; rem x5, x1, x2; div x6, x2, x5; addi x6, x6, 0)
   TEST_CASE(76, x6, 0x11, la x1, isa_hz_data; li x2, 2; li x7, 8; divu x5, x7, x2; add x5, x5, x1; lw x6, 0(x5))

@@ -552,4 +552,23 @@ test_ ## testnum: \
   CHECK_TRAP_CAUSE(cause) \
   CHECK_TRAP_EPC(85b)
 
+/* An instruction (or .word) that must raise an illegal-instruction exception: mcause 2,
+ * mepc = the instruction, mtval = its bits (read back from memory), rd (x14) unchanged.
+ * Continues after it. */
+#define TEST_ILLEGAL(testnum, insn...) \
+  TEST_START(testnum) \
+  li x14, 0x5a5a5a5a; \
+  TRAP_EXPECT(86f); \
+85: insn; \
+  j isa_fail; \
+86: \
+  CHECK_EQ(x14, 0x5a5a5a5a) \
+  CHECK_TRAP_COUNT(1) \
+  CHECK_TRAP_CAUSE(CAUSE_ILLEGAL_INSN) \
+  CHECK_TRAP_EPC(85b) \
+  la x1, 85b; \
+  lw x1, 0(x1); \
+  TRAP_REC_LOAD(x14, TRAP_REC_TVAL) \
+  CHECK_EQ_REG(x14, x1)
+
 #endif  /* STRATA_ISA_MACROS_H_ */
