@@ -26,6 +26,7 @@ module tpu_core
   // Interrupt lines (level).
   input  logic        irq_timer_i,
   input  logic        irq_external_i,
+  input  logic [63:0] mtime_i,
   // Observation.
   output logic [63:0] instret_o,
   output logic        sleeping_o     // a wfi is waiting in EX
@@ -265,6 +266,7 @@ module tpu_core
     .mepc_o        (mepc),
     .irq_timer_i,
     .irq_external_i,
+    .mtime_i,
     .irq_take_o    (irq_take),
     .irq_cause_o   (irq_cause),
     .wfi_wake_o    (wfi_wake),

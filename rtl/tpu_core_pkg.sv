@@ -46,6 +46,10 @@ package tpu_core_pkg;
   localparam logic [11:0] CsrMarchid   = 12'hF12;
   localparam logic [11:0] CsrMimpid    = 12'hF13;
   localparam logic [11:0] CsrMhartid   = 12'hF14;
+  localparam logic [11:0] CsrMconfigptr= 12'hF15;
+  localparam logic [11:0] CsrMcountinhibit = 12'h320;
+  localparam logic [11:0] CsrTime      = 12'hC01;
+  localparam logic [11:0] CsrTimeh     = 12'hC81;
 
   // misa: MXL=1 (32-bit), extensions I and M.
   localparam logic [31:0] MisaValue = 32'h4000_1100;

@@ -25,6 +25,7 @@ module tpu_csr
   // Interrupts.
   input  logic        irq_timer_i,
   input  logic        irq_external_i,
+  input  logic [63:0] mtime_i,       // the CTRL block's machine timer, shadowed by time/timeh
   output logic        irq_take_o,    // an enabled interrupt is pending and mstatus.MIE is set
   output logic [4:0]  irq_cause_o,
   output logic        wfi_wake_o,    // (mip & mie) != 0, regardless of mstatus.MIE
@@ -65,8 +66,17 @@ module tpu_csr
       CsrMcycleh, CsrCycleh: rdata_o = mcycle_q[63:32];
       CsrMinstret, CsrInstret: rdata_o = minstret_q[31:0];
       CsrMinstreth, CsrInstreth: rdata_o = minstret_q[63:32];
-      CsrMvendorid, CsrMarchid, CsrMimpid, CsrMhartid: rdata_o = 32'b0;
-      default: known = 1'b0;
+      CsrTime: rdata_o = mtime_i[31:0];
+      CsrTimeh: rdata_o = mtime_i[63:32];
+      CsrMvendorid, CsrMarchid, CsrMimpid, CsrMhartid, CsrMconfigptr, CsrMcountinhibit: rdata_o = 32'b0;
+      default: begin
+        // Hardware performance counters 3..31 and their event selectors exist but count
+        // nothing (the spec allows them to be read-only zero); other CSRs are unimplemented.
+        known = (addr_i[11:5] == 7'b1011000 || addr_i[11:5] == 7'b1011100 ||   // mhpmcounter3..31[h]
+                 addr_i[11:5] == 7'b1100000 || addr_i[11:5] == 7'b1100100 ||   // hpmcounter3..31[h]
+                 addr_i[11:5] == 7'b0011001) &&                                // mhpmevent3..31
+                addr_i[4:0] >= 5'd3;
+      end
     endcase
   end
 

@@ -17,6 +17,7 @@ module tpu_ctrl_regs
   output logic                console_valid_o,
   output logic [7:0]          console_data_o,
   output logic                irq_timer_o,
+  output logic [63:0]         mtime_o,
   output logic                irq_external_o
 );
 
@@ -84,6 +85,7 @@ module tpu_ctrl_regs
   assign console_valid_o = console_valid_q;
   assign console_data_o = console_data_q;
   assign irq_timer_o = mtime_q >= mtimecmp_q;
+  assign mtime_o = mtime_q;
   assign irq_external_o = |(pending_q & enable_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

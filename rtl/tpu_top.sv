@@ -31,6 +31,7 @@ module tpu_top
   logic [31:0] dbus_addr, dbus_wdata, dbus_rdata;
   logic [3:0]  dbus_be;
   logic        irq_timer, irq_external;
+  logic [63:0] mtime;
   logic        core_smem, core_ctrl, rd_ctrl_q;
   logic        smem_req, smem_we;
   logic [31:0] smem_addr, smem_wdata, smem_rdata, ctrl_rdata;
@@ -56,6 +57,7 @@ module tpu_top
     .dbus_rdata_i  (dbus_rdata),
     .irq_timer_i   (irq_timer),
     .irq_external_i(irq_external),
+    .mtime_i       (mtime),
     .instret_o,
     .sleeping_o
   );
@@ -98,6 +100,7 @@ module tpu_top
     .console_valid_o,
     .console_data_o,
     .irq_timer_o    (irq_timer),
+    .mtime_o        (mtime),
     .irq_external_o (irq_external)
   );
 

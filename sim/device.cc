@@ -14,7 +14,7 @@ namespace strata::sim {
 
 Device::Device(const TraceOptions& trace) : trace_opts_(trace), context_(std::make_unique<VerilatedContext>()) {
   if (!trace_opts_.path.empty()) context_->traceEverOn(true);
-  top_ = std::make_unique<Vtpu_top>(context_.get(), "tpu_top");
+  top_ = std::make_unique<Vtpu_top>(context_.get(), "strata");  // waveform root: strata.tpu_top...
   top_->clk_i = 0;
   top_->rst_ni = 0;
   top_->eval();
