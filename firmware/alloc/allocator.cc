@@ -1,0 +1,538 @@
+// Block core of the HBM allocator: node pool, address chain, segregated lists, policies, handles, Check().
+#include "alloc/allocator.h"
+
+#include "alloc/bits.h"
+
+namespace strata::alloc {
+
+using bits::AlignUp;
+using bits::Lsb32;
+using bits::Lsb64;
+using bits::Msb64;
+
+const char* PolicyName(Policy policy) {
+  switch (policy) {
+    case Policy::kTlsf:
+      return "tlsf";
+    case Policy::kBestFit:
+      return "best-fit";
+    case Policy::kFirstFit:
+      return "first-fit";
+  }
+  return "unknown";
+}
+
+bool ParsePolicy(const char* name, Policy* policy_out) {
+  for (uint32_t p = 0; p < kNumPolicies; ++p) {
+    const char* a = PolicyName(static_cast<Policy>(p));
+    const char* b = name;
+    while (*a != '\0' && *a == *b) ++a, ++b;
+    if (*a == '\0' && *b == '\0') {
+      *policy_out = static_cast<Policy>(p);
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::Init(Node* nodes, uint32_t num_nodes, const Options& options) {
+  if (nodes == nullptr || num_nodes < 3 || num_nodes > kMaxNodes) return STRATA_INVALID_ARGUMENT;
+  const uint32_t granule = options.granule_bytes;
+  if (!bits::IsPowerOfTwo(granule) || granule > kMaxGranuleBytes) return STRATA_INVALID_ARGUMENT;
+  if (static_cast<uint32_t>(options.policy) >= kNumPolicies) return STRATA_INVALID_ARGUMENT;
+  const uint32_t shift = bits::Log2Exact(granule);
+  const uint64_t granules = options.capacity_bytes >> shift;
+  if (granules == 0 || granules > kMaxGranules) return STRATA_INVALID_ARGUMENT;
+
+  ResetCounters();
+  nodes_ = nodes;
+  num_nodes_ = num_nodes;
+  max_live_ = (num_nodes - 1) / 2;
+  granule_shift_ = shift;
+  policy_ = options.policy;
+  total_granules_ = granules;
+  for (uint32_t fl = 0; fl < kFlCount; ++fl) {
+    for (uint32_t sl = 0; sl < kSlCount; ++sl) heads_[fl][sl] = kNull;
+  }
+  for (uint32_t i = 0; i < num_nodes; ++i) {
+    nodes_[i] = Node{0, 0, kNull, kNull, kNull, static_cast<Index>(i + 1 < num_nodes ? i + 1 : kNull)};
+  }
+  pool_head_ = 0;
+  pool_tail_ = static_cast<Index>(num_nodes - 1);
+  pool_count_ = num_nodes;
+
+  const Index whole = TakeNode();
+  SetOff(whole, 0);
+  LinkAfter(kNull, whole);
+  nodes_[whole].meta |= kMetaFree;
+  InsertFree(whole);
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::ResetCounters() {
+  head_ = pool_head_ = pool_tail_ = kNull;
+  pool_count_ = 0;
+  fl_bitmap_ = 0;
+  for (uint32_t fl = 0; fl < kFlCount; ++fl) sl_bitmap_[fl] = 0;
+  used_granules_ = requested_bytes_ = peak_bytes_ = 0;
+  num_allocs_ = num_frees_ = num_failed_ = 0;
+  live_ = free_blocks_ = 0;
+  compactions_ = compaction_moves_ = compaction_bytes_ = compaction_cycles_ = 0;
+  plan_pending_ = false;
+  plan_moves_ = nullptr;
+  plan_num_moves_ = 0;
+  plan_checksum_ = 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node pool and address chain
+
+template <typename IndexT>
+typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::TakeNode() {
+  // Never empty: free blocks never outnumber live buffers + 1 (they are always coalesced), and
+  // live buffers are capped at (num_nodes - 1) / 2.
+  const Index i = pool_head_;
+  pool_head_ = nodes_[i].link1;
+  if (pool_head_ == kNull) pool_tail_ = kNull;
+  --pool_count_;
+  Node& n = nodes_[i];
+  n.meta = (n.meta & (kGenerationMask << kMetaGenShift)) | kMetaInUse;
+  n.prev = n.next = n.link0 = n.link1 = kNull;
+  return i;
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::ReleaseNode(Index i) {
+  Node& n = nodes_[i];
+  n.meta &= kGenerationMask << kMetaGenShift;
+  n.prev = n.next = n.link0 = n.link1 = kNull;
+  if (pool_tail_ == kNull) {
+    pool_head_ = i;
+  } else {
+    nodes_[pool_tail_].link1 = i;
+  }
+  pool_tail_ = i;
+  ++pool_count_;
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::LinkAfter(Index after, Index i) {
+  const Index next = after == kNull ? head_ : nodes_[after].next;
+  nodes_[i].prev = after;
+  nodes_[i].next = next;
+  if (after == kNull) {
+    head_ = i;
+  } else {
+    nodes_[after].next = i;
+  }
+  if (next != kNull) nodes_[next].prev = i;
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::Unlink(Index i) {
+  const Index p = nodes_[i].prev;
+  const Index q = nodes_[i].next;
+  if (p == kNull) {
+    head_ = q;
+  } else {
+    nodes_[p].next = q;
+  }
+  if (q != kNull) nodes_[q].prev = p;
+  nodes_[i].prev = nodes_[i].next = kNull;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Segregated lists
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::Mapping(uint64_t size, uint32_t* fl, uint32_t* sl) {
+  if (size < kSlCount) {
+    *fl = 0;
+    *sl = static_cast<uint32_t>(size);
+  } else {
+    const uint32_t m = Msb64(size);
+    *fl = m - kSlLog2 + 1;
+    *sl = static_cast<uint32_t>(size >> (m - kSlLog2)) - kSlCount;
+  }
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::InsertFree(Index i) {
+  uint32_t fl, sl;
+  Mapping(Size(i), &fl, &sl);
+  const Index head = heads_[fl][sl];
+  nodes_[i].link0 = kNull;
+  nodes_[i].link1 = head;
+  if (head != kNull) nodes_[head].link0 = i;
+  heads_[fl][sl] = i;
+  sl_bitmap_[fl] |= 1u << sl;
+  fl_bitmap_ |= uint64_t{1} << fl;
+  ++free_blocks_;
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::RemoveFree(Index i) {
+  uint32_t fl, sl;
+  Mapping(Size(i), &fl, &sl);
+  const Index p = nodes_[i].link0;
+  const Index q = nodes_[i].link1;
+  if (p == kNull) {
+    heads_[fl][sl] = q;
+    if (q == kNull) {
+      sl_bitmap_[fl] &= ~(1u << sl);
+      if (sl_bitmap_[fl] == 0) fl_bitmap_ &= ~(uint64_t{1} << fl);
+    }
+  } else {
+    nodes_[p].link1 = q;
+  }
+  if (q != kNull) nodes_[q].link0 = p;
+  nodes_[i].link0 = nodes_[i].link1 = kNull;
+  --free_blocks_;
+}
+
+template <typename IndexT>
+bool BasicAllocator<IndexT>::Fits(Index i, uint64_t size, uint64_t align) const {
+  const uint64_t off = Off(i);
+  const uint64_t pad = align > 1 ? AlignUp(off, align) - off : 0;
+  return Size(i) >= pad + size;
+}
+
+template <typename IndexT>
+typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::ScanLists(uint64_t size, uint64_t align,
+                                                                         Scan mode) const {
+  uint32_t fl, sl;
+  Mapping(size, &fl, &sl);
+  if (fl >= kFlCount) return kNull;
+  uint32_t sl_map = sl_bitmap_[fl] & (~0u << sl);
+  Index best = kNull;
+  uint64_t best_key = UINT64_MAX;
+  for (;;) {
+    while (sl_map == 0) {
+      const uint64_t fl_map = fl + 1 < 64 ? fl_bitmap_ & (~uint64_t{0} << (fl + 1)) : 0;
+      if (fl_map == 0) return best;
+      fl = Lsb64(fl_map);
+      sl_map = sl_bitmap_[fl];
+    }
+    sl = Lsb32(sl_map);
+    sl_map &= sl_map - 1;
+    for (Index i = heads_[fl][sl]; i != kNull; i = nodes_[i].link1) {
+      if (!Fits(i, size, align)) continue;
+      if (mode == Scan::kFirstMatch) return i;
+      // Best fit: smallest block, lowest address among equals. First fit: lowest address.
+      const uint64_t key = mode == Scan::kSmallest ? Size(i) : Off(i);
+      if (key < best_key || (key == best_key && Off(i) < Off(best))) {
+        best_key = key;
+        best = i;
+      }
+    }
+    // Every block of a later class is larger than every block here, so a best fit found in this
+    // class is the best fit overall.
+    if (mode == Scan::kSmallest && best != kNull) return best;
+  }
+}
+
+template <typename IndexT>
+typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::FindFree(uint64_t size, uint64_t align) const {
+  if (policy_ == Policy::kBestFit) return ScanLists(size, align, Scan::kSmallest);
+  if (policy_ == Policy::kFirstFit) return ScanLists(size, align, Scan::kLowest);
+  // TLSF: round the request up to the next class boundary so that the head of any non-empty list at
+  // or above it fits, whatever its alignment padding: two bitmap lookups, no list walk.
+  uint64_t need = size + (align > 1 ? align - 1 : 0);
+  if (need >= kSlCount) need += (uint64_t{1} << (Msb64(need) - kSlLog2)) - 1;
+  uint32_t fl, sl;
+  Mapping(need, &fl, &sl);
+  if (fl < kFlCount) {
+    uint32_t sl_map = sl_bitmap_[fl] & (~0u << sl);
+    if (sl_map == 0) {
+      const uint64_t fl_map = fl_bitmap_ & (~uint64_t{0} << (fl + 1));
+      if (fl_map != 0) {
+        fl = Lsb64(fl_map);
+        sl_map = sl_bitmap_[fl];
+      }
+    }
+    if (sl_map != 0) return heads_[fl][Lsb32(sl_map)];
+  }
+  // Slow path before reporting out-of-memory: a block the round-up skipped may still fit exactly.
+  return ScanLists(size, align, Scan::kFirstMatch);
+}
+
+template <typename IndexT>
+typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::Place(Index b, uint64_t size, uint64_t align) {
+  RemoveFree(b);
+  const uint64_t off = Off(b);
+  const uint64_t pad = align > 1 ? AlignUp(off, align) - off : 0;
+  Index n = b;
+  if (pad != 0) {  // the padding stays a free block in front
+    n = TakeNode();
+    SetOff(n, off + pad);
+    LinkAfter(b, n);
+    InsertFree(b);
+  }
+  if (Size(n) > size) {
+    const Index tail = TakeNode();
+    SetOff(tail, Off(n) + size);
+    LinkAfter(n, tail);
+    nodes_[tail].meta |= kMetaFree;
+    InsertFree(tail);
+  }
+  nodes_[n].meta &= ~kMetaFree;
+  return n;
+}
+
+template <typename IndexT>
+uint64_t BasicAllocator<IndexT>::AlignGranules(uint64_t alignment_bytes) const {
+  const uint64_t g = alignment_bytes >> granule_shift_;
+  // Offsets are below 2^40 granules: any larger alignment means offset 0, as 2^40 does.
+  return g <= 1 ? 1 : bits::Min<uint64_t>(g, kMaxGranules + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public operations
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignment, Handle* out) {
+  if (out == nullptr) return STRATA_INVALID_ARGUMENT;
+  *out = Handle{};
+  if (nodes_ == nullptr || plan_pending_) return STRATA_FAILED_PRECONDITION;
+  if (bytes == 0) return STRATA_INVALID_ARGUMENT;
+  if (alignment == 0) alignment = uint64_t{1} << granule_shift_;
+  if (!bits::IsPowerOfTwo(alignment)) return STRATA_INVALID_ARGUMENT;
+  // Checked before rounding so that sizes near 2^64 cannot wrap.
+  if (bytes > capacity_bytes() || live_ >= max_live_) {
+    ++num_failed_;
+    return STRATA_RESOURCE_EXHAUSTED;
+  }
+  const uint64_t size = (bytes + (uint64_t{1} << granule_shift_) - 1) >> granule_shift_;
+  const uint64_t align = AlignGranules(alignment);
+  const Index b = FindFree(size, align);
+  if (b == kNull) {
+    ++num_failed_;
+    return STRATA_RESOURCE_EXHAUSTED;
+  }
+  const Index n = Place(b, size, align);
+  nodes_[n].link0 = static_cast<Index>((size << granule_shift_) - bytes);
+  nodes_[n].link1 = static_cast<Index>(bits::Log2Exact(align) << kAlignShift);
+  ++live_;
+  ++num_allocs_;
+  used_granules_ += size;
+  requested_bytes_ += bytes;
+  peak_bytes_ = bits::Max(peak_bytes_, used_granules_ << granule_shift_);
+  *out = MakeHandle(n);
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::Resolve(Handle handle, Index* index) const {
+  const uint64_t slot = handle.value & 0xffffffffu;
+  const uint64_t gen = handle.value >> 32;
+  if (nodes_ == nullptr || slot == 0 || slot > num_nodes_ || gen > kGenerationMask) return STRATA_INVALID_ARGUMENT;
+  const Index i = static_cast<Index>(slot - 1);
+  if (!InUse(i) || IsFree(i) || Generation(i) != gen) return STRATA_NOT_FOUND;
+  if (index != nullptr) *index = i;
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::Free(Handle handle) {
+  Index n;
+  const strata_status st = Resolve(handle, &n);
+  if (st != STRATA_OK) return st;
+  if (plan_pending_ || PinCount(n) != 0) return STRATA_FAILED_PRECONDITION;
+  const uint64_t size = Size(n);
+  used_granules_ -= size;
+  requested_bytes_ -= (size << granule_shift_) - nodes_[n].link0;
+  --live_;
+  ++num_frees_;
+  // A new generation makes every copy of this handle stale.
+  nodes_[n].meta = (nodes_[n].meta & ~(kGenerationMask << kMetaGenShift)) |
+                   (((Generation(n) + 1) & kGenerationMask) << kMetaGenShift) | kMetaFree;
+  const Index p = nodes_[n].prev;
+  const Index q = nodes_[n].next;
+  if (p != kNull && IsFree(p)) {
+    RemoveFree(p);
+    Unlink(n);
+    ReleaseNode(n);
+    n = p;
+  }
+  if (q != kNull && IsFree(q)) {
+    RemoveFree(q);
+    Unlink(q);
+    ReleaseNode(q);
+  }
+  InsertFree(n);
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::Pin(Handle handle) {
+  Index n;
+  const strata_status st = Resolve(handle, &n);
+  if (st != STRATA_OK) return st;
+  if (plan_pending_) return STRATA_FAILED_PRECONDITION;
+  if (PinCount(n) == kMaxPinCount) return STRATA_RESOURCE_EXHAUSTED;
+  nodes_[n].link1 = static_cast<Index>(nodes_[n].link1 + 1);
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::Unpin(Handle handle) {
+  Index n;
+  const strata_status st = Resolve(handle, &n);
+  if (st != STRATA_OK) return st;
+  if (PinCount(n) == 0) return STRATA_FAILED_PRECONDITION;
+  nodes_[n].link1 = static_cast<Index>(nodes_[n].link1 - 1);
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::GetOffset(Handle handle, uint64_t* offset) const {
+  Index n;
+  const strata_status st = Resolve(handle, &n);
+  if (st != STRATA_OK) return st;
+  if (offset == nullptr) return STRATA_INVALID_ARGUMENT;
+  *offset = Off(n) << granule_shift_;
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+strata_status BasicAllocator<IndexT>::GetInfo(Handle handle, BufferInfo* info) const {
+  Index n;
+  const strata_status st = Resolve(handle, &n);
+  if (st != STRATA_OK) return st;
+  if (info == nullptr) return STRATA_INVALID_ARGUMENT;
+  info->offset = Off(n) << granule_shift_;
+  info->allocated_bytes = Size(n) << granule_shift_;
+  info->requested_bytes = info->allocated_bytes - nodes_[n].link0;
+  info->alignment = uint64_t{1} << (AlignLog2(n) + granule_shift_);
+  info->pin_count = PinCount(n);
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+uint64_t BasicAllocator<IndexT>::LargestFreeGranules() const {
+  if (fl_bitmap_ == 0) return 0;
+  const uint32_t fl = Msb64(fl_bitmap_);
+  const uint32_t sl = Msb64(sl_bitmap_[fl]);
+  uint64_t largest = 0;
+  for (Index i = heads_[fl][sl]; i != kNull; i = nodes_[i].link1) largest = bits::Max(largest, Size(i));
+  return largest;
+}
+
+template <typename IndexT>
+Stats BasicAllocator<IndexT>::GetStats() const {
+  Stats s;
+  s.bytes_in_use = used_granules_ << granule_shift_;
+  s.requested_bytes_in_use = requested_bytes_;
+  s.peak_bytes_in_use = peak_bytes_;
+  s.bytes_limit = capacity_bytes();
+  s.bytes_free = s.bytes_limit - s.bytes_in_use;
+  s.largest_free_block_bytes = LargestFreeGranules() << granule_shift_;
+  s.num_allocs = num_allocs_;
+  s.num_frees = num_frees_;
+  s.num_failed_allocs = num_failed_;
+  s.live_buffers = live_;
+  s.max_live_buffers = max_live_;
+  s.free_blocks = free_blocks_;
+  if (s.bytes_free != 0) {
+    const uint64_t fragmented = s.bytes_free - s.largest_free_block_bytes;
+    s.fragmentation = static_cast<double>(fragmented) / static_cast<double>(s.bytes_free);
+    // Parts per million in integer arithmetic: scale both down until the product fits 64 bits.
+    uint64_t num = fragmented, den = s.bytes_free;
+    while (num > (UINT64_MAX / 1000000u)) num >>= 1, den >>= 1;
+    s.fragmentation_ppm = den == 0 ? 0 : static_cast<uint32_t>(num * 1000000u / den);
+  }
+  s.compactions = compactions_;
+  s.compaction_moves = compaction_moves_;
+  s.compaction_bytes_moved = compaction_bytes_;
+  s.compaction_cycles = compaction_cycles_;
+  return s;
+}
+
+template <typename IndexT>
+bool BasicAllocator<IndexT>::ShouldCompactWhenIdle(uint32_t fragmentation_threshold_ppm) const {
+  return !plan_pending_ && GetStats().fragmentation_ppm > fragmentation_threshold_ppm;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Check(): recompute everything from the chain and compare with the index and the counters.
+
+template <typename IndexT>
+CheckResult BasicAllocator<IndexT>::Check() const {
+  auto broken = [](const char* invariant, uint32_t block = UINT32_MAX) {
+    return CheckResult{STRATA_INTERNAL, invariant, block};
+  };
+  if (nodes_ == nullptr) return CheckResult{STRATA_FAILED_PRECONDITION, "allocator is initialised", UINT32_MAX};
+  if (head_ == kNull || head_ >= num_nodes_) return broken("chain.head_valid");
+  if (Off(head_) != 0) return broken("chain.starts_at_offset_0", head_);
+
+  uint32_t blocks = 0, live = 0, free_blocks = 0;
+  uint64_t used = 0, requested = 0;
+  Index prev = kNull;
+  for (Index i = head_; i != kNull; i = nodes_[i].next) {
+    if (i >= num_nodes_) return broken("chain.index_in_range", prev);
+    if (++blocks > num_nodes_) return broken("chain.acyclic", i);
+    if (!InUse(i)) return broken("chain.nodes_in_use", i);
+    if (nodes_[i].prev != prev) return broken("chain.back_links_match", i);
+    const Index next = nodes_[i].next;
+    if (next != kNull && (next >= num_nodes_ || Off(next) <= Off(i))) return broken("chain.offsets_increasing", i);
+    if (next == kNull && Off(i) >= total_granules_) return broken("chain.ends_at_capacity", i);
+    if (IsFree(i)) {
+      ++free_blocks;
+      if (prev != kNull && IsFree(prev)) return broken("free.neighbours_coalesced", i);
+    } else {
+      ++live;
+      used += Size(i);
+      if (nodes_[i].link0 >= (1u << granule_shift_)) return broken("live.slack_below_granule", i);
+      requested += (Size(i) << granule_shift_) - nodes_[i].link0;
+      if ((Off(i) & ((uint64_t{1} << AlignLog2(i)) - 1)) != 0) return broken("live.offset_aligned", i);
+    }
+    prev = i;
+  }
+  if (live != live_) return broken("stats.live_buffers");
+  if (live > max_live_) return broken("metadata.live_within_capacity");
+  if (used != used_granules_) return broken("stats.bytes_in_use");
+  if (requested != requested_bytes_) return broken("stats.requested_bytes_in_use");
+  if (peak_bytes_ < (used << granule_shift_)) return broken("stats.peak_at_least_in_use");
+  if (free_blocks != free_blocks_) return broken("stats.free_blocks");
+  if (free_blocks > live + 1) return broken("free.at_most_live_plus_one");
+
+  uint32_t listed = 0;
+  for (uint32_t fl = 0; fl < kFlCount; ++fl) {
+    if (((fl_bitmap_ >> fl) & 1) != (sl_bitmap_[fl] != 0 ? 1u : 0u)) return broken("index.fl_bitmap_matches");
+    for (uint32_t sl = 0; sl < kSlCount; ++sl) {
+      const Index head = heads_[fl][sl];
+      if (((sl_bitmap_[fl] >> sl) & 1) != (head != kNull ? 1u : 0u)) return broken("index.sl_bitmap_matches");
+      Index back = kNull;
+      for (Index i = head; i != kNull; i = nodes_[i].link1) {
+        if (i >= num_nodes_) return broken("index.list_index_in_range", back);
+        if (++listed > free_blocks) return broken("index.lists_hold_only_free_blocks", i);
+        if (!InUse(i) || !IsFree(i)) return broken("index.lists_hold_only_free_blocks", i);
+        if (nodes_[i].link0 != back) return broken("index.list_back_links_match", i);
+        uint32_t f, s;
+        Mapping(Size(i), &f, &s);
+        if (f != fl || s != sl) return broken("index.block_in_its_size_class", i);
+        back = i;
+      }
+    }
+  }
+  if (listed != free_blocks) return broken("index.every_free_block_listed");
+
+  uint32_t pooled = 0;
+  Index last = kNull;
+  for (Index i = pool_head_; i != kNull; i = nodes_[i].link1) {
+    if (i >= num_nodes_ || ++pooled > num_nodes_) return broken("pool.acyclic", i);
+    if (InUse(i)) return broken("pool.holds_unused_nodes", i);
+    last = i;
+  }
+  if (last != pool_tail_) return broken("pool.tail_is_last");
+  if (pooled != pool_count_ || pooled + blocks != num_nodes_) return broken("pool.accounts_for_every_node");
+  if (plan_pending_ && (plan_moves_ == nullptr && plan_num_moves_ != 0)) return broken("plan.moves_present");
+  return CheckResult{};
+}
+
+template class BasicAllocator<uint16_t>;
+template class BasicAllocator<uint32_t>;
+
+}  // namespace strata::alloc

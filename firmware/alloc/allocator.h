@@ -1,0 +1,351 @@
+// The firmware HBM allocator: TLSF/best-fit/first-fit over one block core, handles, compaction, stats.
+//
+// Pure logic: it hands out offsets inside [0, capacity) of a device memory it never touches. All of its
+// metadata lives out of band in a caller-provided node array (in SMEM on the device), so the allocator
+// needs no heap and has no global constructors. See docs/allocator.md for the design and the figures.
+#ifndef STRATA_FW_ALLOC_ALLOCATOR_H_
+#define STRATA_FW_ALLOC_ALLOCATOR_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/status.h"
+
+namespace strata::alloc {
+
+// Placement strategies over the same block core, so they can be compared on the same trace.
+enum class Policy : uint8_t {
+  kTlsf = 0,      // two-level segregated fit, O(1) good fit (Masmano et al.)
+  kBestFit = 1,   // smallest fitting block, lowest address on ties (BFC's choice)
+  kFirstFit = 2,  // lowest-address fitting block
+};
+constexpr uint32_t kNumPolicies = 3;
+const char* PolicyName(Policy policy);                   // "tlsf", "best-fit", "first-fit"
+bool ParsePolicy(const char* name, Policy* policy_out);  // inverse of PolicyName
+
+constexpr uint32_t kDefaultGranuleBytes = 256;  // the BFC allocator's minimum allocation
+// A buffer's rounding slack (< granule) is kept in a 16-bit field of its node.
+constexpr uint32_t kMaxGranuleBytes = 65536;
+constexpr uint32_t kDefaultMaxLiveBuffers = 16384;
+// Offsets and sizes are kept in granules, 40 bits wide: 256 TiB at the default granule.
+constexpr uint32_t kOffsetBits = 40;
+constexpr uint64_t kMaxGranules = (uint64_t{1} << kOffsetBits) - 1;
+// Handles carry a 22-bit generation: a stale handle is recognised until its node has been
+// reused 4 million times (nodes are recycled first-in first-out to spread that further).
+constexpr uint32_t kGenerationBits = 22;
+constexpr uint32_t kMaxPinCount = 1023;
+
+// An opaque reference to a live buffer: node index + 1 in the low 32 bits, generation above.
+// The zero handle is never valid. Callers keep handles, never offsets, so compaction can move buffers.
+struct Handle {
+  uint64_t value = 0;
+  constexpr bool IsNull() const { return value == 0; }
+  friend constexpr bool operator==(Handle a, Handle b) { return a.value == b.value; }
+  friend constexpr bool operator!=(Handle a, Handle b) { return a.value != b.value; }
+};
+
+struct Options {
+  uint64_t capacity_bytes = 0;                    // managed range is [0, capacity), rounded down to granules
+  uint32_t granule_bytes = kDefaultGranuleBytes;  // power of two in [1, kMaxGranuleBytes]
+  Policy policy = Policy::kTlsf;
+};
+
+struct BufferInfo {
+  uint64_t offset = 0;
+  uint64_t allocated_bytes = 0;  // requested rounded up to the granule
+  uint64_t requested_bytes = 0;
+  uint64_t alignment = 0;
+  uint32_t pin_count = 0;
+};
+
+// Named as JAX's Device.memory_stats() and TensorFlow's BFC allocator name them.
+struct Stats {
+  uint64_t bytes_in_use = 0;  // allocated (granule-rounded) bytes of live buffers
+  uint64_t requested_bytes_in_use = 0;
+  uint64_t peak_bytes_in_use = 0;
+  uint64_t bytes_limit = 0;
+  uint64_t bytes_free = 0;
+  uint64_t largest_free_block_bytes = 0;
+  uint64_t num_allocs = 0;  // successful allocations since Init
+  uint64_t num_frees = 0;
+  uint64_t num_failed_allocs = 0;
+  uint32_t live_buffers = 0;
+  uint32_t max_live_buffers = 0;  // metadata capacity
+  uint32_t free_blocks = 0;
+  // (bytes_free - largest_free_block_bytes) / bytes_free; 0 when nothing is free.
+  double fragmentation = 0;
+  uint32_t fragmentation_ppm = 0;  // the same in parts per million (no floating point on the device)
+  uint64_t compactions = 0;        // committed plans with at least one move
+  uint64_t compaction_moves = 0;
+  uint64_t compaction_bytes_moved = 0;
+  uint64_t compaction_cycles = 0;  // as reported by the caller that performed the copies
+};
+
+// One buffer copy of a compaction plan. Moves run in plan order; source and destination of one
+// move may overlap, so the copy must have memmove semantics.
+struct Move {
+  Handle handle;
+  uint64_t src_offset = 0;
+  uint64_t dst_offset = 0;
+  uint64_t bytes = 0;  // allocated size of the buffer
+};
+
+struct CompactionBudget {
+  uint64_t max_bytes = UINT64_MAX;
+  uint32_t max_moves = UINT32_MAX;
+};
+
+enum class CompactionKind : uint8_t {
+  kNone = 0,      // nothing to move
+  kSlide = 1,     // buffers slide toward lower addresses inside a window; free space gathers at its end
+  kEvacuate = 2,  // buffers leave a window for holes elsewhere; the window becomes one free block
+};
+
+// Issued by a Plan* call; the allocator refuses every other change until Commit or Abort.
+struct CompactionPlan {
+  const Move* moves = nullptr;
+  uint32_t num_moves = 0;
+  uint64_t bytes = 0;           // sum of the moves' sizes
+  bool serves_request = false;  // PlanCompactionFor: after commit the request fits
+  CompactionKind kind = CompactionKind::kNone;
+  uint32_t id = 0;        // which plan this is; a commit of any other plan is refused
+  uint64_t checksum = 0;  // of the moves as issued; a commit of edited moves is refused
+};
+
+// Copies `num_moves` buffers in order with memmove semantics (DMA on the device).
+using CopyMovesFn = strata_status (*)(void* context, const Move* moves, uint32_t num_moves);
+
+// Result of Check(): the first invariant found broken, by name, and the block where it broke.
+struct CheckResult {
+  strata_status status = STRATA_OK;
+  const char* invariant = nullptr;
+  uint32_t block = UINT32_MAX;
+  bool ok() const { return status == STRATA_OK; }
+};
+
+// The allocator. IndexT is the node index type: uint16_t keeps a node at 16 bytes (the SMEM default,
+// up to 32,767 live buffers); uint32_t lifts the limit for host use at 24 bytes a node.
+template <typename IndexT>
+class BasicAllocator {
+ public:
+  using Index = IndexT;
+  static constexpr Index kNull = static_cast<Index>(~static_cast<Index>(0));
+
+  // One block of the managed range: a live buffer or a free block. Its size is implied by the
+  // next block's offset, so the chain can never have gaps or overlaps.
+  struct Node {
+    uint32_t offset_lo;  // offset in granules, bits 0..31
+    uint32_t meta;       // bits 0..7 offset bits 32..39; bit 8 free; bit 9 in use; bits 10..31 generation
+    Index prev, next;    // neighbours by address
+    Index link0, link1;  // free: segregated-list prev/next. live: rounding slack; pin count | alignment log2
+  };
+
+  static constexpr uint32_t NodesForLiveBuffers(uint32_t max_live) { return 2 * max_live + 1; }
+  // The largest node array an IndexT can address (kNull is reserved).
+  static constexpr uint32_t kMaxNodes = static_cast<uint32_t>(kNull) < 0x7fffffffu ? kNull : 0x7fffffffu;
+
+  // Segregated-fit index: 2^kSlLog2 second-level lists per power of two bound the search round-up
+  // (and so the slack TLSF may leave unused) at 1/32 of a request.
+  static constexpr uint32_t kSlLog2 = 5;
+  static constexpr uint32_t kSlCount = 1u << kSlLog2;
+  static constexpr uint32_t kFlCount = kOffsetBits + 2 - kSlLog2;
+  static_assert(kSlLog2 >= 2 && kSlLog2 <= 5, "second-level bitmaps are 32-bit words");
+  static_assert(kFlCount <= 64, "first-level bitmap is one 64-bit word");
+
+  constexpr BasicAllocator() = default;
+  BasicAllocator(const BasicAllocator&) = delete;
+  BasicAllocator& operator=(const BasicAllocator&) = delete;
+
+  // Takes `nodes` (num_nodes of them, owned by the caller) as metadata storage and makes the whole
+  // range one free block. Holds at most (num_nodes - 1) / 2 live buffers. May be called again to reset.
+  strata_status Init(Node* nodes, uint32_t num_nodes, const Options& options);
+
+  // alignment: power of two, 0 means the granule. The offset is aligned relative to offset 0.
+  // RESOURCE_EXHAUSTED when no free block fits or the metadata pool is full; *out is null then.
+  strata_status Allocate(uint64_t bytes, uint64_t alignment, Handle* out);
+  // INVALID_ARGUMENT for a malformed (forged) handle, NOT_FOUND for a stale or freed one,
+  // FAILED_PRECONDITION for a pinned buffer. Nothing changes on error.
+  strata_status Free(Handle handle);
+  // Pinned buffers (in use by queued or running work) are never moved and cannot be freed.
+  strata_status Pin(Handle handle);
+  strata_status Unpin(Handle handle);
+
+  strata_status GetOffset(Handle handle, uint64_t* offset) const;
+  strata_status GetInfo(Handle handle, BufferInfo* info) const;
+  bool IsLive(Handle handle) const { return Resolve(handle, nullptr) == STRATA_OK; }
+
+  Stats GetStats() const;
+  // Recomputes every invariant of the chain, the segregated lists, the node pool and the counters.
+  CheckResult Check() const;
+  // Whether an idle runtime should compact (fragmentation above the threshold).
+  bool ShouldCompactWhenIdle(uint32_t fragmentation_threshold_ppm) const;
+
+  // ---- Compaction protocol: plan (allocator) -> copy (caller, in order, memmove) -> commit. ----
+  // General defragmentation: slides buffers toward lower addresses (never across a pinned buffer)
+  // until the budget or `max_moves` entries of `moves` are used.
+  strata_status PlanCompaction(const CompactionBudget& budget, Move* moves, uint32_t max_moves, CompactionPlan* plan);
+  // Defragment-on-OOM: the cheapest plan (fewest bytes) that makes room for one allocation: either
+  // evacuate the buffers of a window into holes elsewhere, or slide the buffers of a window together.
+  // If the cheapest plan needs more than `max_moves` moves, a valid prefix is issued with
+  // serves_request false: commit it and plan again. RESOURCE_EXHAUSTED if no plan within the budget
+  // (or not enough free memory in total, or pinned buffers in the way).
+  strata_status PlanCompactionFor(uint64_t bytes, uint64_t alignment, const CompactionBudget& budget, Move* moves,
+                                  uint32_t max_moves, CompactionPlan* plan);
+  // Applies the issued plan after the caller copied every move. copy_cycles feeds the stats.
+  strata_status CommitCompaction(const CompactionPlan& plan, uint64_t copy_cycles = 0);
+  // Drops the issued plan. Only safe before any copy ran (an overlapping move destroys its source).
+  strata_status AbortCompaction();
+  bool HasPendingPlan() const { return plan_pending_; }
+
+  // Allocate; on RESOURCE_EXHAUSTED with enough free memory in total, plan/copy/commit with
+  // `moves` as scratch until the request fits, then allocate. copy may be null if nothing is stored.
+  strata_status AllocateWithCompaction(uint64_t bytes, uint64_t alignment, const CompactionBudget& budget, Move* moves,
+                                       uint32_t max_moves, CopyMovesFn copy, void* copy_context, Handle* out);
+
+  // Visits every block in address order (tests, tools): fn(context, offset_bytes, size_bytes, live, handle).
+  template <typename Fn>
+  void ForEachBlock(Fn&& fn) const {
+    uint32_t guard = 0;
+    for (Index i = head_; i != kNull && guard < num_nodes_; i = nodes_[i].next, ++guard) {
+      fn(Off(i) << granule_shift_, Size(i) << granule_shift_, !IsFree(i), IsFree(i) ? Handle{} : MakeHandle(i));
+    }
+  }
+
+  uint64_t capacity_bytes() const { return total_granules_ << granule_shift_; }
+  uint32_t granule_bytes() const { return 1u << granule_shift_; }
+  uint32_t max_live_buffers() const { return max_live_; }
+  Policy policy() const { return policy_; }
+
+  // Test hook: lets a test corrupt metadata to prove Check() notices. Never used by firmware.
+  Node* MutableNodesForTest() { return nodes_; }
+
+ private:
+  // ---- node fields ----
+  uint64_t Off(Index i) const {
+    return nodes_[i].offset_lo | (static_cast<uint64_t>(nodes_[i].meta & kMetaOffsetHiMask) << 32);
+  }
+  void SetOff(Index i, uint64_t granules) {
+    nodes_[i].offset_lo = static_cast<uint32_t>(granules);
+    nodes_[i].meta =
+        (nodes_[i].meta & ~kMetaOffsetHiMask) | (static_cast<uint32_t>(granules >> 32) & kMetaOffsetHiMask);
+  }
+  uint64_t End(Index i) const { return nodes_[i].next == kNull ? total_granules_ : Off(nodes_[i].next); }
+  uint64_t Size(Index i) const { return End(i) - Off(i); }
+  bool IsFree(Index i) const { return (nodes_[i].meta & kMetaFree) != 0; }
+  bool InUse(Index i) const { return (nodes_[i].meta & kMetaInUse) != 0; }
+  uint32_t Generation(Index i) const { return nodes_[i].meta >> kMetaGenShift; }
+  uint32_t PinCount(Index i) const { return nodes_[i].link1 & kPinMask; }
+  uint32_t AlignLog2(Index i) const { return nodes_[i].link1 >> kAlignShift; }
+  Handle MakeHandle(Index i) const {
+    return Handle{(static_cast<uint64_t>(Generation(i)) << 32) | (static_cast<uint64_t>(i) + 1)};
+  }
+  strata_status Resolve(Handle handle, Index* index) const;
+  void ResetCounters();
+
+  // ---- node pool (FIFO) and the address chain ----
+  Index TakeNode();
+  void ReleaseNode(Index i);
+  void LinkAfter(Index after, Index i);  // after == kNull: at the head
+  void Unlink(Index i);
+
+  // ---- segregated lists ----
+  static void Mapping(uint64_t size, uint32_t* fl, uint32_t* sl);
+  void InsertFree(Index i);
+  void RemoveFree(Index i);
+  bool Fits(Index i, uint64_t size, uint64_t align) const;
+  enum class Scan : uint8_t { kFirstMatch, kSmallest, kLowest };
+  // Visits the lists from the class of `size` upward for a block that fits.
+  Index ScanLists(uint64_t size, uint64_t align, Scan mode) const;
+  Index FindFree(uint64_t size, uint64_t align) const;  // by policy_
+  // Carves [aligned start, +size) out of free block `b`; returns the live node.
+  Index Place(Index b, uint64_t size, uint64_t align);
+  // Compaction's relinking (compaction.cc): a live node leaves the chain and comes back elsewhere.
+  Index Detach(Index i);
+  Index Carve(Index f, Index i, uint64_t dst, uint64_t size);
+  Index FindFreeBlockContaining(uint64_t offset, uint64_t size, Index hint0, Index hint1) const;
+  uint64_t LargestFreeGranules() const;
+  uint64_t AlignGranules(uint64_t alignment_bytes) const;
+
+  // ---- compaction helpers (compaction.cc) ----
+  struct Window {
+    Index first = kNull, last = kNull;
+    uint64_t live = 0;  // granules of buffers inside
+    uint32_t count = 0;
+  };
+  uint64_t PlanSlideWindow(uint64_t need, Window* best) const;
+  uint32_t FindEvacuationWindows(uint64_t need, Window* out, uint32_t max_out) const;
+  bool PlanEvacuation(const Window& window, uint64_t max_bytes, Move* moves, uint32_t max_moves,
+                      uint32_t* num_moves) const;
+  uint32_t PlanSlide(Index from, Index until, uint64_t max_bytes, uint32_t max_moves, Move* moves,
+                     uint64_t* cursor_out) const;
+  void IssuePlan(Move* moves, uint32_t num_moves, CompactionKind kind, bool serves_request, CompactionPlan* plan);
+  static uint64_t Checksum(const Move* moves, uint32_t num_moves);
+
+  static constexpr uint32_t kMetaOffsetHiMask = 0xffu;
+  static constexpr uint32_t kMetaFree = 1u << 8;
+  static constexpr uint32_t kMetaInUse = 1u << 9;
+  static constexpr uint32_t kMetaGenShift = 10;
+  static constexpr uint32_t kGenerationMask = (1u << kGenerationBits) - 1;
+  static_assert(kMetaGenShift + kGenerationBits == 32, "generation fills the top of meta");
+  static constexpr uint32_t kPinMask = kMaxPinCount;
+  static constexpr uint32_t kAlignShift = 10;  // alignment log2 (in granules, <= 40) in link1 bits 10..15
+  static_assert(kOffsetBits - 32 == 8, "offset bits 32..39 live in meta bits 0..7");
+
+  Node* nodes_ = nullptr;
+  uint32_t num_nodes_ = 0;
+  uint32_t max_live_ = 0;
+  uint32_t granule_shift_ = 8;
+  Policy policy_ = Policy::kTlsf;
+  uint64_t total_granules_ = 0;
+  Index head_ = kNull;
+  Index pool_head_ = kNull;
+  Index pool_tail_ = kNull;
+  uint32_t pool_count_ = 0;
+
+  uint64_t fl_bitmap_ = 0;
+  uint32_t sl_bitmap_[kFlCount] = {};
+  Index heads_[kFlCount][kSlCount] = {};
+
+  // Counters behind Stats (bytes_free etc. are derived).
+  uint64_t used_granules_ = 0;
+  uint64_t requested_bytes_ = 0;
+  uint64_t peak_bytes_ = 0;
+  uint64_t num_allocs_ = 0;
+  uint64_t num_frees_ = 0;
+  uint64_t num_failed_ = 0;
+  uint32_t live_ = 0;
+  uint32_t free_blocks_ = 0;
+  uint64_t compactions_ = 0;
+  uint64_t compaction_moves_ = 0;
+  uint64_t compaction_bytes_ = 0;
+  uint64_t compaction_cycles_ = 0;
+
+  bool plan_pending_ = false;
+  uint32_t plan_id_ = 0;
+  const Move* plan_moves_ = nullptr;
+  uint32_t plan_num_moves_ = 0;
+  uint64_t plan_checksum_ = 0;
+};
+
+using Allocator = BasicAllocator<uint16_t>;      // device default: 16-byte nodes
+using WideAllocator = BasicAllocator<uint32_t>;  // more than 32,767 live buffers
+static_assert(sizeof(Allocator::Node) == 16, "SMEM budget assumes 16-byte nodes");
+static_assert(sizeof(WideAllocator::Node) == 24, "wide nodes");
+
+// Static metadata for up to kMaxLive live buffers (place it in .bss; it has no constructor side effects).
+template <uint32_t kMaxLive, typename IndexT = uint16_t>
+struct NodeStorage {
+  static constexpr uint32_t kNumNodes = BasicAllocator<IndexT>::NodesForLiveBuffers(kMaxLive);
+  static_assert(kNumNodes <= BasicAllocator<IndexT>::kMaxNodes, "too many live buffers for this index type");
+  typename BasicAllocator<IndexT>::Node nodes[kNumNodes];
+};
+
+// The default device configuration stays within the SMEM budget (1 MiB shared with code and stack).
+static_assert(sizeof(NodeStorage<kDefaultMaxLiveBuffers>) + sizeof(Allocator) <= 600 * 1024,
+              "allocator metadata exceeds its SMEM budget");
+
+// Both index types are explicitly instantiated in allocator.cc and compaction.cc.
+
+}  // namespace strata::alloc
+
+#endif  // STRATA_FW_ALLOC_ALLOCATOR_H_

@@ -1,0 +1,440 @@
+// Trace parsing and the replay engine behind strata-replay, the tests and the allocator benchmark.
+#include "replay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace strata::replay {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
+  return s.substr(b, e - b);
+}
+
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string cur;
+  for (char c : line) {
+    if (c == ',') {
+      fields.push_back(Trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  fields.push_back(Trim(cur));
+  return fields;
+}
+
+bool ParseUnsigned(const std::string& s, uint64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseSigned(const std::string& s, int64_t* out) {
+  uint64_t v;
+  if (!s.empty() && s[0] == '-') {
+    if (!ParseUnsigned(s.substr(1), &v) || v > static_cast<uint64_t>(INT64_MAX)) return false;
+    *out = -static_cast<int64_t>(v);
+    return true;
+  }
+  if (!ParseUnsigned(s, &v) || v > static_cast<uint64_t>(INT64_MAX)) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+uint64_t RoundUp(uint64_t bytes, uint32_t granule) { return (bytes + granule - 1) / granule * granule; }
+
+}  // namespace
+
+bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::string* error) {
+  trace->name = name;
+  trace->buffers.clear();
+  std::string line;
+  uint32_t line_no = 0;
+  int col_id = -1, col_lower = -1, col_upper = -1, col_size = -1;
+  size_t num_cols = 0;
+  auto fail = [&](const std::string& what) {
+    *error = std::to_string(line_no) + ": " + what;
+    return false;
+  };
+  bool have_header = false;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (Trim(line).empty()) continue;
+    const std::vector<std::string> f = SplitCsv(line);
+    if (!have_header) {
+      for (size_t c = 0; c < f.size(); ++c) {
+        int* slot = f[c] == "id"      ? &col_id
+                    : f[c] == "lower" ? &col_lower
+                    : f[c] == "upper" ? &col_upper
+                    : f[c] == "size"  ? &col_size
+                                      : nullptr;
+        if (slot == nullptr) continue;
+        if (*slot != -1) return fail("header names column '" + f[c] + "' twice");
+        *slot = static_cast<int>(c);
+      }
+      if (col_id < 0 || col_lower < 0 || col_upper < 0 || col_size < 0) {
+        return fail("header must name the columns id, lower, upper, size (got '" + Trim(line) + "')");
+      }
+      num_cols = f.size();
+      have_header = true;
+      continue;
+    }
+    if (f.size() != num_cols) {
+      return fail("expected " + std::to_string(num_cols) + " fields, got " + std::to_string(f.size()));
+    }
+    TraceBuffer b;
+    b.line = line_no;
+    if (!ParseSigned(f[col_id], &b.id)) return fail("id '" + f[col_id] + "' is not an integer");
+    if (!ParseUnsigned(f[col_lower], &b.lower))
+      return fail("lower '" + f[col_lower] + "' is not a non-negative integer");
+    if (!ParseUnsigned(f[col_upper], &b.upper))
+      return fail("upper '" + f[col_upper] + "' is not a non-negative integer");
+    if (!ParseUnsigned(f[col_size], &b.size)) return fail("size '" + f[col_size] + "' is not a non-negative integer");
+    if (b.upper <= b.lower)
+      return fail("upper (" + f[col_upper] + ") must be greater than lower (" + f[col_lower] + ")");
+    if (b.size == 0) return fail("size must be at least 1 byte");
+    if (b.size > (uint64_t{1} << 62)) return fail("size " + f[col_size] + " is beyond any device");
+    trace->buffers.push_back(b);
+  }
+  if (!have_header) {
+    line_no = std::max<uint32_t>(line_no, 1);
+    return fail("empty trace: no header line");
+  }
+  return true;
+}
+
+bool LoadTrace(const std::string& path, Trace* trace, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  std::string e;
+  if (!ParseTrace(in, BaseName(path), trace, &e)) {
+    *error = path + ":" + e;
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+struct Event {
+  uint64_t time;
+  uint32_t kind;  // 0 free, 1 allocate: frees first at equal times
+  uint32_t buffer;
+};
+
+std::vector<Event> BuildEvents(const Trace& trace) {
+  std::vector<Event> events;
+  events.reserve(trace.buffers.size() * 2);
+  for (uint32_t i = 0; i < trace.buffers.size(); ++i) {
+    events.push_back(Event{trace.buffers[i].lower, 1, i});
+    events.push_back(Event{trace.buffers[i].upper, 0, i});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return a.buffer < b.buffer;
+  });
+  return events;
+}
+
+uint32_t PeakLiveCount(const std::vector<Event>& events) {
+  uint32_t live = 0, peak = 0;
+  for (const Event& e : events) {
+    live = e.kind == 1 ? live + 1 : live - 1;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+template <typename A>
+bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t peak_live, const ReplayOptions& options,
+               uint64_t capacity, ReplayResult* r, std::string* error) {
+  std::vector<typename A::Node> nodes(A::NodesForLiveBuffers(std::max<uint32_t>(peak_live, 1)));
+  A allocator;
+  alloc::Options ao;
+  ao.capacity_bytes = capacity;
+  ao.granule_bytes = options.granule_bytes;
+  ao.policy = options.policy;
+  strata_status st = allocator.Init(nodes.data(), static_cast<uint32_t>(nodes.size()), ao);
+  if (st != STRATA_OK) {
+    *error = std::string("allocator Init failed (") + strata_status_name(st) + "): capacity " +
+             std::to_string(capacity) + " bytes at granule " + std::to_string(options.granule_bytes) +
+             " exceeds 2^40 granules or the granule is not a power of two <= 65536";
+    return false;
+  }
+  std::vector<alloc::Move> moves(std::max<uint32_t>(peak_live, 1));
+  std::vector<alloc::Handle> handles(trace.buffers.size());
+  using Clock = std::chrono::steady_clock;
+  Clock::duration alloc_time{}, free_time{};
+  uint64_t allocs = 0, frees = 0, footprint = 0;
+  uint64_t done = 0;
+  for (const Event& e : events) {
+    const TraceBuffer& b = trace.buffers[e.buffer];
+    if (e.kind == 1) {
+      alloc::Handle h;
+      const auto t0 = Clock::now();
+      if (options.compaction_on_oom) {
+        // The trace holds no data: the copy callback only tracks the highest address a move reaches.
+        auto track = [](void* ctx, const alloc::Move* m, uint32_t n) {
+          for (uint32_t k = 0; k < n; ++k) {
+            *static_cast<uint64_t*>(ctx) = std::max(*static_cast<uint64_t*>(ctx), m[k].dst_offset + m[k].bytes);
+          }
+          return STRATA_OK;
+        };
+        st = allocator.AllocateWithCompaction(b.size, 0, alloc::CompactionBudget{}, moves.data(),
+                                              static_cast<uint32_t>(moves.size()), +track, &footprint, &h);
+      } else {
+        st = allocator.Allocate(b.size, 0, &h);
+      }
+      alloc_time += Clock::now() - t0;
+      ++allocs;
+      if (st == STRATA_OK) {
+        handles[e.buffer] = h;
+        alloc::BufferInfo info;
+        allocator.GetInfo(h, &info);
+        footprint = std::max(footprint, info.offset + info.allocated_bytes);
+        r->bytes_allocated += info.allocated_bytes;
+      } else if (st == STRATA_RESOURCE_EXHAUSTED) {
+        ++r->failed_allocs;
+      } else {
+        *error = "line " + std::to_string(b.line) + ": Allocate returned " + strata_status_name(st);
+        return false;
+      }
+    } else if (!handles[e.buffer].IsNull()) {
+      const auto t0 = Clock::now();
+      st = allocator.Free(handles[e.buffer]);
+      free_time += Clock::now() - t0;
+      ++frees;
+      if (st != STRATA_OK) {
+        *error = "line " + std::to_string(b.line) + ": Free returned " + strata_status_name(st);
+        return false;
+      }
+    }
+    if (options.check_every_op) {
+      const alloc::CheckResult c = allocator.Check();
+      if (!c.ok()) {
+        *error = "line " + std::to_string(b.line) + ": Check() failed: " + c.invariant;
+        return false;
+      }
+    }
+    if (options.progress && (++done % 4096) == 0) options.progress(done, events.size());
+  }
+  const alloc::Stats s = allocator.GetStats();
+  const alloc::CheckResult c = allocator.Check();
+  if (!c.ok()) {
+    *error = std::string("Check() failed after the replay: ") + c.invariant;
+    return false;
+  }
+  r->footprint_bytes = footprint;
+  r->compactions = s.compactions;
+  r->moves = s.compaction_moves;
+  r->bytes_moved = s.compaction_bytes_moved;
+  r->ns_per_alloc = allocs ? std::chrono::duration<double, std::nano>(alloc_time).count() / allocs : 0;
+  r->ns_per_free = frees ? std::chrono::duration<double, std::nano>(free_time).count() / frees : 0;
+  return true;
+}
+
+}  // namespace
+
+uint64_t MaxLoad(const Trace& trace, uint32_t granule_bytes) {
+  const std::vector<Event> events = BuildEvents(trace);
+  uint64_t live = 0, peak = 0;
+  for (const Event& e : events) {
+    const uint64_t size = RoundUp(trace.buffers[e.buffer].size, granule_bytes);
+    live = e.kind == 1 ? live + size : live - size;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* result, std::string* error) {
+  ReplayResult& r = *result;
+  r = ReplayResult{};
+  if (options.granule_bytes == 0 || (options.granule_bytes & (options.granule_bytes - 1)) != 0 ||
+      options.granule_bytes > alloc::kMaxGranuleBytes) {
+    *error = "granule must be a power of two between 1 and " + std::to_string(alloc::kMaxGranuleBytes);
+    return false;
+  }
+  r.trace = trace.name;
+  r.policy = alloc::PolicyName(options.policy);
+  r.compaction = options.compaction_on_oom ? "on-oom" : "off";
+  r.buffers = trace.buffers.size();
+  r.granule_bytes = options.granule_bytes;
+  r.max_load_bytes = MaxLoad(trace, options.granule_bytes);
+  r.capacity_bytes = options.capacity_bytes;
+  uint64_t capacity = options.capacity_bytes;
+  if (capacity == 0) {
+    // Unbounded: an allocator that carves from the low end of a block never reaches past the sum of
+    // every size in the trace, so that much (plus one granule) never runs out.
+    uint64_t sum = options.granule_bytes;
+    for (const TraceBuffer& b : trace.buffers) sum += RoundUp(b.size, options.granule_bytes);
+    capacity = sum;
+  }
+  const std::vector<Event> events = BuildEvents(trace);
+  const uint32_t peak_live = PeakLiveCount(events);
+  bool ok;
+  if (alloc::Allocator::NodesForLiveBuffers(peak_live) <= alloc::Allocator::kMaxNodes) {
+    ok = RunReplay<alloc::Allocator>(trace, events, peak_live, options, capacity, &r, error);
+  } else {
+    ok = RunReplay<alloc::WideAllocator>(trace, events, peak_live, options, capacity, &r, error);
+  }
+  if (!ok) return false;
+  r.footprint_ratio = r.max_load_bytes ? double(r.footprint_bytes) / double(r.max_load_bytes) : 0;
+  r.bytes_moved_fraction = r.bytes_allocated ? double(r.bytes_moved) / double(r.bytes_allocated) : 0;
+  return true;
+}
+
+namespace {
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Num(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string HumanBytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  return Num(v, u == 0 ? 0 : 2) + " " + units[u];
+}
+
+}  // namespace
+
+std::string ToJson(const ReplayResult& r) {
+  std::ostringstream os;
+  os << "{\"trace\":" << JsonString(r.trace) << ",\"policy\":" << JsonString(r.policy)
+     << ",\"compaction\":" << JsonString(r.compaction) << ",\"buffers\":" << r.buffers
+     << ",\"granule_bytes\":" << r.granule_bytes << ",\"max_load_bytes\":" << r.max_load_bytes
+     << ",\"capacity_bytes\":" << (r.capacity_bytes ? std::to_string(r.capacity_bytes) : "null")
+     << ",\"footprint_bytes\":" << r.footprint_bytes << ",\"footprint_ratio\":" << Num(r.footprint_ratio, 6)
+     << ",\"failed_allocs\":" << r.failed_allocs << ",\"compactions\":" << r.compactions << ",\"moves\":" << r.moves
+     << ",\"bytes_moved\":" << r.bytes_moved << ",\"bytes_allocated\":" << r.bytes_allocated
+     << ",\"bytes_moved_fraction\":" << Num(r.bytes_moved_fraction, 6) << ",\"ns_per_alloc\":" << Num(r.ns_per_alloc, 1)
+     << ",\"ns_per_free\":" << Num(r.ns_per_free, 1) << "}";
+  return os.str();
+}
+
+std::string ToTable(const ReplayResult& r) {
+  std::ostringstream os;
+  auto row = [&os](const char* key, const std::string& value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %-16s ", key);
+    os << buf << value << "\n";
+  };
+  auto bytes = [](uint64_t b) { return std::to_string(b) + " (" + HumanBytes(b) + ")"; };
+  os << "strata-replay: " << r.trace << "\n";
+  row("policy", r.policy);
+  row("compaction", r.compaction);
+  row("granule", std::to_string(r.granule_bytes) + " B");
+  row("buffers", std::to_string(r.buffers));
+  row("max load", bytes(r.max_load_bytes));
+  row("capacity", r.capacity_bytes
+                      ? bytes(r.capacity_bytes) + ", " +
+                            Num(double(r.capacity_bytes) / double(std::max<uint64_t>(r.max_load_bytes, 1)), 3) +
+                            "x max load"
+                      : std::string("unbounded"));
+  row("footprint", bytes(r.footprint_bytes) + ", " + Num(r.footprint_ratio, 4) + "x max load");
+  row("failed allocs", std::to_string(r.failed_allocs));
+  row("compactions", std::to_string(r.compactions));
+  row("moves", std::to_string(r.moves));
+  row("bytes moved", bytes(r.bytes_moved) + ", " + Num(100.0 * r.bytes_moved_fraction, 3) + "% of allocated");
+  row("ns per alloc", Num(r.ns_per_alloc, 1));
+  row("ns per free", Num(r.ns_per_free, 1));
+  return os.str();
+}
+
+bool ParseCapacity(const std::string& text, uint64_t max_load, uint32_t granule, uint64_t* bytes, std::string* error) {
+  if (!text.empty() && (text.back() == 'x' || text.back() == 'X')) {
+    const std::string num = text.substr(0, text.size() - 1);
+    char* end = nullptr;
+    const double f = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !(f > 0) || !std::isfinite(f)) {
+      *error = "capacity '" + text + "': expected a positive factor like 1.0x";
+      return false;
+    }
+    // Exactly F times the max load, rounded down to the granule (1.0x is the max load itself).
+    const long double want = static_cast<long double>(f) * static_cast<long double>(max_load);
+    if (want >= 18446744073709551615.0L) {
+      *error = "capacity '" + text + "' overflows 64 bits";
+      return false;
+    }
+    *bytes = static_cast<uint64_t>(want) / granule * granule;
+    if (*bytes == 0) *bytes = granule;
+    return true;
+  }
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  uint64_t v;
+  if (!ParseUnsigned(text.substr(0, digits), &v)) {
+    *error = "capacity '" + text + "': expected BYTES (e.g. 1073741824, 1G, 512MiB) or a factor like 1.05x";
+    return false;
+  }
+  const std::string suffix = text.substr(digits);
+  int shift = -1;
+  if (suffix.empty() || suffix == "B") shift = 0;
+  if (suffix == "K" || suffix == "KiB") shift = 10;
+  if (suffix == "M" || suffix == "MiB") shift = 20;
+  if (suffix == "G" || suffix == "GiB") shift = 30;
+  if (suffix == "T" || suffix == "TiB") shift = 40;
+  if (shift < 0) {
+    *error = "capacity '" + text + "': unknown unit '" + suffix + "' (use K, M, G, T or KiB, MiB, GiB, TiB)";
+    return false;
+  }
+  if (shift > 0 && v > (UINT64_MAX >> shift)) {
+    *error = "capacity '" + text + "' overflows 64 bits";
+    return false;
+  }
+  *bytes = v << shift;
+  if (*bytes == 0) {
+    *error = "capacity must be positive";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace strata::replay

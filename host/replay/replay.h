@@ -1,0 +1,81 @@
+// Replays buffer-lifetime traces (MiniMalloc/idealloc CSV) through the firmware HBM allocator on the host.
+#ifndef STRATA_HOST_REPLAY_REPLAY_H_
+#define STRATA_HOST_REPLAY_REPLAY_H_
+
+#include <stdint.h>
+
+#include <functional>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "alloc/allocator.h"
+
+namespace strata::replay {
+
+struct TraceBuffer {
+  int64_t id = 0;
+  uint64_t lower = 0;  // live over [lower, upper)
+  uint64_t upper = 0;
+  uint64_t size = 0;
+  uint32_t line = 0;  // 1-based line in the file
+};
+
+struct Trace {
+  std::string name;  // file name without directories
+  std::vector<TraceBuffer> buffers;
+};
+
+// Parses the CSV: a header naming at least id, lower, upper, size (any order, extra columns ignored),
+// then one buffer per line. On error returns false with "LINE: what is wrong" in *error.
+bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::string* error);
+// Same, from a file; errors read "PATH:LINE: what is wrong".
+bool LoadTrace(const std::string& path, Trace* trace, std::string* error);
+
+// Peak of the summed live sizes, each rounded up to the granule: the least memory any allocator needs.
+uint64_t MaxLoad(const Trace& trace, uint32_t granule_bytes);
+
+struct ReplayOptions {
+  alloc::Policy policy = alloc::Policy::kTlsf;
+  bool compaction_on_oom = false;
+  uint64_t capacity_bytes = 0;  // 0: unbounded (report the footprint)
+  uint32_t granule_bytes = alloc::kDefaultGranuleBytes;
+  bool check_every_op = false;  // run Check() after every operation (slow)
+  // Called every few thousand events with (events done, events total).
+  std::function<void(size_t, size_t)> progress;
+};
+
+struct ReplayResult {
+  std::string trace;
+  std::string policy;
+  std::string compaction;  // "off" or "on-oom"
+  uint64_t buffers = 0;
+  uint64_t max_load_bytes = 0;
+  uint64_t capacity_bytes = 0;   // 0 when unbounded
+  uint64_t footprint_bytes = 0;  // highest address ever used
+  double footprint_ratio = 0;    // footprint / max load
+  uint64_t failed_allocs = 0;
+  uint64_t compactions = 0;
+  uint64_t moves = 0;
+  uint64_t bytes_moved = 0;
+  uint64_t bytes_allocated = 0;     // sum of the granule-rounded sizes of successful allocations
+  double bytes_moved_fraction = 0;  // bytes_moved / bytes_allocated
+  double ns_per_alloc = 0;          // mean, including any compaction planning it triggered
+  double ns_per_free = 0;
+  uint32_t granule_bytes = 0;
+};
+
+// Walks time upward; at each time frees the buffers that end, then allocates those that start (file
+// order). A failed allocation is counted and its buffer skipped. Returns false with *error if the
+// options are invalid or Check() fails.
+bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* result, std::string* error);
+
+std::string ToJson(const ReplayResult& result);   // one line, no trailing newline
+std::string ToTable(const ReplayResult& result);  // human-readable, several lines
+
+// "1.0x" (times max load) or a byte count with an optional K/M/G/T (or KiB/MiB/GiB/TiB) suffix.
+bool ParseCapacity(const std::string& text, uint64_t max_load, uint32_t granule, uint64_t* bytes, std::string* error);
+
+}  // namespace strata::replay
+
+#endif  // STRATA_HOST_REPLAY_REPLAY_H_
