@@ -22,9 +22,7 @@ using strata::hbm::HbmRequest;
 using strata::hbm::HbmResponse;
 using strata::hbm::RefreshMode;
 
-double Seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 enum class Pattern { kRead, kWrite, kCopy };
 
@@ -67,8 +65,8 @@ void Stream(const HbmConfig& cfg, Pattern pattern, uint64_t cycles, const char* 
       "\"row_hit_rate\":%.4f,\"latency_avg\":%.1f,\"latency_max\":%llu,\"sim_cycles_per_second\":%.0f}\n",
       name, cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), (unsigned long long)cycles,
       (unsigned long long)bytes, bpc, bpc * cfg.core_clock_ghz, cfg.PeakBytesPerSecond() / 1e9,
-      bpc / cfg.PeakBytesPerCycle(), total.RowHitRate(), total.AverageLatency(),
-      (unsigned long long)total.latency_max, cycles / secs);
+      bpc / cfg.PeakBytesPerCycle(), total.RowHitRate(), total.AverageLatency(), (unsigned long long)total.latency_max,
+      cycles / secs);
   std::fflush(stdout);
 }
 
@@ -117,7 +115,9 @@ void Latency(const HbmConfig& cfg, int kind, uint32_t samples) {
   }
   const char* names[] = {"hbm_rand_read_latency_row_hit", "hbm_rand_read_latency_row_closed",
                          "hbm_rand_read_latency_row_conflict"};
-  uint64_t implied = kind == 0 ? model.RowHitLatency() : kind == 1 ? model.RowMissLatency() : model.RowConflictLatency();
+  uint64_t implied = kind == 0   ? model.RowHitLatency()
+                     : kind == 1 ? model.RowMissLatency()
+                                 : model.RowConflictLatency();
   uint64_t p50 = d.Pct(0.5), p99 = d.Pct(0.99), mx = d.v.back();
   std::printf(
       "{\"bench\":\"%s\",\"preset\":\"%s\",\"refresh\":\"%s\",\"samples\":%u,\"p50\":%llu,\"p99\":%llu,"
@@ -134,10 +134,11 @@ void IdleSpeed(const HbmConfig& cfg, uint64_t cycles) {
   double t0 = Seconds();
   for (uint64_t t = 0; t < cycles; ++t) model.Tick();
   double secs = Seconds() - t0;
-  std::printf("{\"bench\":\"hbm_idle_tick\",\"preset\":\"%s\",\"refresh\":\"%s\",\"cycles\":%llu,"
-              "\"sim_cycles_per_second\":%.0f,\"refreshes\":%llu}\n",
-              cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), (unsigned long long)cycles, cycles / secs,
-              (unsigned long long)model.Stats().Total().refreshes);
+  std::printf(
+      "{\"bench\":\"hbm_idle_tick\",\"preset\":\"%s\",\"refresh\":\"%s\",\"cycles\":%llu,"
+      "\"sim_cycles_per_second\":%.0f,\"refreshes\":%llu}\n",
+      cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), (unsigned long long)cycles, cycles / secs,
+      (unsigned long long)model.Stats().Total().refreshes);
   std::fflush(stdout);
 }
 

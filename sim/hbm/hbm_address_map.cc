@@ -53,7 +53,8 @@ std::string HbmAddressMap::Describe() const {
   field("bank group", bg_bits_);
   field("column", col_bits_);
   field("bank", bank_bits_);
-  os << "row [" << "63:" << lo << "] (" << rows_per_bank_ << " rows per bank)\n";
+  os << "row ["
+     << "63:" << lo << "] (" << rows_per_bank_ << " rows per bank)\n";
   return os.str();
 }
 

@@ -14,7 +14,7 @@ struct HbmLocation {
   uint32_t pseudo_channel = 0;
   uint32_t pc_index = 0;  // channel * pseudo_channels + pseudo_channel
   uint32_t bank_group = 0;
-  uint32_t bank = 0;       // within its bank group
+  uint32_t bank = 0;        // within its bank group
   uint32_t bank_index = 0;  // bank_group * banks_per_group + bank, within the pseudo-channel
   uint64_t row = 0;
   uint32_t column = 0;  // in 32-byte bursts within the row

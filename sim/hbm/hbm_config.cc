@@ -122,7 +122,7 @@ HbmConfig HbmConfig::Hbm2(uint64_t capacity_bytes) {
   c.capacity_bytes = capacity_bytes;
   c.timing = CoreArrayTiming();
   c.timing.tCK = 1.0;
-  c.timing.tRFC = 350;    // 8 Gb per channel
+  c.timing.tRFC = 350;  // 8 Gb per channel
   c.timing.tRFCsb = 160;
   SetBurstTiming(&c);
   return c;
@@ -178,9 +178,12 @@ bool HbmConfig::FromName(const std::string& name, HbmConfig* out, uint64_t capac
 
 const char* RefreshModeName(RefreshMode mode) {
   switch (mode) {
-    case RefreshMode::kPerBank: return "per-bank";
-    case RefreshMode::kAllBank: return "all-bank";
-    case RefreshMode::kOff: return "off";
+    case RefreshMode::kPerBank:
+      return "per-bank";
+    case RefreshMode::kAllBank:
+      return "all-bank";
+    case RefreshMode::kOff:
+      return "off";
   }
   return "?";
 }

@@ -73,7 +73,7 @@ struct HbmConfig {
 
   double core_clock_ghz = 1.0;  // the model is ticked once per core cycle
   RefreshMode refresh = RefreshMode::kPerBank;
-  uint32_t queue_depth = 32;           // column accesses (32 B atoms) per pseudo-channel queue
+  uint32_t queue_depth = 64;           // column accesses (32 B atoms) per pseudo-channel queue
   uint32_t starvation_cycles = 1000;   // after this wait the oldest request is served before row hits
   uint8_t fill_byte = 0x00;            // what never-written bytes read as
   uint32_t backing_page_bytes = 4096;  // granule of the sparse backing store

@@ -9,12 +9,18 @@ namespace strata::hbm {
 
 const char* HbmCommandName(HbmCommandKind kind) {
   switch (kind) {
-    case HbmCommandKind::kActivate: return "ACT";
-    case HbmCommandKind::kPrecharge: return "PRE";
-    case HbmCommandKind::kRead: return "RD";
-    case HbmCommandKind::kWrite: return "WR";
-    case HbmCommandKind::kRefreshAll: return "REFab";
-    case HbmCommandKind::kRefreshBank: return "REFsb";
+    case HbmCommandKind::kActivate:
+      return "ACT";
+    case HbmCommandKind::kPrecharge:
+      return "PRE";
+    case HbmCommandKind::kRead:
+      return "RD";
+    case HbmCommandKind::kWrite:
+      return "WR";
+    case HbmCommandKind::kRefreshAll:
+      return "REFab";
+    case HbmCommandKind::kRefreshBank:
+      return "REFsb";
   }
   return "?";
 }
@@ -24,7 +30,8 @@ namespace {
 HbmConfig Checked(const HbmConfig& config) {
   std::string err = config.Validate();
   if (!err.empty()) throw std::invalid_argument("HbmConfig " + config.name + ": " + err);
-  if (config.BanksPerPseudoChannel() > 64) throw std::invalid_argument("HbmConfig: at most 64 banks per pseudo-channel");
+  if (config.BanksPerPseudoChannel() > 64)
+    throw std::invalid_argument("HbmConfig: at most 64 banks per pseudo-channel");
   return config;
 }
 
@@ -130,6 +137,7 @@ bool HbmModel::Submit(const HbmRequest& r) {
       ++bank.queued_hits;
     } else {
       ++pc.non_hits;
+      pc.row_wake = 0;
     }
     pc.queue.push_back(e);
     ++queued_atoms_;
@@ -207,7 +215,8 @@ void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
   for (int i = 0; i < 8 && !pc.queue.empty(); ++i) {
     if (!TryColumn(pi, now)) break;
   }
-  if (!row_slot_used && pc.non_hits != 0) TryRowCommand(pi, now);
+  if (row_slot_used) pc.row_wake = 0;
+  if (!row_slot_used && pc.non_hits != 0 && now * kM >= pc.row_wake) TryRowCommand(pi, now);
 }
 
 bool HbmModel::FawAllows(const PseudoChannel& pc, uint64_t t_mc) const {
@@ -430,10 +439,12 @@ void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc) {
     completions_.emplace(tr.response.completion_cycle, e.tracker);
   }
   --bank.queued;
-  --bank.queued_hits;
+  if (--bank.queued_hits == 0) pc.row_wake = 0;  // the row may close now
   for (size_t k = qi + 1; k < pc.queue.size(); ++k) {
     Entry& y = pc.queue[k];
-    if (y.atom_addr == e.atom_addr && (y.is_write || e.is_write)) --y.deps;
+    if (y.atom_addr == e.atom_addr && (y.is_write || e.is_write)) {
+      if (--y.deps == 0) pc.row_wake = 0;
+    }
   }
   pc.queue.erase(pc.queue.begin() + static_cast<std::ptrdiff_t>(qi));
   --queued_atoms_;
@@ -445,7 +456,10 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   if (all_bank_refresh) return;
   const uint64_t t = now * kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
-  const bool starving = now - pc.queue.front().submit_cycle >= config_.starvation_cycles;
+  const uint64_t starve_at = pc.queue.front().submit_cycle + config_.starvation_cycles;
+  const bool starving = now >= starve_at;
+  // If nothing issues, the earliest time a timing constraint lifts; queue changes wake us earlier.
+  uint64_t wake = starving ? ~0ull : starve_at * kM;
   uint64_t seen = 0;  // banks whose oldest request was already considered this cycle
   for (size_t qi = 0; qi < pc.queue.size(); ++qi) {
     Entry& e = pc.queue[qi];
@@ -458,18 +472,28 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
       if (bank.row == e.row) continue;  // a hit: the column scheduler serves it
       // Close the row only when nobody queued still wants it (or the oldest request starves).
       if (bank.queued_hits != 0 && !(starving && qi == 0)) continue;
-      if (bank.pre_ok > t) continue;
+      if (bank.pre_ok > t) {
+        wake = std::min(wake, bank.pre_ok);
+        continue;
+      }
       Precharge(pi, e.bank, now);
       e.row_cause = 2;
+      pc.row_wake = 0;
       return;
     }
     if (e.deps != 0) continue;  // an older access to the same atom opens the row for it
     const BankGroup& g = pc.groups[e.bank_group];
-    if (bank.act_ok > t || pc.act_ok > t || g.act_ok > t || !FawAllows(pc, t)) continue;
+    if (bank.act_ok > t || pc.act_ok > t || g.act_ok > t || !FawAllows(pc, t)) {
+      uint64_t faw_ok = pc.faw_count < 4 ? 0 : pc.faw[pc.faw_next] + cyc_.faw * kM;
+      wake = std::min(wake, std::max({bank.act_ok, pc.act_ok, g.act_ok, faw_ok}));
+      continue;
+    }
     Activate(pi, e.bank, e.row, now);
     if (e.row_cause == 0) e.row_cause = 1;
+    pc.row_wake = 0;
     return;
   }
+  pc.row_wake = wake;
 }
 
 void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {

@@ -28,7 +28,7 @@ struct HbmRequest {
   uint64_t addr = 0;  // byte address
   uint32_t len = 0;   // 1..64, and addr..addr+len-1 within one 64-byte block
   bool is_write = false;
-  uint64_t byte_enable = ~0ull;        // writes: bit i enables data[i]
+  uint64_t byte_enable = ~0ull;                  // writes: bit i enables data[i]
   std::array<uint8_t, kMaxRequestBytes> data{};  // writes: data[0..len)
 };
 
@@ -38,7 +38,7 @@ struct HbmResponse {
   uint32_t len = 0;
   bool is_write = false;
   uint64_t submit_cycle = 0;
-  uint64_t completion_cycle = 0;  // the cycle the last data beat left the data bus
+  uint64_t completion_cycle = 0;                 // the cycle the last data beat left the data bus
   std::array<uint8_t, kMaxRequestBytes> data{};  // reads: data[0..len)
   uint64_t Latency() const { return completion_cycle - submit_cycle; }
 };
@@ -49,12 +49,12 @@ const char* HbmCommandName(HbmCommandKind kind);
 // One DRAM command as the controller issued it, for tracing and for protocol checks in tests.
 struct HbmCommand {
   HbmCommandKind kind;
-  uint64_t cycle;         // core cycle of issue
-  uint64_t milli_cycle;   // exact issue time in 1/1000 cycle (column commands may sit between cycles)
-  uint32_t pc_index;      // channel * pseudo_channels + pseudo_channel
-  uint32_t bank_index;    // bank within the pseudo-channel (bank_group * banks_per_group + bank); 0 for REFab
-  uint64_t row;           // ACT, RD, WR
-  uint32_t column;        // RD, WR (in 32-byte bursts)
+  uint64_t cycle;        // core cycle of issue
+  uint64_t milli_cycle;  // exact issue time in 1/1000 cycle (column commands may sit between cycles)
+  uint32_t pc_index;     // channel * pseudo_channels + pseudo_channel
+  uint32_t bank_index;   // bank within the pseudo-channel (bank_group * banks_per_group + bank); 0 for REFab
+  uint64_t row;          // ACT, RD, WR
+  uint32_t column;       // RD, WR (in 32-byte bursts)
 };
 
 // Splits [addr, addr+len) into requests the model accepts: chunks up to 64 bytes that do not cross
@@ -166,9 +166,9 @@ class HbmModel {
   struct Bank {
     bool open = false;
     uint64_t row = 0;
-    uint64_t act_ok = 0;  // earliest ACT / REF (milli-cycles)
-    uint64_t pre_ok = 0;  // earliest PRE
-    uint64_t col_ok = 0;  // earliest RD/WR (tRCD)
+    uint64_t act_ok = 0;       // earliest ACT / REF (milli-cycles)
+    uint64_t pre_ok = 0;       // earliest PRE
+    uint64_t col_ok = 0;       // earliest RD/WR (tRCD)
     uint32_t queued = 0;       // queued accesses for this bank
     uint32_t queued_hits = 0;  // ... of which target the open row
   };
@@ -185,7 +185,8 @@ class HbmModel {
     uint64_t rd_ok = 0;   // tCCD_S, tWTR_S
     uint64_t wr_ok = 0;   // tCCD_S, read-to-write turnaround
     uint64_t bus_free = 0;
-    uint64_t non_hits = 0;  // queued accesses whose row is not open: they need row commands
+    uint64_t non_hits = 0;         // queued accesses whose row is not open: they need row commands
+    uint64_t row_wake = 0;         // no row command can issue before this time (milli-cycles), unless the queue changes
     bool last_write = false;       // direction of the last column command
     uint32_t direction_count = 0;  // column commands since the direction last changed
     uint64_t last_column_cycle = 0;

@@ -68,16 +68,16 @@ std::string HbmStats::ToJson() const {
 
 void HbmStats::Print(std::ostream& os) const {
   char line[256];
-  std::snprintf(line, sizeof line, "%-6s %12s %12s %8s %8s %8s %8s %9s %8s %12s %8s\n", "chan", "bytes_rd",
-                "bytes_wr", "hits", "misses", "confl", "refresh", "lat_avg", "lat_max", "busy_cyc", "bus_util");
+  std::snprintf(line, sizeof line, "%-6s %12s %12s %8s %8s %8s %8s %9s %8s %12s %8s\n", "chan", "bytes_rd", "bytes_wr",
+                "hits", "misses", "confl", "refresh", "lat_avg", "lat_max", "busy_cyc", "bus_util");
   os << line;
   auto row = [&](const std::string& name, const HbmChannelStats& s, uint32_t npc) {
     double util = cycles ? s.data_bus_milli_cycles / 1000.0 / (static_cast<double>(cycles) * npc) : 0.0;
     std::snprintf(line, sizeof line, "%-6s %12llu %12llu %8llu %8llu %8llu %8llu %9.1f %8llu %12llu %7.1f%%\n",
                   name.c_str(), (unsigned long long)s.bytes_read, (unsigned long long)s.bytes_written,
-                  (unsigned long long)s.row_hits, (unsigned long long)s.row_misses,
-                  (unsigned long long)s.row_conflicts, (unsigned long long)s.refreshes, s.AverageLatency(),
-                  (unsigned long long)s.latency_max, (unsigned long long)s.busy_cycles, 100.0 * util);
+                  (unsigned long long)s.row_hits, (unsigned long long)s.row_misses, (unsigned long long)s.row_conflicts,
+                  (unsigned long long)s.refreshes, s.AverageLatency(), (unsigned long long)s.latency_max,
+                  (unsigned long long)s.busy_cycles, 100.0 * util);
     os << line;
   };
   uint32_t channels = pseudo_channels_per_channel ? pc.size() / pseudo_channels_per_channel : 0;

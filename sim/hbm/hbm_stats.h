@@ -26,9 +26,9 @@ struct HbmChannelStats {
   uint64_t latency_sum = 0;
   uint64_t latency_count = 0;
   uint64_t latency_max = 0;
-  uint64_t busy_cycles = 0;          // cycles with at least one queued access
+  uint64_t busy_cycles = 0;            // cycles with at least one queued access
   uint64_t data_bus_milli_cycles = 0;  // time the data bus carried data, in 1/1000 cycle
-  uint64_t rejected_full = 0;        // Submit refused because this queue was full
+  uint64_t rejected_full = 0;          // Submit refused because this queue was full
 
   double AverageLatency() const { return latency_count ? static_cast<double>(latency_sum) / latency_count : 0.0; }
   double RowHitRate() const {

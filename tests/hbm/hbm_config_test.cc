@@ -1,10 +1,11 @@
 // Tests of HBM presets, the ns -> cycle conversion and the address map.
+#include "hbm/hbm_config.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "hbm/hbm_address_map.h"
-#include "hbm/hbm_config.h"
 
 namespace strata::hbm {
 namespace {
