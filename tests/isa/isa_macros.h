@@ -571,4 +571,171 @@ test_ ## testnum: \
   TRAP_REC_LOAD(x14, TRAP_REC_TVAL) \
   CHECK_EQ_REG(x14, x1)
 
+/* ---------------------------------------------------------------------------------------------
+ * Strata CTRL block: machine timer and interrupt controller (clobber t0, t1, t3, t4).
+ * ------------------------------------------------------------------------------------------- */
+
+#define CTRL_REG(name) STRATA_CTRL_ ## name
+
+/* mtimecmp = mtime + delta (64-bit, read consistently). Writes LO = all ones first so no
+ * transient compare value can fire. */
+#define TIMER_ARM(delta) \
+  li t0, STRATA_CTRL_BASE; \
+87: lw t3, CTRL_REG(MTIME_HI)(t0); \
+  lw t1, CTRL_REG(MTIME_LO)(t0); \
+  lw t4, CTRL_REG(MTIME_HI)(t0); \
+  bne t3, t4, 87b; \
+  li t4, delta; \
+  add t4, t1, t4; \
+  sltu t1, t4, t1; \
+  add t3, t3, t1; \
+  li t1, -1; \
+  sw t1, CTRL_REG(MTIMECMP_LO)(t0); \
+  sw t3, CTRL_REG(MTIMECMP_HI)(t0); \
+  sw t4, CTRL_REG(MTIMECMP_LO)(t0); \
+  lw t1, CTRL_REG(MTIMECMP_LO)(t0);
+
+/* mtimecmp = 0: MTIP is set from now on. */
+#define TIMER_EXPIRE \
+  li t0, STRATA_CTRL_BASE; \
+  sw zero, CTRL_REG(MTIMECMP_HI)(t0); \
+  sw zero, CTRL_REG(MTIMECMP_LO)(t0); \
+  lw t1, CTRL_REG(MTIMECMP_LO)(t0);
+
+/* mtimecmp = all ones (its reset value): MTIP clear. The read-back orders the write before
+ * whatever follows. */
+#define TIMER_DISARM \
+  li t0, STRATA_CTRL_BASE; \
+  li t1, -1; \
+  sw t1, CTRL_REG(MTIMECMP_HI)(t0); \
+  sw t1, CTRL_REG(MTIMECMP_LO)(t0); \
+  lw t1, CTRL_REG(MTIMECMP_LO)(t0);
+
+/* reg = MTIME_LO. */
+#define MTIME_READ(reg) \
+  li reg, STRATA_CTRL_BASE; \
+  lw reg, CTRL_REG(MTIME_LO)(reg);
+
+/* Write `value` to a CTRL register (and read it back to order the write). */
+#define CTRL_WRITE(name, value) \
+  li t0, STRATA_CTRL_BASE; \
+  li t1, value; \
+  sw t1, CTRL_REG(name)(t0); \
+  lw t1, CTRL_REG(ID)(t0);
+
+#define CTRL_READ(reg, name) \
+  li reg, STRATA_CTRL_BASE; \
+  lw reg, CTRL_REG(name)(reg);
+
+/* ---------------------------------------------------------------------------------------------
+ * Interrupt tests: ISA_IRQ_SUPPORT (placed after TEST_CODE_END) emits isa_irq_entry, a direct-mode
+ * handler that records each trap into isa_irq_rec and services the source: the machine timer
+ * interrupt disarms the timer, the external interrupt clears IRQ_PENDING & IRQ_ENABLE; any
+ * exception or other cause fails the test, as do 256 interrupts without a reset (a storm).
+ * It clobbers only tp.
+ * ------------------------------------------------------------------------------------------- */
+
+#define IRQ_REC_COUNT   0
+#define IRQ_REC_CAUSE   4    /* of the last interrupt */
+#define IRQ_REC_EPC     8
+#define IRQ_REC_MIP     12   /* mip at handler entry */
+#define IRQ_REC_STATUS  16   /* mstatus at handler entry */
+#define IRQ_REC_MTIME   20   /* MTIME_LO at handler entry */
+#define IRQ_REC_PENDING 24   /* IRQ_PENDING at handler entry */
+#define IRQ_REC_LOG     28   /* mcause of the first four interrupts */
+#define IRQ_REC_SAVE    44
+
+#define ISA_IRQ_SUPPORT \
+  .section .text.init, "ax", @progbits; \
+  .balign 64; \
+  .globl isa_irq_entry; \
+isa_irq_entry: \
+  csrw mscratch, t0; \
+  la t0, isa_irq_rec; \
+  sw t1, IRQ_REC_SAVE(t0); \
+  sw t3, IRQ_REC_SAVE + 4(t0); \
+  csrr tp, mcause;  sw tp, IRQ_REC_CAUSE(t0); \
+  csrr tp, mepc;    sw tp, IRQ_REC_EPC(t0); \
+  csrr tp, mip;     sw tp, IRQ_REC_MIP(t0); \
+  csrr tp, mstatus; sw tp, IRQ_REC_STATUS(t0); \
+  li t1, STRATA_CTRL_BASE; \
+  lw tp, CTRL_REG(MTIME_LO)(t1);    sw tp, IRQ_REC_MTIME(t0); \
+  lw tp, CTRL_REG(IRQ_PENDING)(t1); sw tp, IRQ_REC_PENDING(t0); \
+  lw tp, IRQ_REC_COUNT(t0); \
+  li t1, 4; \
+  bgeu tp, t1, 1f; \
+  slli t1, tp, 2; \
+  add t1, t1, t0; \
+  csrr t3, mcause; \
+  sw t3, IRQ_REC_LOG(t1); \
+1: addi tp, tp, 1; \
+  sw tp, IRQ_REC_COUNT(t0); \
+  li t1, 256; \
+  bgeu tp, t1, isa_fail; \
+  csrr tp, mcause; \
+  bgez tp, isa_unexpected_trap; \
+  slli tp, tp, 1; \
+  srli tp, tp, 1; \
+  li t1, 7; \
+  beq tp, t1, 2f; \
+  li t1, 11; \
+  beq tp, t1, 3f; \
+  j isa_unexpected_trap; \
+2: li t1, STRATA_CTRL_BASE; \
+  li tp, -1; \
+  sw tp, CTRL_REG(MTIMECMP_HI)(t1); \
+  sw tp, CTRL_REG(MTIMECMP_LO)(t1); \
+  lw tp, CTRL_REG(MTIMECMP_LO)(t1); \
+  j 4f; \
+3: li t1, STRATA_CTRL_BASE; \
+  lw tp, CTRL_REG(IRQ_PENDING)(t1); \
+  lw t3, CTRL_REG(IRQ_ENABLE)(t1); \
+  and tp, tp, t3; \
+  sw tp, CTRL_REG(IRQ_PENDING)(t1); \
+  lw tp, CTRL_REG(IRQ_PENDING)(t1); \
+4: lw t1, IRQ_REC_SAVE(t0); \
+  lw t3, IRQ_REC_SAVE + 4(t0); \
+  csrr t0, mscratch; \
+  mret; \
+  \
+  .section .data, "aw", @progbits; \
+  .balign 64; \
+  .globl isa_irq_rec; \
+isa_irq_rec: \
+  .fill 16, 4, 0;
+
+/* Reset the interrupt record (count and log 0, cause -1). */
+#define IRQ_REC_RESET \
+  la t0, isa_irq_rec; \
+  sw zero, IRQ_REC_COUNT(t0); \
+  li t1, -1; \
+  sw t1, IRQ_REC_CAUSE(t0); \
+  sw t1, IRQ_REC_EPC(t0); \
+  sw zero, IRQ_REC_LOG(t0); \
+  sw zero, IRQ_REC_LOG + 4(t0); \
+  sw zero, IRQ_REC_LOG + 8(t0); \
+  sw zero, IRQ_REC_LOG + 12(t0);
+
+#define IRQ_REC_LOAD(reg, field) \
+  la reg, isa_irq_rec; \
+  lw reg, field(reg);
+
+/* Spin until at least n interrupts were recorded; fail after `iters` iterations. */
+#define IRQ_WAIT(n, iters) \
+  la t0, isa_irq_rec; \
+  li t1, iters; \
+  li t3, n; \
+88: lw t4, IRQ_REC_COUNT(t0); \
+  bgeu t4, t3, 89f; \
+  addi t1, t1, -1; \
+  bnez t1, 88b; \
+  j isa_fail; \
+89:
+
+/* Spin for `iters` iterations (about 3 instructions each). */
+#define SPIN(iters) \
+  li t1, iters; \
+88: addi t1, t1, -1; \
+  bnez t1, 88b;
+
 #endif  /* STRATA_ISA_MACROS_H_ */
