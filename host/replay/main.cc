@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: strata-replay TRACE.csv [--policy tlsf|best-fit|first-fit] [--compaction off|on-oom]\n"
-    "                     [--capacity BYTES|<F>x] [--granule BYTES] [--json] [--check]\n"
+    "                     [--capacity BYTES|<F>x] [--granule BYTES] [--json] [--check] [--verbose]\n"
     "\n"
     "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
@@ -28,6 +28,8 @@ constexpr const char* kUsage =
     "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256)\n"
     "  --json            print one JSON object instead of the table\n"
     "  --check           run the allocator's Check() after every operation (slow)\n"
+    "  --verbose         one line on stderr per compaction: request, bytes moved, and what sliding\n"
+    "                    every buffer down would have moved\n"
     "  --help            this text\n"
     "\n"
     "Exit status: 0 when every allocation succeeded, 1 when some failed, 2 on bad usage or input.\n";
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
       return 0;
     } else if (arg == "--json") {
       json = true;
+    } else if (arg == "--verbose" || arg == "-v") {
+      options.verbose = true;
     } else if (arg == "--check") {
       options.check_every_op = true;
     } else if (arg == "--policy") {

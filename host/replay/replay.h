@@ -41,6 +41,7 @@ struct ReplayOptions {
   uint64_t capacity_bytes = 0;  // 0: unbounded (report the footprint)
   uint32_t granule_bytes = alloc::kDefaultGranuleBytes;
   bool check_every_op = false;  // run Check() after every operation (slow)
+  bool verbose = false;         // one line on stderr per defragment-on-OOM event
   // Called every few thousand events with (events done, events total).
   std::function<void(size_t, size_t)> progress;
 };
@@ -58,9 +59,10 @@ struct ReplayResult {
   uint64_t compactions = 0;
   uint64_t moves = 0;
   uint64_t bytes_moved = 0;
-  uint64_t bytes_allocated = 0;     // sum of the granule-rounded sizes of successful allocations
-  double bytes_moved_fraction = 0;  // bytes_moved / bytes_allocated
-  double ns_per_alloc = 0;          // mean, including any compaction planning it triggered
+  uint64_t slide_baseline_bytes = 0;  // what sliding every buffer down at each compaction would copy
+  uint64_t bytes_allocated = 0;       // sum of the granule-rounded sizes of successful allocations
+  double bytes_moved_fraction = 0;    // bytes_moved / bytes_allocated
+  double ns_per_alloc = 0;            // mean, including any compaction planning it triggered
   double ns_per_free = 0;
   uint32_t granule_bytes = 0;
 };
