@@ -3,6 +3,7 @@
 #  - stores: mcause 7, mtval = the address, mepc = the store;
 #  - a jump to an unmapped address: mcause 1 with mepc = the target (the fetch faults, not the
 #    jump); the jump itself completed, so its link register is written;
+#  - a taken branch or jal to an address below SMEM faults at the target; not taken, nothing;
 #  - a faulting access on a squashed path does not trap.
 #include "isa_macros.h"
 
@@ -39,6 +40,33 @@
   CHECK_TRAP_TVAL((base) + (imm))
 
 TEST_CODE_BEGIN
+  # Branches and a jal near the start of SMEM whose targets (about 4 KiB back) are below SMEM.
+  # Not taken (though backward, so possibly predicted taken): no trap.
+  TEST_START(50)
+  li x1, 1
+  TRAP_EXPECT(isa_fail)
+  beq x1, x0, . - 0xff0
+  bne x1, x1, . - 0xff0
+  bltu x1, x0, . - 0xff0
+  CHECK_NO_TRAP
+  # Taken: the fetch at the target faults (mcause 1, mepc = the target).
+  TEST_START(51)
+  TRAP_EXPECT(86f)
+85: beq x0, x0, . - 0xff0
+  j isa_fail
+86: CHECK_TRAP_COUNT(1)
+  CHECK_TRAP_CAUSE(CAUSE_FETCH_ACCESS)
+  CHECK_TRAP_EPC(85b - 0xff0)
+  TEST_START(52)
+  li x15, 0
+  TRAP_EXPECT(86f)
+85: jal x15, . - 0xff0
+  j isa_fail
+86: CHECK_EQ_ADDR(x15, 85b + 4)
+  CHECK_TRAP_COUNT(1)
+  CHECK_TRAP_CAUSE(CAUSE_FETCH_ACCESS)
+  CHECK_TRAP_EPC(85b - 0xff0)
+
   TEST_LOAD_FAULT(2, lw, 0, 0)
   TEST_LOAD_FAULT(3, lw, 0, 8)
   TEST_LOAD_FAULT(4, lw, 0x100, -0xf8)

@@ -63,4 +63,8 @@ TEST_CODE_BEGIN
 
   # Far offsets (bit 11 and up, near the +-4 KiB limit), both directions.
   TEST_BR2_FAR_TAKEN(80, bne, 0x00000001, 0x80000001)
+
+  # The pc after a taken branch and after a not-taken backward branch.
+  TEST_BR2_TAKEN_PC(81, bne, 0x00000001, 0x80000001)
+  TEST_BR2_BACK_NOTTAKEN_PC(82, bne, 0x7fffffff, 0x7fffffff)
 TEST_CODE_END

@@ -455,6 +455,29 @@ test_ ## testnum: \
     j isa_fail; \
   83: )
 
+/* The pc after a branch is right: auipc at the taken target, and after a not-taken backward
+ * branch (which the core may predict taken), reads its own address. */
+#define TEST_BR2_TAKEN_PC(testnum, inst, val1, val2) \
+  TEST_CASE(testnum, x14, 1, \
+    li x1, val1; li x2, val2; \
+    inst x1, x2, 81f; \
+    j isa_fail; \
+  81: auipc x15, 0; \
+    la x16, 81b; \
+    sub x14, x15, x16; \
+    seqz x14, x14)
+
+#define TEST_BR2_BACK_NOTTAKEN_PC(testnum, inst, val1, val2) \
+  TEST_CASE(testnum, x14, 1, \
+    li x1, val1; li x2, val2; \
+    j 82f; \
+  81: j isa_fail; \
+  82: inst x1, x2, 81b; \
+  83: auipc x15, 0; \
+    la x16, 83b; \
+    sub x14, x15, x16; \
+    seqz x14, x14)
+
 /* Any register pair (x0, the same register twice); `taken` is 0 or 1. */
 #define TEST_BR_REGS(testnum, inst, taken, rs1, rs2, val1, val2) \
   TEST_CASE(testnum, x14, taken, \

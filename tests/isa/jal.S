@@ -84,6 +84,13 @@ TEST_CODE_BEGIN
 4: CHECK_EQ(x14, 3)
   CHECK_EQ_ADDR(x15, 1b + 4)
   CHECK_EQ_ADDR(x16, 3b + 8)
+
+  # The pc after the jump is the target (auipc there reads it).
+  TEST_START(11)
+  jal x0, 2f
+  j isa_fail
+2: auipc x14, 0
+  CHECK_EQ_ADDR(x14, 2b)
   j isa_jal_done
 
 isa_jal_func:

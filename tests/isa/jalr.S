@@ -146,6 +146,24 @@ isa_jalr_t16:
 1: jalr ra, 0(x5)
   CHECK_EQ(x14, 2)
   CHECK_EQ_ADDR(ra, 1b + 4)
+
+  # Bit 0 is really cleared: the instruction at the target reads its own, aligned, pc.
+  TEST_START(21)
+  la x1, 2f + 1
+  jalr x15, 0(x1)
+  j isa_fail
+2: auipc x14, 0
+  CHECK_EQ_ADDR(x14, 2b)
+
+  TEST_START(22)
+  la x1, 2f
+  jalr x15, 1(x1)
+  j isa_fail
+2: auipc x14, 0
+  addi x6, x14, 4
+  auipc x7, 0
+  CHECK_EQ_ADDR(x14, 2b)
+  CHECK_EQ_REG(x7, x6)
   j isa_jalr_done
 
 isa_jalr_func:

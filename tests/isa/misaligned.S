@@ -204,6 +204,18 @@ TEST_CODE_BEGIN
   j isa_fail
 3: CHECK_NO_TRAP
 
+  # Backward (so possibly predicted taken) but not taken, to a target 2 mod 4: no trap.
+  TEST_START(49)
+  li x1, 3
+  j 3f
+2: j isa_fail
+  j isa_fail
+3: TRAP_EXPECT(isa_fail)
+  beq x1, x0, 2b + 2
+  bne x1, x1, 2b + 2
+  blt x1, x1, 2b + 2
+  CHECK_NO_TRAP
+
   # A misaligned load or jump on a squashed path does not trap.
   TEST_START(48)
   la x1, isa_mis_data
