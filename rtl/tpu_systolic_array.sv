@@ -1,0 +1,197 @@
+// Weight-stationary N x N systolic array of int8 x int8 -> int32 MACs (the matrix unit's datapath).
+// PE(i,j) holds W[i][j]; for each input row a (N int8) the array outputs c = a . W (N int32),
+// c[j] = sum_i a[i] * W[i][j]. Activations enter skewed (row i delayed i cycles) and move right,
+// partial sums move down, and the bottom edge is de-skewed (column j delayed N-1-j cycles), so the
+// caller sees unskewed rows at both ends:
+//   - a row pushed in cycle t (a_valid_i) comes out in cycle t + Latency, Latency = 2N - 1
+//     (c_valid_o); back-to-back rows come out back to back (one row per cycle, no bubbles).
+//   - weights: each w_valid_i cycle writes one row of N int8 into the shadow weights, rows 0, 1,
+//     ..., N-1, N-1, 0, ... in push order (w_row_idx_o is the row the next push writes). The write
+//     to column j lands j cycles later, in step with the activation wavefront.
+//   - w_swap_i in cycle s makes the shadow weights active for the row pushed in cycle s (if any)
+//     and every later row; rows pushed before s keep the old weights. The swap travels with the
+//     activations, so no drain is needed. Legal weight-row timing: row k of a tile may be pushed
+//     in cycle t_k iff s_prev + k <= t_k <= s + k - 1, where s_prev is the swap activating the
+//     previous tile and s the swap activating this one. Pushing N consecutive rows from cycle L
+//     is legal iff s_prev <= L < s: a load may start in the cycle of the previous swap, and its
+//     swap may come as early as the cycle after its first row.
+// There is no back-pressure: the consumer takes every valid output row. See docs/systolic-array.md.
+module tpu_systolic_array #(
+  parameter int unsigned N = 16
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  // Weight load into the shadow registers: one row (N int8, W[k][j] in bits [8j +: 8]) per cycle.
+  input  logic                 w_valid_i,
+  input  logic [N*8-1:0]       w_row_i,
+  output logic [$clog2(N)-1:0] w_row_idx_o,
+  // Make the shadow weights active from the row pushed in this cycle on.
+  input  logic                 w_swap_i,
+  // Activations: one row of A (N int8, a[i] in bits [8i +: 8]) per cycle.
+  input  logic                 a_valid_i,
+  input  logic [N*8-1:0]       a_row_i,
+  // Results: one row of A . W (N int32, c[j] in bits [32j +: 32]), Latency cycles after its input.
+  output logic                 c_valid_o,
+  output logic [N*32-1:0]      c_row_o,
+  // Some earlier input has not yet taken full effect (row in flight, weight write or swap in
+  // flight); low means the array is quiescent.
+  output logic                 busy_o
+);
+
+  localparam int unsigned Latency = 2 * N - 1;
+  localparam int unsigned IdxW = $clog2(N);
+  localparam int unsigned BusyW = $clog2(2 * N);
+
+  // ---------------------------------------------------------------- weight-load control
+  logic [IdxW-1:0]  w_cnt_q, w_cnt_d;
+  logic [N-1:0]     w_sel;            // one-hot PE row written by this cycle's push
+  logic [N-1:0]     w_sel_col [N];    // w_sel delayed by j cycles, for column j
+  logic [N-1:0]     w_sel_q [N-1];    // stage d: the push of d + 1 cycles ago
+  logic [N-1:0]     w_sel_d [N-1];
+
+  always_comb begin
+    w_cnt_d = w_cnt_q;
+    if (w_valid_i) begin
+      w_cnt_d = (32'(w_cnt_q) == N - 1) ? '0 : w_cnt_q + 1'b1;
+    end
+    for (int unsigned i = 0; i < N; i++) begin
+      w_sel[i] = w_valid_i && (32'(w_cnt_q) == i);
+    end
+    w_sel_d[0] = w_sel;
+    for (int unsigned d = 1; d < N - 1; d++) begin
+      w_sel_d[d] = w_sel_q[d-1];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      w_cnt_q <= '0;
+      w_sel_q <= '{default: '0};
+    end else begin
+      w_cnt_q <= w_cnt_d;
+      w_sel_q <= w_sel_d;
+    end
+  end
+
+  assign w_row_idx_o = w_cnt_q;
+
+  // ---------------------------------------------------------------- busy
+  // Cycles until every accepted input has taken effect: a row's result is out 2N-1 cycles later,
+  // a weight row is in the last column N-1 cycles later, a swap reaches PE(N-1,N-1) 2N-2 later.
+  logic [BusyW-1:0] busy_cnt_q, busy_cnt_d;
+
+  always_comb begin
+    busy_cnt_d = (busy_cnt_q != '0) ? busy_cnt_q - 1'b1 : '0;
+    if (w_valid_i && BusyW'(N - 1) > busy_cnt_d) busy_cnt_d = BusyW'(N - 1);
+    if (w_swap_i && BusyW'(2 * N - 2) > busy_cnt_d) busy_cnt_d = BusyW'(2 * N - 2);
+    if (a_valid_i) busy_cnt_d = BusyW'(Latency);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_cnt_q <= '0;
+    end else begin
+      busy_cnt_q <= busy_cnt_d;
+    end
+  end
+
+  assign busy_o = busy_cnt_q != '0;
+
+  // ---------------------------------------------------------------- mesh
+  logic [7:0]  a_mesh    [N][N+1];  // activation entering PE(i,j) from the left
+  logic        swap_mesh [N][N+1];  // swap tag travelling with it
+  logic [31:0] psum_mesh [N+1][N];  // partial sum entering PE(i,j) from above
+  logic [7:0]  w_col     [N];       // weight byte on column j's bus
+
+  for (genvar i = 0; i < N; i++) begin : gen_row
+    // Input skew: row i of the activations (and the swap tag) is delayed i cycles. Invalid rows
+    // enter as zeros so idle cycles keep the mesh quiet in waveforms.
+    logic [8:0] skew_in, skew_out;
+    assign skew_in = {w_swap_i, a_valid_i ? a_row_i[8*i +: 8] : 8'h00};
+
+    tpu_delay_line #(
+      .Width(9),
+      .Depth(i),
+      .ResetEn(1'b1)
+    ) u_a_skew (
+      .clk_i,
+      .rst_ni,
+      .d_i(skew_in),
+      .q_o(skew_out)
+    );
+
+    assign a_mesh[i][0] = skew_out[7:0];
+    assign swap_mesh[i][0] = skew_out[8];
+
+    for (genvar j = 0; j < N; j++) begin : gen_col
+      tpu_mac_pe u_pe (
+        .clk_i,
+        .rst_ni,
+        .w_we_i(w_sel_col[j][i]),
+        .w_i(w_col[j]),
+        .a_i(a_mesh[i][j]),
+        .swap_i(swap_mesh[i][j]),
+        .a_o(a_mesh[i][j+1]),
+        .swap_o(swap_mesh[i][j+1]),
+        .psum_i(psum_mesh[i][j]),
+        .psum_o(psum_mesh[i+1][j])
+      );
+    end
+
+    // What leaves the right edge is not used.
+    logic unused_right;
+    assign unused_right = ^{a_mesh[i][N], swap_mesh[i][N]};
+  end
+
+  for (genvar j = 0; j < N; j++) begin : gen_column
+    assign psum_mesh[0][j] = '0;
+
+    // Weight skew: column j's byte (and its row select) arrives j cycles after the push, in step
+    // with the swap wavefront, so a load can overlap the previous tile's last rows.
+    if (j == 0) begin : gen_sel_now
+      assign w_sel_col[j] = w_sel;
+    end else begin : gen_sel_delayed
+      assign w_sel_col[j] = w_sel_q[j-1];
+    end
+
+    tpu_delay_line #(
+      .Width(8),
+      .Depth(j),
+      .ResetEn(1'b0)
+    ) u_w_skew (
+      .clk_i,
+      .rst_ni,
+      .d_i(w_row_i[8*j +: 8]),
+      .q_o(w_col[j])
+    );
+
+    // Output de-skew: column j's sum leaves the bottom row in cycle t + N + j; delay it N-1-j.
+    tpu_delay_line #(
+      .Width(32),
+      .Depth(N - 1 - j),
+      .ResetEn(1'b0)
+    ) u_c_deskew (
+      .clk_i,
+      .rst_ni,
+      .d_i(psum_mesh[N][j]),
+      .q_o(c_row_o[32*j +: 32])
+    );
+  end
+
+  // ---------------------------------------------------------------- output valid
+  tpu_delay_line #(
+    .Width(1),
+    .Depth(Latency),
+    .ResetEn(1'b1)
+  ) u_c_valid (
+    .clk_i,
+    .rst_ni,
+    .d_i(a_valid_i),
+    .q_o(c_valid_o)
+  );
+
+  initial begin
+    if (N < 2) $fatal(1, "tpu_systolic_array: N must be at least 2");
+  end
+
+endmodule
