@@ -133,8 +133,8 @@ void BenchTrace(const std::string& dir, const std::string& file) {
                       ",\"failed_allocs_%s\":%llu,\"bytes_moved_%s\":%llu,\"bytes_moved_fraction_%s\":%.6f,"
                       "\"slide_baseline_bytes_%s\":%llu",
                       key.c_str(), static_cast<unsigned long long>(r.failed_allocs), key.c_str(),
-                      static_cast<unsigned long long>(r.bytes_moved), key.c_str(), r.bytes_moved_fraction,
-                      key.c_str(), static_cast<unsigned long long>(r.slide_baseline_bytes));
+                      static_cast<unsigned long long>(r.bytes_moved), key.c_str(), r.bytes_moved_fraction, key.c_str(),
+                      static_cast<unsigned long long>(r.slide_baseline_bytes));
         line += buf;
       }
       std::printf("%s}\n", line.c_str());

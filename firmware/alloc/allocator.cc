@@ -76,7 +76,7 @@ void BasicAllocator<IndexT>::ResetCounters() {
   pool_count_ = 0;
   fl_bitmap_ = 0;
   for (uint32_t fl = 0; fl < kFlCount; ++fl) sl_bitmap_[fl] = 0;
-  used_granules_ = requested_bytes_ = peak_bytes_ = 0;
+  used_granules_ = requested_bytes_ = peak_granules_ = 0;
   num_allocs_ = num_frees_ = num_failed_ = 0;
   live_ = free_blocks_ = 0;
   compactions_ = compaction_moves_ = compaction_bytes_ = compaction_cycles_ = 0;
@@ -151,10 +151,15 @@ void BasicAllocator<IndexT>::Mapping(uint64_t size, uint32_t* fl, uint32_t* sl) 
   if (size < kSlCount) {
     *fl = 0;
     *sl = static_cast<uint32_t>(size);
+  } else if ((size >> 32) == 0) {  // the common case, in 32-bit arithmetic (rv32 has no 64-bit shifts)
+    const uint32_t s32 = static_cast<uint32_t>(size);
+    const uint32_t m = 31u - static_cast<uint32_t>(__builtin_clz(s32));
+    *fl = m - kSlLog2 + 1;
+    *sl = (s32 >> (m - kSlLog2)) - kSlCount;
   } else {
     const uint32_t m = Msb64(size);
     *fl = m - kSlLog2 + 1;
-    *sl = static_cast<uint32_t>(size >> (m - kSlLog2)) - kSlCount;
+    *sl = static_cast<uint32_t>(bits::Shr64(size, m - kSlLog2)) - kSlCount;
   }
 }
 
@@ -240,7 +245,7 @@ typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::FindFree(uint64_t
   // TLSF: round the request up to the next class boundary so that the head of any non-empty list at
   // or above it fits, whatever its alignment padding: two bitmap lookups, no list walk.
   uint64_t need = size + (align > 1 ? align - 1 : 0);
-  if (need >= kSlCount) need += (uint64_t{1} << (Msb64(need) - kSlLog2)) - 1;
+  if (need >= kSlCount) need += bits::Shl64(1, Msb64(need) - kSlLog2) - 1;
   uint32_t fl, sl;
   Mapping(need, &fl, &sl);
   if (fl < kFlCount) {
@@ -283,7 +288,7 @@ typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::Place(Index b, ui
 
 template <typename IndexT>
 uint64_t BasicAllocator<IndexT>::AlignGranules(uint64_t alignment_bytes) const {
-  const uint64_t g = alignment_bytes >> granule_shift_;
+  const uint64_t g = bits::Shr64(alignment_bytes, granule_shift_);
   // Offsets are below 2^40 granules: any larger alignment means offset 0, as 2^40 does.
   return g <= 1 ? 1 : bits::Min<uint64_t>(g, kMaxGranules + 1);
 }
@@ -304,21 +309,21 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
     ++num_failed_;
     return STRATA_RESOURCE_EXHAUSTED;
   }
-  const uint64_t size = (bytes + (uint64_t{1} << granule_shift_) - 1) >> granule_shift_;
-  const uint64_t align = AlignGranules(alignment);
+  const uint64_t size = bits::Shr64(bytes + ((1u << granule_shift_) - 1), granule_shift_);
+  const uint64_t align = alignment <= (1u << granule_shift_) ? 1 : AlignGranules(alignment);
   const Index b = FindFree(size, align);
   if (b == kNull) {
     ++num_failed_;
     return STRATA_RESOURCE_EXHAUSTED;
   }
   const Index n = Place(b, size, align);
-  nodes_[n].link0 = static_cast<Index>((size << granule_shift_) - bytes);
-  nodes_[n].link1 = static_cast<Index>(bits::Log2Exact(align) << kAlignShift);
+  nodes_[n].link0 = static_cast<Index>(bits::Shl64(size, granule_shift_) - bytes);
+  nodes_[n].link1 = static_cast<Index>(align == 1 ? 0 : bits::Log2Exact(align) << kAlignShift);
   ++live_;
   ++num_allocs_;
   used_granules_ += size;
   requested_bytes_ += bytes;
-  peak_bytes_ = bits::Max(peak_bytes_, used_granules_ << granule_shift_);
+  if (used_granules_ > peak_granules_) peak_granules_ = used_granules_;
   *out = MakeHandle(n);
   return STRATA_OK;
 }
@@ -342,7 +347,7 @@ strata_status BasicAllocator<IndexT>::Free(Handle handle) {
   if (plan_pending_ || PinCount(n) != 0) return STRATA_FAILED_PRECONDITION;
   const uint64_t size = Size(n);
   used_granules_ -= size;
-  requested_bytes_ -= (size << granule_shift_) - nodes_[n].link0;
+  requested_bytes_ -= bits::Shl64(size, granule_shift_) - nodes_[n].link0;
   --live_;
   ++num_frees_;
   // A new generation makes every copy of this handle stale.
@@ -425,7 +430,7 @@ Stats BasicAllocator<IndexT>::GetStats() const {
   Stats s;
   s.bytes_in_use = used_granules_ << granule_shift_;
   s.requested_bytes_in_use = requested_bytes_;
-  s.peak_bytes_in_use = peak_bytes_;
+  s.peak_bytes_in_use = peak_granules_ << granule_shift_;
   s.bytes_limit = capacity_bytes();
   s.bytes_free = s.bytes_limit - s.bytes_in_use;
   s.largest_free_block_bytes = LargestFreeGranules() << granule_shift_;
@@ -494,7 +499,7 @@ CheckResult BasicAllocator<IndexT>::Check() const {
   if (live > max_live_) return broken("metadata.live_within_capacity");
   if (used != used_granules_) return broken("stats.bytes_in_use");
   if (requested != requested_bytes_) return broken("stats.requested_bytes_in_use");
-  if (peak_bytes_ < (used << granule_shift_)) return broken("stats.peak_at_least_in_use");
+  if (peak_granules_ < used) return broken("stats.peak_at_least_in_use");
   if (free_blocks != free_blocks_) return broken("stats.free_blocks");
   if (free_blocks > live + 1) return broken("free.at_most_live_plus_one");
 

@@ -309,7 +309,7 @@ class BasicAllocator {
   // Counters behind Stats (bytes_free etc. are derived).
   uint64_t used_granules_ = 0;
   uint64_t requested_bytes_ = 0;
-  uint64_t peak_bytes_ = 0;
+  uint64_t peak_granules_ = 0;
   uint64_t num_allocs_ = 0;
   uint64_t num_frees_ = 0;
   uint64_t num_failed_ = 0;

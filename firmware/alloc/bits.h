@@ -23,6 +23,29 @@ inline uint32_t Lsb64(uint64_t x) {
 
 inline uint32_t Lsb32(uint32_t x) { return static_cast<uint32_t>(__builtin_ctz(x)); }
 
+// 64-bit shifts by a variable amount: on rv32 the compiler calls libgcc (__lshrdi3/__ashldi3) for these;
+// the allocator's amounts are almost always below 32, so two 32-bit shifts inline are cheaper.
+inline uint64_t Shr64(uint64_t x, uint32_t s) {
+  if constexpr (sizeof(void*) == 4) {
+    const uint32_t lo = static_cast<uint32_t>(x), hi = static_cast<uint32_t>(x >> 32);
+    if (s == 0) return x;
+    if (s < 32) return (static_cast<uint64_t>(hi >> s) << 32) | ((lo >> s) | (hi << (32 - s)));
+    return hi >> (s - 32);
+  } else {
+    return x >> s;
+  }
+}
+inline uint64_t Shl64(uint64_t x, uint32_t s) {
+  if constexpr (sizeof(void*) == 4) {
+    const uint32_t lo = static_cast<uint32_t>(x), hi = static_cast<uint32_t>(x >> 32);
+    if (s == 0) return x;
+    if (s < 32) return (static_cast<uint64_t>((hi << s) | (lo >> (32 - s))) << 32) | (lo << s);
+    return static_cast<uint64_t>(lo << (s - 32)) << 32;
+  } else {
+    return x << s;
+  }
+}
+
 constexpr bool IsPowerOfTwo(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 constexpr uint32_t Log2Exact(uint64_t pow2) {
