@@ -1,9 +1,12 @@
-// Strata device top: control core, SMEM, CTRL registers, the HTIF tohost monitor and a host
-// port into SMEM (the loader's and, later, the host link's window).
+// Strata device top: control core, SMEM, CTRL registers, the DMA engine with VMEM and ACC, the
+// HTIF tohost monitor, a host port into the device address space (SMEM and registers: the
+// host link's BAR and the ELF loader's path) and the memory-side channels to the HBM bridge.
 module tpu_top
   import tpu_regmap_pkg::*;
 #(
-  parameter int unsigned SmemBytes = SmemSize
+  parameter int unsigned SmemBytes = SmemSize,
+  parameter int unsigned VmemBytes = VmemSize,
+  parameter int unsigned AccBytes = AccSize
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -14,30 +17,67 @@ module tpu_top
   output logic               console_valid_o,
   output logic [7:0]         console_data_o,
   input  logic [NumIrqs-1:0] irq_i,
-  // Host port into SMEM; granted when the core's data port is idle. Read data next cycle.
+  // Host port: word accesses to SMEM or MMIO registers by device address; served when the
+  // core does not use that path this cycle (host_gnt_o); read data the next cycle.
   input  logic               host_req_i,
   input  logic               host_we_i,
-  input  logic [31:0]        host_addr_i,   // byte offset into SMEM
+  input  logic [31:0]        host_addr_i,
   input  logic [3:0]         host_be_i,
   input  logic [31:0]        host_wdata_i,
   output logic               host_gnt_o,
   output logic [31:0]        host_rdata_o,
   output logic [63:0]        instret_o,
-  output logic               sleeping_o
+  output logic               sleeping_o,
+  // HBM-side bridge (see tpu_dma).
+  input  logic [63:0]        hbm_capacity_i,
+  output logic               mem_cmd_valid_o,
+  input  logic               mem_cmd_ready_i,
+  output logic [1:0]         mem_cmd_op_o,
+  output logic               mem_cmd_tag_o,
+  output logic [63:0]        mem_cmd_src_o,
+  output logic [63:0]        mem_cmd_dst_o,
+  output logic [31:0]        mem_cmd_len_o,
+  output logic [1:0]         mem_cmd_chip_tier_o,
+  input  logic               mem_rd_valid_i,
+  output logic               mem_rd_ready_o,
+  input  logic [1:0]         mem_rd_tier_i,
+  input  logic [31:0]        mem_rd_addr_i,
+  input  logic [63:0]        mem_rd_be_i,
+  input  logic [511:0]       mem_rd_data_i,
+  output logic               mem_wr_valid_o,
+  input  logic               mem_wr_ready_i,
+  output logic               mem_wr_tag_o,
+  output logic [63:0]        mem_wr_be_o,
+  output logic [511:0]       mem_wr_data_o,
+  input  logic               mem_done_valid_i,
+  input  logic               mem_done_tag_i
 );
 
   logic [31:0] ibus_addr, ibus_rdata;
   logic        dbus_req, dbus_we;
   logic [31:0] dbus_addr, dbus_wdata, dbus_rdata;
   logic [3:0]  dbus_be;
-  logic        irq_timer, irq_external;
+  logic        irq_timer, irq_external, dma_irq;
   logic [63:0] mtime;
-  logic        core_smem, core_ctrl, rd_ctrl_q;
+  logic        core_smem, core_mmio, host_smem, host_mmio;
   logic        smem_req, smem_we;
-  logic [31:0] smem_addr, smem_wdata, smem_rdata, ctrl_rdata;
+  logic [31:0] smem_addr, smem_wdata, smem_rdata;
   logic [3:0]  smem_be;
+  logic        dma_smem_req, dma_smem_we, dma_smem_gnt;
+  logic [31:0] dma_smem_addr, dma_smem_wdata;
+  logic [3:0]  dma_smem_be;
+  logic        reg_req, reg_we;
+  logic [31:0] reg_addr, reg_wdata, ctrl_rdata, dma_rdata;
+  logic [3:0]  reg_be;
+  logic        reg_ctrl, reg_dma;
+  logic        core_rd_mmio_q, host_rd_mmio_q, rd_dma_q;
   logic        tohost_valid_q;
   logic [31:0] tohost_data_q;
+  logic        vmem_req, vmem_we, acc_req, acc_we;
+  logic [31:0] vmem_line, acc_line;
+  logic [63:0] vmem_be, acc_be;
+  logic [511:0] vmem_wdata, vmem_rdata, acc_wdata, acc_rdata, unused_vmem_b, unused_acc_b;
+  logic [NumIrqs-1:0] irq_lines;
 
   tpu_core #(
     .SmemBase (SmemBase),
@@ -64,15 +104,34 @@ module tpu_top
 
   // The core only issues requests to SMEM or MMIO (others trap as access faults in EX).
   assign core_smem = dbus_req && (dbus_addr >= SmemBase);
-  assign core_ctrl = dbus_req && (dbus_addr < SmemBase) && ((dbus_addr - CtrlBase) < CtrlSize);
+  assign core_mmio = dbus_req && (dbus_addr < SmemBase);
+  assign host_smem = host_req_i && (host_addr_i - SmemBase) < SmemBytes;
+  assign host_mmio = host_req_i && (host_addr_i - MmioBase) < MmioSize;
 
+  // SMEM data port: core first, then DMA, then host.
   always_comb begin
-    host_gnt_o = host_req_i && !core_smem;
-    smem_req = core_smem || host_gnt_o;
-    smem_we = core_smem ? dbus_we : host_we_i;
-    smem_addr = core_smem ? dbus_addr - SmemBase : host_addr_i;
-    smem_be = core_smem ? dbus_be : host_be_i;
-    smem_wdata = core_smem ? dbus_wdata : host_wdata_i;
+    dma_smem_gnt = dma_smem_req && !core_smem;
+    host_gnt_o = 1'b0;
+    if (host_smem) host_gnt_o = !core_smem && !dma_smem_req;
+    if (host_mmio) host_gnt_o = !core_mmio;
+    if (host_req_i && !host_smem && !host_mmio) host_gnt_o = 1'b1;  // unmapped: dropped, reads 0
+    smem_req = core_smem || dma_smem_gnt || (host_smem && host_gnt_o);
+    if (core_smem) begin
+      smem_we = dbus_we;
+      smem_addr = dbus_addr - SmemBase;
+      smem_be = dbus_be;
+      smem_wdata = dbus_wdata;
+    end else if (dma_smem_req) begin
+      smem_we = dma_smem_we;
+      smem_addr = dma_smem_addr;
+      smem_be = dma_smem_be;
+      smem_wdata = dma_smem_wdata;
+    end else begin
+      smem_we = host_we_i;
+      smem_addr = host_addr_i - SmemBase;
+      smem_be = host_be_i;
+      smem_wdata = host_wdata_i;
+    end
   end
 
   tpu_smem #(.Bytes(SmemBytes)) u_smem (
@@ -87,16 +146,32 @@ module tpu_top
     .drdata_o(smem_rdata)
   );
 
+  // Register path: core first, then host.
+  always_comb begin
+    reg_req = core_mmio || (host_mmio && host_gnt_o);
+    reg_we = core_mmio ? dbus_we : host_we_i;
+    reg_addr = core_mmio ? dbus_addr : host_addr_i;
+    reg_be = core_mmio ? dbus_be : host_be_i;
+    reg_wdata = core_mmio ? dbus_wdata : host_wdata_i;
+    reg_ctrl = reg_req && (reg_addr - CtrlBase) < CtrlSize;
+    reg_dma = reg_req && (reg_addr - DmaBase) < DmaSize;
+  end
+
+  always_comb begin
+    irq_lines = irq_i;
+    irq_lines[IrqDma] = irq_i[IrqDma] | dma_irq;
+  end
+
   tpu_ctrl_regs #(.SmemBytes(SmemBytes)) u_ctrl (
     .clk_i,
     .rst_ni,
-    .req_i          (core_ctrl),
-    .we_i           (dbus_we),
-    .addr_i         (dbus_addr[11:0]),
-    .be_i           (dbus_be),
-    .wdata_i        (dbus_wdata),
+    .req_i          (reg_ctrl),
+    .we_i           (reg_we),
+    .addr_i         (reg_addr[11:0]),
+    .be_i           (reg_be),
+    .wdata_i        (reg_wdata),
     .rdata_o        (ctrl_rdata),
-    .irq_i,
+    .irq_i          (irq_lines),
     .console_valid_o,
     .console_data_o,
     .irq_timer_o    (irq_timer),
@@ -104,16 +179,112 @@ module tpu_top
     .irq_external_o (irq_external)
   );
 
-  assign dbus_rdata = rd_ctrl_q ? ctrl_rdata : smem_rdata;
-  assign host_rdata_o = smem_rdata;
+  tpu_dma #(
+    .VmemBytes(VmemBytes),
+    .AccBytes (AccBytes),
+    .SmemBytes(SmemBytes)
+  ) u_dma (
+    .clk_i,
+    .rst_ni,
+    .reg_req_i      (reg_dma),
+    .reg_we_i       (reg_we),
+    .reg_addr_i     (reg_addr[11:0]),
+    .reg_wdata_i    (reg_wdata),
+    .reg_rdata_o    (dma_rdata),
+    .hbm_capacity_i,
+    .irq_o          (dma_irq),
+    .cmd_valid_o    (mem_cmd_valid_o),
+    .cmd_ready_i    (mem_cmd_ready_i),
+    .cmd_op_o       (mem_cmd_op_o),
+    .cmd_tag_o      (mem_cmd_tag_o),
+    .cmd_src_o      (mem_cmd_src_o),
+    .cmd_dst_o      (mem_cmd_dst_o),
+    .cmd_len_o      (mem_cmd_len_o),
+    .cmd_chip_tier_o(mem_cmd_chip_tier_o),
+    .rd_valid_i     (mem_rd_valid_i),
+    .rd_ready_o     (mem_rd_ready_o),
+    .rd_tier_i      (mem_rd_tier_i),
+    .rd_addr_i      (mem_rd_addr_i),
+    .rd_be_i        (mem_rd_be_i),
+    .rd_data_i      (mem_rd_data_i),
+    .wr_valid_o     (mem_wr_valid_o),
+    .wr_ready_i     (mem_wr_ready_i),
+    .wr_tag_o       (mem_wr_tag_o),
+    .wr_be_o        (mem_wr_be_o),
+    .wr_data_o      (mem_wr_data_o),
+    .done_valid_i   (mem_done_valid_i),
+    .done_tag_i     (mem_done_tag_i),
+    .vmem_req_o     (vmem_req),
+    .vmem_we_o      (vmem_we),
+    .vmem_line_o    (vmem_line),
+    .vmem_be_o      (vmem_be),
+    .vmem_wdata_o   (vmem_wdata),
+    .vmem_rdata_i   (vmem_rdata),
+    .acc_req_o      (acc_req),
+    .acc_we_o       (acc_we),
+    .acc_line_o     (acc_line),
+    .acc_be_o       (acc_be),
+    .acc_wdata_o    (acc_wdata),
+    .acc_rdata_i    (acc_rdata),
+    .smem_req_o     (dma_smem_req),
+    .smem_we_o      (dma_smem_we),
+    .smem_addr_o    (dma_smem_addr),
+    .smem_be_o      (dma_smem_be),
+    .smem_wdata_o   (dma_smem_wdata),
+    .smem_gnt_i     (dma_smem_gnt),
+    .smem_rdata_i   (smem_rdata)
+  );
+
+  // VMEM and ACC: port A is the DMA's; port B belongs to the matrix unit (not yet present).
+  tpu_line_ram #(.Bytes(VmemBytes)) u_vmem (
+    .clk_i,
+    .a_req_i  (vmem_req),
+    .a_we_i   (vmem_we),
+    .a_line_i (vmem_line),
+    .a_be_i   (vmem_be),
+    .a_wdata_i(vmem_wdata),
+    .a_rdata_o(vmem_rdata),
+    .b_req_i  (1'b0),
+    .b_we_i   (1'b0),
+    .b_line_i (32'b0),
+    .b_be_i   (64'b0),
+    .b_wdata_i(512'b0),
+    .b_rdata_o(unused_vmem_b)
+  );
+
+  tpu_line_ram #(.Bytes(AccBytes)) u_acc (
+    .clk_i,
+    .a_req_i  (acc_req),
+    .a_we_i   (acc_we),
+    .a_line_i (acc_line),
+    .a_be_i   (acc_be),
+    .a_wdata_i(acc_wdata),
+    .a_rdata_o(acc_rdata),
+    .b_req_i  (1'b0),
+    .b_we_i   (1'b0),
+    .b_line_i (32'b0),
+    .b_be_i   (64'b0),
+    .b_wdata_i(512'b0),
+    .b_rdata_o(unused_acc_b)
+  );
+
+  logic unused_b;
+  assign unused_b = ^{unused_vmem_b, unused_acc_b};
+
+  assign dbus_rdata = core_rd_mmio_q ? (rd_dma_q ? dma_rdata : ctrl_rdata) : smem_rdata;
+  assign host_rdata_o = host_rd_mmio_q ? (rd_dma_q ? dma_rdata : ctrl_rdata) : smem_rdata;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rd_ctrl_q <= 1'b0;
+      core_rd_mmio_q <= 1'b0;
+      host_rd_mmio_q <= 1'b0;
+      rd_dma_q <= 1'b0;
       tohost_valid_q <= 1'b0;
       tohost_data_q <= '0;
     end else begin
-      rd_ctrl_q <= core_ctrl;
+      core_rd_mmio_q <= core_mmio;
+      host_rd_mmio_q <= host_mmio && host_gnt_o;
+      rd_dma_q <= reg_dma;
       tohost_valid_q <= dbus_req && dbus_we && tohost_addr_i != 32'b0 && dbus_addr == tohost_addr_i &&
                         dbus_be == 4'b1111 && dbus_wdata != 32'b0;
       tohost_data_q <= dbus_wdata;

@@ -15,6 +15,12 @@ def load(path):
     seen = {}
     for block in spec["blocks"]:
         size = num(block["size"])
+        if "repeat" in block:
+            # Registers describe one instance; instances sit `stride` bytes apart.
+            rep = block["repeat"]
+            if num(rep["stride"]) * num(rep["count"]) > size:
+                sys.exit(f"{path}: {block['name']}: {rep['count']} instances of {rep['stride']} do not fit the block")
+            size = num(rep["stride"])
         for reg in block["registers"]:
             off = num(reg["offset"])
             if off % 4 or off >= size:
@@ -25,7 +31,17 @@ def load(path):
             seen[key] = reg["name"]
             if reg["access"] not in ("ro", "rw", "wo", "rw1c"):
                 sys.exit(f"{path}: {reg['name']}: unknown access {reg['access']}")
+            used = 0
+            for fld in reg.get("fields", []):
+                mask = ((1 << fld["width"]) - 1) << fld["lsb"]
+                if mask & used or mask >> 32:
+                    sys.exit(f"{path}: {reg['name']}.{fld['name']} overlaps another field or bit 31")
+                used |= mask
     return spec
+
+
+def camel(name):
+    return "".join(p.capitalize() for p in name.split("_"))
 
 
 def emit_sv(spec, out):
@@ -40,14 +56,23 @@ def emit_sv(spec, out):
     for irq in spec["irqs"]:
         w(f"  localparam int unsigned Irq{irq['name'].capitalize()} = {irq['bit']};\n")
     w(f"  localparam int unsigned NumIrqs = {len(spec['irqs'])};\n")
+    for enum in spec.get("enums", []):
+        for v in enum["values"]:
+            w(f"  localparam int unsigned {camel(enum['name'])}{camel(v['name'])} = {v['value']};\n")
     for block in spec["blocks"]:
         b = block["name"].capitalize()
         w(f"  localparam logic [31:0] {b}Base = 32'h{num(block['base']):08x};\n")
         w(f"  localparam logic [31:0] {b}Size = 32'h{num(block['size']):08x};\n")
+        if "repeat" in block:
+            w(f"  localparam int unsigned {b}Count = {num(block['repeat']['count'])};\n")
+            w(f"  localparam logic [11:0] {b}Stride = 12'h{num(block['repeat']['stride']):03x};\n")
         for reg in block["registers"]:
-            camel = "".join(p.capitalize() for p in reg["name"].split("_"))
-            w(f"  localparam logic [11:0] {b}{camel}Offset = 12'h{num(reg['offset']):03x};\n")
-            w(f"  localparam logic [31:0] {b}{camel}Reset = 32'h{num(reg['reset']):08x};\n")
+            r = camel(reg["name"])
+            w(f"  localparam logic [11:0] {b}{r}Offset = 12'h{num(reg['offset']):03x};\n")
+            w(f"  localparam logic [31:0] {b}{r}Reset = 32'h{num(reg['reset']):08x};\n")
+            for fld in reg.get("fields", []):
+                w(f"  localparam int unsigned {b}{r}{camel(fld['name'])}Lsb = {fld['lsb']};\n")
+                w(f"  localparam int unsigned {b}{r}{camel(fld['name'])}Width = {fld['width']};\n")
     w("endpackage\n")
 
 
@@ -65,14 +90,27 @@ def emit_h(spec, out):
     for irq in spec["irqs"]:
         w(f"#define STRATA_IRQ_{irq['name']} (STRATA_U(1) << {irq['bit']})  /* {irq['desc']} */\n")
     w(f"#define STRATA_NUM_IRQS STRATA_U({len(spec['irqs'])})\n\n")
+    for enum in spec.get("enums", []):
+        w(f"/* {enum['name']}: {enum['desc']} */\n")
+        for v in enum["values"]:
+            note = f"  /* {v['desc']} */" if "desc" in v else ""
+            w(f"#define STRATA_{enum['name']}_{v['name']} STRATA_U({v['value']}){note}\n")
+        w("\n")
     for block in spec["blocks"]:
         b = block["name"]
         w(f"/* {b}: {block['desc']} */\n")
         w(f"#define STRATA_{b}_BASE STRATA_U(0x{num(block['base']):08x})\n")
         w(f"#define STRATA_{b}_SIZE STRATA_U(0x{num(block['size']):x})\n")
+        if "repeat" in block:
+            w(f"#define STRATA_{b}_COUNT STRATA_U({num(block['repeat']['count'])})\n")
+            w(f"#define STRATA_{b}_STRIDE STRATA_U(0x{num(block['repeat']['stride']):x})\n")
         for reg in block["registers"]:
             w(f"#define STRATA_{b}_{reg['name']} STRATA_U(0x{num(reg['offset']):03x})  /* {reg['access']}: {reg['desc']} */\n")
             w(f"#define STRATA_{b}_{reg['name']}_RESET STRATA_U(0x{num(reg['reset']):08x})\n")
+            for fld in reg.get("fields", []):
+                n = f"STRATA_{b}_{reg['name']}_{fld['name']}"
+                mask = ((1 << fld["width"]) - 1) << fld["lsb"]
+                w(f"#define {n}_LSB {fld['lsb']}\n#define {n}_WIDTH {fld['width']}\n#define {n}_MASK STRATA_U(0x{mask:x})\n")
         w("\n")
     w("#endif  // STRATA_REGMAP_H_\n")
 

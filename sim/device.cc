@@ -8,15 +8,21 @@
 #include <cstdlib>
 
 #include "Vtpu_top.h"
+#include "hbm/hbm_model.h"
+#include "hbm_bridge.h"
 #include "strata/regmap.h"
 
 namespace strata::sim {
 
-Device::Device(const TraceOptions& trace) : trace_opts_(trace), context_(std::make_unique<VerilatedContext>()) {
+Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm)
+    : trace_opts_(trace), context_(std::make_unique<VerilatedContext>()) {
+  hbm_ = std::make_unique<hbm::HbmModel>(hbm);
+  bridge_ = std::make_unique<HbmBridge>(*hbm_);
   if (!trace_opts_.path.empty()) context_->traceEverOn(true);
   top_ = std::make_unique<Vtpu_top>(context_.get(), "strata");  // waveform root: strata.tpu_top...
   top_->clk_i = 0;
   top_->rst_ni = 0;
+  top_->hbm_capacity_i = hbm_->capacity();
   top_->eval();
   if (!trace_opts_.path.empty()) {
     const std::string& p = trace_opts_.path;
@@ -53,20 +59,25 @@ void Device::Tick() {
   top_->clk_i = 0;
   top_->eval();
   if (dump) trace_->dump(cycle_ * 1000);  // 1 GHz: timestamps in ps
+  bridge_->BeforeRisingEdge(*top_);
   top_->clk_i = 1;
   top_->eval();
   if (dump) trace_->dump(cycle_ * 1000 + 500);
   ++cycle_;
 }
 
-void Device::ResetAndLoad(const ElfImage& image) {
+void Device::HoldInReset() {
   top_->rst_ni = 0;
-  top_->tohost_addr_i = image.tohost.value_or(0);
   top_->irq_i = 0;
   top_->host_req_i = 0;
   for (int i = 0; i < 4; ++i) Tick();
+}
+
+void Device::ResetAndLoad(const ElfImage& image) {
+  HoldInReset();
+  top_->tohost_addr_i = image.tohost.value_or(0);
   for (const ElfSegment& seg : image.segments) {
-    const uint32_t begin = seg.address - STRATA_SMEM_BASE;
+    const uint32_t begin = seg.address;
     const uint32_t end = begin + static_cast<uint32_t>(seg.bytes.size());
     for (uint32_t word = begin & ~3u; word < end; word += 4) {
       uint32_t data = 0;
@@ -78,17 +89,44 @@ void Device::ResetAndLoad(const ElfImage& image) {
           be |= 1u << b;
         }
       }
-      top_->host_req_i = 1;
-      top_->host_we_i = 1;
-      top_->host_addr_i = word;
-      top_->host_be_i = be;
-      top_->host_wdata_i = data;
-      Tick();
+      HostWrite32(word, data, be);
     }
+  }
+  top_->rst_ni = 1;
+}
+
+void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) {
+  top_->host_req_i = 1;
+  top_->host_we_i = 1;
+  top_->host_addr_i = address & ~3u;
+  top_->host_be_i = byte_enable & 0xf;
+  top_->host_wdata_i = value;
+  // host_gnt_o is combinational from this cycle's requests: sample it before the rising edge.
+  for (;;) {
+    top_->clk_i = 0;
+    top_->eval();
+    const bool granted = top_->host_gnt_o;
+    Tick();
+    if (granted) break;
   }
   top_->host_req_i = 0;
   top_->host_we_i = 0;
-  top_->rst_ni = 1;
+}
+
+uint32_t Device::HostRead32(uint32_t address) {
+  top_->host_req_i = 1;
+  top_->host_we_i = 0;
+  top_->host_addr_i = address & ~3u;
+  top_->host_be_i = 0xf;
+  for (;;) {
+    top_->clk_i = 0;
+    top_->eval();
+    const bool granted = top_->host_gnt_o;
+    Tick();
+    if (granted) break;
+  }
+  top_->host_req_i = 0;
+  return top_->host_rdata_o;  // registered at the granted edge
 }
 
 bool Device::console_valid() const { return top_->console_valid_o; }

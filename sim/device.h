@@ -8,12 +8,19 @@
 #include <string>
 
 #include "elf_loader.h"
+#include "hbm/hbm_config.h"
 
 class Vtpu_top;
 class VerilatedContext;
 class VerilatedFstC;
 
+namespace strata::hbm {
+class HbmModel;
+}
+
 namespace strata::sim {
+
+class HbmBridge;
 
 struct TraceOptions {
   std::string path;  // empty: no waveform; *.fst, or *.vcd (converted with GTKWave's fst2vcd)
@@ -22,9 +29,10 @@ struct TraceOptions {
   int depth = 0;  // hierarchy levels; 0 = all
 };
 
+// The chip (Verilated RTL) with its HBM stack (cycle-level model) behind the DMA bridge.
 class Device {
  public:
-  explicit Device(const TraceOptions& trace);
+  Device(const TraceOptions& trace, const hbm::HbmConfig& hbm);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -34,6 +42,13 @@ class Device {
   // Holds the core in reset for a few cycles and writes every segment into SMEM through the
   // host port; the core starts at the reset vector on the next Tick().
   void ResetAndLoad(const ElfImage& image);
+  // Holds the core in reset (for tests that drive the device through the host port only).
+  void HoldInReset();
+
+  // Host port: one 32-bit access by device address (SMEM or registers). Ticks the clock until
+  // the device grants the access (the core has priority), then once more for read data.
+  void HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable = 0xf);
+  uint32_t HostRead32(uint32_t address);
 
   // Outputs sampled after the last rising edge.
   bool console_valid() const;
@@ -45,6 +60,8 @@ class Device {
   void set_irq(uint32_t lines);
 
   uint64_t edges() const { return cycle_; }
+  hbm::HbmModel& hbm() { return *hbm_; }
+  HbmBridge& bridge() { return *bridge_; }
   // Finishes the waveform file (also done by the destructor); returns false if a conversion failed.
   bool CloseTrace();
 
@@ -54,6 +71,8 @@ class Device {
   std::unique_ptr<Vtpu_top> top_;
   std::unique_ptr<VerilatedFstC> trace_;
   std::string trace_fst_path_;
+  std::unique_ptr<hbm::HbmModel> hbm_;
+  std::unique_ptr<HbmBridge> bridge_;
   uint64_t cycle_ = 0;
 };
 

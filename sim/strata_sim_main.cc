@@ -29,6 +29,9 @@ void PrintHelp() {
       "  --trace-start C     first cycle to record (default 0)\n"
       "  --trace-end C       stop recording at cycle C (default: end of run)\n"
       "  --trace-depth D     hierarchy levels to record (default: all)\n"
+      "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
+      "  --hbm-capacity B    HBM capacity in bytes, K/M/G suffixes allowed (default 4G; up to 64G+;\n"
+      "                      the backing store is sparse, so only touched pages cost host memory)\n"
       "  --json              print the summary as one JSON object\n"
       "  --quiet             no summary (console output and exit status only)\n"
       "  --progress          progress line on stderr every few seconds\n"
@@ -36,6 +39,23 @@ void PrintHelp() {
       "\n"
       "exit status: 0 firmware passed (tohost = 1); 1 firmware failed (odd tohost, code = tohost >> 1);\n"
       "             2 bad usage or unloadable ELF; 3 --max-cycles reached; 4 unsupported tohost value\n");
+}
+
+// Bytes with an optional K/M/G suffix (powers of 1024).
+bool ParseBytes(const char* text, uint64_t& out) {
+  if (text == nullptr || *text == '\0' || *text == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 0);
+  if (errno != 0 || end == text) return false;
+  int shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  if (*end == 'M' || *end == 'm') shift = 20;
+  if (*end == 'G' || *end == 'g') shift = 30;
+  if (shift != 0) ++end;
+  if (*end != '\0' || (shift != 0 && v > (~0ull >> shift))) return false;
+  out = v << shift;
+  return true;
 }
 
 bool ParseU64(const char* text, uint64_t& out) {
@@ -60,6 +80,8 @@ int sc_main(int argc, char* argv[]) {
   std::string elf_path;
   bool json = false;
   bool quiet = false;
+  std::string hbm_preset = "HBM2";
+  uint64_t hbm_capacity = 4ull << 30;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](uint64_t& out) {
@@ -88,6 +110,13 @@ int sc_main(int argc, char* argv[]) {
     } else if (arg == "--trace-depth") {
       if (!value(v) || v == 0 || v > 99) return Usage("--trace-depth needs a number from 1 to 99");
       config.trace.depth = static_cast<int>(v);
+    } else if (arg == "--hbm") {
+      if (i + 1 >= argc) return Usage("--hbm needs a preset name (HBM2, HBM2e, HBM3)");
+      hbm_preset = argv[++i];
+    } else if (arg == "--hbm-capacity") {
+      if (i + 1 >= argc || !ParseBytes(argv[++i], hbm_capacity) || hbm_capacity == 0) {
+        return Usage("--hbm-capacity needs a size in bytes (e.g. 4G)");
+      }
     } else if (arg == "--json") {
       json = true;
     } else if (arg == "--quiet") {
@@ -104,6 +133,10 @@ int sc_main(int argc, char* argv[]) {
   }
   if (elf_path.empty()) return Usage("no firmware ELF given");
   if (config.trace.end <= config.trace.start) return Usage("--trace-end must be after --trace-start");
+  if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity)) {
+    return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
+  }
+  if (const std::string why = config.hbm.Validate(); !why.empty()) return Usage("--hbm-capacity: " + why);
 
   strata::sim::ElfImage image;
   std::string error;

@@ -1,0 +1,651 @@
+// Descriptor DMA engine. Each queue takes descriptors (source, destination, bytes per row, rows,
+// strides, tiers) through its register set, checks them against the tiers' sizes, and turns them
+// into one memory command per row for the HBM-side bridge:
+//   READ  HBM -> on-chip: the bridge returns 64-byte line beats that this engine writes into
+//         VMEM, ACC or SMEM;
+//   WRITE on-chip -> HBM: this engine reads on-chip lines and streams them to the bridge;
+//   COPY  HBM -> HBM: the bridge moves the bytes itself (memmove semantics within a row); rows
+//         are issued last-to-first when the destination lies above the source, so an
+//         overlapping 1-D or equal-stride 2-D move is correct.
+// A descriptor that fails its checks completes with an error code and issues nothing. Queues run
+// concurrently; one completion interrupt pulse per finished descriptor that asked for one.
+module tpu_dma
+  import tpu_regmap_pkg::*;
+#(
+  parameter int unsigned VmemBytes = VmemSize,
+  parameter int unsigned AccBytes = AccSize,
+  parameter int unsigned SmemBytes = SmemSize,
+  parameter int unsigned FifoDepth = 4,
+  parameter int unsigned MaxOutstanding = 15
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  // Register access (32-bit words; read data the cycle after the request).
+  input  logic         reg_req_i,
+  input  logic         reg_we_i,
+  input  logic [11:0]  reg_addr_i,
+  input  logic [31:0]  reg_wdata_i,
+  output logic [31:0]  reg_rdata_o,
+  input  logic [63:0]  hbm_capacity_i,
+  output logic         irq_o,
+  // Commands to the HBM-side bridge.
+  output logic         cmd_valid_o,
+  input  logic         cmd_ready_i,
+  output logic [1:0]   cmd_op_o,        // 0 READ, 1 WRITE, 2 COPY
+  output logic         cmd_tag_o,       // queue
+  output logic [63:0]  cmd_src_o,       // READ/COPY: HBM address; WRITE: on-chip byte address
+  output logic [63:0]  cmd_dst_o,       // READ: on-chip byte address; WRITE/COPY: HBM address
+  output logic [31:0]  cmd_len_o,
+  output logic [1:0]   cmd_chip_tier_o, // on-chip tier of a READ or WRITE
+  // Line beats from the bridge (READ data), already aligned to on-chip lines.
+  input  logic         rd_valid_i,
+  output logic         rd_ready_o,
+  input  logic [1:0]   rd_tier_i,
+  input  logic [31:0]  rd_addr_i,       // on-chip byte address of the line (64-byte aligned)
+  input  logic [63:0]  rd_be_i,
+  input  logic [511:0] rd_data_i,
+  // Line beats to the bridge (WRITE data), in on-chip line order per queue.
+  output logic         wr_valid_o,
+  input  logic         wr_ready_i,
+  output logic         wr_tag_o,
+  output logic [63:0]  wr_be_o,
+  output logic [511:0] wr_data_o,
+  // A command finished (all its bytes are in place).
+  input  logic         done_valid_i,
+  input  logic         done_tag_i,
+  // On-chip memories.
+  output logic         vmem_req_o,
+  output logic         vmem_we_o,
+  output logic [31:0]  vmem_line_o,
+  output logic [63:0]  vmem_be_o,
+  output logic [511:0] vmem_wdata_o,
+  input  logic [511:0] vmem_rdata_i,
+  output logic         acc_req_o,
+  output logic         acc_we_o,
+  output logic [31:0]  acc_line_o,
+  output logic [63:0]  acc_be_o,
+  output logic [511:0] acc_wdata_o,
+  input  logic [511:0] acc_rdata_i,
+  output logic         smem_req_o,
+  output logic         smem_we_o,
+  output logic [31:0]  smem_addr_o,     // byte offset, word aligned
+  output logic [3:0]   smem_be_o,
+  output logic [31:0]  smem_wdata_o,
+  input  logic         smem_gnt_i,
+  input  logic [31:0]  smem_rdata_i
+);
+
+  localparam int unsigned NumQ = DmaCount;
+  localparam int unsigned Fw = $clog2(FifoDepth);
+  localparam logic [1:0] OpRead = 2'd0, OpWrite = 2'd1, OpCopy = 2'd2;
+  localparam logic [1:0] TierHbm = 2'(DmaTierHbm), TierVmem = 2'(DmaTierVmem), TierAcc = 2'(DmaTierAcc),
+                         TierSmem = 2'(DmaTierSmem);
+
+  typedef struct packed {
+    logic [63:0] src;
+    logic [63:0] dst;
+    logic [31:0] len;
+    logic [31:0] rows;
+    logic [31:0] src_stride;
+    logic [31:0] dst_stride;
+    logic [1:0]  src_tier;
+    logic [1:0]  dst_tier;
+    logic        irq;
+  } desc_t;
+
+  typedef enum logic [2:0] { QIdle, QCheck, QIssue, QStream, QDrain, QFinish } q_state_e;
+
+  // ------------------------------------------------------------------ per-queue state
+  desc_t       stage_q [NumQ];
+  desc_t       stage_d [NumQ];
+  desc_t       fifo_q [NumQ][FifoDepth];
+  logic [Fw-1:0] rptr_q [NumQ], rptr_d [NumQ], wptr_q [NumQ], wptr_d [NumQ];
+  logic [Fw:0] count_q [NumQ], count_d [NumQ];
+  q_state_e    st_q [NumQ], st_d [NumQ];
+  desc_t       cur_q [NumQ], cur_d [NumQ];
+  logic [31:0] rows_left_q [NumQ], rows_left_d [NumQ];
+  logic [63:0] row_src_q [NumQ], row_src_d [NumQ], row_dst_q [NumQ], row_dst_d [NumQ];
+  logic        reverse_q [NumQ], reverse_d [NumQ];
+  logic [4:0]  outst_q [NumQ], outst_d [NumQ];
+  logic [7:0]  err_q [NumQ], err_d [NumQ];
+  logic [7:0]  last_err_q [NumQ], last_err_d [NumQ];
+  logic [31:0] done_cnt_q [NumQ], done_cnt_d [NumQ], err_cnt_q [NumQ], err_cnt_d [NumQ];
+  logic        push [NumQ], push_full [NumQ], want_cmd [NumQ], grant [NumQ], cmd_fire [NumQ];
+  logic [7:0]  check_err [NumQ];
+  logic [1:0]  op [NumQ];
+  logic        irq_pulse_d;
+  logic        irq_q;
+  logic        rr_q, rr_d;
+
+  // ------------------------------------------------------------------ register reads
+  logic [31:0] rdata_d, rdata_q;
+  logic        reg_q_sel;
+  logic [5:0]  reg_off;
+  assign reg_q_sel = reg_addr_i[6];  // DmaStride = 0x40 and two queues
+  assign reg_off = reg_addr_i[5:0];
+
+  always_comb begin
+    rdata_d = rdata_q;
+    if (reg_req_i && !reg_we_i) begin
+      rdata_d = 32'b0;
+      if (reg_addr_i < 12'(DmaCount * DmaStride)) begin
+        unique case (12'(reg_off))
+          DmaSrcLoOffset: rdata_d = stage_q[reg_q_sel].src[31:0];
+          DmaSrcHiOffset: rdata_d = stage_q[reg_q_sel].src[63:32];
+          DmaDstLoOffset: rdata_d = stage_q[reg_q_sel].dst[31:0];
+          DmaDstHiOffset: rdata_d = stage_q[reg_q_sel].dst[63:32];
+          DmaLenOffset: rdata_d = stage_q[reg_q_sel].len;
+          DmaRowsOffset: rdata_d = stage_q[reg_q_sel].rows;
+          DmaSrcStrideOffset: rdata_d = stage_q[reg_q_sel].src_stride;
+          DmaDstStrideOffset: rdata_d = stage_q[reg_q_sel].dst_stride;
+          DmaCtrlOffset: begin
+            rdata_d[DmaCtrlSrcTierLsb +: 2] = stage_q[reg_q_sel].src_tier;
+            rdata_d[DmaCtrlDstTierLsb +: 2] = stage_q[reg_q_sel].dst_tier;
+            rdata_d[DmaCtrlIrqLsb] = stage_q[reg_q_sel].irq;
+          end
+          DmaStatusOffset: begin
+            rdata_d[DmaStatusBusyLsb] = st_q[reg_q_sel] != QIdle || count_q[reg_q_sel] != '0;
+            rdata_d[DmaStatusPendingLsb +: 4] = 4'(count_q[reg_q_sel]);
+            rdata_d[DmaStatusLastErrLsb +: 8] = last_err_q[reg_q_sel];
+          end
+          DmaDoneOffset: rdata_d = done_cnt_q[reg_q_sel];
+          DmaErrorsOffset: rdata_d = err_cnt_q[reg_q_sel];
+          default: rdata_d = 32'b0;
+        endcase
+      end
+    end
+  end
+  assign reg_rdata_o = rdata_q;
+
+  // ------------------------------------------------------------------ streamer (WRITE rows)
+  // Reads on-chip lines of one row at a time into a two-entry buffer and offers them to the bridge.
+  logic        s_busy_q, s_busy_d, s_tag_q, s_tag_d;
+  logic [1:0]  s_tier_q, s_tier_d;
+  logic [31:0] s_start_q, s_start_d, s_end_q, s_end_d;      // [start, end) on-chip bytes
+  logic [31:0] s_next_line_q, s_next_line_d;               // next line to fetch (byte address)
+  logic [3:0]  s_word_q, s_word_d;                         // SMEM word within the line
+  logic        s_inflight_q, s_inflight_d;                 // a read was issued last cycle
+  logic [31:0] s_inflight_line_q, s_inflight_line_d;
+  logic [3:0]  s_inflight_word_q, s_inflight_word_d;
+  logic [511:0] s_gather_q, s_gather_d;
+  logic [511:0] s_buf_data_q [2], s_buf_data_d [2];
+  logic [63:0] s_buf_be_q [2], s_buf_be_d [2];
+  logic [1:0]  s_buf_count_q, s_buf_count_d;
+  logic        s_buf_head_q, s_buf_head_d;
+  logic        s_fetch_done, s_issue, s_start, s_row_done;
+  logic        s_start_q_sel;
+  logic [1:0]  s_reserved;
+
+  // ------------------------------------------------------------------ writer (READ beats)
+  logic        w_valid_q, w_valid_d;
+  logic [1:0]  w_tier_q, w_tier_d;
+  logic [31:0] w_addr_q, w_addr_d;
+  logic [63:0] w_be_q, w_be_d;
+  logic [511:0] w_data_q, w_data_d;
+  logic [3:0]  w_word_q, w_word_d;
+  logic        w_smem_req, w_last_word;
+  logic [3:0]  w_next_word;
+  logic        w_found;
+
+  // Bytes of line `line` that fall in [start, end).
+  function automatic logic [63:0] line_mask(logic [31:0] line, logic [31:0] start, logic [31:0] fin);
+    logic [63:0] m;
+    for (int i = 0; i < 64; i++) m[i] = (line + 32'(i) >= start) && (line + 32'(i) < fin);
+    return m;
+  endfunction
+
+  function automatic logic [63:0] tier_size(logic [1:0] tier, logic [63:0] hbm_cap);
+    unique case (tier)
+      TierHbm: return hbm_cap;
+      TierVmem: return 64'(VmemBytes);
+      TierAcc: return 64'(AccBytes);
+      default: return 64'(SmemBytes);
+    endcase
+  endfunction
+
+  // base + (rows - 1) * stride + len <= size, without overflow (66-bit arithmetic).
+  function automatic logic fits(logic [63:0] base, logic [31:0] rows, logic [31:0] stride, logic [31:0] len,
+                                logic [63:0] size);
+    logic [65:0] last;
+    last = 66'(base) + 66'({32'b0, rows - 32'd1} * {32'b0, stride}) + 66'(len);
+    return last <= 66'(size);
+  endfunction
+
+  // ------------------------------------------------------------------ queues
+  for (genvar q = 0; q < NumQ; q++) begin : gen_queue
+    logic reg_hit;
+    assign reg_hit = reg_req_i && reg_we_i && reg_q_sel == 1'(q) && reg_addr_i < 12'(DmaCount * DmaStride);
+    assign push[q] = reg_hit && 12'(reg_off) == DmaPushOffset;
+    assign push_full[q] = push[q] && count_q[q] == (Fw+1)'(FifoDepth);
+    assign op[q] = cur_q[q].src_tier == TierHbm ? (cur_q[q].dst_tier == TierHbm ? OpCopy : OpRead) : OpWrite;
+
+    always_comb begin
+      check_err[q] = 8'(DmaErrNone);
+      if (cur_q[q].len == 32'b0 || cur_q[q].rows == 32'b0) begin
+        check_err[q] = 8'(DmaErrZero);
+      end else if (cur_q[q].src_tier != TierHbm && cur_q[q].dst_tier != TierHbm) begin
+        check_err[q] = 8'(DmaErrTiers);
+      end else if (!fits(cur_q[q].src, cur_q[q].rows, cur_q[q].src_stride, cur_q[q].len,
+                         tier_size(cur_q[q].src_tier, hbm_capacity_i))) begin
+        check_err[q] = 8'(DmaErrSrcRange);
+      end else if (!fits(cur_q[q].dst, cur_q[q].rows, cur_q[q].dst_stride, cur_q[q].len,
+                         tier_size(cur_q[q].dst_tier, hbm_capacity_i))) begin
+        check_err[q] = 8'(DmaErrDstRange);
+      end
+    end
+
+    // A WRITE row needs the (single) streamer; rows of other kinds only need a command slot.
+    assign want_cmd[q] = st_q[q] == QIssue && outst_q[q] < 5'(MaxOutstanding) &&
+                         (op[q] != OpWrite || !s_busy_q);
+    assign cmd_fire[q] = grant[q] && cmd_ready_i;
+
+    always_comb begin
+      stage_d[q] = stage_q[q];
+      if (reg_hit) begin
+        unique case (12'(reg_off))
+          DmaSrcLoOffset: stage_d[q].src[31:0] = reg_wdata_i;
+          DmaSrcHiOffset: stage_d[q].src[63:32] = reg_wdata_i;
+          DmaDstLoOffset: stage_d[q].dst[31:0] = reg_wdata_i;
+          DmaDstHiOffset: stage_d[q].dst[63:32] = reg_wdata_i;
+          DmaLenOffset: stage_d[q].len = reg_wdata_i;
+          DmaRowsOffset: stage_d[q].rows = reg_wdata_i;
+          DmaSrcStrideOffset: stage_d[q].src_stride = reg_wdata_i;
+          DmaDstStrideOffset: stage_d[q].dst_stride = reg_wdata_i;
+          DmaCtrlOffset: begin
+            stage_d[q].src_tier = reg_wdata_i[DmaCtrlSrcTierLsb +: 2];
+            stage_d[q].dst_tier = reg_wdata_i[DmaCtrlDstTierLsb +: 2];
+            stage_d[q].irq = reg_wdata_i[DmaCtrlIrqLsb];
+          end
+          default: ;
+        endcase
+      end
+    end
+
+    always_comb begin
+      st_d[q] = st_q[q];
+      cur_d[q] = cur_q[q];
+      rows_left_d[q] = rows_left_q[q];
+      row_src_d[q] = row_src_q[q];
+      row_dst_d[q] = row_dst_q[q];
+      reverse_d[q] = reverse_q[q];
+      err_d[q] = err_q[q];
+      last_err_d[q] = last_err_q[q];
+      done_cnt_d[q] = done_cnt_q[q];
+      err_cnt_d[q] = err_cnt_q[q];
+      rptr_d[q] = rptr_q[q];
+      wptr_d[q] = wptr_q[q];
+      count_d[q] = count_q[q];
+      outst_d[q] = outst_q[q] + 5'(cmd_fire[q]) - 5'(done_valid_i && done_tag_i == 1'(q));
+
+      if (push[q] && !push_full[q]) begin
+        wptr_d[q] = wptr_q[q] + 1'b1;
+        count_d[q] = count_d[q] + 1'b1;
+      end
+      if (push_full[q]) begin
+        done_cnt_d[q] = done_cnt_d[q] + 32'd1;
+        err_cnt_d[q] = err_cnt_d[q] + 32'd1;
+        last_err_d[q] = 8'(DmaErrQueueFull);
+      end
+
+      unique case (st_q[q])
+        QIdle: begin
+          if (count_q[q] != '0) begin
+            cur_d[q] = fifo_q[q][rptr_q[q]];
+            rptr_d[q] = rptr_q[q] + 1'b1;
+            count_d[q] = count_d[q] - 1'b1;
+            st_d[q] = QCheck;
+          end
+        end
+        QCheck: begin
+          err_d[q] = check_err[q];
+          rows_left_d[q] = cur_q[q].rows;
+          // COPY with the destination above the source: last row first (memmove order).
+          reverse_d[q] = op[q] == OpCopy && cur_q[q].dst > cur_q[q].src;
+          if (op[q] == OpCopy && cur_q[q].dst > cur_q[q].src) begin
+            row_src_d[q] = cur_q[q].src + {32'b0, cur_q[q].rows - 32'd1} * {32'b0, cur_q[q].src_stride};
+            row_dst_d[q] = cur_q[q].dst + {32'b0, cur_q[q].rows - 32'd1} * {32'b0, cur_q[q].dst_stride};
+          end else begin
+            row_src_d[q] = cur_q[q].src;
+            row_dst_d[q] = cur_q[q].dst;
+          end
+          st_d[q] = check_err[q] != 8'(DmaErrNone) ? QFinish : QIssue;
+        end
+        QIssue: begin
+          if (cmd_fire[q]) begin
+            rows_left_d[q] = rows_left_q[q] - 32'd1;
+            row_src_d[q] = reverse_q[q] ? row_src_q[q] - 64'(cur_q[q].src_stride)
+                                        : row_src_q[q] + 64'(cur_q[q].src_stride);
+            row_dst_d[q] = reverse_q[q] ? row_dst_q[q] - 64'(cur_q[q].dst_stride)
+                                        : row_dst_q[q] + 64'(cur_q[q].dst_stride);
+            if (op[q] == OpWrite) st_d[q] = QStream;
+            else if (rows_left_q[q] == 32'd1) st_d[q] = QDrain;
+          end
+        end
+        QStream: begin
+          if (s_row_done) st_d[q] = rows_left_q[q] == 32'd0 ? QDrain : QIssue;
+        end
+        QDrain: begin
+          if (outst_q[q] == 5'd0) st_d[q] = QFinish;
+        end
+        QFinish: begin
+          done_cnt_d[q] = done_cnt_d[q] + 32'd1;
+          if (err_q[q] != 8'(DmaErrNone)) err_cnt_d[q] = err_cnt_d[q] + 32'd1;
+          last_err_d[q] = err_q[q];
+          st_d[q] = QIdle;
+        end
+        default: st_d[q] = QIdle;
+      endcase
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        stage_q[q] <= '{rows: 32'd1, default: '0};
+        rptr_q[q] <= '0;
+        wptr_q[q] <= '0;
+        count_q[q] <= '0;
+        st_q[q] <= QIdle;
+        cur_q[q] <= '0;
+        rows_left_q[q] <= '0;
+        row_src_q[q] <= '0;
+        row_dst_q[q] <= '0;
+        reverse_q[q] <= 1'b0;
+        outst_q[q] <= '0;
+        err_q[q] <= '0;
+        last_err_q[q] <= '0;
+        done_cnt_q[q] <= '0;
+        err_cnt_q[q] <= '0;
+      end else begin
+        stage_q[q] <= stage_d[q];
+        rptr_q[q] <= rptr_d[q];
+        wptr_q[q] <= wptr_d[q];
+        count_q[q] <= count_d[q];
+        st_q[q] <= st_d[q];
+        cur_q[q] <= cur_d[q];
+        rows_left_q[q] <= rows_left_d[q];
+        row_src_q[q] <= row_src_d[q];
+        row_dst_q[q] <= row_dst_d[q];
+        reverse_q[q] <= reverse_d[q];
+        outst_q[q] <= outst_d[q];
+        err_q[q] <= err_d[q];
+        last_err_q[q] <= last_err_d[q];
+        done_cnt_q[q] <= done_cnt_d[q];
+        err_cnt_q[q] <= err_cnt_d[q];
+      end
+    end
+
+    // The descriptor FIFO holds data only (no reset needed).
+    always_ff @(posedge clk_i) begin
+      if (push[q] && !push_full[q]) fifo_q[q][wptr_q[q]] <= stage_q[q];
+    end
+  end
+
+  // ------------------------------------------------------------------ command port (round robin)
+  always_comb begin
+    grant[0] = want_cmd[0] && (!want_cmd[1] || !rr_q);
+    grant[1] = want_cmd[1] && !grant[0];
+    rr_d = rr_q;
+    if (grant[0] && cmd_ready_i) rr_d = 1'b1;
+    if (grant[1] && cmd_ready_i) rr_d = 1'b0;
+  end
+
+  always_comb begin
+    logic g;
+    g = grant[1];
+    cmd_valid_o = grant[0] || grant[1];
+    cmd_tag_o = g;
+    cmd_op_o = op[g];
+    cmd_src_o = row_src_q[g];
+    cmd_dst_o = row_dst_q[g];
+    cmd_len_o = cur_q[g].len;
+    cmd_chip_tier_o = op[g] == OpRead ? cur_q[g].dst_tier : cur_q[g].src_tier;
+  end
+
+  // ------------------------------------------------------------------ streamer
+  assign s_start_q_sel = cmd_fire[1];
+  assign s_start = (cmd_fire[0] && op[0] == OpWrite) || (cmd_fire[1] && op[1] == OpWrite);
+  assign s_fetch_done = s_next_line_q >= s_end_q;
+  assign s_reserved = s_buf_count_q + 2'(s_inflight_q && (s_tier_q != TierSmem || s_inflight_word_q == 4'd15));
+
+  always_comb begin
+    s_busy_d = s_busy_q;
+    s_tag_d = s_tag_q;
+    s_tier_d = s_tier_q;
+    s_start_d = s_start_q;
+    s_end_d = s_end_q;
+    s_next_line_d = s_next_line_q;
+    s_word_d = s_word_q;
+    s_inflight_d = 1'b0;
+    s_inflight_line_d = s_inflight_line_q;
+    s_inflight_word_d = s_inflight_word_q;
+    s_gather_d = s_gather_q;
+    s_buf_data_d = s_buf_data_q;
+    s_buf_be_d = s_buf_be_q;
+    s_buf_count_d = s_buf_count_q;
+    s_buf_head_d = s_buf_head_q;
+    s_issue = 1'b0;
+    s_row_done = 1'b0;
+
+    // Data of last cycle's read arrives now.
+    if (s_inflight_q) begin
+      logic [511:0] line;
+      logic complete;
+      line = s_tier_q == TierVmem ? vmem_rdata_i : acc_rdata_i;
+      complete = 1'b1;
+      if (s_tier_q == TierSmem) begin
+        s_gather_d[s_inflight_word_q*32 +: 32] = smem_rdata_i;
+        line = s_gather_d;
+        complete = s_inflight_word_q == 4'd15;
+      end
+      if (complete) begin
+        s_buf_data_d[s_buf_head_q ^ s_buf_count_q[0]] = line;
+        s_buf_be_d[s_buf_head_q ^ s_buf_count_q[0]] = line_mask(s_inflight_line_q, s_start_q, s_end_q);
+        s_buf_count_d = s_buf_count_d + 2'd1;
+      end
+    end
+
+    // Offer the oldest buffered line to the bridge.
+    if (s_buf_count_q != 2'd0 && wr_ready_i) begin
+      s_buf_head_d = !s_buf_head_q;
+      s_buf_count_d = s_buf_count_d - 2'd1;
+      if (s_buf_count_q == 2'd1 && s_fetch_done && !s_inflight_q) begin
+        s_busy_d = 1'b0;
+        s_row_done = 1'b1;
+      end
+    end
+
+    // Fetch the next line (or SMEM word) when there will be room for it.
+    if (s_busy_q && !s_fetch_done && s_reserved < 2'd2) begin
+      unique case (s_tier_q)
+        TierVmem: s_issue = !(w_valid_q && w_tier_q == TierVmem);
+        TierAcc: s_issue = !(w_valid_q && w_tier_q == TierAcc);
+        default: s_issue = !w_smem_req && smem_gnt_i;
+      endcase
+      if (s_issue) begin
+        s_inflight_d = 1'b1;
+        s_inflight_line_d = s_next_line_q;
+        s_inflight_word_d = s_word_q;
+        if (s_tier_q == TierSmem) begin
+          s_word_d = s_word_q + 4'd1;
+          if (s_word_q == 4'd15) s_next_line_d = s_next_line_q + 32'd64;
+        end else begin
+          s_next_line_d = s_next_line_q + 32'd64;
+        end
+      end
+    end
+
+    if (s_start) begin
+      s_busy_d = 1'b1;
+      s_tag_d = s_start_q_sel;
+      s_tier_d = cmd_chip_tier_o;
+      s_start_d = cmd_src_o[31:0];
+      s_end_d = cmd_src_o[31:0] + cmd_len_o;
+      s_next_line_d = {cmd_src_o[31:6], 6'b0};
+      s_word_d = 4'd0;
+    end
+  end
+
+  assign wr_valid_o = s_buf_count_q != 2'd0;
+  assign wr_tag_o = s_tag_q;
+  assign wr_be_o = s_buf_be_q[s_buf_head_q];
+  assign wr_data_o = s_buf_data_q[s_buf_head_q];
+
+  // ------------------------------------------------------------------ writer
+  // VMEM/ACC beats take one cycle (the writer has priority on those ports); SMEM beats are
+  // written word by word through the shared SMEM data port.
+  always_comb begin
+    w_found = 1'b0;
+    w_next_word = w_word_q;
+    for (int i = 15; i >= 0; i--) begin
+      if (4'(i) >= w_word_q && |w_be_q[i*4 +: 4]) begin
+        w_found = 1'b1;
+        w_next_word = 4'(i);
+      end
+    end
+  end
+  assign w_smem_req = w_valid_q && w_tier_q == TierSmem && w_found;
+  always_comb begin
+    w_last_word = 1'b1;
+    for (int i = 0; i < 16; i++) begin
+      if (4'(i) > w_next_word && |w_be_q[i*4 +: 4]) w_last_word = 1'b0;
+    end
+  end
+
+  assign rd_ready_o = !w_valid_q || w_tier_q != TierSmem;
+
+  always_comb begin
+    w_valid_d = w_valid_q;
+    w_tier_d = w_tier_q;
+    w_addr_d = w_addr_q;
+    w_be_d = w_be_q;
+    w_data_d = w_data_q;
+    w_word_d = w_word_q;
+    if (w_valid_q) begin
+      if (w_tier_q != TierSmem) begin
+        w_valid_d = 1'b0;
+      end else if (!w_found || (w_smem_req && smem_gnt_i && w_last_word)) begin
+        w_valid_d = 1'b0;
+      end else if (w_smem_req && smem_gnt_i) begin
+        w_word_d = w_next_word + 4'd1;
+      end
+    end
+    if (rd_valid_i && rd_ready_o) begin
+      w_valid_d = 1'b1;
+      w_tier_d = rd_tier_i;
+      w_addr_d = rd_addr_i;
+      w_be_d = rd_be_i;
+      w_data_d = rd_data_i;
+      w_word_d = 4'd0;
+    end
+  end
+
+  // ------------------------------------------------------------------ memory ports
+  always_comb begin
+    vmem_req_o = 1'b0;
+    vmem_we_o = 1'b0;
+    vmem_line_o = s_next_line_q >> 6;
+    vmem_be_o = w_be_q;
+    vmem_wdata_o = w_data_q;
+    acc_req_o = 1'b0;
+    acc_we_o = 1'b0;
+    acc_line_o = s_next_line_q >> 6;
+    acc_be_o = w_be_q;
+    acc_wdata_o = w_data_q;
+    if (w_valid_q && w_tier_q == TierVmem) begin
+      vmem_req_o = 1'b1;
+      vmem_we_o = 1'b1;
+      vmem_line_o = w_addr_q >> 6;
+    end else if (s_issue && s_tier_q == TierVmem) begin
+      vmem_req_o = 1'b1;
+    end
+    if (w_valid_q && w_tier_q == TierAcc) begin
+      acc_req_o = 1'b1;
+      acc_we_o = 1'b1;
+      acc_line_o = w_addr_q >> 6;
+    end else if (s_issue && s_tier_q == TierAcc) begin
+      acc_req_o = 1'b1;
+    end
+    if (w_smem_req) begin
+      smem_req_o = 1'b1;
+      smem_we_o = 1'b1;
+      smem_addr_o = w_addr_q + {26'b0, w_next_word, 2'b00};
+      smem_be_o = w_be_q[w_next_word*4 +: 4];
+      smem_wdata_o = w_data_q[w_next_word*32 +: 32];
+    end else begin
+      smem_req_o = s_busy_q && !s_fetch_done && s_reserved < 2'd2 && s_tier_q == TierSmem;
+      smem_we_o = 1'b0;
+      smem_addr_o = s_next_line_q + {26'b0, s_word_q, 2'b00};
+      smem_be_o = 4'b1111;
+      smem_wdata_o = 32'b0;
+    end
+  end
+
+  // ------------------------------------------------------------------ interrupt
+  always_comb begin
+    irq_pulse_d = 1'b0;
+    for (int q = 0; q < NumQ; q++) begin
+      if (st_q[q] == QFinish && cur_q[q].irq) irq_pulse_d = 1'b1;
+      if (push_full[q] && stage_q[q].irq) irq_pulse_d = 1'b1;
+    end
+  end
+  assign irq_o = irq_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rdata_q <= '0;
+      irq_q <= 1'b0;
+      rr_q <= 1'b0;
+      s_busy_q <= 1'b0;
+      s_tag_q <= 1'b0;
+      s_tier_q <= '0;
+      s_start_q <= '0;
+      s_end_q <= '0;
+      s_next_line_q <= '0;
+      s_word_q <= '0;
+      s_inflight_q <= 1'b0;
+      s_inflight_line_q <= '0;
+      s_inflight_word_q <= '0;
+      s_buf_count_q <= '0;
+      s_buf_head_q <= 1'b0;
+      w_valid_q <= 1'b0;
+      w_tier_q <= '0;
+      w_addr_q <= '0;
+      w_word_q <= '0;
+    end else begin
+      rdata_q <= rdata_d;
+      irq_q <= irq_pulse_d;
+      rr_q <= rr_d;
+      s_busy_q <= s_busy_d;
+      s_tag_q <= s_tag_d;
+      s_tier_q <= s_tier_d;
+      s_start_q <= s_start_d;
+      s_end_q <= s_end_d;
+      s_next_line_q <= s_next_line_d;
+      s_word_q <= s_word_d;
+      s_inflight_q <= s_inflight_d;
+      s_inflight_line_q <= s_inflight_line_d;
+      s_inflight_word_q <= s_inflight_word_d;
+      s_buf_count_q <= s_buf_count_d;
+      s_buf_head_q <= s_buf_head_d;
+      w_valid_q <= w_valid_d;
+      w_tier_q <= w_tier_d;
+      w_addr_q <= w_addr_d;
+      w_word_q <= w_word_d;
+    end
+  end
+
+  // Wide data registers carry no control meaning: no reset.
+  always_ff @(posedge clk_i) begin
+    s_gather_q <= s_gather_d;
+    s_buf_data_q <= s_buf_data_d;
+    s_buf_be_q <= s_buf_be_d;
+    w_be_q <= w_be_d;
+    w_data_q <= w_data_d;
+  end
+
+  initial begin
+    if (NumQ != 2 || DmaStride != 12'h040) $fatal(1, "tpu_dma decodes two queues 0x40 apart");
+    if ((FifoDepth & (FifoDepth - 1)) != 0 || FifoDepth > 15) $fatal(1, "FifoDepth: power of two <= 8");
+    if (MaxOutstanding > 30) $fatal(1, "MaxOutstanding must fit the 5-bit counters");
+  end
+
+endmodule

@@ -1,0 +1,86 @@
+// HBM-side bridge: the memory end of the DMA engine. Takes the RTL DMA's row commands, splits
+// them into 64-byte HBM requests, and moves the bytes: HBM lines back to the RTL as on-chip line
+// beats (READ), RTL line beats into HBM writes (WRITE), HBM to HBM through its own staging
+// (COPY, memmove order). Timing comes from the cycle-level HBM model; the bridge adds none.
+//
+// Accuracy boundary: the bridge's own buffering is bounded (commands, staged bytes, queued
+// requests) but costs no cycles; a real NoC/bridge would add a few cycles of latency per hop.
+#ifndef STRATA_SIM_HBM_BRIDGE_H_
+#define STRATA_SIM_HBM_BRIDGE_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "hbm/hbm_model.h"
+
+class Vtpu_top;
+
+namespace strata::sim {
+
+struct BridgeStats {
+  uint64_t commands = 0;
+  uint64_t bytes_read_to_chip = 0;
+  uint64_t bytes_written_from_chip = 0;
+  uint64_t bytes_copied = 0;
+};
+
+class HbmBridge {
+ public:
+  explicit HbmBridge(hbm::HbmModel& hbm);
+
+  // Called between the falling and the rising clock edge: samples the DMA's outputs, drives the
+  // handshake inputs that the rising edge will see, then advances the HBM model one cycle.
+  void BeforeRisingEdge(Vtpu_top& top);
+  bool Idle() const;
+  const BridgeStats& stats() const { return stats_; }
+
+ private:
+  enum class Op : uint8_t { kRead = 0, kWrite = 1, kCopy = 2 };
+  struct Command {
+    uint64_t id;
+    Op op;
+    bool tag;
+    uint64_t src, dst, len;
+    uint8_t tier;
+    bool backward = false;     // COPY: highest chunk first
+    uint64_t issued = 0;       // bytes whose HBM read was queued (READ, COPY)
+    uint64_t received = 0;     // bytes of beats received (WRITE)
+    uint32_t in_flight = 0;    // HBM requests queued or outstanding
+    uint32_t undelivered = 0;  // READ beats not yet taken by the RTL
+  };
+  struct Beat {
+    uint8_t tier;
+    uint32_t addr;
+    uint64_t be;
+    std::array<uint8_t, 64> data;
+    uint64_t command;
+  };
+  struct Pending {  // what an HBM request belongs to
+    uint64_t command;
+    uint64_t offset;  // byte offset of the request within the command's row
+  };
+
+  Command* Find(uint64_t id);
+  void Generate();
+  void Queue(const hbm::HbmRequest& request, uint64_t command, uint64_t offset);
+  void OnResponse(const hbm::HbmResponse& response);
+  void AcceptWriteBeat(Command& c, uint64_t be, const uint8_t* data);
+  void Retire();
+
+  hbm::HbmModel& hbm_;
+  std::deque<Command> commands_;  // in arrival order
+  std::deque<hbm::HbmRequest> to_submit_;
+  std::unordered_map<uint64_t, Pending> pending_;
+  std::deque<Beat> beats_;
+  std::deque<bool> done_;
+  uint64_t next_command_ = 1;
+  uint64_t next_request_ = 1;
+  BridgeStats stats_;
+};
+
+}  // namespace strata::sim
+
+#endif  // STRATA_SIM_HBM_BRIDGE_H_
