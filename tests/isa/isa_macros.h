@@ -138,7 +138,7 @@ tohost: .dword 0; \
 fromhost: .dword 0; \
   .balign 64;
 
-/* Shared code. The console routines use only a0, a1, t0, t1, t3 and return through ra; the failure
+/* Shared code. The console routines use only a0, a1, t0, t1, t3, t4 and return through ra; the failure
  * paths never return, so they may clobber anything. */
 #define ISA_COMMON_CODE \
 isa_pass: \
@@ -256,13 +256,16 @@ isa_puthex: \
   /* isa_putdec: a0 = 0..999, printed in decimal without M-extension instructions. */ \
 isa_putdec: \
   li t0, STRATA_CTRL_BASE; \
+  li t4, 0; \
   li t1, '0'; li t3, 100; \
 1: bltu a0, t3, 2f; sub a0, a0, t3; addi t1, t1, 1; j 1b; \
-2: sw t1, STRATA_CTRL_CONSOLE_TX(t0); \
-  li t1, '0'; li t3, 10; \
-3: bltu a0, t3, 4f; sub a0, a0, t3; addi t1, t1, 1; j 3b; \
-4: sw t1, STRATA_CTRL_CONSOLE_TX(t0); \
-  addi t1, a0, '0'; \
+2: li a1, '0'; beq t1, a1, 3f; \
+  sw t1, STRATA_CTRL_CONSOLE_TX(t0); li t4, 1; \
+3: li t1, '0'; li t3, 10; \
+4: bltu a0, t3, 5f; sub a0, a0, t3; addi t1, t1, 1; j 4b; \
+5: bnez t4, 6f; li a1, '0'; beq t1, a1, 7f; \
+6: sw t1, STRATA_CTRL_CONSOLE_TX(t0); \
+7: addi t1, a0, '0'; \
   sw t1, STRATA_CTRL_CONSOLE_TX(t0); \
   ret;
 
