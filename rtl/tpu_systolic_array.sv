@@ -3,8 +3,9 @@
 // c[j] = sum_i a[i] * W[i][j]. Activations enter skewed (row i delayed i cycles) and move right,
 // partial sums move down, and the bottom edge is de-skewed (column j delayed N-1-j cycles), so the
 // caller sees unskewed rows at both ends:
-//   - a row pushed in cycle t (a_valid_i) comes out in cycle t + Latency, Latency = 2N - 1
-//     (c_valid_o); back-to-back rows come out back to back (one row per cycle, no bubbles).
+//   - a row pushed in cycle t (a_valid_i) comes out in cycle t + Latency, Latency = 2N (c_valid_o):
+//     1 input register + 2(N-1) cycles of wavefront from PE(0,0) to PE(N-1,N-1) + 1 PE register.
+//     Back-to-back rows come out back to back (one row per cycle, no bubbles).
 //   - weights: each w_valid_i cycle writes one row of N int8 into the shadow weights, rows 0, 1,
 //     ..., N-1, N-1, 0, ... in push order (w_row_idx_o is the row the next push writes). The write
 //     to column j lands j cycles later, in step with the activation wavefront.
@@ -38,24 +39,57 @@ module tpu_systolic_array #(
   output logic                 busy_o
 );
 
-  localparam int unsigned Latency = 2 * N - 1;
+  localparam int unsigned Latency = 2 * N;
   localparam int unsigned IdxW = $clog2(N);
   localparam int unsigned BusyW = $clog2(2 * N);
 
-  // ---------------------------------------------------------------- weight-load control
-  logic [IdxW-1:0]  w_cnt_q, w_cnt_d;
-  logic [N-1:0]     w_sel;            // one-hot PE row written by this cycle's push
-  logic [N-1:0]     w_sel_col [N];    // w_sel delayed by j cycles, for column j
-  logic [N-1:0]     w_sel_q [N-1];    // stage d: the push of d + 1 cycles ago
-  logic [N-1:0]     w_sel_d [N-1];
+  // ---------------------------------------------------------------- input register
+  // Every input is registered before it reaches the mesh: it costs one cycle of latency, isolates
+  // the caller's timing, and keeps the whole mesh out of Verilator's input-change evaluation
+  // (nothing in the mesh depends combinationally on a port), which roughly halves eval time.
+  logic            a_valid_q, w_valid_q, w_swap_q;
+  logic [N*8-1:0]  a_row_q, w_row_q;
+  logic [IdxW-1:0] w_idx_q;          // the shadow row that w_row_q goes to
+  logic [IdxW-1:0] w_cnt_q, w_cnt_d; // the shadow row the next push goes to
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      a_valid_q <= 1'b0;
+      w_valid_q <= 1'b0;
+      w_swap_q <= 1'b0;
+      w_cnt_q <= '0;
+    end else begin
+      a_valid_q <= a_valid_i;
+      w_valid_q <= w_valid_i;
+      w_swap_q <= w_swap_i;
+      w_cnt_q <= w_cnt_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    a_row_q <= a_row_i;
+    w_row_q <= w_row_i;
+    w_idx_q <= w_cnt_q;
+  end
 
   always_comb begin
     w_cnt_d = w_cnt_q;
     if (w_valid_i) begin
       w_cnt_d = (32'(w_cnt_q) == N - 1) ? '0 : w_cnt_q + 1'b1;
     end
+  end
+
+  assign w_row_idx_o = w_cnt_q;
+
+  // ---------------------------------------------------------------- weight-load control
+  logic [N-1:0]     w_sel;            // one-hot PE row written by this cycle's push
+  logic [N-1:0]     w_sel_col [N];    // w_sel delayed by j cycles, for column j
+  logic [N-1:0]     w_sel_q [N-1];    // stage d: the push of d + 1 cycles ago
+  logic [N-1:0]     w_sel_d [N-1];
+
+  always_comb begin
     for (int unsigned i = 0; i < N; i++) begin
-      w_sel[i] = w_valid_i && (32'(w_cnt_q) == i);
+      w_sel[i] = w_valid_q && (32'(w_idx_q) == i);
     end
     w_sel_d[0] = w_sel;
     for (int unsigned d = 1; d < N - 1; d++) begin
@@ -65,26 +99,23 @@ module tpu_systolic_array #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      w_cnt_q <= '0;
       w_sel_q <= '{default: '0};
     end else begin
-      w_cnt_q <= w_cnt_d;
       w_sel_q <= w_sel_d;
     end
   end
 
-  assign w_row_idx_o = w_cnt_q;
-
   // ---------------------------------------------------------------- busy
-  // Cycles until every accepted input has taken effect: a row's result is out 2N-1 cycles later,
-  // a weight row is in the last column N-1 cycles later, a swap reaches PE(N-1,N-1) 2N-2 later.
+  // An input pushed in cycle t is in the input register in cycle t+1; the counter then covers the
+  // cycles until it has taken effect: the row's result is out in cycle t+2N, the weight row is in
+  // the last column by the end of cycle t+N, the swap reaches PE(N-1,N-1) in cycle t+2N-1.
   logic [BusyW-1:0] busy_cnt_q, busy_cnt_d;
 
   always_comb begin
     busy_cnt_d = (busy_cnt_q != '0) ? busy_cnt_q - 1'b1 : '0;
-    if (w_valid_i && BusyW'(N - 1) > busy_cnt_d) busy_cnt_d = BusyW'(N - 1);
-    if (w_swap_i && BusyW'(2 * N - 2) > busy_cnt_d) busy_cnt_d = BusyW'(2 * N - 2);
-    if (a_valid_i) busy_cnt_d = BusyW'(Latency);
+    if (w_valid_q && BusyW'(N - 1) > busy_cnt_d) busy_cnt_d = BusyW'(N - 1);
+    if (w_swap_q && BusyW'(2 * N - 2) > busy_cnt_d) busy_cnt_d = BusyW'(2 * N - 2);
+    if (a_valid_q) busy_cnt_d = BusyW'(Latency - 1);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -95,7 +126,7 @@ module tpu_systolic_array #(
     end
   end
 
-  assign busy_o = busy_cnt_q != '0;
+  assign busy_o = a_valid_q || w_valid_q || w_swap_q || busy_cnt_q != '0;
 
   // ---------------------------------------------------------------- mesh
   logic [7:0]  a_mesh    [N][N+1];  // activation entering PE(i,j) from the left
@@ -107,7 +138,7 @@ module tpu_systolic_array #(
     // Input skew: row i of the activations (and the swap tag) is delayed i cycles. Invalid rows
     // enter as zeros so idle cycles keep the mesh quiet in waveforms.
     logic [8:0] skew_in, skew_out;
-    assign skew_in = {w_swap_i, a_valid_i ? a_row_i[8*i +: 8] : 8'h00};
+    assign skew_in = {w_swap_q, a_valid_q ? a_row_q[8*i +: 8] : 8'h00};
 
     tpu_delay_line #(
       .Width(9),
@@ -161,11 +192,11 @@ module tpu_systolic_array #(
     ) u_w_skew (
       .clk_i,
       .rst_ni,
-      .d_i(w_row_i[8*j +: 8]),
+      .d_i(w_row_q[8*j +: 8]),
       .q_o(w_col[j])
     );
 
-    // Output de-skew: column j's sum leaves the bottom row in cycle t + N + j; delay it N-1-j.
+    // Output de-skew: column j's sum leaves the bottom row in cycle t + N + 1 + j; delay N-1-j.
     tpu_delay_line #(
       .Width(32),
       .Depth(N - 1 - j),
@@ -181,12 +212,12 @@ module tpu_systolic_array #(
   // ---------------------------------------------------------------- output valid
   tpu_delay_line #(
     .Width(1),
-    .Depth(Latency),
+    .Depth(Latency - 1),
     .ResetEn(1'b1)
   ) u_c_valid (
     .clk_i,
     .rst_ni,
-    .d_i(a_valid_i),
+    .d_i(a_valid_q),
     .q_o(c_valid_o)
   );
 

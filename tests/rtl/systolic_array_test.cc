@@ -23,9 +23,10 @@
 namespace {
 
 constexpr int kN = STRATA_MXU_N;
-// The documented latency: a row pushed in cycle t comes out in cycle t + 2N - 1 (N-1 skew + N
-// rows + ... see docs/systolic-array.md). Every check below uses this formula, not the RTL.
-constexpr uint64_t kLatency = 2 * kN - 1;
+// The documented latency (docs/systolic-array.md): a row pushed in cycle t comes out in cycle
+// t + 2N = 1 input register + 2(N-1) cycles of wavefront from PE(0,0) to PE(N-1,N-1) + 1 PE
+// register. Every check below uses this formula, not anything read from the RTL.
+constexpr uint64_t kLatency = 2 * kN;
 
 using Row8 = std::array<int8_t, kN>;
 using Row32 = std::array<int32_t, kN>;
@@ -224,8 +225,8 @@ RunResult RunSchedule(const Schedule& s) {
       exp_row[t + kLatency] = ReferenceGemmRow(c.a, *active);
       mark_busy(kLatency);
     }
-    if (c.w_valid) mark_busy(kN - 1);
-    if (c.swap) mark_busy(2 * kN - 2);
+    if (c.w_valid) mark_busy(kN);       // written into the last column at the end of t + N
+    if (c.swap) mark_busy(2 * kN - 1);  // reaches PE(N-1,N-1) in cycle t + 2N - 1
   }
 
   RunResult r;
@@ -318,7 +319,7 @@ TEST(SystolicArray, ResetStateIsQuietAndWeightsAreZero) {
 }
 
 // One row through an otherwise idle array: the measured input-to-output distance is the formula.
-TEST(SystolicArray, SingleRowLatencyIs2NMinus1) {
+TEST(SystolicArray, SingleRowLatencyIs2N) {
   Schedule s;
   Values v(2);
   s.LoadTileAt(v.RandomTile(), 0);
@@ -327,11 +328,11 @@ TEST(SystolicArray, SingleRowLatencyIs2NMinus1) {
   const RunResult r = RunSchedule(s);
   EXPECT_CLEAN(r);
   ASSERT_EQ(r.out_cycles.size(), 1u);
-  EXPECT_EQ(r.out_cycles[0] - r.in_cycles[0], uint64_t{2 * kN - 1});
+  EXPECT_EQ(r.out_cycles[0] - r.in_cycles[0], uint64_t{2 * kN});
 }
 
 // A full tile: N back-to-back rows produce N back-to-back results starting exactly at
-// first_input + 2N - 1, so the tile takes N + 2N - 1 cycles from first input to last output + 1.
+// first_input + 2N, so a tile takes 3N cycles from its first input to its last output + 1.
 TEST(SystolicArray, TileWavefrontTiming) {
   Schedule s;
   Values v(3);
@@ -342,8 +343,8 @@ TEST(SystolicArray, TileWavefrontTiming) {
   const RunResult r = RunSchedule(s);
   EXPECT_CLEAN(r);
   ASSERT_EQ(r.out_cycles.size(), static_cast<size_t>(kN));
-  EXPECT_EQ(r.out_cycles.front(), first + 2 * kN - 1);
-  EXPECT_EQ(r.out_cycles.back(), first + 3 * kN - 2);
+  EXPECT_EQ(r.out_cycles.front(), first + 2 * kN);
+  EXPECT_EQ(r.out_cycles.back(), first + 3 * kN - 1);
 }
 
 TEST(SystolicArray, ExtremeValuesAreBitExact) {
@@ -398,7 +399,7 @@ TEST(SystolicArray, RandomBubblesKeepExactTiming) {
 
 // Double buffering with the load as early as allowed: tile m+1's rows are pushed from the very
 // cycle tile m is swapped in, while tile m streams; the swaps sit between two streams with no gap.
-// Total: the last of R rows comes out at first_input + R - 1 + 2N - 1: no stall cycle anywhere.
+// Total: the last of R rows comes out at first_input + R - 1 + 2N: no stall cycle anywhere.
 TEST(SystolicArray, DoubleBufferedTilesStreamWithoutStalls) {
   Schedule s;
   Values v(6);
@@ -519,6 +520,6 @@ TEST(SystolicArray, RandomLegalSchedules) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  std::printf("tpu_systolic_array N = %d, latency 2N-1 = %d\n", kN, static_cast<int>(kLatency));
+  std::printf("tpu_systolic_array N = %d, latency 2N = %d\n", kN, static_cast<int>(kLatency));
   return RUN_ALL_TESTS();
 }
