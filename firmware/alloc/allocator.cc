@@ -3,9 +3,16 @@
 
 #include "alloc/bits.h"
 
+// The hot-path helpers must inline into Allocate/Free: a call costs a frame and a jump on rv32.
+#define STRATA_ALLOC_INLINE inline __attribute__((always_inline))
+// ... and the generic paths must not: inlined, they would make the fast path save their registers.
+#define STRATA_ALLOC_NOINLINE __attribute__((noinline))
+#define STRATA_ALLOC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 namespace strata::alloc {
 
 using bits::AlignUp;
+using bits::Msb32;
 using bits::Lsb32;
 using bits::Lsb64;
 using bits::Msb64;
@@ -52,6 +59,9 @@ strata_status BasicAllocator<IndexT>::Init(Node* nodes, uint32_t num_nodes, cons
   granule_shift_ = shift;
   policy_ = options.policy;
   total_granules_ = granules;
+  capacity_bytes_ = granules << shift;
+  narrow_ = granules <= UINT32_MAX;
+  SetPlanPending(false);
   for (uint32_t fl = 0; fl < kFlCount; ++fl) {
     for (uint32_t sl = 0; sl < kSlCount; ++sl) heads_[fl][sl] = kNull;
   }
@@ -76,11 +86,14 @@ void BasicAllocator<IndexT>::ResetCounters() {
   pool_count_ = 0;
   fl_bitmap_ = 0;
   for (uint32_t fl = 0; fl < kFlCount; ++fl) sl_bitmap_[fl] = 0;
-  used_granules_ = requested_bytes_ = peak_granules_ = 0;
-  num_allocs_ = num_frees_ = num_failed_ = 0;
-  live_ = free_blocks_ = 0;
+  used_granules_ = peak_granules_ = 0;
+  slack_bytes_.Reset();
+  num_allocs_.Reset();
+  num_failed_ = 0;
+  live_ = 0;
   compactions_ = compaction_moves_ = compaction_bytes_ = compaction_cycles_ = 0;
   plan_pending_ = false;
+  fast_ = 0;
   plan_moves_ = nullptr;
   plan_num_moves_ = 0;
   plan_checksum_ = 0;
@@ -108,6 +121,22 @@ void BasicAllocator<IndexT>::ReleaseNode(Index i) {
   Node& n = nodes_[i];
   n.meta &= kGenerationMask << kMetaGenShift;
   n.prev = n.next = n.link0 = n.link1 = kNull;
+  if (pool_tail_ == kNull) {
+    pool_head_ = i;
+  } else {
+    nodes_[pool_tail_].link1 = i;
+  }
+  pool_tail_ = i;
+  ++pool_count_;
+}
+
+// ReleaseNode for the hot path: only what the pool and Check() read (generation, flags, link1);
+// TakeNode resets the rest.
+template <typename IndexT>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::ReleaseNode32(Index i) {
+  Node& n = nodes_[i];
+  n.meta &= kGenerationMask << kMetaGenShift;
+  n.link1 = kNull;
   if (pool_tail_ == kNull) {
     pool_head_ = i;
   } else {
@@ -152,10 +181,7 @@ void BasicAllocator<IndexT>::Mapping(uint64_t size, uint32_t* fl, uint32_t* sl) 
     *fl = 0;
     *sl = static_cast<uint32_t>(size);
   } else if ((size >> 32) == 0) {  // the common case, in 32-bit arithmetic (rv32 has no 64-bit shifts)
-    const uint32_t s32 = static_cast<uint32_t>(size);
-    const uint32_t m = 31u - static_cast<uint32_t>(__builtin_clz(s32));
-    *fl = m - kSlLog2 + 1;
-    *sl = (s32 >> (m - kSlLog2)) - kSlCount;
+    Mapping32(static_cast<uint32_t>(size), fl, sl);
   } else {
     const uint32_t m = Msb64(size);
     *fl = m - kSlLog2 + 1;
@@ -174,7 +200,6 @@ void BasicAllocator<IndexT>::InsertFree(Index i) {
   heads_[fl][sl] = i;
   sl_bitmap_[fl] |= 1u << sl;
   fl_bitmap_ |= uint64_t{1} << fl;
-  ++free_blocks_;
 }
 
 template <typename IndexT>
@@ -194,7 +219,101 @@ void BasicAllocator<IndexT>::RemoveFree(Index i) {
   }
   if (q != kNull) nodes_[q].link0 = p;
   nodes_[i].link0 = nodes_[i].link1 = kNull;
-  --free_blocks_;
+}
+
+// The 32-bit versions: callers know the block's size, so nothing is read twice. Inlined into
+// Allocate and Free, where they are the whole hot path.
+template <typename IndexT>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::Mapping32(uint32_t size, uint32_t* fl, uint32_t* sl) {
+  if (size < kSlCount) {
+    *fl = 0;
+    *sl = size;
+  } else {
+    const uint32_t m = Msb32(size);
+    *fl = m - kSlLog2 + 1;
+    *sl = (size >> (m - kSlLog2)) - kSlCount;
+  }
+}
+
+template <typename IndexT>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::InsertFree32(Index i, uint32_t size) {
+  uint32_t fl, sl;
+  Mapping32(size, &fl, &sl);
+  Index* const slot = &heads_[fl][sl];
+  const Index head = *slot;
+  nodes_[i].link0 = kNull;
+  nodes_[i].link1 = head;
+  if (head != kNull) nodes_[head].link0 = i;
+  *slot = i;
+  sl_bitmap_[fl] |= 1u << sl;
+  fl_bitmap_ |= static_cast<uint64_t>(1u << fl);  // fl <= 27 for a 32-bit size: only the low word changes
+}
+
+template <typename IndexT>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveFree32(Index i, uint32_t size) {
+  uint32_t fl, sl;
+  Mapping32(size, &fl, &sl);
+  const Index p = nodes_[i].link0;
+  const Index q = nodes_[i].link1;
+  if (p == kNull) {
+    heads_[fl][sl] = q;
+    if (q == kNull) {
+      const uint32_t map = sl_bitmap_[fl] & ~(1u << sl);
+      sl_bitmap_[fl] = map;
+      if (map == 0) fl_bitmap_ &= ~static_cast<uint64_t>(1u << fl);
+    }
+  } else {
+    nodes_[p].link1 = q;
+  }
+  if (q != kNull) nodes_[q].link0 = p;
+  nodes_[i].link0 = nodes_[i].link1 = kNull;
+}
+
+template <typename IndexT>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveListHead(uint32_t fl, uint32_t sl) {
+  const Index i = heads_[fl][sl];
+  const Index q = nodes_[i].link1;
+  heads_[fl][sl] = q;
+  if (q == kNull) {
+    const uint32_t map = sl_bitmap_[fl] & ~(1u << sl);
+    sl_bitmap_[fl] = map;
+    if (map == 0) fl_bitmap_ &= ~static_cast<uint64_t>(1u << fl);
+  } else {
+    nodes_[q].link0 = kNull;
+  }
+  nodes_[i].link1 = kNull;
+}
+
+// TLSF lookup for a 32-bit size without alignment: the class boundary at or above `size` (computed
+// without forming the rounded-up size, which could overflow), then two bitmap lookups. Returns the
+// head of the chosen list and its class, or kNull when no list at or above the boundary is populated.
+template <typename IndexT>
+STRATA_ALLOC_INLINE typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::FindFreeTlsf32(
+    uint32_t size, uint32_t* fl_out, uint32_t* sl_out) const {
+  uint32_t fl, sl;
+  if (size < kSlCount) {
+    fl = 0;
+    sl = size;
+  } else {
+    const uint32_t m = Msb32(size);
+    const uint32_t shift = m - kSlLog2;
+    fl = shift + 1;
+    sl = (size >> shift) - kSlCount + ((size & ((1u << shift) - 1)) != 0 ? 1u : 0u);
+    fl += sl >> kSlLog2;  // rounded past the last class of this power of two: first class of the next
+    sl &= kSlCount - 1;
+  }
+  // fl <= 28 here, and every free block's class is below 28 while narrow_: low word of fl_bitmap_ only.
+  uint32_t sl_map = sl_bitmap_[fl] & (~0u << sl);
+  if (sl_map == 0) {
+    const uint32_t fl_map = static_cast<uint32_t>(fl_bitmap_) & (~0u << (fl + 1));
+    if (fl_map == 0) return kNull;
+    fl = Lsb32(fl_map);
+    sl_map = sl_bitmap_[fl];
+  }
+  sl = Lsb32(sl_map);
+  *fl_out = fl;
+  *sl_out = sl;
+  return heads_[fl][sl];
 }
 
 template <typename IndexT>
@@ -298,6 +417,62 @@ uint64_t BasicAllocator<IndexT>::AlignGranules(uint64_t alignment_bytes) const {
 
 template <typename IndexT>
 strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignment, Handle* out) {
+  const uint32_t shift = granule_shift_;
+  const uint32_t align_lo = static_cast<uint32_t>(alignment);
+  // The hot path: TLSF, no alignment beyond the granule, a heap of < 2^32 granules, no plan pending.
+  // Everything else, every error (and a TLSF miss, which must scan before reporting out-of-memory)
+  // takes the generic path, which repeats every check in the documented order.
+  if (STRATA_ALLOC_UNLIKELY(out == nullptr || (fast_ & kFastAlloc) == 0 || bytes == 0 || (alignment >> 32) != 0 ||
+                            align_lo > (1u << shift) || (align_lo & (align_lo - 1)) != 0 ||
+                            bytes > capacity_bytes_ || live_ >= max_live_)) {
+    return AllocateGeneric(bytes, alignment, out);
+  }
+  const uint32_t size = bits::ShrRoundUpTo32(bytes, shift);  // <= total_granules_ < 2^32
+  uint32_t fl, sl;
+  const Index b = FindFreeTlsf32(size, &fl, &sl);
+  if (STRATA_ALLOC_UNLIKELY(b == kNull)) return AllocateGeneric(bytes, alignment, out);
+  // Carve the front of b (the head of its list): the rest stays free. b's neighbours are live (free
+  // blocks are coalesced), so the tail needs no merging.
+  RemoveListHead(fl, sl);
+  Node& node = nodes_[b];
+  const uint32_t off = node.offset_lo;
+  const uint32_t rest = End32(b) - off - size;
+  if (rest != 0) {
+    // TakeNode without its clearing: every field of the tail is written here or by InsertFree32.
+    const Index tail = pool_head_;
+    Node& t = nodes_[tail];
+    pool_head_ = t.link1;
+    if (pool_head_ == kNull) pool_tail_ = kNull;
+    --pool_count_;
+    const Index next = node.next;
+    t.offset_lo = off + size;  // offset bits 32..39 stay zero while narrow_
+    t.meta = (t.meta & (kGenerationMask << kMetaGenShift)) | kMetaInUse | kMetaFree;
+    t.prev = b;
+    t.next = next;
+    node.next = tail;
+    if (next != kNull) nodes_[next].prev = tail;
+    InsertFree32(tail, rest);
+  }
+  const uint32_t meta = node.meta & ~kMetaFree;
+  node.meta = meta;
+  // Rounding slack < granule: the difference of the low words is exact.
+  const uint32_t slack = (size << shift) - static_cast<uint32_t>(bytes);
+  node.link0 = static_cast<Index>(slack);
+  node.link1 = 0;  // no pins, alignment log2 0
+  ++live_;
+  num_allocs_.Add(1);
+  slack_bytes_.Add(slack);
+  // In use and peak are below 2^32 granules while narrow_: 32-bit sums, no carries.
+  const uint32_t used = static_cast<uint32_t>(used_granules_) + size;
+  used_granules_ = used;
+  if (used > static_cast<uint32_t>(peak_granules_)) peak_granules_ = used;
+  *out = Handle{(static_cast<uint64_t>(meta >> kMetaGenShift) << 32) | (static_cast<uint32_t>(b) + 1u)};
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::AllocateGeneric(uint64_t bytes, uint64_t alignment,
+                                                                            Handle* out) {
   if (out == nullptr) return STRATA_INVALID_ARGUMENT;
   *out = Handle{};
   if (nodes_ == nullptr || plan_pending_) return STRATA_FAILED_PRECONDITION;
@@ -317,12 +492,13 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
     return STRATA_RESOURCE_EXHAUSTED;
   }
   const Index n = Place(b, size, align);
-  nodes_[n].link0 = static_cast<Index>(bits::Shl64(size, granule_shift_) - bytes);
+  const uint32_t slack = static_cast<uint32_t>(bits::Shl64(size, granule_shift_) - bytes);
+  nodes_[n].link0 = static_cast<Index>(slack);
   nodes_[n].link1 = static_cast<Index>(align == 1 ? 0 : bits::Log2Exact(align) << kAlignShift);
   ++live_;
-  ++num_allocs_;
+  num_allocs_.Add(1);
+  slack_bytes_.Add(slack);
   used_granules_ += size;
-  requested_bytes_ += bytes;
   if (used_granules_ > peak_granules_) peak_granules_ = used_granules_;
   *out = MakeHandle(n);
   return STRATA_OK;
@@ -341,15 +517,60 @@ strata_status BasicAllocator<IndexT>::Resolve(Handle handle, Index* index) const
 
 template <typename IndexT>
 strata_status BasicAllocator<IndexT>::Free(Handle handle) {
-  Index n;
-  const strata_status st = Resolve(handle, &n);
-  if (st != STRATA_OK) return st;
+  // Resolve, inlined: the handle checks are a good part of a free on the device.
+  const uint32_t slot = static_cast<uint32_t>(handle.value);
+  const uint32_t gen = static_cast<uint32_t>(handle.value >> 32);
+  if (STRATA_ALLOC_UNLIKELY(nodes_ == nullptr || slot - 1u >= num_nodes_ || gen > kGenerationMask)) {
+    return STRATA_INVALID_ARGUMENT;
+  }
+  const Index n = static_cast<Index>(slot - 1);
+  Node& node = nodes_[n];
+  const uint32_t meta = node.meta;
+  if (STRATA_ALLOC_UNLIKELY((meta & (kMetaInUse | kMetaFree)) != kMetaInUse || (meta >> kMetaGenShift) != gen)) {
+    return STRATA_NOT_FOUND;
+  }
+  if (STRATA_ALLOC_UNLIKELY((fast_ & kFastFree) == 0 || (node.link1 & kPinMask) != 0)) return FreeGeneric(n);
+
+  uint32_t start = node.offset_lo;
+  uint32_t end = End32(n);
+  const uint32_t size = end - start;
+  used_granules_ = static_cast<uint32_t>(used_granules_) - size;
+  slack_bytes_.Sub(node.link0);
+  --live_;
+  // A new generation makes every copy of this handle stale (it wraps with the 32-bit word).
+  node.meta = (meta + (1u << kMetaGenShift)) | kMetaFree;
+  const Index p = node.prev;
+  const Index q = node.next;
+  Index merged = n;
+  if (p != kNull && IsFree(p)) {  // n joins p: p keeps its node
+    const uint32_t p_start = nodes_[p].offset_lo;
+    RemoveFree32(p, start - p_start);
+    nodes_[p].next = q;
+    if (q != kNull) nodes_[q].prev = p;
+    ReleaseNode32(n);
+    merged = p;
+    start = p_start;
+  }
+  if (q != kNull && IsFree(q)) {  // q joins the merged block
+    const uint32_t q_end = End32(q);
+    RemoveFree32(q, q_end - end);
+    const Index after = nodes_[q].next;
+    nodes_[merged].next = after;
+    if (after != kNull) nodes_[after].prev = merged;
+    ReleaseNode32(q);
+    end = q_end;
+  }
+  InsertFree32(merged, end - start);
+  return STRATA_OK;
+}
+
+template <typename IndexT>
+STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::FreeGeneric(Index n) {
   if (plan_pending_ || PinCount(n) != 0) return STRATA_FAILED_PRECONDITION;
   const uint64_t size = Size(n);
   used_granules_ -= size;
-  requested_bytes_ -= bits::Shl64(size, granule_shift_) - nodes_[n].link0;
+  slack_bytes_.Sub(nodes_[n].link0);
   --live_;
-  ++num_frees_;
   // A new generation makes every copy of this handle stale.
   nodes_[n].meta = (nodes_[n].meta & ~(kGenerationMask << kMetaGenShift)) |
                    (((Generation(n) + 1) & kGenerationMask) << kMetaGenShift) | kMetaFree;
@@ -429,17 +650,17 @@ template <typename IndexT>
 Stats BasicAllocator<IndexT>::GetStats() const {
   Stats s;
   s.bytes_in_use = used_granules_ << granule_shift_;
-  s.requested_bytes_in_use = requested_bytes_;
+  s.requested_bytes_in_use = s.bytes_in_use - slack_bytes_.Get();
   s.peak_bytes_in_use = peak_granules_ << granule_shift_;
   s.bytes_limit = capacity_bytes();
   s.bytes_free = s.bytes_limit - s.bytes_in_use;
   s.largest_free_block_bytes = LargestFreeGranules() << granule_shift_;
-  s.num_allocs = num_allocs_;
-  s.num_frees = num_frees_;
+  s.num_allocs = num_allocs_.Get();
+  s.num_frees = s.num_allocs - live_;
   s.num_failed_allocs = num_failed_;
   s.live_buffers = live_;
   s.max_live_buffers = max_live_;
-  s.free_blocks = free_blocks_;
+  s.free_blocks = FreeBlocks();
   if (s.bytes_free != 0) {
     const uint64_t fragmented = s.bytes_free - s.largest_free_block_bytes;
     s.fragmentation = static_cast<double>(fragmented) / static_cast<double>(s.bytes_free);
@@ -473,7 +694,7 @@ CheckResult BasicAllocator<IndexT>::Check() const {
   if (Off(head_) != 0) return broken("chain.starts_at_offset_0", head_);
 
   uint32_t blocks = 0, live = 0, free_blocks = 0;
-  uint64_t used = 0, requested = 0;
+  uint64_t used = 0, slack = 0;
   Index prev = kNull;
   for (Index i = head_; i != kNull; i = nodes_[i].next) {
     if (i >= num_nodes_) return broken("chain.index_in_range", prev);
@@ -490,7 +711,7 @@ CheckResult BasicAllocator<IndexT>::Check() const {
       ++live;
       used += Size(i);
       if (nodes_[i].link0 >= (1u << granule_shift_)) return broken("live.slack_below_granule", i);
-      requested += (Size(i) << granule_shift_) - nodes_[i].link0;
+      slack += nodes_[i].link0;
       if ((Off(i) & ((uint64_t{1} << AlignLog2(i)) - 1)) != 0) return broken("live.offset_aligned", i);
     }
     prev = i;
@@ -498,9 +719,9 @@ CheckResult BasicAllocator<IndexT>::Check() const {
   if (live != live_) return broken("stats.live_buffers");
   if (live > max_live_) return broken("metadata.live_within_capacity");
   if (used != used_granules_) return broken("stats.bytes_in_use");
-  if (requested != requested_bytes_) return broken("stats.requested_bytes_in_use");
+  if (slack != slack_bytes_.Get()) return broken("stats.requested_bytes_in_use");
   if (peak_granules_ < used) return broken("stats.peak_at_least_in_use");
-  if (free_blocks != free_blocks_) return broken("stats.free_blocks");
+  if (free_blocks != FreeBlocks()) return broken("stats.free_blocks");
   if (free_blocks > live + 1) return broken("free.at_most_live_plus_one");
 
   uint32_t listed = 0;

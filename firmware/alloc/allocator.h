@@ -115,6 +115,38 @@ struct CompactionPlan {
 // Copies `num_moves` buffers in order with memmove semantics (DMA on the device).
 using CopyMovesFn = strata_status (*)(void* context, const Move* moves, uint32_t num_moves);
 
+// A 64-bit counter that rv32 updates with 32-bit arithmetic: the high word changes only on a carry
+// (a branch almost never taken) instead of a carry chain on every update.
+class Counter64 {
+ public:
+  constexpr Counter64() = default;
+#if UINTPTR_MAX == 0xffffffffu
+  uint64_t Get() const { return (static_cast<uint64_t>(hi_) << 32) | lo_; }
+  void Add(uint32_t v) {
+    const uint32_t lo = lo_ + v;
+    lo_ = lo;
+    if (lo < v) ++hi_;
+  }
+  void Sub(uint32_t v) {
+    const uint32_t lo = lo_;
+    lo_ = lo - v;
+    if (lo < v) --hi_;
+  }
+  void Reset() { lo_ = hi_ = 0; }
+
+ private:
+  uint32_t lo_ = 0, hi_ = 0;
+#else
+  uint64_t Get() const { return v_; }
+  void Add(uint32_t v) { v_ += v; }
+  void Sub(uint32_t v) { v_ -= v; }
+  void Reset() { v_ = 0; }
+
+ private:
+  uint64_t v_ = 0;
+#endif
+};
+
 // Result of Check(): the first invariant found broken, by name, and the block where it broke.
 struct CheckResult {
   strata_status status = STRATA_OK;
@@ -211,7 +243,7 @@ class BasicAllocator {
     }
   }
 
-  uint64_t capacity_bytes() const { return total_granules_ << granule_shift_; }
+  uint64_t capacity_bytes() const { return capacity_bytes_; }
   uint32_t granule_bytes() const { return 1u << granule_shift_; }
   uint32_t max_live_buffers() const { return max_live_; }
   Policy policy() const { return policy_; }
@@ -245,11 +277,29 @@ class BasicAllocator {
   // ---- node pool (FIFO) and the address chain ----
   Index TakeNode();
   void ReleaseNode(Index i);
+  void ReleaseNode32(Index i);
   void LinkAfter(Index after, Index i);  // after == kNull: at the head
   void Unlink(Index i);
 
   // ---- segregated lists ----
   static void Mapping(uint64_t size, uint32_t* fl, uint32_t* sl);
+  // ---- 32-bit fast paths, used while narrow_ (every offset and size fits 32 bits of granules, so
+  // offset_lo is the whole offset): no 64-bit arithmetic on rv32, the class of a block computed once.
+  static void Mapping32(uint32_t size, uint32_t* fl, uint32_t* sl);
+  uint32_t End32(Index i) const {
+    return nodes_[i].next == kNull ? static_cast<uint32_t>(total_granules_) : nodes_[nodes_[i].next].offset_lo;
+  }
+  void InsertFree32(Index i, uint32_t size);
+  void RemoveFree32(Index i, uint32_t size);
+  void RemoveListHead(uint32_t fl, uint32_t sl);  // pops the head of list (fl, sl)
+  Index FindFreeTlsf32(uint32_t size, uint32_t* fl, uint32_t* sl) const;
+  strata_status AllocateGeneric(uint64_t bytes, uint64_t alignment, Handle* out);  // every case, every check
+  strata_status FreeGeneric(Index n);  // n resolved; checks the plan lock and pins itself
+  void SetPlanPending(bool pending) {
+    plan_pending_ = pending;
+    fast_ = narrow_ && !pending ? (policy_ == Policy::kTlsf ? kFastFree | kFastAlloc : kFastFree) : 0;
+  }
+  uint32_t FreeBlocks() const { return num_nodes_ - pool_count_ - live_; }  // every block not live is free
   void InsertFree(Index i);
   void RemoveFree(Index i);
   bool Fits(Index i, uint64_t size, uint64_t align) const;
@@ -291,36 +341,45 @@ class BasicAllocator {
   static constexpr uint32_t kAlignShift = 10;  // alignment log2 (in granules, <= 40) in link1 bits 10..15
   static_assert(kOffsetBits - 32 == 8, "offset bits 32..39 live in meta bits 0..7");
 
+  // Everything Allocate and Free touch comes first: rv32 loads and stores reach 2 KiB from `this`
+  // with one instruction, so nothing hot sits behind the list heads.
   Node* nodes_ = nullptr;
   uint32_t num_nodes_ = 0;
   uint32_t max_live_ = 0;
   uint32_t granule_shift_ = 8;
   Policy policy_ = Policy::kTlsf;
+  bool narrow_ = false;  // total_granules_ <= UINT32_MAX: the 32-bit fast paths apply
+  bool plan_pending_ = false;
+  // Which fast paths apply, so that each needs one test: kFastFree = narrow_ and no plan pending;
+  // kFastAlloc = that and TLSF. Zero before Init.
+  static constexpr uint8_t kFastFree = 1, kFastAlloc = 2;
+  uint8_t fast_ = 0;
   uint64_t total_granules_ = 0;
+  uint64_t capacity_bytes_ = 0;  // total_granules_ << granule_shift_
   Index head_ = kNull;
   Index pool_head_ = kNull;
   Index pool_tail_ = kNull;
   uint32_t pool_count_ = 0;
 
+  // Counters behind Stats (bytes_free etc. are derived).
+  // num_frees = num_allocs_ - live_, free blocks = FreeBlocks(), requested = in use - slack: fewer
+  // counters to update per operation.
+  uint64_t used_granules_ = 0;
+  Counter64 slack_bytes_;  // sum of the live buffers' rounding slack
+  uint64_t peak_granules_ = 0;
+  Counter64 num_allocs_;
+  uint64_t num_failed_ = 0;
+  uint32_t live_ = 0;
+
   uint64_t fl_bitmap_ = 0;
   uint32_t sl_bitmap_[kFlCount] = {};
   Index heads_[kFlCount][kSlCount] = {};
 
-  // Counters behind Stats (bytes_free etc. are derived).
-  uint64_t used_granules_ = 0;
-  uint64_t requested_bytes_ = 0;
-  uint64_t peak_granules_ = 0;
-  uint64_t num_allocs_ = 0;
-  uint64_t num_frees_ = 0;
-  uint64_t num_failed_ = 0;
-  uint32_t live_ = 0;
-  uint32_t free_blocks_ = 0;
   uint64_t compactions_ = 0;
   uint64_t compaction_moves_ = 0;
   uint64_t compaction_bytes_ = 0;
   uint64_t compaction_cycles_ = 0;
 
-  bool plan_pending_ = false;
   uint32_t plan_id_ = 0;
   const Move* plan_moves_ = nullptr;
   uint32_t plan_num_moves_ = 0;

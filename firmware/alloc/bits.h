@@ -6,22 +6,60 @@
 
 namespace strata::alloc::bits {
 
-// Index of the most significant set bit; x must be nonzero. Split into 32-bit halves so rv32 never
-// needs a 64-bit count-leading-zeros helper.
-inline uint32_t Msb64(uint64_t x) {
-  const uint32_t hi = static_cast<uint32_t>(x >> 32);
-  if (hi != 0) return 63u - static_cast<uint32_t>(__builtin_clz(hi));
-  return 31u - static_cast<uint32_t>(__builtin_clz(static_cast<uint32_t>(x)));
+// rv32im has no count-leading/trailing-zeros instruction: __builtin_clz/ctz become libgcc calls
+// (__clzsi2/__ctzsi2, ~15 instructions plus the call). The software versions below are branchless
+// and call nothing; hosts (and cores with Zbb) keep the builtins, which are one instruction there.
+#if defined(__riscv) && !defined(__riscv_zbb)
+#define STRATA_ALLOC_SOFT_BITS 1
+#endif
+
+namespace detail {
+struct Log2ByteTable {
+  uint8_t v[256];
+  constexpr Log2ByteTable() : v() {
+    for (uint32_t i = 2; i < 256; ++i) v[i] = static_cast<uint8_t>(v[i / 2] + 1);
+  }
+};
+inline constexpr Log2ByteTable kLog2Byte{};  // floor(log2(i)) for i in [1, 255]
+// Position of the single set bit b, indexed by (b * 0x077CB531) >> 27 (a de Bruijn sequence).
+inline constexpr uint8_t kDeBruijnBit[32] = {0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
+                                              31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
+}  // namespace detail
+
+// Index of the most significant set bit; x must be nonzero.
+inline uint32_t Msb32(uint32_t x) {
+#ifdef STRATA_ALLOC_SOFT_BITS
+  const uint32_t a = static_cast<uint32_t>((x >> 16) != 0) << 4;  // branchless binary search, then a byte table
+  x >>= a;
+  const uint32_t b = static_cast<uint32_t>((x >> 8) != 0) << 3;
+  x >>= b;
+  return a + b + detail::kLog2Byte.v[x];
+#else
+  return 31u - static_cast<uint32_t>(__builtin_clz(x));
+#endif
 }
 
 // Index of the least significant set bit; x must be nonzero.
-inline uint32_t Lsb64(uint64_t x) {
-  const uint32_t lo = static_cast<uint32_t>(x);
-  if (lo != 0) return static_cast<uint32_t>(__builtin_ctz(lo));
-  return 32u + static_cast<uint32_t>(__builtin_ctz(static_cast<uint32_t>(x >> 32)));
+inline uint32_t Lsb32(uint32_t x) {
+#ifdef STRATA_ALLOC_SOFT_BITS
+  return detail::kDeBruijnBit[((x & (0u - x)) * 0x077CB531u) >> 27];  // one multiply (3 cycles), one load
+#else
+  return static_cast<uint32_t>(__builtin_ctz(x));
+#endif
 }
 
-inline uint32_t Lsb32(uint32_t x) { return static_cast<uint32_t>(__builtin_ctz(x)); }
+// Split into 32-bit halves so rv32 never needs a 64-bit helper.
+inline uint32_t Msb64(uint64_t x) {
+  const uint32_t hi = static_cast<uint32_t>(x >> 32);
+  if (hi != 0) return 32u + Msb32(hi);
+  return Msb32(static_cast<uint32_t>(x));
+}
+
+inline uint32_t Lsb64(uint64_t x) {
+  const uint32_t lo = static_cast<uint32_t>(x);
+  if (lo != 0) return Lsb32(lo);
+  return 32u + Lsb32(static_cast<uint32_t>(x >> 32));
+}
 
 // 64-bit shifts by a variable amount: on rv32 the compiler calls libgcc (__lshrdi3/__ashldi3) for these;
 // the allocator's amounts are almost always below 32, so two 32-bit shifts inline are cheaper.
@@ -43,6 +81,27 @@ inline uint64_t Shl64(uint64_t x, uint32_t s) {
     return static_cast<uint64_t>(lo << (s - 32)) << 32;
   } else {
     return x << s;
+  }
+}
+
+// (x + 2^s - 1) >> s truncated to 32 bits, for s < 32 and a result known to fit 32 bits: on rv32 two
+// 32-bit shifts instead of a 64-bit one (and no branch for s == 0).
+inline uint32_t ShrRoundUpTo32(uint64_t x, uint32_t s) {
+  x += (1u << s) - 1u;
+  if constexpr (sizeof(void*) == 4) {
+    const uint32_t lo = static_cast<uint32_t>(x), hi = static_cast<uint32_t>(x >> 32);
+    return (lo >> s) | ((hi << 1) << (31 - s));
+  } else {
+    return static_cast<uint32_t>(x >> s);
+  }
+}
+
+// uint64_t{x} << s for s < 32, without a 64-bit shift (or a libgcc call) on rv32.
+inline uint64_t WideShl32(uint32_t x, uint32_t s) {
+  if constexpr (sizeof(void*) == 4) {
+    return (static_cast<uint64_t>((x >> 1) >> (31 - s)) << 32) | (x << s);
+  } else {
+    return static_cast<uint64_t>(x) << s;
   }
 }
 

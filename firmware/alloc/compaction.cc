@@ -49,7 +49,7 @@ void BasicAllocator<IndexT>::IssuePlan(Move* moves, uint32_t num_moves, Compacti
                                        CompactionPlan* plan) {
   uint64_t bytes = 0;
   for (uint32_t k = 0; k < num_moves; ++k) bytes += moves[k].bytes;
-  plan_pending_ = true;
+  SetPlanPending(true);
   ++plan_id_;
   plan_moves_ = moves;
   plan_num_moves_ = num_moves;
@@ -409,7 +409,7 @@ strata_status BasicAllocator<IndexT>::CommitCompaction(const CompactionPlan& pla
       plan.checksum != plan_checksum_ || Checksum(plan.moves, plan.num_moves) != plan_checksum_) {
     return STRATA_INVALID_ARGUMENT;  // not the plan we issued, or its moves were edited: change nothing
   }
-  plan_pending_ = false;
+  SetPlanPending(false);
   Index hint = kNull;
   for (uint32_t k = 0; k < plan.num_moves; ++k) {
     const Move& m = plan.moves[k];
@@ -438,7 +438,7 @@ strata_status BasicAllocator<IndexT>::CommitCompaction(const CompactionPlan& pla
 template <typename IndexT>
 strata_status BasicAllocator<IndexT>::AbortCompaction() {
   if (!plan_pending_) return STRATA_FAILED_PRECONDITION;
-  plan_pending_ = false;
+  SetPlanPending(false);
   plan_moves_ = nullptr;
   plan_num_moves_ = 0;
   return STRATA_OK;
