@@ -133,11 +133,11 @@ void BasicAllocator<IndexT>::ReleaseNode(Index i) {
 // ReleaseNode for the hot path: only what the pool and Check() read (generation, flags, link1);
 // TakeNode resets the rest.
 template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::ReleaseNode32(Index i) {
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::ReleaseNode32(Index i, uint32_t null) {
   Node& n = nodes_[i];
   n.meta &= kGenerationMask << kMetaGenShift;
-  n.link1 = kNull;
-  if (pool_tail_ == kNull) {
+  n.link1 = static_cast<Index>(null);
+  if (pool_tail_ == null) {
     pool_head_ = i;
   } else {
     nodes_[pool_tail_].link1 = i;
@@ -236,37 +236,38 @@ STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::Mapping32(uint32_t size, uint32
 }
 
 template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::InsertFree32(Index i, uint32_t size) {
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::InsertFree32(Index i, uint32_t size, uint32_t null) {
   uint32_t fl, sl;
   Mapping32(size, &fl, &sl);
   Index* const slot = &heads_[fl][sl];
   const Index head = *slot;
-  nodes_[i].link0 = kNull;
+  nodes_[i].link0 = static_cast<Index>(null);
   nodes_[i].link1 = head;
-  if (head != kNull) nodes_[head].link0 = i;
+  if (head != null) nodes_[head].link0 = i;
   *slot = i;
   sl_bitmap_[fl] |= 1u << sl;
   fl_bitmap_ |= static_cast<uint64_t>(1u << fl);  // fl <= 27 for a 32-bit size: only the low word changes
 }
 
+// Only a list head needs its class (for heads_ and the bitmaps), so only a head pays for Mapping32.
+// The removed node's links are left stale: the caller re-lists the node or returns it to the pool.
 template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveFree32(Index i, uint32_t size) {
-  uint32_t fl, sl;
-  Mapping32(size, &fl, &sl);
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveFree32(Index i, uint32_t size, uint32_t null) {
   const Index p = nodes_[i].link0;
   const Index q = nodes_[i].link1;
-  if (p == kNull) {
-    heads_[fl][sl] = q;
-    if (q == kNull) {
-      const uint32_t map = sl_bitmap_[fl] & ~(1u << sl);
-      sl_bitmap_[fl] = map;
-      if (map == 0) fl_bitmap_ &= ~static_cast<uint64_t>(1u << fl);
-    }
-  } else {
+  if (q != null) nodes_[q].link0 = p;
+  if (p != null) {
     nodes_[p].link1 = q;
+    return;
   }
-  if (q != kNull) nodes_[q].link0 = p;
-  nodes_[i].link0 = nodes_[i].link1 = kNull;
+  uint32_t fl, sl;
+  Mapping32(size, &fl, &sl);
+  heads_[fl][sl] = q;
+  if (q == null) {
+    const uint32_t map = sl_bitmap_[fl] & ~(1u << sl);
+    sl_bitmap_[fl] = map;
+    if (map == 0) fl_bitmap_ &= ~static_cast<uint64_t>(1u << fl);
+  }
 }
 
 template <typename IndexT>
@@ -434,15 +435,16 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
   // Carve the front of b (the head of its list): the rest stays free. b's neighbours are live (free
   // blocks are coalesced), so the tail needs no merging.
   RemoveListHead(fl, sl);
+  const uint32_t null = NullInRegister();
   Node& node = nodes_[b];
   const uint32_t off = node.offset_lo;
-  const uint32_t rest = End32(b) - off - size;
+  const uint32_t rest = End32(node, null) - off - size;
   if (rest != 0) {
     // TakeNode without its clearing: every field of the tail is written here or by InsertFree32.
     const Index tail = pool_head_;
     Node& t = nodes_[tail];
     pool_head_ = t.link1;
-    if (pool_head_ == kNull) pool_tail_ = kNull;
+    if (pool_head_ == null) pool_tail_ = kNull;
     --pool_count_;
     const Index next = node.next;
     t.offset_lo = off + size;  // offset bits 32..39 stay zero while narrow_
@@ -450,8 +452,8 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
     t.prev = b;
     t.next = next;
     node.next = tail;
-    if (next != kNull) nodes_[next].prev = tail;
-    InsertFree32(tail, rest);
+    if (next != null) nodes_[next].prev = tail;
+    InsertFree32(tail, rest, null);
   }
   const uint32_t meta = node.meta & ~kMetaFree;
   node.meta = meta;
@@ -518,21 +520,23 @@ strata_status BasicAllocator<IndexT>::Resolve(Handle handle, Index* index) const
 template <typename IndexT>
 strata_status BasicAllocator<IndexT>::Free(Handle handle) {
   // Resolve, inlined: the handle checks are a good part of a free on the device.
-  const uint32_t slot = static_cast<uint32_t>(handle.value);
+  const uint32_t index = static_cast<uint32_t>(handle.value) - 1u;  // slot 0 wraps: out of range
   const uint32_t gen = static_cast<uint32_t>(handle.value >> 32);
-  if (STRATA_ALLOC_UNLIKELY(nodes_ == nullptr || slot - 1u >= num_nodes_ || gen > kGenerationMask)) {
-    return STRATA_INVALID_ARGUMENT;
-  }
-  const Index n = static_cast<Index>(slot - 1);
-  Node& node = nodes_[n];
+  // num_nodes_ is 0 before Init, so this also refuses an uninitialised allocator.
+  if (STRATA_ALLOC_UNLIKELY(index >= num_nodes_)) return STRATA_INVALID_ARGUMENT;
+  Node& node = nodes_[index];
   const uint32_t meta = node.meta;
-  if (STRATA_ALLOC_UNLIKELY((meta & (kMetaInUse | kMetaFree)) != kMetaInUse || (meta >> kMetaGenShift) != gen)) {
-    return STRATA_NOT_FOUND;
+  // In use, not free, same generation (bits 8..31 of meta), and a generation that fits its field.
+  if (STRATA_ALLOC_UNLIKELY((((meta ^ ((gen << kMetaGenShift) | kMetaInUse)) >> 8) | (gen >> kGenerationBits)) != 0)) {
+    // A generation wider than its field is malformed rather than stale.
+    return gen > kGenerationMask ? STRATA_INVALID_ARGUMENT : STRATA_NOT_FOUND;
   }
+  const Index n = static_cast<Index>(index);
   if (STRATA_ALLOC_UNLIKELY((fast_ & kFastFree) == 0 || (node.link1 & kPinMask) != 0)) return FreeGeneric(n);
 
+  const uint32_t null = NullInRegister();
   uint32_t start = node.offset_lo;
-  uint32_t end = End32(n);
+  uint32_t end = End32(node, null);
   const uint32_t size = end - start;
   used_granules_ = static_cast<uint32_t>(used_granules_) - size;
   slack_bytes_.Sub(node.link0);
@@ -542,25 +546,29 @@ strata_status BasicAllocator<IndexT>::Free(Handle handle) {
   const Index p = node.prev;
   const Index q = node.next;
   Index merged = n;
-  if (p != kNull && IsFree(p)) {  // n joins p: p keeps its node
-    const uint32_t p_start = nodes_[p].offset_lo;
-    RemoveFree32(p, start - p_start);
-    nodes_[p].next = q;
-    if (q != kNull) nodes_[q].prev = p;
-    ReleaseNode32(n);
+  Node* merged_node = &node;
+  if (p != null && IsFree(p)) {  // n joins p: p keeps its node
+    Node& pn = nodes_[p];
+    const uint32_t p_start = pn.offset_lo;
+    RemoveFree32(p, start - p_start, null);
+    pn.next = q;
+    if (q != null) nodes_[q].prev = p;
+    ReleaseNode32(n, null);
     merged = p;
+    merged_node = &pn;
     start = p_start;
   }
-  if (q != kNull && IsFree(q)) {  // q joins the merged block
-    const uint32_t q_end = End32(q);
-    RemoveFree32(q, q_end - end);
-    const Index after = nodes_[q].next;
-    nodes_[merged].next = after;
-    if (after != kNull) nodes_[after].prev = merged;
-    ReleaseNode32(q);
+  if (q != null && IsFree(q)) {  // q joins the merged block
+    Node& qn = nodes_[q];
+    const uint32_t q_end = End32(qn, null);
+    RemoveFree32(q, q_end - end, null);
+    const Index after = qn.next;
+    merged_node->next = after;
+    if (after != null) nodes_[after].prev = merged;
+    ReleaseNode32(q, null);
     end = q_end;
   }
-  InsertFree32(merged, end - start);
+  InsertFree32(merged, end - start, null);
   return STRATA_OK;
 }
 

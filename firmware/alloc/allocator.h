@@ -277,7 +277,7 @@ class BasicAllocator {
   // ---- node pool (FIFO) and the address chain ----
   Index TakeNode();
   void ReleaseNode(Index i);
-  void ReleaseNode32(Index i);
+  void ReleaseNode32(Index i, uint32_t null);
   void LinkAfter(Index after, Index i);  // after == kNull: at the head
   void Unlink(Index i);
 
@@ -286,11 +286,18 @@ class BasicAllocator {
   // ---- 32-bit fast paths, used while narrow_ (every offset and size fits 32 bits of granules, so
   // offset_lo is the whole offset): no 64-bit arithmetic on rv32, the class of a block computed once.
   static void Mapping32(uint32_t size, uint32_t* fl, uint32_t* sl);
-  uint32_t End32(Index i) const {
-    return nodes_[i].next == kNull ? static_cast<uint32_t>(total_granules_) : nodes_[nodes_[i].next].offset_lo;
+  // `null` is kNull held in a register (NullInRegister): rv32 needs two instructions to form 0xffff,
+  // and the compiler would rather form it again at every comparison than keep it.
+  static uint32_t NullInRegister() {
+    uint32_t null = kNull;
+    asm("" : "+r"(null));  // opaque to the optimiser: computed once, then kept
+    return null;
   }
-  void InsertFree32(Index i, uint32_t size);
-  void RemoveFree32(Index i, uint32_t size);
+  uint32_t End32(const Node& node, uint32_t null) const {
+    return node.next == null ? static_cast<uint32_t>(total_granules_) : nodes_[node.next].offset_lo;
+  }
+  void InsertFree32(Index i, uint32_t size, uint32_t null);
+  void RemoveFree32(Index i, uint32_t size, uint32_t null);
   void RemoveListHead(uint32_t fl, uint32_t sl);  // pops the head of list (fl, sl)
   Index FindFreeTlsf32(uint32_t size, uint32_t* fl, uint32_t* sl) const;
   strata_status AllocateGeneric(uint64_t bytes, uint64_t alignment, Handle* out);  // every case, every check
