@@ -10,6 +10,7 @@ module tpu_top
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
+  input  logic               core_rst_ni,   // holds only the control core in reset (loading, host-only use)
   // HTIF: a store to tohost_addr_i (0 disables) ends the run with the stored value.
   input  logic [31:0]        tohost_addr_i,
   output logic               tohost_valid_o,
@@ -78,6 +79,9 @@ module tpu_top
   logic [63:0] vmem_be, acc_be;
   logic [511:0] vmem_wdata, vmem_rdata, acc_wdata, acc_rdata, unused_vmem_b, unused_acc_b;
   logic [NumIrqs-1:0] irq_lines;
+  logic        core_rst_n;
+
+  assign core_rst_n = rst_ni && core_rst_ni;
 
   tpu_core #(
     .SmemBase (SmemBase),
@@ -86,7 +90,7 @@ module tpu_top
     .MmioBytes(MmioSize)
   ) u_core (
     .clk_i,
-    .rst_ni,
+    .rst_ni        (core_rst_n),
     .ibus_addr_o   (ibus_addr),
     .ibus_rdata_i  (ibus_rdata),
     .dbus_req_o    (dbus_req),

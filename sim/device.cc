@@ -22,6 +22,7 @@ Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm)
   top_ = std::make_unique<Vtpu_top>(context_.get(), "strata");  // waveform root: strata.tpu_top...
   top_->clk_i = 0;
   top_->rst_ni = 0;
+  top_->core_rst_ni = 0;
   top_->hbm_capacity_i = hbm_->capacity();
   top_->eval();
   if (!trace_opts_.path.empty()) {
@@ -68,9 +69,12 @@ void Device::Tick() {
 
 void Device::HoldInReset() {
   top_->rst_ni = 0;
+  top_->core_rst_ni = 0;
   top_->irq_i = 0;
   top_->host_req_i = 0;
   for (int i = 0; i < 4; ++i) Tick();
+  top_->rst_ni = 1;  // the rest of the chip runs; the core stays held
+  Tick();
 }
 
 void Device::ResetAndLoad(const ElfImage& image) {
@@ -92,7 +96,7 @@ void Device::ResetAndLoad(const ElfImage& image) {
       HostWrite32(word, data, be);
     }
   }
-  top_->rst_ni = 1;
+  top_->core_rst_ni = 1;
 }
 
 void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) {

@@ -42,7 +42,8 @@ class Device {
   // Holds the core in reset for a few cycles and writes every segment into SMEM through the
   // host port; the core starts at the reset vector on the next Tick().
   void ResetAndLoad(const ElfImage& image);
-  // Holds the core in reset (for tests that drive the device through the host port only).
+  // Resets the chip and keeps the control core held in reset (for loading, and for tests that
+  // drive the device through the host port only).
   void HoldInReset();
 
   // Host port: one 32-bit access by device address (SMEM or registers). Ticks the clock until
