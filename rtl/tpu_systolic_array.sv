@@ -7,8 +7,9 @@
 //     1 input register + 2(N-1) cycles of wavefront from PE(0,0) to PE(N-1,N-1) + 1 PE register.
 //     Back-to-back rows come out back to back (one row per cycle, no bubbles).
 //   - weights: each w_valid_i cycle writes one row of N int8 into the shadow weights, rows 0, 1,
-//     ..., N-1, N-1, 0, ... in push order (w_row_idx_o is the row the next push writes). The write
-//     to column j lands j cycles later, in step with the activation wavefront.
+//     ..., N-1, 0, 1, ... in push order (w_row_idx_o is the row the next push writes). A row
+//     pushed in cycle t is written into column j at the end of cycle t + 1 + j, in step with the
+//     activation wavefront.
 //   - w_swap_i in cycle s makes the shadow weights active for the row pushed in cycle s (if any)
 //     and every later row; rows pushed before s keep the old weights. The swap travels with the
 //     activations, so no drain is needed. Legal weight-row timing: row k of a tile may be pushed
@@ -46,7 +47,7 @@ module tpu_systolic_array #(
   // ---------------------------------------------------------------- input register
   // Every input is registered before it reaches the mesh: it costs one cycle of latency, isolates
   // the caller's timing, and keeps the whole mesh out of Verilator's input-change evaluation
-  // (nothing in the mesh depends combinationally on a port), which roughly halves eval time.
+  // (nothing in the mesh depends combinationally on a port): about a third less eval time.
   logic            a_valid_q, w_valid_q, w_swap_q;
   logic [N*8-1:0]  a_row_q, w_row_q;
   logic [IdxW-1:0] w_idx_q;          // the shadow row that w_row_q goes to
