@@ -15,7 +15,7 @@ module tpu_dma
   parameter int unsigned VmemBytes = VmemSize,
   parameter int unsigned AccBytes = AccSize,
   parameter int unsigned SmemBytes = SmemSize,
-  parameter int unsigned FifoDepth = 4,
+  parameter int unsigned FifoDepth = DmaQueueDepth,
   parameter int unsigned MaxOutstanding = 15
 ) (
   input  logic         clk_i,

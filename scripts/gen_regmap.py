@@ -56,6 +56,8 @@ def emit_sv(spec, out):
     for irq in spec["irqs"]:
         w(f"  localparam int unsigned Irq{irq['name'].capitalize()} = {irq['bit']};\n")
     w(f"  localparam int unsigned NumIrqs = {len(spec['irqs'])};\n")
+    for const in spec.get("constants", []):
+        w(f"  localparam int unsigned {camel(const['name'])} = {const['value']};\n")
     for enum in spec.get("enums", []):
         for v in enum["values"]:
             w(f"  localparam int unsigned {camel(enum['name'])}{camel(v['name'])} = {v['value']};\n")
@@ -90,6 +92,9 @@ def emit_h(spec, out):
     for irq in spec["irqs"]:
         w(f"#define STRATA_IRQ_{irq['name']} (STRATA_U(1) << {irq['bit']})  /* {irq['desc']} */\n")
     w(f"#define STRATA_NUM_IRQS STRATA_U({len(spec['irqs'])})\n\n")
+    for const in spec.get("constants", []):
+        w(f"#define STRATA_{const['name']} STRATA_U({const['value']})  /* {const['desc']} */\n")
+    w("\n")
     for enum in spec.get("enums", []):
         w(f"/* {enum['name']}: {enum['desc']} */\n")
         for v in enum["values"]:

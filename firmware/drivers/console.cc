@@ -58,10 +58,18 @@ void Format(Sink& out, const char* fmt, va_list args) {
     ++p;
     char pad = ' ';
     int width = 0;
-    if (*p == '0') {
-      pad = '0';
-      ++p;
+    bool left = false;
+    for (;; ++p) {
+      if (*p == '-') {
+        left = true;
+      } else if (*p == '0') {
+        pad = '0';
+      } else {
+        break;
+      }
     }
+    if (left) pad = ' ';  // '-' overrides '0'
+    const uint32_t start = out.len;
     while (*p >= '0' && *p <= '9') width = width * 10 + (*p++ - '0');
     int longs = 0;
     while (*p == 'l') {
@@ -74,7 +82,8 @@ void Format(Sink& out, const char* fmt, va_list args) {
       case 'i': {
         int64_t v = longs >= 2 ? va_arg(args, long long) : longs == 1 ? va_arg(args, long) : va_arg(args, int);
         const bool neg = v < 0;
-        PutUnsigned(out, neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), 10, false, width, pad, neg);
+        PutUnsigned(out, neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), 10, false, left ? 0 : width, pad,
+                    neg);
         break;
       }
       case 'u':
@@ -83,7 +92,7 @@ void Format(Sink& out, const char* fmt, va_list args) {
         uint64_t v = longs >= 2 ? va_arg(args, unsigned long long)
                      : longs == 1 ? va_arg(args, unsigned long)
                                   : va_arg(args, unsigned);
-        PutUnsigned(out, v, *p == 'u' ? 10 : 16, *p == 'X', width, pad, false);
+        PutUnsigned(out, v, *p == 'u' ? 10 : 16, *p == 'X', left ? 0 : width, pad, false);
         break;
       }
       case 'p':
@@ -99,7 +108,7 @@ void Format(Sink& out, const char* fmt, va_list args) {
         if (s == nullptr) s = "(null)";
         int len = 0;
         while (s[len] != '\0') ++len;
-        for (; len < width; ++len) out.Put(' ');
+        for (; !left && len < width; ++len) out.Put(' ');
         while (*s != '\0') out.Put(*s++);
         break;
       }
@@ -112,6 +121,9 @@ void Format(Sink& out, const char* fmt, va_list args) {
         out.Put('%');
         out.Put(*p);
         break;
+    }
+    if (left) {
+      for (int written = static_cast<int>(out.len - start); written < width; ++written) out.Put(' ');
     }
   }
 }

@@ -9,7 +9,7 @@ namespace strata::console {
 
 void PutChar(char c);
 void Puts(const char* s);  // no newline added
-// Supports %d %i %u %x %X %c %s %p %% with optional 0-padding and width, and the l/ll
+// Supports %d %i %u %x %X %c %s %p %% with optional '-' (left-justify), '0' padding and width, and the l/ll
 // length modifiers (64-bit with ll).
 void Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void VPrintf(const char* fmt, va_list args);

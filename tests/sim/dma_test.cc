@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "device.h"
 #include "hbm/hbm_model.h"
+#include "hbm_bridge.h"
 #include "strata/regmap.h"
 
 namespace strata::sim {
@@ -177,6 +179,11 @@ TEST(Dma, RandomDescriptorStreamsMatchGoldenModel) {
   h.WaitDone(1, pushed[1]);
   EXPECT_EQ(h.Reg(0, STRATA_DMA_ERRORS), 0u);
   EXPECT_EQ(h.Reg(1, STRATA_DMA_ERRORS), 0u);
+  const BridgeStats& st = h.device().bridge().stats();
+  std::printf("moved: %llu commands, %llu B to chip, %llu B from chip, %llu B copied in %llu cycles\n",
+              static_cast<unsigned long long>(st.commands), static_cast<unsigned long long>(st.bytes_read_to_chip),
+              static_cast<unsigned long long>(st.bytes_written_from_chip),
+              static_cast<unsigned long long>(st.bytes_copied), static_cast<unsigned long long>(h.device().edges()));
 
   std::vector<uint8_t> hbm(kWindow);
   ASSERT_TRUE(h.device().hbm().ReadDebug(0, hbm.data(), kWindow));

@@ -80,8 +80,8 @@ void TestFormat() {
   char buf[64];
   SNPrintf(buf, sizeof buf, "%d %i %u", -42, 7, 4000000000u);
   ExpectStr(buf, "-42 7 4000000000");
-  SNPrintf(buf, sizeof buf, "%x %X %08x %5d|%-s", 0xbeefu, 0xbeefu, 0x12u, 42, "s");
-  ExpectStr(buf, "beef BEEF 00000012    42|%-s");
+  SNPrintf(buf, sizeof buf, "%x %X %08x %5d|%-4s|%-5d|%-03u|", 0xbeefu, 0xbeefu, 0x12u, 42, "s", -7, 5u);
+  ExpectStr(buf, "beef BEEF 00000012    42|s   |-7   |5  |");
   SNPrintf(buf, sizeof buf, "%lld %llu %llx", -9000000000ll, 18446744073709551615ull, 0x123456789abcull);
   ExpectStr(buf, "-9000000000 18446744073709551615 123456789abc");
   SNPrintf(buf, sizeof buf, "%c%s%% %05d", 'x', "yz", -12);
