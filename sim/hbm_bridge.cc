@@ -9,11 +9,8 @@
 namespace strata::sim {
 namespace {
 
-constexpr size_t kMaxCommands = 32;        // accepted and unfinished row commands
-constexpr size_t kMaxQueued = 64;          // HBM requests waiting for a controller queue slot
-constexpr uint32_t kCopyWindow = 64;       // COPY: reads + writes in flight per command (4 KiB)
-constexpr uint32_t kReadWindow = 32;       // READ: lines in flight or waiting for the RTL
-constexpr uint32_t kSubmitsPerCycle = 16;  // HBM requests offered to the controller per cycle
+constexpr size_t kMaxCommands = 32;   // accepted and unfinished row commands
+constexpr uint32_t kReadWindow = 32;  // READ: lines in flight or waiting for the RTL (64 B/cycle port)
 
 uint8_t WideByte(const VlWide<16>& w, unsigned i) { return static_cast<uint8_t>(w[i / 4] >> (8 * (i % 4))); }
 
@@ -24,7 +21,13 @@ void SetWideByte(VlWide<16>& w, unsigned i, uint8_t v) {
 
 }  // namespace
 
+// The bridge keeps enough 64-byte requests in flight to cover the HBM's bandwidth-delay product:
+// a copy issues a read and a write per 64 bytes, and a loaded HBM answers in ~150-250 cycles.
 HbmBridge::HbmBridge(hbm::HbmModel& hbm) : hbm_(hbm) {
+  const uint32_t per_cycle = static_cast<uint32_t>(hbm_.config().PeakBytesPerCycle() / 64 + 1);
+  submits_per_cycle_ = 2 * per_cycle + 2;
+  copy_window_ = std::max<uint32_t>(256, 2 * per_cycle * 200);
+  max_queued_ = copy_window_ / 4;
   hbm_.SetResponseCallback([this](const hbm::HbmResponse& r) { OnResponse(r); });
 }
 
@@ -66,7 +69,7 @@ void HbmBridge::BeforeRisingEdge(Vtpu_top& top) {
 
   // WRITE beats: they belong to the oldest WRITE of their queue that still expects bytes.
   top.mem_wr_ready_i = 0;
-  if (top.mem_wr_valid_o && to_submit_.size() < kMaxQueued) {
+  if (top.mem_wr_valid_o && to_submit_.size() < max_queued_) {
     const bool tag = top.mem_wr_tag_o;
     for (Command& c : commands_) {
       if (c.op == Op::kWrite && c.tag == tag && c.received < c.len) {
@@ -103,7 +106,7 @@ void HbmBridge::BeforeRisingEdge(Vtpu_top& top) {
   }
 
   Generate();
-  for (uint32_t n = 0; n < kSubmitsPerCycle && !to_submit_.empty(); ++n) {
+  for (uint32_t n = 0; n < submits_per_cycle_ && !to_submit_.empty(); ++n) {
     if (!hbm_.Submit(to_submit_.front())) break;
     to_submit_.pop_front();
   }
@@ -119,8 +122,8 @@ void HbmBridge::Generate() {
     const bool wait = c.op == Op::kCopy && copy_blocked[c.tag];
     copy_blocked[c.tag] = true;
     if (c.op == Op::kWrite || wait) continue;
-    const uint32_t window = c.op == Op::kCopy ? kCopyWindow : kReadWindow;
-    while (c.issued < c.len && to_submit_.size() < kMaxQueued && c.in_flight + c.undelivered < window) {
+    const uint32_t window = c.op == Op::kCopy ? copy_window_ : kReadWindow;
+    while (c.issued < c.len && to_submit_.size() < max_queued_ && c.in_flight + c.undelivered < window) {
       hbm::HbmRequest r;
       uint64_t offset;
       if (!c.backward) {

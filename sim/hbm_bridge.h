@@ -76,6 +76,9 @@ class HbmBridge {
   std::unordered_map<uint64_t, Pending> pending_;
   std::deque<Beat> beats_;
   std::deque<bool> done_;
+  uint32_t submits_per_cycle_;
+  uint32_t copy_window_;
+  size_t max_queued_;
   uint64_t next_command_ = 1;
   uint64_t next_request_ = 1;
   BridgeStats stats_;

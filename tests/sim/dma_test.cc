@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device.h"
+#include "dma_client.h"
 #include "hbm/hbm_model.h"
 #include "hbm_bridge.h"
 #include "strata/regmap.h"
@@ -25,11 +26,7 @@ constexpr uint32_t kTierVmem = STRATA_DMA_TIER_VMEM;
 constexpr uint32_t kTierAcc = STRATA_DMA_TIER_ACC;
 constexpr uint32_t kTierSmem = STRATA_DMA_TIER_SMEM;
 
-struct Desc {
-  uint32_t src_tier, dst_tier;
-  uint64_t src, dst;
-  uint32_t len, rows = 1, src_stride = 0, dst_stride = 0;
-};
+using Desc = DmaDescriptor;
 
 // The device with its core held in reset, driven through the host port like a host driver would.
 class DmaHarness {
@@ -42,42 +39,18 @@ class DmaHarness {
   }
 
   explicit DmaHarness(uint64_t hbm_capacity = 64ull << 20)
-      : device_(Trace(), hbm::HbmConfig::Hbm2(hbm_capacity)) {
+      : device_(Trace(), hbm::HbmConfig::Hbm2(hbm_capacity)), dma_(device_) {
     device_.HoldInReset();
   }
 
-  uint32_t Reg(uint32_t q, uint32_t offset) { return device_.HostRead32(STRATA_DMA_BASE + q * STRATA_DMA_STRIDE + offset); }
-  void SetReg(uint32_t q, uint32_t offset, uint32_t v) {
-    device_.HostWrite32(STRATA_DMA_BASE + q * STRATA_DMA_STRIDE + offset, v);
-  }
-
-  void Push(uint32_t q, const Desc& d) {
-    SetReg(q, STRATA_DMA_SRC_LO, static_cast<uint32_t>(d.src));
-    SetReg(q, STRATA_DMA_SRC_HI, static_cast<uint32_t>(d.src >> 32));
-    SetReg(q, STRATA_DMA_DST_LO, static_cast<uint32_t>(d.dst));
-    SetReg(q, STRATA_DMA_DST_HI, static_cast<uint32_t>(d.dst >> 32));
-    SetReg(q, STRATA_DMA_LEN, d.len);
-    SetReg(q, STRATA_DMA_ROWS, d.rows);
-    SetReg(q, STRATA_DMA_SRC_STRIDE, d.src_stride);
-    SetReg(q, STRATA_DMA_DST_STRIDE, d.dst_stride);
-    SetReg(q, STRATA_DMA_CTRL,
-           (d.src_tier << STRATA_DMA_CTRL_SRC_TIER_LSB) | (d.dst_tier << STRATA_DMA_CTRL_DST_TIER_LSB));
-    SetReg(q, STRATA_DMA_PUSH, 1);
-  }
-
-  // Waits until queue q has completed `done` descriptors in total.
-  void WaitDone(uint32_t q, uint32_t done, uint64_t max_cycles = 2'000'000) {
-    const uint64_t start = device_.edges();
-    while (Reg(q, STRATA_DMA_DONE) < done) {
-      for (int i = 0; i < 16; ++i) device_.Tick();
-      ASSERT_LT(device_.edges() - start, max_cycles) << "DMA queue " << q << " did not finish";
-    }
-  }
-
+  uint32_t Reg(uint32_t q, uint32_t offset) { return dma_.Reg(q, offset); }
+  void Push(uint32_t q, const Desc& d) { dma_.Push(q, d); }
+  void WaitDone(uint32_t q, uint32_t done) { ASSERT_TRUE(dma_.WaitDone(q, done)) << "DMA queue " << q << " did not finish"; }
   Device& device() { return device_; }
 
  private:
   Device device_;
+  DmaClient dma_;
 };
 
 // Golden model of every tier, applied descriptor by descriptor (memmove within a row; rows of
