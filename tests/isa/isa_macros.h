@@ -698,6 +698,11 @@ isa_irq_entry: \
   sw tp, IRQ_REC_COUNT(t0); \
   li t1, 256; \
   bgeu tp, t1, isa_fail; \
+  /* Handlers do arithmetic too: a divide and a multiply here must give their own results, */ \
+  /* also when the interrupt arrived while the interrupted code had one in flight. */ \
+  li tp, 1000; li t1, 7; divu t3, tp, t1; \
+  li t1, 142; bne t3, t1, isa_fail; \
+  mul t3, tp, t1; li t1, 142000; bne t3, t1, isa_fail; \
   csrr tp, mcause; \
   bgez tp, isa_unexpected_trap; \
   slli tp, tp, 1; \
