@@ -1,5 +1,5 @@
 // CTRL register block (offsets from the generated tpu_regmap_pkg): identity, console, cycle
-// counter, machine timer and a small interrupt controller feeding mip.MEIP.
+// counter, machine timer, the host doorbell and a small interrupt controller feeding mip.MEIP.
 module tpu_ctrl_regs
   import tpu_regmap_pkg::*;
 #(
@@ -23,6 +23,7 @@ module tpu_ctrl_regs
 
   logic [63:0] cycle_q, mtime_q, mtime_d, mtimecmp_q, mtimecmp_d;
   logic [NumIrqs-1:0] pending_q, pending_d, enable_q, enable_d;
+  logic [31:0] doorbell_q, doorbell_d;
   logic [31:0] rdata_d, rdata_q;
   logic console_valid_d, console_valid_q;
   logic [7:0] console_data_d, console_data_q;
@@ -45,6 +46,7 @@ module tpu_ctrl_regs
     console_valid_d = 1'b0;
     console_data_d = console_data_q;
     rdata_d = rdata_q;
+    doorbell_d = doorbell_q;
 
     if (wr) begin
       unique case (addr_i)
@@ -59,6 +61,10 @@ module tpu_ctrl_regs
         CtrlIrqPendingOffset: pending_d = (pending_q & ~wdata_i[NumIrqs-1:0]) | irq_i;
         CtrlIrqEnableOffset: enable_d = wdata_i[NumIrqs-1:0];
         CtrlIrqSetOffset: pending_d = pending_q | irq_i | wdata_i[NumIrqs-1:0];
+        CtrlDoorbellOffset: begin
+          doorbell_d = merge(doorbell_q, wdata_i, wmask);
+          pending_d[IrqDoorbell] = 1'b1;
+        end
         default: ;
       endcase
     end
@@ -76,6 +82,7 @@ module tpu_ctrl_regs
         CtrlMtimecmpHiOffset: rdata_d = mtimecmp_q[63:32];
         CtrlIrqPendingOffset: rdata_d = 32'(pending_q);
         CtrlIrqEnableOffset: rdata_d = 32'(enable_q);
+        CtrlDoorbellOffset: rdata_d = doorbell_q;
         default: rdata_d = 32'b0;
       endcase
     end
@@ -95,6 +102,7 @@ module tpu_ctrl_regs
       mtimecmp_q <= {CtrlMtimecmpHiReset, CtrlMtimecmpLoReset};
       pending_q <= '0;
       enable_q <= '0;
+      doorbell_q <= '0;
       rdata_q <= '0;
       console_valid_q <= 1'b0;
       console_data_q <= '0;
@@ -104,6 +112,7 @@ module tpu_ctrl_regs
       mtimecmp_q <= mtimecmp_d;
       pending_q <= pending_d;
       enable_q <= enable_d;
+      doorbell_q <= doorbell_d;
       rdata_q <= rdata_d;
       console_valid_q <= console_valid_d;
       console_data_q <= console_data_d;

@@ -60,11 +60,23 @@ void Device::Tick() {
   top_->clk_i = 0;
   top_->eval();
   if (dump) trace_->dump(cycle_ * 1000);  // 1 GHz: timestamps in ps
+  for (auto& hook : hooks_) {
+    if (hook) hook();
+  }
   bridge_->BeforeRisingEdge(*top_);
   top_->clk_i = 1;
   top_->eval();
   if (dump) trace_->dump(cycle_ * 1000 + 500);
   ++cycle_;
+}
+
+int Device::AddCycleHook(std::function<void()> hook) {
+  hooks_.push_back(std::move(hook));
+  return static_cast<int>(hooks_.size() - 1);
+}
+
+void Device::RemoveCycleHook(int id) {
+  if (id >= 0 && static_cast<size_t>(id) < hooks_.size()) hooks_[id] = nullptr;
 }
 
 void Device::HoldInReset() {

@@ -4,8 +4,10 @@
 #define STRATA_SIM_DEVICE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "elf_loader.h"
 #include "hbm/hbm_config.h"
@@ -60,6 +62,10 @@ class Device {
   bool sleeping() const;
   void set_irq(uint32_t lines);
 
+  // Models that must act every cycle (before the rising edge) register here; returns an id.
+  int AddCycleHook(std::function<void()> hook);
+  void RemoveCycleHook(int id);
+
   uint64_t edges() const { return cycle_; }
   hbm::HbmModel& hbm() { return *hbm_; }
   HbmBridge& bridge() { return *bridge_; }
@@ -74,6 +80,7 @@ class Device {
   std::string trace_fst_path_;
   std::unique_ptr<hbm::HbmModel> hbm_;
   std::unique_ptr<HbmBridge> bridge_;
+  std::vector<std::function<void()>> hooks_;
   uint64_t cycle_ = 0;
 };
 

@@ -98,7 +98,13 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
       if (sym.st_name >= strtab.sh_size) continue;
       const char* name = reinterpret_cast<const char*>(file.data() + strtab.sh_offset + sym.st_name);
       const size_t max_len = strtab.sh_size - sym.st_name;
-      if (strnlen(name, max_len) == 6 && std::memcmp(name, "tohost", 6) == 0) result.tohost = sym.st_value;
+      const size_t len = strnlen(name, max_len);
+      if (len == max_len) continue;  // not terminated inside the string table
+      if (len == 6 && std::memcmp(name, "tohost", 6) == 0) result.tohost = sym.st_value;
+      const unsigned bind = ELF32_ST_BIND(sym.st_info), type = ELF32_ST_TYPE(sym.st_info);
+      if (bind == STB_GLOBAL && (type == STT_OBJECT || type == STT_FUNC || type == STT_NOTYPE) && len > 0) {
+        result.symbols[std::string(name, len)] = sym.st_value;
+      }
     }
   }
   image = std::move(result);

@@ -3,6 +3,7 @@
 #define STRATA_SIM_ELF_LOADER_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ struct ElfImage {
   uint32_t entry = 0;
   std::vector<ElfSegment> segments;
   std::optional<uint32_t> tohost;  // address of the HTIF `tohost` symbol, if defined
+  std::map<std::string, uint32_t> symbols;  // global data and function symbols by name
 };
 
 // Loads `path` and checks it is a little-endian ELF32 RISC-V executable whose loadable

@@ -32,7 +32,7 @@ HbmBridge::HbmBridge(hbm::HbmModel& hbm) : hbm_(hbm) {
 }
 
 bool HbmBridge::Idle() const {
-  return commands_.empty() && to_submit_.empty() && beats_.empty() && done_.empty();
+  return commands_.empty() && to_submit_.empty() && beats_.empty() && done_.empty() && foreign_.empty();
 }
 
 HbmBridge::Command* HbmBridge::Find(uint64_t id) {
@@ -146,7 +146,23 @@ void HbmBridge::Generate() {
   }
 }
 
+bool HbmBridge::SubmitForeign(const hbm::HbmRequest& request,
+                              std::function<void(const hbm::HbmResponse&)> done) {
+  if (to_submit_.size() >= max_queued_) return false;
+  hbm::HbmRequest r = request;
+  r.tag = next_request_++;
+  foreign_[r.tag] = std::move(done);
+  to_submit_.push_back(r);
+  return true;
+}
+
 void HbmBridge::OnResponse(const hbm::HbmResponse& response) {
+  if (auto f = foreign_.find(response.tag); f != foreign_.end()) {
+    auto done = std::move(f->second);
+    foreign_.erase(f);
+    done(response);
+    return;
+  }
   auto it = pending_.find(response.tag);
   if (it == pending_.end()) return;
   const Pending p = it->second;

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +37,10 @@ class HbmBridge {
   void BeforeRisingEdge(Vtpu_top& top);
   bool Idle() const;
   const BridgeStats& stats() const { return stats_; }
+
+  // Another HBM client (the host link's copy engine) queues a request through the same
+  // submission order; `done` runs when its response arrives. False when the queue is full.
+  bool SubmitForeign(const hbm::HbmRequest& request, std::function<void(const hbm::HbmResponse&)> done);
 
  private:
   enum class Op : uint8_t { kRead = 0, kWrite = 1, kCopy = 2 };
@@ -74,6 +79,7 @@ class HbmBridge {
   std::deque<Command> commands_;  // in arrival order
   std::deque<hbm::HbmRequest> to_submit_;
   std::unordered_map<uint64_t, Pending> pending_;
+  std::unordered_map<uint64_t, std::function<void(const hbm::HbmResponse&)>> foreign_;
   std::deque<Beat> beats_;
   std::deque<bool> done_;
   uint32_t submits_per_cycle_;

@@ -1,15 +1,18 @@
-// DMA benchmarks on the Verilated device: HBM -> VMEM throughput, HBM -> HBM copy throughput
-// against the best the HBM allows (reads and writes share its peak), concurrent queues, and
-// the simulator's speed while DMA streams. One JSON object per line on stdout.
+// DMA and host-link benchmarks on the Verilated device: HBM -> VMEM throughput, HBM -> HBM copy
+// throughput against the best the HBM allows (reads and writes share its peak), concurrent
+// queues, host <-> HBM copies against the PCIe preset, BAR read latency, and the simulator's
+// speed while DMA streams. One JSON object per line on stdout.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "device.h"
 #include "dma_client.h"
 #include "hbm/hbm_model.h"
+#include "host_link.h"
 
 namespace {
 
@@ -75,6 +78,31 @@ int main(int argc, char** argv) {
     r = Run(dev, dma, {{0, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 0, 1ull << 30, copy_bytes / 2}},
                        {1, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 2ull << 30, 3ull << 30, copy_bytes / 2}}});
     Report("dma_hbm_to_hbm_two_queues", preset, copy_bytes, r, peak / 2, "hbm_peak_over_2");
+  }
+  // Host link: bulk copies and a BAR read round trip per PCIe preset.
+  for (const auto& pcie : {strata::sim::PcieConfig::Gen4x16(), strata::sim::PcieConfig::Gen5x16()}) {
+    Device dev(strata::sim::TraceOptions{}, strata::hbm::HbmConfig::Hbm2(4ull << 30));
+    dev.HoldInReset();
+    strata::sim::HostLink link(dev, pcie);
+    std::vector<uint8_t> buf(quick ? (1u << 20) : (16u << 20), 0x5a);
+    for (const bool to_device : {true, false}) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const uint64_t id = to_device ? link.CopyToDevice(buf.data(), 0, buf.size())
+                                    : link.CopyFromDevice(0, buf.data(), buf.size());
+      const uint64_t cycles = link.Wait(id);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double bpc = static_cast<double>(buf.size()) / cycles;
+      std::printf(
+          "{\"bench\":\"hostlink_copy\",\"link\":\"%s\",\"direction\":\"%s\",\"bytes\":%zu,\"cycles\":%llu,"
+          "\"gb_per_s\":%.2f,\"preset_gb_per_s\":%.2f,\"fraction_of_peak\":%.4f,\"sim_cycles_per_second\":%.0f}\n",
+          pcie.name.c_str(), to_device ? "host_to_hbm" : "hbm_to_host", buf.size(),
+          static_cast<unsigned long long>(cycles), bpc, pcie.bytes_per_cycle, bpc / pcie.bytes_per_cycle,
+          cycles / wall);
+    }
+    const uint64_t c0 = dev.edges();
+    link.Read32(STRATA_CTRL_BASE + STRATA_CTRL_ID);
+    std::printf("{\"bench\":\"hostlink_bar_read\",\"link\":\"%s\",\"cycles\":%llu}\n", pcie.name.c_str(),
+                static_cast<unsigned long long>(dev.edges() - c0));
   }
   return 0;
 }
