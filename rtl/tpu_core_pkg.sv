@@ -48,6 +48,10 @@ package tpu_core_pkg;
   localparam logic [11:0] CsrMhartid   = 12'hF14;
   localparam logic [11:0] CsrMconfigptr= 12'hF15;
   localparam logic [11:0] CsrMcountinhibit = 12'h320;
+  localparam logic [11:0] CsrTselect   = 12'h7A0;
+  localparam logic [11:0] CsrTdata1    = 12'h7A1;
+  localparam logic [11:0] CsrTdata2    = 12'h7A2;
+  localparam logic [11:0] CsrTdata3    = 12'h7A3;
   localparam logic [11:0] CsrTime      = 12'hC01;
   localparam logic [11:0] CsrTimeh     = 12'hC81;
 

@@ -69,6 +69,9 @@ module tpu_csr
       CsrTime: rdata_o = mtime_i[31:0];
       CsrTimeh: rdata_o = mtime_i[63:32];
       CsrMvendorid, CsrMarchid, CsrMimpid, CsrMhartid, CsrMconfigptr, CsrMcountinhibit: rdata_o = 32'b0;
+      // Debug triggers (Sdtrig) are not implemented: tselect/tdata1-3 read 0 and ignore writes,
+      // which is how software discovers there are no triggers (tdata1.type = 0).
+      CsrTselect, CsrTdata1, CsrTdata2, CsrTdata3: rdata_o = 32'b0;
       default: begin
         // Hardware performance counters 3..31 and their event selectors exist but count
         // nothing (the spec allows them to be read-only zero); other CSRs are unimplemented.
