@@ -1,5 +1,5 @@
 # Counters: mcycle/minstret and their user aliases cycle/instret, and the high halves on RV32.
-#  - they advance; cycle/instret read the same counters as mcycle/minstret;
+#  - they advance (and so does time); cycle/instret read the same counters as mcycle/minstret;
 #  - instret counts retired instructions exactly: between two reads separated by N instructions
 #    the difference is N + 1 (the first read retires too), also when the N instructions include
 #    stalls (load-use, mul/div) and taken branches/jumps whose squashed shadow must not count;
@@ -45,6 +45,9 @@ TEST_CODE_BEGIN
   TEST_CASE(20, x14, 0, csrr x1, mcycle; csrr x3, minstret; \
             nop; nop; nop; nop; nop; nop; nop; nop; \
             csrr x2, mcycle; csrr x4, minstret; sub x2, x2, x1; sub x4, x4, x3; sltu x14, x2, x4)
+
+  # time (a read-only shadow of the platform's mtime) advances.
+  TEST_CASE(9, x14, 1, rdtime x1; nop; nop; nop; nop; nop; nop; nop; nop; rdtime x2; sltu x14, x1, x2)
 
   # High halves: a consistent 64-bit read (hi, lo, hi again); hi is 0 this soon after reset.
   TEST_CASE(30, x14, 0, csrr x1, mcycleh; csrr x2, mcycle; csrr x3, mcycleh; sub x14, x3, x1)

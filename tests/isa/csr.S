@@ -1,6 +1,7 @@
 # Zicsr on the machine-mode CSRs: csrrw/csrrs/csrrc and the immediate forms on mscratch (old value
 # returned, new value written), rs1 = x0 / uimm = 0 forms do not write (so they may read read-only
-# CSRs without trapping), rd = x0 forms, rd == rs1, identification CSRs (misa, mhartid),
+# CSRs without trapping), rd = x0 forms, rd == rs1, identification CSRs (misa, mhartid, and the
+# other mandatory machine CSRs read without a trap),
 # mstatus (MPP reads 3, MIE/MPIE writable), WARL/WLRL registers (mepc, mtvec, mcause, mtval,
 # mie), and mip reading 0 with no interrupt source active.
 #include "isa_macros.h"
@@ -50,6 +51,13 @@ TEST_CODE_BEGIN
   TEST_CASE(43, x14, 0x00000000, li x14, -1; csrrsi x14, mhartid, 0)
   TEST_CASE(44, x14, 0x00000000, li x14, -1; csrrci x14, mhartid, 0)
   TEST_CASE(45, x14, 1, li x14, 0; csrrs x15, cycle, x0; csrrs x16, instret, x0; csrrsi x17, cycle, 0; csrrci x18, instret, 0; li x14, 1)
+  # CSRs every machine-mode implementation has (their values may be 0): reading them does not
+  # trap. mvendorid, marchid, mimpid, mconfigptr (0xf15), mstatush (RV32), mhpmcounter3/h,
+  # mhpmevent3.
+  TEST_CASE(46, x14, 1, li x14, 0; csrr x15, mvendorid; csrr x15, marchid; csrr x15, mimpid; \
+            csrr x15, 0xf15; csrr x15, 0x310; csrr x15, 0xb03; csrr x15, 0xb83; csrr x15, 0x323; li x14, 1)
+  # mstatush reads 0 (little-endian M-mode: MBE = 0).
+  TEST_CASE(47, x14, 0, li x14, -1; csrr x14, 0x310)
 
   # mstatus: MPP is hard-wired to machine mode (reads 3 whatever is written); MIE and MPIE
   # read back what was written.

@@ -8,7 +8,8 @@
 #    few instructions once both are set;
 #  - precise: a computation with mul/div/loads/stores interrupted many times gives the right result
 #    (and the handler's own divide and multiply are right);
-#  - the compare is 64 bits wide (mtime carrying into MTIME_HI).
+#  - the compare is 64 bits wide (mtime carrying into MTIME_HI);
+#  - the time/timeh CSRs read mtime.
 #include "isa_macros.h"
 
 TEST_CODE_BEGIN
@@ -194,6 +195,18 @@ isa_t4_spin_end:
   csrr x14, mip
   andi x14, x14, MIP_MTIP
   CHECK_EQ(x14, 0)
+
+  # The time/timeh CSRs read the CTRL block's mtime: MTIME_LO then rdtime are close.
+  TEST_START(10)
+  li x8, STRATA_CTRL_BASE
+  lw x1, STRATA_CTRL_MTIME_LO(x8)
+  rdtime x2
+  rdtimeh x3
+  sub x14, x2, x1
+  li x1, 50
+  bgeu x14, x1, isa_fail
+  lw x4, STRATA_CTRL_MTIME_HI(x8)
+  CHECK_EQ_REG(x3, x4)
 
   csrw mie, zero
 TEST_CODE_END
