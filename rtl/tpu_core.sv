@@ -1,7 +1,9 @@
 // RV32IM machine-mode control core: five stages (IF address, ID, EX, MEM, WB) over synchronous
 // SMEM ports. EX is the commit point: every trap, CSR write, store and redirect happens there,
 // so traps are precise. JAL and backward branches are predicted taken in ID; full forwarding
-// from MEM (including load data) and WB means no load-use stall.
+// from MEM (including load data) and WB means no load-use stall. Misaligned loads and stores
+// to SMEM are done in hardware (one extra EX cycle when they cross a word); misaligned MMIO
+// accesses trap.
 module tpu_core
   import tpu_core_pkg::*;
 #(
@@ -49,6 +51,12 @@ module tpu_core
   logic [4:0]  ex_exc_cause;
   logic [31:0] ex_exc_tval, ex_target, ex_result, mem_addr, jump_target, csr_wdata;
   logic        mem_misaligned, mem_in_smem, mem_in_mmio, jump_taken;
+  logic        mem_cross, split_first, split_q, split_d;
+  logic [31:0] mem_last;
+  logic [7:0]  mem_mask;
+  logic [63:0] store_lanes;
+  logic [31:0] split_lo_q;
+  logic        mem_split_q;
   logic        csr_write, csr_illegal;
   logic [31:0] csr_rdata, trap_vector, mepc;
   logic        irq_take, wfi_wake;
@@ -178,7 +186,14 @@ module tpu_core
   assign jump_target = ex_q.is_jalr ? ((rs1_fwd + ex_q.imm) & ~32'd1) : ex_q.pc + ex_q.imm;
   assign mem_addr = rs1_fwd + ex_q.imm;
   assign mem_misaligned = (ex_q.mem_size == 2'd1 && mem_addr[0]) || (ex_q.mem_size == 2'd2 && mem_addr[1:0] != 2'b0);
-  assign mem_in_smem = in_range(mem_addr, SmemBase, SmemBytes);
+  // Byte lanes the access touches across this word and the next.
+  assign mem_mask = (ex_q.mem_size == 2'd0 ? 8'b0000_0001 : ex_q.mem_size == 2'd1 ? 8'b0000_0011 : 8'b0000_1111)
+                    << mem_addr[1:0];
+  assign mem_cross = |mem_mask[7:4];
+  assign mem_last = mem_addr + (ex_q.mem_size == 2'd0 ? 32'd0 : ex_q.mem_size == 2'd1 ? 32'd1 : 32'd3);
+  // Both ends must lie in SMEM (an access may straddle its end).
+  assign mem_in_smem = in_range(mem_addr, SmemBase, SmemBytes) && in_range(mem_last, SmemBase, SmemBytes);
+  assign store_lanes = {32'b0, rs2_fwd} << {mem_addr[1:0], 3'b000};
   assign mem_in_mmio = in_range(mem_addr, MmioBase, MmioBytes);
 
   // CSR instruction operands: csrrs/csrrc with rs1 = x0 (or uimm = 0) do not write.
@@ -204,7 +219,7 @@ module tpu_core
     end else if (jump_taken && jump_target[1]) begin
       ex_exc_cause = ExcInstrMisaligned;
       ex_exc_tval = jump_target;
-    end else if ((ex_q.is_load || ex_q.is_store) && mem_misaligned) begin
+    end else if ((ex_q.is_load || ex_q.is_store) && mem_misaligned && mem_in_mmio) begin
       ex_exc_cause = ex_q.is_load ? ExcLoadMisaligned : ExcStoreMisaligned;
       ex_exc_tval = mem_addr;
     end else if ((ex_q.is_load || ex_q.is_store) && !mem_in_smem && !mem_in_mmio) begin
@@ -217,10 +232,13 @@ module tpu_core
 
   // Interrupts are taken on the instruction in EX before it does anything (never mid-divide).
   // A wfi first completes (so mepc points past it), then the interrupt is taken.
-  assign take_irq = ex_valid_q && !md_busy && irq_take && !ex_q.is_wfi;
+  assign take_irq = ex_valid_q && !md_busy && irq_take && !ex_q.is_wfi && !split_q;
   assign md_start = ex_valid_q && ex_q.is_muldiv && !md_busy && !take_irq;
+  // A word-crossing access spends its first EX cycle on the lower word.
+  assign split_first = ex_valid_q && !take_irq && !ex_exc && (ex_q.is_load || ex_q.is_store) && mem_cross && !split_q;
+  assign split_d = split_first;
   assign ex_stall = ex_valid_q && !take_irq && !ex_exc &&
-                    ((ex_q.is_muldiv && !md_done) || (ex_q.is_wfi && !wfi_wake));
+                    ((ex_q.is_muldiv && !md_done) || (ex_q.is_wfi && !wfi_wake) || split_first);
   assign ex_commit = ex_valid_q && !ex_stall && !take_irq && !ex_exc;
 
   assign trap_cause = take_irq ? irq_cause : ex_exc_cause;
@@ -294,25 +312,20 @@ module tpu_core
     endcase
   end
 
-  // Data port: only a committing load or store reaches memory.
+  // Data port: only a committing load or store reaches memory (a word-crossing one sends its
+  // lower word in the cycle before it commits, once its checks have passed).
   always_comb begin
-    dbus_req_o = ex_commit && (ex_q.is_load || ex_q.is_store);
+    dbus_req_o = (ex_commit || split_first) && (ex_q.is_load || ex_q.is_store);
     dbus_we_o = ex_q.is_store;
-    dbus_addr_o = {mem_addr[31:2], 2'b00};
-    unique case (ex_q.mem_size)
-      2'd0: begin
-        dbus_be_o = 4'b0001 << mem_addr[1:0];
-        dbus_wdata_o = {4{rs2_fwd[7:0]}};
-      end
-      2'd1: begin
-        dbus_be_o = 4'b0011 << mem_addr[1:0];
-        dbus_wdata_o = {2{rs2_fwd[15:0]}};
-      end
-      default: begin
-        dbus_be_o = 4'b1111;
-        dbus_wdata_o = rs2_fwd;
-      end
-    endcase
+    if (split_q) begin
+      dbus_addr_o = {mem_addr[31:2], 2'b00} + 32'd4;
+      dbus_be_o = mem_mask[7:4];
+      dbus_wdata_o = store_lanes[63:32];
+    end else begin
+      dbus_addr_o = {mem_addr[31:2], 2'b00};
+      dbus_be_o = mem_mask[3:0];
+      dbus_wdata_o = store_lanes[31:0];
+    end
   end
 
   assign sleeping_o = ex_valid_q && ex_q.is_wfi && !wfi_wake;
@@ -320,7 +333,9 @@ module tpu_core
   // ================================================================ MEM
   always_comb begin
     logic [31:0] shifted;
-    shifted = dbus_rdata_i >> {mem_off_q, 3'b000};
+    logic [63:0] both;
+    both = mem_split_q ? {dbus_rdata_i, split_lo_q} : {32'b0, dbus_rdata_i};
+    shifted = 32'(both >> {mem_off_q, 3'b000});
     unique case (mem_size_q)
       2'd0: load_data = {{24{!mem_unsigned_q && shifted[7]}}, shifted[7:0]};
       2'd1: load_data = {{16{!mem_unsigned_q && shifted[15]}}, shifted[15:0]};
@@ -347,6 +362,9 @@ module tpu_core
       mem_size_q <= '0;
       mem_off_q <= '0;
       mem_result_q <= '0;
+      split_q <= 1'b0;
+      split_lo_q <= '0;
+      mem_split_q <= 1'b0;
       wb_valid_q <= 1'b0;
       wb_rd_we_q <= 1'b0;
       wb_rd_q <= '0;
@@ -367,6 +385,9 @@ module tpu_core
       mem_size_q <= ex_q.mem_size;
       mem_off_q <= mem_addr[1:0];
       mem_result_q <= ex_result;
+      split_q <= split_d;
+      if (split_q) split_lo_q <= dbus_rdata_i;  // the lower word, requested last cycle
+      mem_split_q <= split_q;
       wb_valid_q <= mem_valid_q;
       wb_rd_we_q <= mem_rd_we_q;
       wb_rd_q <= mem_rd_q;

@@ -1,8 +1,9 @@
-# Misaligned accesses (the core has no misaligned support and no C extension):
-#  - lw/lh/lhu/sw/sh at misaligned addresses trap: mcause 4 (load) / 6 (store), mtval = the
-#    address, mepc = the access; the load's rd is not written and its dependants do not run; the
-#    store writes nothing. The address may be misaligned through the base or the offset.
-#  - lb/sb at any address and lh/sh at 2 mod 4 do not trap.
+# Misaligned accesses (no C extension; misaligned data accesses to SMEM are done in hardware):
+#  - lw/lh/lhu/sw/sh at any SMEM address work, including accesses that cross a word boundary
+#    (loads sign/zero-extend across it; stores write exactly their bytes); a dependant reads
+#    the result at once.
+#  - a misaligned access to MMIO traps: mcause 4 (load) / 6 (store), mtval = the address,
+#    mepc = the access; the load's rd is not written and the store writes nothing.
 #  - a taken jump or branch to a target with bit 1 set traps: mcause 0, mtval = the target,
 #    mepc = the jump/branch, and the link register is not written. A not-taken branch with such
 #    a target does not trap.
@@ -10,72 +11,87 @@
 
 #define SENTINEL 0x5a5a5a5a
 
-/* A load at isa_mis_data + off (off = base misalignment + imm) must trap. */
-#define TEST_MIS_LOAD(testnum, inst, boff, imm) \
+/* A load at isa_mis_data + off returns the little-endian bytes there (byte i is i * 0x11). */
+#define TEST_MA_LOAD(testnum, inst, off, expected) \
   TEST_START(testnum) \
-  la x1, isa_mis_data + (boff); \
-  li x14, SENTINEL; \
-  li x15, 0; \
-  TRAP_EXPECT(86f); \
-85: inst x14, imm(x1); \
-  addi x15, x14, 1; \
-  j isa_fail; \
-86: \
-  CHECK_EQ(x14, SENTINEL) \
-  CHECK_EQ(x15, 0) \
-  CHECK_TRAP_COUNT(1) \
-  CHECK_TRAP_CAUSE(CAUSE_MISALIGNED_LOAD) \
-  CHECK_TRAP_EPC(85b) \
-  CHECK_TRAP_TVAL_ADDR(isa_mis_data + (boff) + (imm))
+  TRAP_EXPECT(isa_fail); \
+  la x1, isa_mis_data; \
+  inst x14, off(x1); \
+  addi x15, x14, 0; \
+  CHECK_EQ(x14, expected) \
+  CHECK_EQ(x15, expected) \
+  CHECK_NO_TRAP
 
-/* A store at isa_mis_buf + off must trap and leave both words of the buffer unchanged. */
-#define TEST_MIS_STORE(testnum, inst, boff, imm) \
+/* A store at isa_mis_buf + off writes only its bytes into the two words there. */
+#define TEST_MA_STORE(testnum, inst, off, w0, w1) \
   TEST_START(testnum) \
+  TRAP_EXPECT(isa_fail); \
   la x1, isa_mis_buf; \
   li x2, 0x11111111; sw x2, 0(x1); \
   li x2, 0x22222222; sw x2, 4(x1); \
-  la x1, isa_mis_buf + (boff); \
-  li x2, -1; \
+  li x2, 0xaabbccdd; \
+  inst x2, off(x1); \
+  lw x14, 0(x1); \
+  CHECK_EQ(x14, w0) \
+  lw x14, 4(x1); \
+  CHECK_EQ(x14, w1) \
+  CHECK_NO_TRAP
+
+/* A misaligned load from the CTRL registers traps. */
+#define TEST_MMIO_MIS_LOAD(testnum, inst, off) \
+  TEST_START(testnum) \
+  li x1, STRATA_CTRL_BASE; \
+  li x14, SENTINEL; \
   TRAP_EXPECT(86f); \
-85: inst x2, imm(x1); \
+85: inst x14, off(x1); \
   j isa_fail; \
 86: \
+  CHECK_EQ(x14, SENTINEL) \
   CHECK_TRAP_COUNT(1) \
-  CHECK_TRAP_CAUSE(CAUSE_MISALIGNED_STORE) \
+  CHECK_TRAP_CAUSE(CAUSE_MISALIGNED_LOAD) \
   CHECK_TRAP_EPC(85b) \
-  CHECK_TRAP_TVAL_ADDR(isa_mis_buf + (boff) + (imm)) \
-  la x1, isa_mis_buf; \
-  lw x14, 0(x1); \
-  CHECK_EQ(x14, 0x11111111) \
-  lw x14, 4(x1); \
-  CHECK_EQ(x14, 0x22222222)
+  CHECK_TRAP_TVAL_ADDR(STRATA_CTRL_BASE + (off))
 
 TEST_CODE_BEGIN
-  # Loads.
-  TEST_MIS_LOAD(2, lw, 1, 0)
-  TEST_MIS_LOAD(3, lw, 2, 0)
-  TEST_MIS_LOAD(4, lw, 3, 0)
-  TEST_MIS_LOAD(5, lw, 0, 1)
-  TEST_MIS_LOAD(6, lw, 0, 6)
-  TEST_MIS_LOAD(7, lw, 4, -1)
-  TEST_MIS_LOAD(8, lw, 2, 4)
-  TEST_MIS_LOAD(9, lh, 1, 0)
-  TEST_MIS_LOAD(10, lh, 3, 0)
-  TEST_MIS_LOAD(11, lh, 0, 5)
-  TEST_MIS_LOAD(12, lhu, 1, 0)
-  TEST_MIS_LOAD(13, lhu, 0, 7)
-  TEST_MIS_LOAD(14, lhu, 2, 1)
+  # Loads within a word and across word boundaries.
+  TEST_MA_LOAD(2, lw, 1, 0x44332211)
+  TEST_MA_LOAD(3, lw, 2, 0x55443322)
+  TEST_MA_LOAD(4, lw, 3, 0x66554433)
+  TEST_MA_LOAD(5, lw, 5, 0x88776655)
+  TEST_MA_LOAD(6, lw, 6, 0x99887766)
+  TEST_MA_LOAD(7, lw, 7, 0xaa998877)
+  TEST_MA_LOAD(8, lh, 1, 0x00002211)
+  TEST_MA_LOAD(9, lh, 3, 0x00004433)
+  TEST_MA_LOAD(10, lh, 7, 0xffff8877)
+  TEST_MA_LOAD(11, lhu, 7, 0x00008877)
+  TEST_MA_LOAD(12, lh, 5, 0x00006655)
+  TEST_MA_LOAD(13, lhu, 13, 0x0000eedd)
+  TEST_MA_LOAD(14, lh, 11, 0xffffccbb)
 
-  # Stores.
-  TEST_MIS_STORE(20, sw, 1, 0)
-  TEST_MIS_STORE(21, sw, 2, 0)
-  TEST_MIS_STORE(22, sw, 3, 0)
-  TEST_MIS_STORE(23, sw, 0, 1)
-  TEST_MIS_STORE(24, sw, 4, -2)
-  TEST_MIS_STORE(25, sh, 1, 0)
-  TEST_MIS_STORE(26, sh, 3, 0)
-  TEST_MIS_STORE(27, sh, 0, 5)
-  TEST_MIS_STORE(28, sh, 2, 1)
+  # Stores within a word and across word boundaries.
+  TEST_MA_STORE(20, sw, 1, 0xbbccdd11, 0x222222aa)
+  TEST_MA_STORE(21, sw, 2, 0xccdd1111, 0x2222aabb)
+  TEST_MA_STORE(22, sw, 3, 0xdd111111, 0x22aabbcc)
+  TEST_MA_STORE(23, sh, 1, 0x11ccdd11, 0x22222222)
+  TEST_MA_STORE(24, sh, 3, 0xdd111111, 0x222222cc)
+  TEST_MA_STORE(25, sw, 5, 0x11111111, 0xbbccdd22)
+
+  # Misaligned register accesses trap; a misaligned store writes nothing.
+  TEST_MMIO_MIS_LOAD(26, lw, STRATA_CTRL_ID + 1)
+  TEST_MMIO_MIS_LOAD(27, lh, STRATA_CTRL_ID + 3)
+  TEST_MMIO_MIS_LOAD(28, lhu, STRATA_CTRL_ID + 1)
+  TEST_START(29)
+  li x1, STRATA_CTRL_BASE
+  li x2, -1
+  TRAP_EXPECT(86f)
+85: sw x2, STRATA_CTRL_IRQ_ENABLE + 2(x1)
+  j isa_fail
+86: CHECK_TRAP_COUNT(1)
+  CHECK_TRAP_CAUSE(CAUSE_MISALIGNED_STORE)
+  CHECK_TRAP_EPC(85b)
+  CHECK_TRAP_TVAL_ADDR(STRATA_CTRL_BASE + STRATA_CTRL_IRQ_ENABLE + 2)
+  lw x14, STRATA_CTRL_IRQ_ENABLE(x1)
+  CHECK_EQ(x14, 0)
 
   # Aligned narrow accesses at every legal offset do not trap.
   TEST_START(30)
@@ -234,6 +250,6 @@ TEST_CODE_END
 
 TEST_DATA_BEGIN
   .balign 16
-isa_mis_data: .word 0x03020100, 0x07060504, 0x0b0a0908, 0x0f0e0d0c
+isa_mis_data: .word 0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc
 isa_mis_buf: .word 0, 0, 0, 0
 TEST_DATA_END
