@@ -115,6 +115,7 @@ module tpu_dma
   logic [1:0]  op [NumQ];
   logic        irq_pulse_d;
   logic        irq_q;
+  logic [63:0] hbm_cap_q;  // registered: keeps the range checks off the input-evaluation path
   logic        rr_q, rr_d;
 
   // ------------------------------------------------------------------ register reads
@@ -219,17 +220,20 @@ module tpu_dma
     assign push_full[q] = push[q] && count_q[q] == (Fw+1)'(FifoDepth);
     assign op[q] = cur_q[q].src_tier == TierHbm ? (cur_q[q].dst_tier == TierHbm ? OpCopy : OpRead) : OpWrite;
 
+    // Only evaluated while the queue is checking (cheap to simulate the rest of the time).
     always_comb begin
       check_err[q] = 8'(DmaErrNone);
-      if (cur_q[q].len == 32'b0 || cur_q[q].rows == 32'b0) begin
+      if (st_q[q] != QCheck) begin
+        check_err[q] = 8'(DmaErrNone);
+      end else if (cur_q[q].len == 32'b0 || cur_q[q].rows == 32'b0) begin
         check_err[q] = 8'(DmaErrZero);
       end else if (cur_q[q].src_tier != TierHbm && cur_q[q].dst_tier != TierHbm) begin
         check_err[q] = 8'(DmaErrTiers);
       end else if (!fits(cur_q[q].src, cur_q[q].rows, cur_q[q].src_stride, cur_q[q].len,
-                         tier_size(cur_q[q].src_tier, hbm_capacity_i))) begin
+                         tier_size(cur_q[q].src_tier, hbm_cap_q))) begin
         check_err[q] = 8'(DmaErrSrcRange);
       end else if (!fits(cur_q[q].dst, cur_q[q].rows, cur_q[q].dst_stride, cur_q[q].len,
-                         tier_size(cur_q[q].dst_tier, hbm_capacity_i))) begin
+                         tier_size(cur_q[q].dst_tier, hbm_cap_q))) begin
         check_err[q] = 8'(DmaErrDstRange);
       end
     end
@@ -495,20 +499,20 @@ module tpu_dma
   always_comb begin
     w_found = 1'b0;
     w_next_word = w_word_q;
-    for (int i = 15; i >= 0; i--) begin
-      if (4'(i) >= w_word_q && |w_be_q[i*4 +: 4]) begin
-        w_found = 1'b1;
-        w_next_word = 4'(i);
+    w_last_word = 1'b1;
+    if (w_valid_q && w_tier_q == TierSmem) begin
+      for (int i = 15; i >= 0; i--) begin
+        if (4'(i) >= w_word_q && |w_be_q[i*4 +: 4]) begin
+          w_found = 1'b1;
+          w_next_word = 4'(i);
+        end
+      end
+      for (int i = 0; i < 16; i++) begin
+        if (4'(i) > w_next_word && |w_be_q[i*4 +: 4]) w_last_word = 1'b0;
       end
     end
   end
   assign w_smem_req = w_valid_q && w_tier_q == TierSmem && w_found;
-  always_comb begin
-    w_last_word = 1'b1;
-    for (int i = 0; i < 16; i++) begin
-      if (4'(i) > w_next_word && |w_be_q[i*4 +: 4]) w_last_word = 1'b0;
-    end
-  end
 
   assign rd_ready_o = !w_valid_q || w_tier_q != TierSmem;
 
@@ -593,6 +597,7 @@ module tpu_dma
     if (!rst_ni) begin
       rdata_q <= '0;
       irq_q <= 1'b0;
+      hbm_cap_q <= '0;
       rr_q <= 1'b0;
       s_busy_q <= 1'b0;
       s_tag_q <= 1'b0;
@@ -613,6 +618,7 @@ module tpu_dma
     end else begin
       rdata_q <= rdata_d;
       irq_q <= irq_pulse_d;
+      hbm_cap_q <= hbm_capacity_i;
       rr_q <= rr_d;
       s_busy_q <= s_busy_d;
       s_tag_q <= s_tag_d;
