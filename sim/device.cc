@@ -111,9 +111,9 @@ void Device::ResetAndLoad(const ElfImage& image) {
   top_->core_rst_ni = 1;
 }
 
-void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) {
+uint32_t Device::HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable) {
   top_->host_req_i = 1;
-  top_->host_we_i = 1;
+  top_->host_we_i = write;
   top_->host_addr_i = address & ~3u;
   top_->host_be_i = byte_enable & 0xf;
   top_->host_wdata_i = value;
@@ -127,23 +127,14 @@ void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) 
   }
   top_->host_req_i = 0;
   top_->host_we_i = 0;
+  return top_->host_rdata_o;  // read data is registered at the granted edge
 }
 
-uint32_t Device::HostRead32(uint32_t address) {
-  top_->host_req_i = 1;
-  top_->host_we_i = 0;
-  top_->host_addr_i = address & ~3u;
-  top_->host_be_i = 0xf;
-  for (;;) {
-    top_->clk_i = 0;
-    top_->eval();
-    const bool granted = top_->host_gnt_o;
-    Tick();
-    if (granted) break;
-  }
-  top_->host_req_i = 0;
-  return top_->host_rdata_o;  // registered at the granted edge
+void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) {
+  HostAccess(true, address, value, byte_enable);
 }
+
+uint32_t Device::HostRead32(uint32_t address) { return HostAccess(false, address, 0, 0xf); }
 
 bool Device::console_valid() const { return top_->console_valid_o; }
 char Device::console_char() const { return static_cast<char>(top_->console_data_o); }

@@ -73,6 +73,8 @@ class Device {
   bool CloseTrace();
 
  private:
+  uint32_t HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable);
+
   TraceOptions trace_opts_;
   std::unique_ptr<VerilatedContext> context_;
   std::unique_ptr<Vtpu_top> top_;
