@@ -1,0 +1,209 @@
+// The host <-> firmware command protocol: ring layout, commands, completions. Shared, never copied,
+// by the device runtime (firmware/runtime) and the host driver (host/driver). C and C++.
+//
+// Picture (docs/runtime.md):
+//   host                                   device SMEM (the header is found through its ELF symbol)
+//   1. writes command(s) into sq[tail % N] ─► strata_rt_header { magic, version, state, geometry, cq_head }
+//   2. rings CTRL DOORBELL with the new     ─► sq[N]  64-byte strata_cmd
+//      sq tail (free-running uint32)           cq[N]  32-byte strata_cpl, phase-tagged
+//   3. polls cq[head % N] until its phase  ◄─ firmware posts completions (any order; match by seq)
+//      matches, then advances cq_head
+//   Bulk data never goes through the rings: the host link's copy engine moves bytes between host memory
+//   and a staging slot in HBM; a READ/WRITE command names the slot, the firmware resolves the handle,
+//   checks bounds, pins the buffer and DMAs slot <-> buffer. The host never learns a buffer's address.
+//
+// Versioning: MAJOR bumps when an existing field, opcode, size or meaning changes (old peers must refuse
+// to talk); MINOR bumps when something is added in a reserved field/opcode that old peers reject cleanly.
+#ifndef STRATA_PROTOCOL_H_
+#define STRATA_PROTOCOL_H_
+
+#include <stdint.h>
+
+#include "strata/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRATA_PROTO_MAGIC 0x50525453u  // "STRP" little-endian
+#define STRATA_PROTO_VERSION_MAJOR 1
+#define STRATA_PROTO_VERSION_MINOR 0
+#define STRATA_RT_HEADER_SYMBOL "strata_runtime_header"
+
+#define STRATA_RT_SQ_ENTRIES 64u  // powers of two
+#define STRATA_RT_CQ_ENTRIES 64u
+#define STRATA_RT_MAX_CONTEXTS 16u
+#define STRATA_RT_STAGING_SLOTS 4u
+#define STRATA_RT_STAGING_SLOT_BYTES (256u * 1024u)  // one READ/WRITE moves at most this much
+
+// Runtime state in the header.
+enum strata_rt_state { STRATA_RT_BOOTING = 0, STRATA_RT_READY = 1, STRATA_RT_FAILED = 2 };
+
+typedef enum strata_opcode {
+  STRATA_OP_NOOP = 0,
+  STRATA_OP_CREATE_CONTEXT = 1,
+  STRATA_OP_DESTROY_CONTEXT = 2,
+  STRATA_OP_ALLOC = 3,
+  STRATA_OP_FREE = 4,
+  STRATA_OP_WRITE = 5,  // staging slot -> buffer (after the host copied its bytes into the slot)
+  STRATA_OP_READ = 6,   // buffer -> staging slot (the host then copies the slot out)
+  STRATA_OP_COMPACT = 7,
+  STRATA_OP_STATS = 8,
+  STRATA_OP_GEMM = 9,  // reserved: answered UNIMPLEMENTED until the matrix unit lands
+  STRATA_OP_COUNT = 10
+} strata_opcode;
+
+// ALLOC flags.
+#define STRATA_ALLOC_NO_COMPACT 0x1u  // fail with RESOURCE_EXHAUSTED rather than defragment on OOM
+
+// Arguments per opcode. Every byte not named by the opcode must be zero (the decoder checks).
+typedef struct strata_cmd_create_context {
+  uint64_t quota_bytes;        // 0 and quota_ppm 0: no quota (the whole heap)
+  uint32_t quota_ppm;          // fraction of the heap in parts per million (1..1e6); exclusive with bytes
+  uint32_t reserved;
+} strata_cmd_create_context;
+
+typedef struct strata_cmd_alloc {
+  uint64_t bytes;      // 1 .. heap size
+  uint64_t alignment;  // 0 (the granule) or a power of two <= 2^30
+} strata_cmd_alloc;
+
+typedef struct strata_cmd_buffer {  // FREE
+  uint64_t handle;
+} strata_cmd_buffer;
+
+typedef struct strata_cmd_transfer {  // WRITE, READ
+  uint64_t handle;
+  uint64_t offset;  // into the buffer; offset + bytes <= requested size
+  uint32_t bytes;   // 1 .. STRATA_RT_STAGING_SLOT_BYTES
+  uint32_t slot;    // < STRATA_RT_STAGING_SLOTS
+} strata_cmd_transfer;
+
+typedef struct strata_cmd_compact {
+  uint64_t max_bytes;  // 0: no limit
+  uint32_t max_moves;  // 0: no limit
+  uint32_t reserved;
+} strata_cmd_compact;
+
+typedef struct strata_cmd_gemm {  // layout reserved for the matrix-unit engineer (minor bump when defined)
+  uint64_t a, b, c;
+  uint32_t m, n, k, flags;
+} strata_cmd_gemm;
+
+typedef struct strata_cmd {
+  uint8_t opcode;       // strata_opcode
+  uint8_t flags;        // per opcode; unknown bits rejected
+  uint16_t reserved0;   // zero
+  uint32_t context;     // context id (0 for NOOP, CREATE_CONTEXT and device-wide STATS)
+  uint32_t seq;         // chosen by the host, echoed in the completion
+  uint32_t reserved1;   // zero
+  union {
+    strata_cmd_create_context create_context;
+    strata_cmd_alloc alloc;
+    strata_cmd_buffer buffer;
+    strata_cmd_transfer transfer;
+    strata_cmd_compact compact;
+    strata_cmd_gemm gemm;
+    uint32_t words[12];
+  } u;
+} strata_cmd;
+
+// Which field made a command fail (the completion's `field`), so the host can name it.
+typedef enum strata_field {
+  STRATA_FIELD_NONE = 0,
+  STRATA_FIELD_OPCODE = 1,
+  STRATA_FIELD_FLAGS = 2,
+  STRATA_FIELD_RESERVED = 3,   // a reserved or unused byte is nonzero
+  STRATA_FIELD_CONTEXT = 4,
+  STRATA_FIELD_HANDLE = 5,
+  STRATA_FIELD_BYTES = 6,
+  STRATA_FIELD_OFFSET = 7,     // offset/bytes reach outside the buffer
+  STRATA_FIELD_ALIGNMENT = 8,
+  STRATA_FIELD_SLOT = 9,
+  STRATA_FIELD_QUOTA = 10,     // quota arguments, or the context's quota is exhausted
+  STRATA_FIELD_MEMORY = 11,    // the heap (not the quota) has no room
+  STRATA_FIELD_BUDGET = 12,
+  STRATA_FIELD_CONTEXT_TABLE = 13,  // too many contexts
+  STRATA_FIELD_BUFFER_TABLE = 14,   // too many live buffers
+  STRATA_FIELD_DMA = 15,            // the DMA engine reported an error
+  STRATA_FIELD_COUNT = 16
+} strata_field;
+
+// Completion. `phase` is 1 on the first pass over the ring, 0 on the second, and so on (NVMe's trick):
+// the host knows an entry is new without reading a tail pointer. The firmware writes `phase` last and it
+// is the first word, so a host that reads the entry in address order never sees a new phase with old data.
+typedef struct strata_cpl {
+  uint32_t phase;
+  uint32_t seq;
+  uint16_t status;   // strata_status
+  uint8_t opcode;
+  uint8_t field;     // strata_field: what was wrong (NONE on success)
+  uint32_t context;
+  uint32_t cycles;   // device cycles the firmware spent on the command (decode to completion)
+  uint32_t value1;   // COMPACT: moves
+  uint64_t value0;   // CREATE_CONTEXT: context id; ALLOC: handle; COMPACT: bytes moved
+} strata_cpl;
+
+// Memory statistics (the names JAX and TensorFlow use), written by STATS into the header's stats area.
+typedef struct strata_rt_stats {
+  uint32_t seq;  // of the STATS command that wrote them
+  uint32_t context;
+  uint64_t bytes_in_use;
+  uint64_t peak_bytes_in_use;
+  uint64_t bytes_limit;
+  uint64_t bytes_free;
+  uint64_t largest_free_block_bytes;
+  uint64_t num_allocs;
+  uint64_t num_frees;
+  uint64_t num_failed_allocs;
+  uint64_t compactions;
+  uint64_t compaction_moves;
+  uint64_t compaction_bytes_moved;
+  uint64_t compaction_cycles;
+  uint64_t context_bytes_in_use;   // of `context` (0 for device-wide)
+  uint64_t context_quota_bytes;
+  uint32_t live_buffers;
+  uint32_t fragmentation_ppm;
+  uint32_t contexts;
+  uint32_t context_buffers;
+} strata_rt_stats;
+
+// At STRATA_RT_HEADER_SYMBOL. Addresses are device (SMEM) addresses; HBM addresses are 64-bit.
+typedef struct strata_rt_header {
+  uint32_t magic;
+  uint16_t version_major;
+  uint16_t version_minor;
+  uint32_t header_bytes;  // sizeof(strata_rt_header)
+  uint32_t state;         // strata_rt_state
+  uint32_t sq_address, sq_entries, cq_address, cq_entries;
+  uint32_t stats_address;
+  uint32_t max_contexts;
+  uint64_t hbm_capacity_bytes;  // probed by the firmware
+  uint64_t heap_bytes;          // managed by the allocator: [0, heap_bytes)
+  uint64_t staging_address;     // HBM: slots of staging_slot_bytes each, above the heap
+  uint32_t staging_slots;
+  uint32_t staging_slot_bytes;
+  uint32_t granule_bytes;
+  uint32_t max_live_buffers;
+  // Written by the host (BAR): completions consumed. Written by the firmware: commands consumed.
+  uint32_t cq_head;
+  uint32_t sq_head;
+  uint32_t commands_served;
+  uint32_t reserved;
+} strata_rt_header;
+
+#ifdef __cplusplus
+}  // extern "C"
+#define STRATA_PROTO_STATIC_ASSERT static_assert
+#else
+#define STRATA_PROTO_STATIC_ASSERT _Static_assert
+#endif
+
+STRATA_PROTO_STATIC_ASSERT(sizeof(strata_cmd) == 64, "a command is 64 bytes");
+STRATA_PROTO_STATIC_ASSERT(sizeof(strata_cpl) == 32, "a completion is 32 bytes");
+STRATA_PROTO_STATIC_ASSERT(sizeof(strata_rt_stats) == 136, "stats layout");
+STRATA_PROTO_STATIC_ASSERT(sizeof(strata_rt_header) == 96, "header layout");
+STRATA_PROTO_STATIC_ASSERT((STRATA_RT_SQ_ENTRIES & (STRATA_RT_SQ_ENTRIES - 1)) == 0, "ring sizes are powers of two");
+STRATA_PROTO_STATIC_ASSERT((STRATA_RT_CQ_ENTRIES & (STRATA_RT_CQ_ENTRIES - 1)) == 0, "ring sizes are powers of two");
+
+#endif  // STRATA_PROTOCOL_H_
