@@ -88,6 +88,10 @@ strata_status Wait(uint32_t queue, uint32_t ticket) {
   return StatusOf((Reg(queue, STRATA_DMA_STATUS) & STRATA_DMA_STATUS_LAST_ERR_MASK) >> STRATA_DMA_STATUS_LAST_ERR_LSB);
 }
 
+bool IsDone(uint32_t queue, uint32_t ticket) {
+  return queue < kNumQueues && static_cast<int32_t>(Reg(queue, STRATA_DMA_DONE) - ticket) >= 0;
+}
+
 strata_status Copy(uint32_t queue, const Descriptor& d) {
   uint32_t ticket = 0;
   const strata_status s = Submit(queue, d, &ticket);

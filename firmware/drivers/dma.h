@@ -45,6 +45,9 @@ strata_status Submit(uint32_t queue, const Descriptor& d, uint32_t* ticket);
 // reaches outside its tier), INVALID_ARGUMENT, RESOURCE_EXHAUSTED (queue overflow).
 strata_status Wait(uint32_t queue, uint32_t ticket);
 
+// Whether every descriptor up to `ticket` on `queue` has completed (never sleeps); then Wait returns at once.
+bool IsDone(uint32_t queue, uint32_t ticket);
+
 // Submit + Wait.
 strata_status Copy(uint32_t queue, const Descriptor& d);
 
