@@ -38,6 +38,16 @@ uint32_t HostLink::Read32(uint32_t address) {
   return v;
 }
 
+void HostLink::ReadBlock(uint32_t address, uint32_t* out, uint32_t words) {
+  for (uint32_t i = 0; i < config_.latency_cycles; ++i) device_.Tick();
+  for (uint32_t w = 0; w < words; ++w) out[w] = device_.HostRead32(address + 4 * w);
+  for (uint32_t i = 0; i < config_.latency_cycles; ++i) device_.Tick();
+}
+
+void HostLink::WriteBlock(uint32_t address, const uint32_t* in, uint32_t words) {
+  for (uint32_t w = 0; w < words; ++w) device_.HostWrite32(address + 4 * w, in[w]);
+}
+
 void HostLink::Write32(uint32_t address, uint32_t value) { device_.HostWrite32(address, value); }
 
 void HostLink::RingDoorbell(uint32_t value) { Write32(STRATA_CTRL_BASE + STRATA_CTRL_DOORBELL, value); }

@@ -38,6 +38,11 @@ class HostLink {
   // BAR: device addresses (SMEM window and registers). Each call advances the device clock.
   uint32_t Read32(uint32_t address);
   void Write32(uint32_t address, uint32_t value);
+  // One non-posted read request for `words` consecutive words (a multi-dword PCIe completion): one
+  // round trip for the whole block, the words read in address order.
+  void ReadBlock(uint32_t address, uint32_t* out, uint32_t words);
+  // Posted writes of consecutive words, in address order.
+  void WriteBlock(uint32_t address, const uint32_t* in, uint32_t words);
   // Writes `value` to the CTRL doorbell, which interrupts the control core.
   void RingDoorbell(uint32_t value);
 

@@ -1,0 +1,171 @@
+// Runtime benchmarks through the host API on the sim backend (JSON lines on stdout):
+//   runtime_command  device cycles per command (alloc, free, 4 KiB write, no-op round trip): `cycles` as the
+//                    host sees them (submit to completion seen, PCIe latencies included) and
+//                    `firmware_cycles` (decode to completion on the control core)
+//   runtime_compaction  HBM->HBM compaction throughput in bytes per cycle against the HBM copy peak
+//   runtime_host_ops    host API operations per second (wall clock) for alloc+free and 256-byte writes
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "hbm/hbm_config.h"
+#include "strata/strata.h"
+
+namespace {
+
+#define CHECK_OK(call)                                                                       \
+  do {                                                                                       \
+    const strata_status s_ = (call);                                                         \
+    if (s_ != STRATA_OK) {                                                                   \
+      std::fprintf(stderr, "%s failed: %s\n", #call, strata_last_error_message());           \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+strata_device_info Info(strata_device* d) {
+  strata_device_info i{};
+  i.struct_size = sizeof i;
+  CHECK_OK(strata_get_device_info(d, &i));
+  return i;
+}
+
+struct Samples {
+  std::vector<uint64_t> host, fw;
+  void Add(uint64_t h, uint64_t f) {
+    host.push_back(h);
+    fw.push_back(f);
+  }
+};
+
+uint64_t Pct(std::vector<uint64_t> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+}
+
+void Report(const char* command, const Samples& s, const char* pcie) {
+  std::printf(
+      "{\"bench\":\"runtime_command\",\"command\":\"%s\",\"pcie\":\"%s\",\"n\":%zu,\"cycles\":%llu,\"p50\":%llu,"
+      "\"p99\":%llu,\"max\":%llu,\"firmware_cycles\":%llu,\"firmware_p99\":%llu}\n",
+      command, pcie, s.host.size(), static_cast<unsigned long long>(Pct(s.host, 0.5)),
+      static_cast<unsigned long long>(Pct(s.host, 0.5)), static_cast<unsigned long long>(Pct(s.host, 0.99)),
+      static_cast<unsigned long long>(Pct(s.host, 1.0)), static_cast<unsigned long long>(Pct(s.fw, 0.5)),
+      static_cast<unsigned long long>(Pct(s.fw, 0.99)));
+}
+
+}  // namespace
+
+int main() {
+  constexpr uint64_t kCapacity = 256ull << 20;
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = kCapacity;
+  o.pcie_preset = "gen4x16";
+  strata_device* dev = nullptr;
+  CHECK_OK(strata_open("sim", &o, &dev));
+  strata_context ctx = 0;
+  CHECK_OK(strata_context_create(dev, nullptr, &ctx));
+
+  // ---- device cycles per command ----
+  constexpr int kReps = 200;
+  Samples alloc, free_, write, noop;
+  std::vector<uint8_t> page(4096, 0x5a);
+  std::vector<strata_buffer> bufs(kReps);
+  for (int i = 0; i < kReps; ++i) {
+    uint64_t t0 = Info(dev).device_cycles;
+    CHECK_OK(strata_alloc(dev, ctx, 4096, 0, 0, &bufs[i]));
+    strata_device_info after = Info(dev);
+    alloc.Add(after.device_cycles - t0, after.last_command_cycles);
+    t0 = after.device_cycles;
+    CHECK_OK(strata_write(dev, ctx, bufs[i], 0, page.data(), page.size()));
+    after = Info(dev);
+    write.Add(after.device_cycles - t0, after.last_command_cycles);
+    t0 = after.device_cycles;
+    CHECK_OK(strata_synchronize(dev));
+    after = Info(dev);
+    noop.Add(after.device_cycles - t0, after.last_command_cycles);
+  }
+  for (int i = 0; i < kReps; ++i) {
+    const uint64_t t0 = Info(dev).device_cycles;
+    CHECK_OK(strata_free(dev, ctx, bufs[i]));
+    const strata_device_info after = Info(dev);
+    free_.Add(after.device_cycles - t0, after.last_command_cycles);
+  }
+  Report("alloc", alloc, o.pcie_preset);
+  Report("free", free_, o.pcie_preset);
+  Report("write_4KiB", write, o.pcie_preset);
+  Report("noop_round_trip", noop, o.pcie_preset);
+
+  // ---- compaction throughput: 64 MiB of 64..512 KiB buffers, every other one freed ----
+  std::mt19937_64 rng(7);
+  std::vector<strata_buffer> live;
+  uint64_t total = 0;
+  while (total < (64ull << 20)) {
+    const uint64_t size = (64 + rng() % 449) << 10;
+    strata_buffer b = 0;
+    CHECK_OK(strata_alloc(dev, ctx, size, 0, 0, &b));
+    live.push_back(b);
+    total += size;
+  }
+  for (size_t i = 0; i < live.size(); i += 2) CHECK_OK(strata_free(dev, ctx, live[i]));
+  strata_memory_stats before{};
+  before.struct_size = sizeof before;
+  CHECK_OK(strata_get_memory_stats(dev, 0, &before));
+  strata_compact_result r{};
+  r.struct_size = sizeof r;
+  const auto w0 = std::chrono::steady_clock::now();
+  CHECK_OK(strata_compact(dev, ctx, nullptr, &r));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  strata_memory_stats after{};
+  after.struct_size = sizeof after;
+  CHECK_OK(strata_get_memory_stats(dev, 0, &after));
+  const uint64_t copy_cycles = after.compaction_cycles - before.compaction_cycles;
+  strata::hbm::HbmConfig hbm = strata::hbm::HbmConfig::Hbm2(kCapacity);
+  const double peak = hbm.PeakBytesPerCycle() / 2;  // a copy reads and writes: half the pins each way
+  const double bpc = copy_cycles ? static_cast<double>(r.bytes_moved) / copy_cycles : 0;
+  std::printf(
+      "{\"bench\":\"runtime_compaction\",\"hbm\":\"%s\",\"moves\":%u,\"bytes_moved\":%llu,\"cycles\":%llu,"
+      "\"command_cycles\":%llu,\"bytes_per_cycle\":%.2f,\"peak_bytes_per_cycle\":%.2f,\"fraction_of_peak\":%.4f,"
+      "\"fragmentation_before\":%.4f,\"fragmentation_after\":%.4f,\"sim_cycles_per_second\":%.0f}\n",
+      hbm.name.c_str(), r.moves, static_cast<unsigned long long>(r.bytes_moved),
+      static_cast<unsigned long long>(copy_cycles), static_cast<unsigned long long>(r.device_cycles), bpc, peak,
+      bpc / peak, before.fragmentation, after.fragmentation, r.device_cycles / wall);
+  for (size_t i = 1; i < live.size(); i += 2) CHECK_OK(strata_free(dev, ctx, live[i]));
+
+  // ---- host API operations per second ----
+  {
+    constexpr int kOps = 2000;
+    const uint64_t c0 = Info(dev).device_cycles;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kOps; ++i) {
+      strata_buffer b = 0;
+      CHECK_OK(strata_alloc(dev, ctx, 1024, 0, 0, &b));
+      CHECK_OK(strata_free(dev, ctx, b));
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t cycles = Info(dev).device_cycles - c0;
+    std::printf(
+        "{\"bench\":\"runtime_host_ops\",\"op\":\"alloc_free_pair\",\"n\":%d,\"ops_per_second\":%.0f,"
+        "\"device_cycles_per_op\":%.0f,\"sim_cycles_per_second\":%.0f}\n",
+        kOps, kOps / s, static_cast<double>(cycles) / kOps, cycles / s);
+  }
+  {
+    constexpr int kOps = 2000;
+    strata_buffer b = 0;
+    CHECK_OK(strata_alloc(dev, ctx, 1 << 20, 0, 0, &b));
+    std::vector<uint8_t> small(256, 1);
+    const uint64_t c0 = Info(dev).device_cycles;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kOps; ++i) CHECK_OK(strata_write(dev, ctx, b, (i * 256) % (1 << 20), small.data(), small.size()));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t cycles = Info(dev).device_cycles - c0;
+    std::printf(
+        "{\"bench\":\"runtime_host_ops\",\"op\":\"write_256B\",\"n\":%d,\"ops_per_second\":%.0f,"
+        "\"device_cycles_per_op\":%.0f,\"sim_cycles_per_second\":%.0f}\n",
+        kOps, kOps / s, static_cast<double>(cycles) / kOps, cycles / s);
+  }
+  strata_close(dev);
+  return 0;
+}

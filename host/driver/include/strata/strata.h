@@ -1,0 +1,168 @@
+/* Strata host driver C API: open a device, create contexts, allocate, copy, compact, query memory.
+ *
+ * Shape (PJRT-like): an opaque device object, integer handles for contexts and buffers (never host
+ * pointers, never device addresses), every call returns a strata_status (strata/status.h) whose
+ * name is strata_status_name() and whose detail is strata_last_error_message(). Structs passed in or
+ * out start with `struct_size` (set it to sizeof) so they can grow at the end.
+ *
+ * Versioning (STRATA_API_VERSION_*):
+ *   MAJOR bumps when a function, type, field or constant changes or disappears, or a documented
+ *   behaviour changes: code built against an older major may not work.
+ *   MINOR bumps when something is added: a function, a field at the end of a struct (older callers
+ *   pass the smaller struct_size and keep working), a flag, a backend, an option. Never removes.
+ *
+ * Threads and blocking: every call is thread-safe; calls on one device are serialised (a device is
+ * one command stream). Every call that talks to the device blocks until the device answered it, so
+ * host memory passed in may be reused when the call returns; strata_synchronize() additionally waits
+ * for any work the driver queued on its own. Blocking calls advance the simulated device clock (sim).
+ */
+#ifndef STRATA_STRATA_H_
+#define STRATA_STRATA_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRATA_API_VERSION_MAJOR 1
+#define STRATA_API_VERSION_MINOR 0
+
+typedef struct strata_device strata_device; /* opaque */
+typedef uint32_t strata_context;            /* 0 is never a valid context */
+typedef uint64_t strata_buffer;             /* 0 is never a valid buffer */
+
+typedef struct strata_version {
+  uint32_t struct_size;
+  uint32_t api_major, api_minor;
+  uint32_t protocol_major, protocol_minor; /* host <-> firmware protocol (strata/protocol.h) */
+} strata_version;
+
+/* Never blocks. */
+strata_status strata_get_version(strata_version* out);
+
+/* Detail of the calling thread's last failed call ("strata_free: PERMISSION_DENIED: ..."), or "" after a
+ * success. Valid until the thread's next call. Never blocks. */
+const char* strata_last_error_message(void);
+
+typedef struct strata_open_options {
+  uint32_t struct_size;
+  const char* hbm_preset;       /* sim: "HBM2" (default), "HBM2e", "HBM3" */
+  uint64_t hbm_capacity_bytes;  /* sim: 0 = 1 GiB; a multiple of the preset's row stripe (256 KiB) */
+  const char* pcie_preset;      /* sim: "gen4x16" (default), "gen5x16" */
+  const char* trace_path;       /* sim: waveform file (.fst or .vcd); NULL = none */
+  const char* firmware_path;    /* sim: runtime ELF; NULL = $STRATA_RUNTIME_FIRMWARE, else the build's */
+  uint64_t timeout_cycles;      /* sim: a call fails UNAVAILABLE after this many device cycles; 0 = 2e9 */
+} strata_open_options;
+
+/* backend: "sim" (the Strata model in-process). options may be NULL (defaults). Blocks while the model
+ * boots the firmware. UNIMPLEMENTED for an unknown backend, INVALID_ARGUMENT for a bad option,
+ * UNAVAILABLE if the firmware does not start. */
+strata_status strata_open(const char* backend, const strata_open_options* options, strata_device** out);
+/* Destroys every context (freeing their buffers) and the device. NULL is OK. Not to be called while another
+ * thread uses the device. */
+strata_status strata_close(strata_device* device);
+
+typedef struct strata_device_info {
+  uint32_t struct_size;
+  const char* backend;         /* static string */
+  uint64_t hbm_capacity_bytes; /* as probed by the firmware */
+  uint64_t heap_bytes;         /* what the allocator manages (capacity minus staging slots) */
+  uint64_t device_cycles;      /* device clock now */
+  uint32_t max_contexts;
+  uint32_t max_live_buffers;
+  uint32_t granule_bytes;
+  uint32_t last_command_cycles; /* device cycles the firmware spent on the last command it answered */
+} strata_device_info;
+/* Never talks to the device (does not block). */
+strata_status strata_get_device_info(strata_device* device, strata_device_info* out);
+
+/* A context owns buffers; another context's handles are refused with PERMISSION_DENIED. quota_bytes and
+ * quota_fraction (of the heap, like XLA_CLIENT_MEM_FRACTION) are exclusive; both 0 = no quota. */
+typedef struct strata_context_options {
+  uint32_t struct_size;
+  uint64_t quota_bytes;
+  double quota_fraction; /* (0, 1] */
+} strata_context_options;
+strata_status strata_context_create(strata_device* device, const strata_context_options* options,
+                                    strata_context* out);
+/* Frees every buffer of the context. NOT_FOUND for an unknown or destroyed context. */
+strata_status strata_context_destroy(strata_device* device, strata_context context);
+
+#define STRATA_ALLOC_FLAG_NO_COMPACT 0x1u /* fail instead of defragmenting when memory is fragmented */
+
+/* alignment: 0 (the 256-byte granule) or a power of two up to 1 GiB. RESOURCE_EXHAUSTED when the
+ * context's quota or the device memory has no room (after defragment-on-OOM unless NO_COMPACT). */
+strata_status strata_alloc(strata_device* device, strata_context context, uint64_t bytes, uint64_t alignment,
+                           uint32_t flags, strata_buffer* out);
+/* INVALID_ARGUMENT (not a handle), NOT_FOUND (stale or already freed), PERMISSION_DENIED (another context's). */
+strata_status strata_free(strata_device* device, strata_context context, strata_buffer buffer);
+
+/* Copies host memory into [offset, offset + bytes) of the buffer (host -> HBM over the host link).
+ * OUT_OF_RANGE if the range leaves the buffer's requested size; nothing is written then. */
+strata_status strata_write(strata_device* device, strata_context context, strata_buffer buffer, uint64_t offset,
+                           const void* src, uint64_t bytes);
+/* Copies [offset, offset + bytes) of the buffer into host memory. */
+strata_status strata_read(strata_device* device, strata_context context, strata_buffer buffer, uint64_t offset,
+                          void* dst, uint64_t bytes);
+
+typedef struct strata_gemm_args {
+  uint32_t struct_size;
+  strata_buffer a, b, c; /* c = a (m x k, int8) * b (k x n, int8), int32 */
+  uint32_t m, n, k;
+  uint32_t flags;
+} strata_gemm_args;
+/* UNIMPLEMENTED in API 1.0 (the matrix unit is not wired to the runtime yet). */
+strata_status strata_gemm(strata_device* device, strata_context context, const strata_gemm_args* args);
+
+typedef struct strata_compact_options {
+  uint32_t struct_size;
+  uint64_t max_bytes; /* 0 = no limit */
+  uint32_t max_moves; /* 0 = no limit */
+} strata_compact_options;
+typedef struct strata_compact_result {
+  uint32_t struct_size;
+  uint32_t moves;
+  uint64_t bytes_moved;
+  uint64_t device_cycles; /* of the whole command, as seen by the host */
+} strata_compact_result;
+/* Defragments device memory (all contexts' buffers; handles stay valid). options and out may be NULL. */
+strata_status strata_compact(strata_device* device, strata_context context, const strata_compact_options* options,
+                             strata_compact_result* out);
+
+/* The names JAX's Device.memory_stats() and TensorFlow's BFC allocator use. */
+typedef struct strata_memory_stats {
+  uint32_t struct_size;
+  uint32_t live_buffers;
+  uint64_t bytes_in_use;
+  uint64_t peak_bytes_in_use;
+  uint64_t bytes_limit;
+  uint64_t bytes_free;
+  uint64_t largest_free_block_bytes;
+  uint64_t num_allocs;
+  uint64_t num_frees;
+  uint64_t num_failed_allocs;
+  double fragmentation; /* (bytes_free - largest_free_block_bytes) / bytes_free */
+  uint64_t compactions;
+  uint64_t compaction_moves;
+  uint64_t compaction_bytes_moved;
+  uint64_t compaction_cycles;
+  uint64_t context_bytes_in_use; /* of the context asked about (0 for device-wide) */
+  uint64_t context_quota_bytes;
+  uint32_t context_buffers;
+  uint32_t contexts;
+} strata_memory_stats;
+/* context 0: device-wide figures only. */
+strata_status strata_get_memory_stats(strata_device* device, strata_context context, strata_memory_stats* out);
+
+/* Waits until the device has answered everything submitted so far, then makes one no-op round trip. */
+strata_status strata_synchronize(strata_device* device);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* STRATA_STRATA_H_ */

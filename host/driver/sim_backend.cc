@@ -1,0 +1,430 @@
+// The `sim` backend: the Strata model (Verilated chip + HBM model + host link) in this process, driven
+// through the command rings of strata/protocol.h exactly as a PCIe driver would drive the real device.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backend.h"
+#include "device.h"
+#include "elf_loader.h"
+#include "hbm/hbm_config.h"
+#include "host_link.h"
+#include "runtime/decoder.h"
+#include "strata/protocol.h"
+#include "strata/regmap.h"
+
+namespace strata::driver {
+namespace {
+
+constexpr uint32_t kCmdWords = sizeof(strata_cmd) / 4;
+constexpr uint32_t kCplWords = sizeof(strata_cpl) / 4;
+constexpr uint32_t kStatsWords = sizeof(strata_rt_stats) / 4;
+constexpr uint32_t kHeaderWords = sizeof(strata_rt_header) / 4;
+constexpr uint64_t kBootCycles = 50'000'000;
+
+const char* OpName(uint32_t opcode) {
+  static const char* const kNames[] = {"noop", "create_context", "destroy_context", "alloc", "free",
+                                       "write", "read", "compact", "stats", "gemm"};
+  return opcode < STRATA_OP_COUNT ? kNames[opcode] : "unknown";
+}
+
+// What the firmware's (status, field) means, in words.
+std::string Explain(const strata_cpl& c) {
+  const auto status = static_cast<strata_status>(c.status);
+  switch (c.field) {
+    case STRATA_FIELD_HANDLE:
+      if (status == STRATA_NOT_FOUND) return "the buffer handle is stale (its buffer was freed)";
+      if (status == STRATA_PERMISSION_DENIED) return "the buffer belongs to another context";
+      if (status == STRATA_INVALID_ARGUMENT) return "not a buffer handle";
+      break;
+    case STRATA_FIELD_CONTEXT:
+      if (status == STRATA_NOT_FOUND) return "no such context (never created or destroyed)";
+      break;
+    case STRATA_FIELD_OFFSET: return "the range reaches outside the buffer";
+    case STRATA_FIELD_QUOTA:
+      if (status == STRATA_RESOURCE_EXHAUSTED) return "the context's memory quota has no room for this";
+      break;
+    case STRATA_FIELD_MEMORY: return "not enough device memory (even after compaction)";
+    case STRATA_FIELD_CONTEXT_TABLE: return "too many contexts";
+    case STRATA_FIELD_BUFFER_TABLE: return "too many live buffers";
+    case STRATA_FIELD_DMA: return "the DMA engine reported an error";
+    case STRATA_FIELD_OPCODE:
+      if (status == STRATA_UNIMPLEMENTED) return "not implemented by this firmware";
+      break;
+    default: break;
+  }
+  return std::string("bad ") + runtime::FieldName(c.field);
+}
+
+class SimBackend final : public Backend {
+ public:
+  SimBackend(const sim::TraceOptions& trace, const hbm::HbmConfig& hbm, const sim::PcieConfig& pcie,
+             uint64_t timeout_cycles)
+      : device_(std::make_unique<sim::Device>(trace, hbm)), timeout_cycles_(timeout_cycles) {
+    link_ = std::make_unique<sim::HostLink>(*device_, pcie);
+    console_hook_ = device_->AddCycleHook([this] {
+      if (device_->console_valid() && console_.size() < 4096) console_ += device_->console_char();
+    });
+  }
+  ~SimBackend() override {
+    device_->RemoveCycleHook(console_hook_);
+    link_.reset();
+    device_.reset();
+  }
+
+  Error Boot(const std::string& firmware_path) {
+    sim::ElfImage image;
+    std::string error;
+    if (!sim::LoadElf(firmware_path, STRATA_SMEM_BASE, STRATA_SMEM_SIZE, image, error)) {
+      return {STRATA_UNAVAILABLE, "cannot load the runtime firmware: " + error};
+    }
+    const auto it = image.symbols.find(STRATA_RT_HEADER_SYMBOL);
+    if (it == image.symbols.end()) {
+      return {STRATA_FAILED_PRECONDITION, firmware_path + " is not a runtime image (no symbol " +
+                                              STRATA_RT_HEADER_SYMBOL + ")"};
+    }
+    header_address_ = it->second;
+    device_->ResetAndLoad(image);
+    const uint64_t start = device_->edges();
+    uint32_t state = STRATA_RT_BOOTING;
+    while ((state = link_->Read32(header_address_ + offsetof(strata_rt_header, state))) == STRATA_RT_BOOTING ||
+           link_->Read32(header_address_) != STRATA_PROTO_MAGIC) {
+      if (device_->tohost_valid() || device_->edges() - start > kBootCycles) break;
+    }
+    uint32_t words[kHeaderWords];
+    link_->ReadBlock(header_address_, words, kHeaderWords);
+    std::memcpy(&header_, words, sizeof header_);
+    if (header_.magic != STRATA_PROTO_MAGIC || header_.state != STRATA_RT_READY) {
+      return {STRATA_UNAVAILABLE, "the runtime firmware did not start (state " + std::to_string(header_.state) +
+                                      "); console: " + console_};
+    }
+    if (header_.version_major != STRATA_PROTO_VERSION_MAJOR || header_.header_bytes != sizeof(strata_rt_header) ||
+        header_.sq_entries != STRATA_RT_SQ_ENTRIES || header_.cq_entries != STRATA_RT_CQ_ENTRIES) {
+      return {STRATA_FAILED_PRECONDITION, "the firmware speaks protocol " + std::to_string(header_.version_major) +
+                                              "." + std::to_string(header_.version_minor) + ", the driver " +
+                                              std::to_string(STRATA_PROTO_VERSION_MAJOR) + ".x"};
+    }
+    return {};
+  }
+
+  const char* name() const override { return "sim"; }
+
+  Error GetInfo(strata_device_info* out) override {
+    out->backend = "sim";
+    out->hbm_capacity_bytes = header_.hbm_capacity_bytes;
+    out->heap_bytes = header_.heap_bytes;
+    out->device_cycles = device_->edges();
+    out->max_contexts = header_.max_contexts;
+    out->max_live_buffers = header_.max_live_buffers;
+    out->granule_bytes = header_.granule_bytes;
+    out->last_command_cycles = last_cycles_;
+    return {};
+  }
+
+  Error CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, strata_context* out) override {
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_CREATE_CONTEXT;
+    cmd.u.create_context.quota_bytes = quota_bytes;
+    cmd.u.create_context.quota_ppm = quota_ppm;
+    strata_cpl c;
+    Error e = Call(cmd, &c);
+    if (e.ok()) *out = static_cast<strata_context>(c.value0);
+    return e;
+  }
+
+  Error DestroyContext(strata_context context) override {
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_DESTROY_CONTEXT;
+    cmd.context = context;
+    strata_cpl c;
+    return Call(cmd, &c);
+  }
+
+  Error Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t flags,
+              strata_buffer* out) override {
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_ALLOC;
+    cmd.context = context;
+    cmd.flags = static_cast<uint8_t>(flags);
+    cmd.u.alloc.bytes = bytes;
+    cmd.u.alloc.alignment = alignment;
+    strata_cpl c;
+    Error e = Call(cmd, &c);
+    if (e.ok()) *out = c.value0;
+    return e;
+  }
+
+  Error Free(strata_context context, strata_buffer buffer) override {
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_FREE;
+    cmd.context = context;
+    cmd.u.buffer.handle = buffer;
+    strata_cpl c;
+    return Call(cmd, &c);
+  }
+
+  // Chunks go last-first and the first one is awaited before any other starts: it carries the handle,
+  // ownership and end-of-range checks for the whole call, so a refused call writes nothing. Then up to
+  // one chunk per staging slot is in flight: the link copies the next chunk while the firmware moves the last.
+  Error Write(strata_context context, strata_buffer buffer, uint64_t offset, const void* src,
+              uint64_t bytes) override {
+    const uint32_t slot_bytes = header_.staging_slot_bytes;
+    const uint64_t chunks = (bytes + slot_bytes - 1) / slot_bytes;
+    uint32_t slot_seq[STRATA_RT_STAGING_SLOTS] = {};
+    Error first;
+    for (uint64_t k = 0; k < chunks && first.ok(); ++k) {
+      const uint64_t i = chunks - 1 - k;
+      const uint64_t at = i * slot_bytes;
+      const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(slot_bytes, bytes - at));
+      const uint32_t slot = static_cast<uint32_t>(k % header_.staging_slots);
+      if (slot_seq[slot] != 0) {
+        first = Await(slot_seq[slot], nullptr);
+        slot_seq[slot] = 0;
+        if (!first.ok()) break;
+      }
+      const uint64_t id = link_->CopyToDevice(static_cast<const uint8_t*>(src) + at, SlotAddress(slot), len);
+      if (id == 0) return {STRATA_INTERNAL, "staging slot outside HBM"};
+      link_->Wait(id);
+      const uint32_t seq = Submit(TransferCommand(STRATA_OP_WRITE, context, buffer, offset + at, len, slot));
+      if (k == 0) {
+        first = Await(seq, nullptr);
+      } else {
+        slot_seq[slot] = seq;
+      }
+    }
+    for (uint32_t s : slot_seq) {
+      if (s == 0) continue;
+      Error e = Await(s, nullptr);
+      if (first.ok()) first = e;
+    }
+    return first;
+  }
+
+  Error Read(strata_context context, strata_buffer buffer, uint64_t offset, void* dst, uint64_t bytes) override {
+    const uint32_t slot_bytes = header_.staging_slot_bytes;
+    const uint64_t chunks = (bytes + slot_bytes - 1) / slot_bytes;
+    struct Pending {
+      uint32_t seq, slot, len;
+      uint64_t at;
+    };
+    std::deque<Pending> pending;
+    Error first;
+    auto finish_oldest = [&]() {
+      const Pending p = pending.front();
+      pending.pop_front();
+      Error e = Await(p.seq, nullptr);
+      if (e.ok() && first.ok()) {
+        link_->Wait(link_->CopyFromDevice(SlotAddress(p.slot), static_cast<uint8_t*>(dst) + p.at, p.len));
+      }
+      if (first.ok()) first = e;
+    };
+    for (uint64_t k = 0; k < chunks && first.ok(); ++k) {
+      const uint64_t at = (chunks - 1 - k) * slot_bytes;
+      const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(slot_bytes, bytes - at));
+      const uint32_t slot = static_cast<uint32_t>(k % header_.staging_slots);
+      if (pending.size() == header_.staging_slots) finish_oldest();
+      if (!first.ok()) break;
+      pending.push_back({Submit(TransferCommand(STRATA_OP_READ, context, buffer, offset + at, len, slot)), slot, len, at});
+      if (k == 0) finish_oldest();
+    }
+    while (!pending.empty()) finish_oldest();
+    return first;
+  }
+
+  Error Gemm(strata_context context, const strata_gemm_args& args) override {
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_GEMM;
+    cmd.context = context;
+    cmd.u.gemm = {args.a, args.b, args.c, args.m, args.n, args.k, args.flags};
+    strata_cpl c;
+    return Call(cmd, &c);
+  }
+
+  Error Compact(strata_context context, uint64_t max_bytes, uint32_t max_moves, strata_compact_result* out) override {
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_COMPACT;
+    cmd.context = context;
+    cmd.u.compact.max_bytes = max_bytes;
+    cmd.u.compact.max_moves = max_moves;
+    strata_cpl c;
+    const uint64_t t0 = device_->edges();
+    Error e = Call(cmd, &c);
+    if (e.ok()) {
+      out->moves = c.value1;
+      out->bytes_moved = c.value0;
+      out->device_cycles = device_->edges() - t0;
+    }
+    return e;
+  }
+
+  Error MemoryStats(strata_context context, strata_memory_stats* out) override {
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_STATS;
+    cmd.context = context;
+    strata_cpl c;
+    Error e = Call(cmd, &c);
+    if (!e.ok()) return e;
+    uint32_t words[kStatsWords];
+    link_->ReadBlock(header_.stats_address, words, kStatsWords);
+    strata_rt_stats s;
+    std::memcpy(&s, words, sizeof s);
+    if (s.seq != c.seq) return {STRATA_INTERNAL, "stats area does not hold this request's answer"};
+    out->live_buffers = s.live_buffers;
+    out->bytes_in_use = s.bytes_in_use;
+    out->peak_bytes_in_use = s.peak_bytes_in_use;
+    out->bytes_limit = s.bytes_limit;
+    out->bytes_free = s.bytes_free;
+    out->largest_free_block_bytes = s.largest_free_block_bytes;
+    out->num_allocs = s.num_allocs;
+    out->num_frees = s.num_frees;
+    out->num_failed_allocs = s.num_failed_allocs;
+    out->fragmentation =
+        s.bytes_free == 0 ? 0.0 : static_cast<double>(s.bytes_free - s.largest_free_block_bytes) / s.bytes_free;
+    out->compactions = s.compactions;
+    out->compaction_moves = s.compaction_moves;
+    out->compaction_bytes_moved = s.compaction_bytes_moved;
+    out->compaction_cycles = s.compaction_cycles;
+    out->context_bytes_in_use = s.context_bytes_in_use;
+    out->context_quota_bytes = s.context_quota_bytes;
+    out->context_buffers = s.context_buffers;
+    out->contexts = s.contexts;
+    return {};
+  }
+
+  Error Synchronize() override {
+    const uint64_t start = device_->edges();
+    while (outstanding_ != 0) {
+      if (!PollOnce()) {
+        Error e = CheckAlive(start);
+        if (!e.ok()) return e;
+      }
+    }
+    strata_cmd cmd{};
+    cmd.opcode = STRATA_OP_NOOP;
+    strata_cpl c;
+    return Call(cmd, &c);
+  }
+
+ private:
+  uint64_t SlotAddress(uint32_t slot) const { return header_.staging_address + uint64_t{slot} * header_.staging_slot_bytes; }
+
+  static strata_cmd TransferCommand(uint8_t opcode, strata_context context, strata_buffer buffer, uint64_t offset,
+                                    uint32_t len, uint32_t slot) {
+    strata_cmd cmd{};
+    cmd.opcode = opcode;
+    cmd.context = context;
+    cmd.u.transfer.handle = buffer;
+    cmd.u.transfer.offset = offset;
+    cmd.u.transfer.bytes = len;
+    cmd.u.transfer.slot = slot;
+    return cmd;
+  }
+
+  Error CheckAlive(uint64_t start) {
+    if (device_->tohost_valid()) {
+      return {STRATA_UNAVAILABLE, "the runtime firmware stopped (tohost " + std::to_string(device_->tohost_value()) +
+                                      "); console: " + console_};
+    }
+    if (device_->edges() - start > timeout_cycles_) {
+      return {STRATA_UNAVAILABLE, "the device did not answer within " + std::to_string(timeout_cycles_) + " cycles"};
+    }
+    return {};
+  }
+
+  // Reads the next completion slot; true if it held a new completion.
+  bool PollOnce() {
+    uint32_t words[kCplWords];
+    link_->ReadBlock(header_.cq_address + (cq_head_ % STRATA_RT_CQ_ENTRIES) * sizeof(strata_cpl), words, kCplWords);
+    const uint32_t phase = ((cq_head_ / STRATA_RT_CQ_ENTRIES) & 1u) ? 0u : 1u;
+    if (words[0] != phase) return false;
+    strata_cpl c;
+    std::memcpy(&c, words, sizeof c);
+    done_[c.seq] = c;
+    ++cq_head_;
+    --outstanding_;
+    link_->Write32(header_address_ + offsetof(strata_rt_header, cq_head), cq_head_);
+    // A firmware that ran out of completion room waits for a doorbell.
+    if (outstanding_ >= STRATA_RT_CQ_ENTRIES / 2) link_->RingDoorbell(sq_tail_);
+    return true;
+  }
+
+  uint32_t Submit(strata_cmd cmd) {
+    while (outstanding_ >= STRATA_RT_SQ_ENTRIES) PollOnce();
+    cmd.seq = next_seq_++;
+    if (next_seq_ == 0) next_seq_ = 1;
+    uint32_t words[kCmdWords];
+    std::memcpy(words, &cmd, sizeof cmd);
+    link_->WriteBlock(header_.sq_address + (sq_tail_ % STRATA_RT_SQ_ENTRIES) * sizeof(strata_cmd), words, kCmdWords);
+    ++sq_tail_;
+    ++outstanding_;
+    link_->RingDoorbell(sq_tail_);
+    return cmd.seq;
+  }
+
+  Error Await(uint32_t seq, strata_cpl* out) {
+    const uint64_t start = device_->edges();
+    for (;;) {
+      const auto it = done_.find(seq);
+      if (it != done_.end()) {
+        const strata_cpl c = it->second;
+        done_.erase(it);
+        last_cycles_ = c.cycles;
+        if (out != nullptr) *out = c;
+        if (c.status == STRATA_OK) return {};
+        return {static_cast<strata_status>(c.status), std::string(OpName(c.opcode)) + ": " + Explain(c)};
+      }
+      if (!PollOnce()) {
+        Error e = CheckAlive(start);
+        if (!e.ok()) return e;
+      }
+    }
+  }
+
+  Error Call(const strata_cmd& cmd, strata_cpl* out) { return Await(Submit(cmd), out); }
+
+  std::unique_ptr<sim::Device> device_;
+  std::unique_ptr<sim::HostLink> link_;
+  uint64_t timeout_cycles_;
+  int console_hook_ = -1;
+  std::string console_;
+  uint32_t header_address_ = 0;
+  strata_rt_header header_{};
+  uint32_t sq_tail_ = 0, cq_head_ = 0, next_seq_ = 1, outstanding_ = 0;
+  uint32_t last_cycles_ = 0;
+  std::map<uint32_t, strata_cpl> done_;
+};
+
+}  // namespace
+
+Error OpenSimBackend(const SimOptions& options, std::unique_ptr<Backend>* out) {
+  hbm::HbmConfig hbm;
+  if (!hbm::HbmConfig::FromName(options.hbm_preset, &hbm, options.hbm_capacity_bytes)) {
+    return {STRATA_INVALID_ARGUMENT, "unknown HBM preset '" + options.hbm_preset + "' (HBM2, HBM2e, HBM3)"};
+  }
+  if (const std::string why = hbm.Validate(); !why.empty()) {
+    return {STRATA_INVALID_ARGUMENT, "HBM configuration: " + why};
+  }
+  sim::PcieConfig pcie;
+  if (!sim::PcieConfig::FromName(options.pcie_preset, &pcie)) {
+    return {STRATA_INVALID_ARGUMENT, "unknown PCIe preset '" + options.pcie_preset + "' (gen4x16, gen5x16)"};
+  }
+  sim::TraceOptions trace;
+  trace.path = options.trace_path;
+  if (!trace.path.empty()) {
+    const auto ends = [&](const char* ext) {
+      return trace.path.size() >= 4 && trace.path.compare(trace.path.size() - 4, 4, ext) == 0;
+    };
+    if (!ends(".fst") && !ends(".vcd")) return {STRATA_INVALID_ARGUMENT, "trace file must end in .fst or .vcd"};
+  }
+  auto backend = std::make_unique<SimBackend>(trace, hbm, pcie, options.timeout_cycles);
+  Error e = backend->Boot(options.firmware_path);
+  if (!e.ok()) return e;
+  *out = std::move(backend);
+  return {};
+}
+
+}  // namespace strata::driver
