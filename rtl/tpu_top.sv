@@ -1,4 +1,5 @@
 // Strata device top: control core, SMEM, CTRL registers, the DMA engine with VMEM and ACC, the
+// matrix unit (MXU) on VMEM port B and the ACC row ports, the
 // HTIF tohost monitor, a host port into the device address space (SMEM and registers: the
 // host link's BAR and the ELF loader's path) and the memory-side channels to the HBM bridge.
 module tpu_top
@@ -6,7 +7,8 @@ module tpu_top
 #(
   parameter int unsigned SmemBytes = SmemSize,
   parameter int unsigned VmemBytes = VmemSize,
-  parameter int unsigned AccBytes = AccSize
+  parameter int unsigned AccBytes = AccSize,
+  parameter int unsigned MxuN = 16               // systolic array size (N x N); a power of two
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -68,16 +70,22 @@ module tpu_top
   logic [31:0] dma_smem_addr, dma_smem_wdata;
   logic [3:0]  dma_smem_be;
   logic        reg_req, reg_we;
-  logic [31:0] reg_addr, reg_wdata, ctrl_rdata, dma_rdata;
+  logic [31:0] reg_addr, reg_wdata, ctrl_rdata, dma_rdata, mxu_rdata, dev_rdata;
   logic [3:0]  reg_be;
-  logic        reg_ctrl, reg_dma;
-  logic        core_rd_mmio_q, host_rd_mmio_q, rd_dma_q;
+  logic        reg_ctrl, reg_dma, reg_mxu;
+  logic        core_rd_mmio_q, host_rd_mmio_q, rd_dma_q, rd_mxu_q;
+  logic        mxu_irq;
+  logic        mxu_vmem_req, mxu_vmem_we, mxu_acc_r_req, mxu_acc_w_req;
+  logic [31:0] mxu_vmem_line, mxu_acc_r_row, mxu_acc_w_row;
+  logic [63:0] mxu_vmem_be;
+  logic [511:0] mxu_vmem_wdata, mxu_vmem_rdata;
+  logic [MxuN*32-1:0] mxu_acc_rdata, mxu_acc_wdata;
   logic        tohost_valid_q;
   logic [31:0] tohost_data_q;
   logic        vmem_req, vmem_we, acc_req, acc_we;
   logic [31:0] vmem_line, acc_line;
   logic [63:0] vmem_be, acc_be;
-  logic [511:0] vmem_wdata, vmem_rdata, acc_wdata, acc_rdata, unused_vmem_b, unused_acc_b;
+  logic [511:0] vmem_wdata, vmem_rdata, acc_wdata, acc_rdata;
   logic [NumIrqs-1:0] irq_lines;
   logic        core_rst_n;
 
@@ -159,11 +167,13 @@ module tpu_top
     reg_wdata = core_mmio ? dbus_wdata : host_wdata_i;
     reg_ctrl = reg_req && (reg_addr - CtrlBase) < CtrlSize;
     reg_dma = reg_req && (reg_addr - DmaBase) < DmaSize;
+    reg_mxu = reg_req && (reg_addr - MxuBase) < MxuSize;
   end
 
   always_comb begin
     irq_lines = irq_i;
     irq_lines[IrqDma] = irq_i[IrqDma] | dma_irq;
+    irq_lines[IrqMxu] = irq_i[IrqMxu] | mxu_irq;
   end
 
   tpu_ctrl_regs #(.SmemBytes(SmemBytes)) u_ctrl (
@@ -239,7 +249,34 @@ module tpu_top
     .smem_rdata_i   (smem_rdata)
   );
 
-  // VMEM and ACC: port A is the DMA's; port B belongs to the matrix unit (not yet present).
+  tpu_mxu #(
+    .N        (MxuN),
+    .VmemBytes(VmemBytes),
+    .AccBytes (AccBytes)
+  ) u_mxu (
+    .clk_i,
+    .rst_ni,
+    .reg_req_i    (reg_mxu),
+    .reg_we_i     (reg_we),
+    .reg_addr_i   (reg_addr[11:0]),
+    .reg_wdata_i  (reg_wdata),
+    .reg_rdata_o  (mxu_rdata),
+    .irq_o        (mxu_irq),
+    .vmem_req_o   (mxu_vmem_req),
+    .vmem_we_o    (mxu_vmem_we),
+    .vmem_line_o  (mxu_vmem_line),
+    .vmem_be_o    (mxu_vmem_be),
+    .vmem_wdata_o (mxu_vmem_wdata),
+    .vmem_rdata_i (mxu_vmem_rdata),
+    .acc_r_req_o  (mxu_acc_r_req),
+    .acc_r_row_o  (mxu_acc_r_row),
+    .acc_r_rdata_i(mxu_acc_rdata),
+    .acc_w_req_o  (mxu_acc_w_req),
+    .acc_w_row_o  (mxu_acc_w_row),
+    .acc_w_wdata_o(mxu_acc_wdata)
+  );
+
+  // VMEM: port A is the DMA's, port B the matrix unit's.
   tpu_line_ram #(.Bytes(VmemBytes)) u_vmem (
     .clk_i,
     .a_req_i  (vmem_req),
@@ -248,15 +285,16 @@ module tpu_top
     .a_be_i   (vmem_be),
     .a_wdata_i(vmem_wdata),
     .a_rdata_o(vmem_rdata),
-    .b_req_i  (1'b0),
-    .b_we_i   (1'b0),
-    .b_line_i (32'b0),
-    .b_be_i   (64'b0),
-    .b_wdata_i(512'b0),
-    .b_rdata_o(unused_vmem_b)
+    .b_req_i  (mxu_vmem_req),
+    .b_we_i   (mxu_vmem_we),
+    .b_line_i (mxu_vmem_line),
+    .b_be_i   (mxu_vmem_be),
+    .b_wdata_i(mxu_vmem_wdata),
+    .b_rdata_o(mxu_vmem_rdata)
   );
 
-  tpu_line_ram #(.Bytes(AccBytes)) u_acc (
+  // ACC: lines for the DMA, whole result rows (read and write) for the matrix unit.
+  tpu_acc_ram #(.Bytes(AccBytes), .N(MxuN)) u_acc (
     .clk_i,
     .a_req_i  (acc_req),
     .a_we_i   (acc_we),
@@ -264,31 +302,31 @@ module tpu_top
     .a_be_i   (acc_be),
     .a_wdata_i(acc_wdata),
     .a_rdata_o(acc_rdata),
-    .b_req_i  (1'b0),
-    .b_we_i   (1'b0),
-    .b_line_i (32'b0),
-    .b_be_i   (64'b0),
-    .b_wdata_i(512'b0),
-    .b_rdata_o(unused_acc_b)
+    .r_req_i  (mxu_acc_r_req),
+    .r_row_i  (mxu_acc_r_row),
+    .r_rdata_o(mxu_acc_rdata),
+    .w_req_i  (mxu_acc_w_req),
+    .w_row_i  (mxu_acc_w_row),
+    .w_wdata_i(mxu_acc_wdata)
   );
 
-  logic unused_b;
-  assign unused_b = ^{unused_vmem_b, unused_acc_b};
-
-  assign dbus_rdata = core_rd_mmio_q ? (rd_dma_q ? dma_rdata : ctrl_rdata) : smem_rdata;
-  assign host_rdata_o = host_rd_mmio_q ? (rd_dma_q ? dma_rdata : ctrl_rdata) : smem_rdata;
+  assign dev_rdata = rd_dma_q ? dma_rdata : (rd_mxu_q ? mxu_rdata : ctrl_rdata);
+  assign dbus_rdata = core_rd_mmio_q ? dev_rdata : smem_rdata;
+  assign host_rdata_o = host_rd_mmio_q ? dev_rdata : smem_rdata;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       core_rd_mmio_q <= 1'b0;
       host_rd_mmio_q <= 1'b0;
       rd_dma_q <= 1'b0;
+      rd_mxu_q <= 1'b0;
       tohost_valid_q <= 1'b0;
       tohost_data_q <= '0;
     end else begin
       core_rd_mmio_q <= core_mmio;
       host_rd_mmio_q <= host_mmio && host_gnt_o;
       rd_dma_q <= reg_dma;
+      rd_mxu_q <= reg_mxu;
       tohost_valid_q <= dbus_req && dbus_we && tohost_addr_i != 32'b0 && dbus_addr == tohost_addr_i &&
                         dbus_be == 4'b1111 && dbus_wdata != 32'b0;
       tohost_data_q <= dbus_wdata;

@@ -8,9 +8,17 @@
 #include <cstring>
 #include <string>
 
+#include <unistd.h>
+
+#include <vector>
+
+#include "../firmware/apps/gemm/gemm_mailbox.h"
 #include "elf_loader.h"
+#include "hbm/hbm_model.h"
+#include "npy.h"
 #include "platform.h"
 #include "strata/regmap.h"
+#include "../firmware/include/strata/status.h"
 
 namespace {
 
@@ -19,6 +27,7 @@ enum ExitStatus { kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitTimeout = 3
 void PrintHelp() {
   std::printf(
       "usage: strata-sim [options] FIRMWARE.elf\n"
+      "       strata-sim gemm --a A.npy --b B.npy --out C.npy [gemm options]   (see strata-sim gemm --help)\n"
       "\n"
       "Runs an RV32 ELF on the Strata model until the firmware stores to `tohost` (HTIF)\n"
       "or --max-cycles pass, then prints a summary.\n"
@@ -73,9 +82,216 @@ int Usage(const std::string& why) {
   return kExitUsage;
 }
 
+
+void PrintGemmHelp() {
+  std::printf(
+      "usage: strata-sim gemm --a A.npy --b B.npy --out C.npy [options]\n"
+      "\n"
+      "Computes C = A.B (+ C_in) on the model's matrix unit with the GEMM firmware and writes C.\n"
+      "A is int8 [M, K], B int8 [K, N], C_in and the output int32 [M, N] (int8 with --int8);\n"
+      ".npy format 1.0/2.0, C order, 2-D. Prints cycles and utilization = M*K*N / (n^2 * cycles)\n"
+      "for the n x n array.\n"
+      "\n"
+      "options:\n"
+      "  --c C.npy           add C_in (int32 [M, N]) to the product\n"
+      "  --relu              ReLU on the int32 result\n"
+      "  --int8 MULT,SHIFT   requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)\n"
+      "  --firmware FILE     GEMM firmware image (default: the build's rv32/apps/gemm/gemm.elf)\n"
+      "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
+      "  --max-cycles N      give up after N cycles (default 2000000000)\n"
+      "  --json              print the summary as one JSON object\n"
+      "  --trace FILE        waveform (.fst or .vcd); --trace-start/--trace-end/--trace-depth as for runs\n"
+      "\n"
+      "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout\n");
+}
+
+std::string DefaultGemmFirmware() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "gemm.elf";
+  std::string exe(buf, static_cast<size_t>(n));
+  const std::string dir = exe.substr(0, exe.rfind('/'));
+  return dir + "/../rv32/apps/gemm/gemm.elf";
+}
+
+int RunGemm(int argc, char* argv[]) {
+  strata::sim::PlatformConfig config;
+  config.max_cycles = 2'000'000'000ull;
+  std::string a_path, b_path, c_path, out_path, fw_path = DefaultGemmFirmware(), hbm_preset = "HBM2";
+  bool json = false, relu = false, int8 = false;
+  int64_t mult = 1;
+  uint64_t shift = 0;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto str = [&](std::string& out) {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    uint64_t v = 0;
+    if (arg == "-h" || arg == "--help") {
+      PrintGemmHelp();
+      return kExitPass;
+    } else if (arg == "--a") {
+      if (!str(a_path)) return Usage("--a needs a file");
+    } else if (arg == "--b") {
+      if (!str(b_path)) return Usage("--b needs a file");
+    } else if (arg == "--c") {
+      if (!str(c_path)) return Usage("--c needs a file");
+    } else if (arg == "--out") {
+      if (!str(out_path)) return Usage("--out needs a file");
+    } else if (arg == "--firmware") {
+      if (!str(fw_path)) return Usage("--firmware needs a file");
+    } else if (arg == "--hbm") {
+      if (!str(hbm_preset)) return Usage("--hbm needs a preset name");
+    } else if (arg == "--relu") {
+      relu = true;
+    } else if (arg == "--int8") {
+      std::string q;
+      long long m = 0;
+      unsigned long long sh = 0;
+      char extra = 0;
+      if (!str(q) || std::sscanf(q.c_str(), "%lld,%llu%c", &m, &sh, &extra) != 2 || m < INT32_MIN || m > INT32_MAX ||
+          sh > 63) {
+        return Usage("--int8 needs MULT,SHIFT (a 32-bit signed multiplier and a shift 0..63)");
+      }
+      int8 = true;
+      mult = m;
+      shift = sh;
+    } else if (arg == "--max-cycles") {
+      if (i + 1 >= argc || !ParseU64(argv[++i], v) || v == 0) return Usage("--max-cycles needs a positive number");
+      config.max_cycles = v;
+    } else if (arg == "--json") {
+      json = true;
+    } else if (arg == "--trace") {
+      if (!str(config.trace.path)) return Usage("--trace needs a file name");
+    } else if (arg == "--trace-start") {
+      if (i + 1 >= argc || !ParseU64(argv[++i], v)) return Usage("--trace-start needs a cycle number");
+      config.trace.start = v;
+    } else if (arg == "--trace-end") {
+      if (i + 1 >= argc || !ParseU64(argv[++i], v)) return Usage("--trace-end needs a cycle number");
+      config.trace.end = v;
+    } else if (arg == "--trace-depth") {
+      if (i + 1 >= argc || !ParseU64(argv[++i], v) || v == 0 || v > 99) return Usage("--trace-depth needs 1..99");
+      config.trace.depth = static_cast<int>(v);
+    } else {
+      return Usage("gemm: unknown option " + arg);
+    }
+  }
+  if (a_path.empty() || b_path.empty() || out_path.empty()) return Usage("gemm needs --a, --b and --out");
+  if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30)) {
+    return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
+  }
+  auto input_error = [](const std::string& why) {
+    std::fprintf(stderr, "strata-sim: error: %s\n", why.c_str());
+    return kExitUsage;
+  };
+  strata::sim::NpyArray a, b, c;
+  std::string error;
+  if (!strata::sim::ReadNpy(a_path, a, error)) return input_error(error);
+  if (!strata::sim::ReadNpy(b_path, b, error)) return input_error(error);
+  if (a.descr != "|i1") return input_error(a_path + ": A must be int8 ('|i1'), not '" + a.descr + "'");
+  if (b.descr != "|i1") return input_error(b_path + ": B must be int8 ('|i1'), not '" + b.descr + "'");
+  const uint64_t m = a.rows, k = a.cols, n = b.cols;
+  if (m == 0 || k == 0 || n == 0 || b.rows == 0) return input_error("empty matrix: every dimension must be >= 1");
+  if (b.rows != k) {
+    return input_error("shape mismatch: A is " + std::to_string(m) + "x" + std::to_string(k) + " but B is " +
+                       std::to_string(b.rows) + "x" + std::to_string(n) + " (A columns must equal B rows)");
+  }
+  if (m > 65536 || k > 65536 || n > 65536) return input_error("dimensions above 65536 are not supported");
+  if (!c_path.empty()) {
+    if (!strata::sim::ReadNpy(c_path, c, error)) return input_error(error);
+    if (c.descr != "<i4") return input_error(c_path + ": C must be int32 ('<i4'), not '" + c.descr + "'");
+    if (c.rows != m || c.cols != n) {
+      return input_error("shape mismatch: C is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) +
+                         ", A.B is " + std::to_string(m) + "x" + std::to_string(n));
+    }
+  }
+  strata::sim::ElfImage image;
+  if (!strata::sim::LoadElf(fw_path, STRATA_SMEM_BASE, STRATA_SMEM_SIZE, image, error)) return input_error(error);
+  const auto sym = image.symbols.find("strata_gemm_mailbox");
+  if (sym == image.symbols.end()) return input_error(fw_path + ": no strata_gemm_mailbox symbol (not the GEMM firmware)");
+
+  // HBM layout: A, B, C_in, C_out, each 4 KiB aligned.
+  auto align = [](uint64_t x) { return (x + 4095) & ~uint64_t{4095}; };
+  StrataGemmMailbox box{};
+  box.magic = STRATA_GEMM_MAILBOX_MAGIC;
+  box.version = STRATA_GEMM_MAILBOX_VERSION;
+  box.m = static_cast<uint32_t>(m);
+  box.k = static_cast<uint32_t>(k);
+  box.n = static_cast<uint32_t>(n);
+  box.flags = (c_path.empty() ? 0 : STRATA_GEMM_FLAG_ACCUMULATE) | (relu ? STRATA_GEMM_FLAG_RELU : 0) |
+              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0);
+  box.quant_mult = static_cast<int32_t>(mult);
+  box.quant_shift = static_cast<uint32_t>(shift);
+  box.a = 0;
+  box.b = align(box.a + m * k);
+  box.c_in = align(box.b + k * n);
+  box.c_out = align(box.c_in + m * n * 4);
+  box.status = 0xffffffffu;
+  if (align(box.c_out + m * n * 4) > config.hbm.capacity_bytes) return input_error("matrices do not fit in HBM");
+  bool patched = false;
+  for (auto& seg : image.segments) {
+    if (sym->second >= seg.address && sym->second + sizeof box <= seg.address + seg.bytes.size()) {
+      std::memcpy(seg.bytes.data() + (sym->second - seg.address), &box, sizeof box);
+      patched = true;
+    }
+  }
+  if (!patched) return input_error(fw_path + ": strata_gemm_mailbox is not in a loadable segment");
+
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  strata::sim::Platform platform("platform", config);
+  platform.SetImage(image);
+  auto& hbm = platform.device().hbm();
+  hbm.WriteDebug(box.a, a.data.data(), a.data.size());
+  hbm.WriteDebug(box.b, b.data.data(), b.data.size());
+  if (!c_path.empty()) hbm.WriteDebug(box.c_in, c.data.data(), c.data.size());
+  const strata::sim::RunResult r = platform.Run();
+  std::fflush(stdout);
+  if (r.outcome == strata::sim::RunOutcome::kTimeout) {
+    std::fprintf(stderr, "strata-sim: gemm: TIMEOUT after %" PRIu64 " cycles\n", r.cycles);
+    return kExitTimeout;
+  }
+  // The mailbox's result words, read back through the host port.
+  std::vector<uint32_t> words(sizeof box / 4);
+  for (size_t w = 0; w < words.size(); ++w) words[w] = platform.device().HostRead32(sym->second + 4 * w);
+  std::memcpy(&box, words.data(), sizeof box);
+  if (r.outcome != strata::sim::RunOutcome::kPass || box.status != 0) {
+    std::fprintf(stderr, "strata-sim: gemm: the firmware failed (status %s)\n",
+                 strata_status_name(static_cast<int>(box.status)));
+    return kExitFail;
+  }
+  strata::sim::NpyArray out;
+  out.descr = int8 ? "|i1" : "<i4";
+  out.rows = m;
+  out.cols = n;
+  out.data.resize(m * n * (int8 ? 1 : 4));
+  hbm.ReadDebug(box.c_out, out.data.data(), out.data.size());
+  if (!strata::sim::WriteNpy(out_path, out, error)) return input_error(error);
+  const double macs = static_cast<double>(m) * k * n;
+  const double util = box.cycles ? macs / (double(box.array_n) * box.array_n * double(box.cycles)) : 0.0;
+  const double speed = r.wall_seconds > 0 ? r.cycles / r.wall_seconds : 0.0;
+  if (json) {
+    std::printf("{\"m\":%" PRIu64 ",\"k\":%" PRIu64 ",\"n\":%" PRIu64 ",\"array_n\":%u,\"cycles\":%" PRIu64
+                ",\"utilization\":%.4f,\"run_cycles\":%" PRIu64
+                ",\"mxu_commands\":%u,\"dma_descriptors\":%u,\"rows_streamed\":%u,\"steps\":%u,\"dma_waits\":%u,"
+                "\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
+                m, k, n, box.array_n, box.cycles, util, r.cycles, box.mxu_commands, box.dma_descriptors,
+                box.rows_streamed, box.steps, box.dma_waits, r.wall_seconds, speed);
+  } else {
+    std::printf("gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on a %ux%u array: %" PRIu64
+                " cycles, utilization %.1f%% (%u MXU commands, %u DMA descriptors; run %" PRIu64
+                " cycles, %.2f M cycles/s)\n",
+                m, k, n, box.array_n, box.array_n, box.cycles, 100 * util, box.mxu_commands, box.dma_descriptors,
+                r.cycles, speed / 1e6);
+  }
+  return kExitPass;
+}
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
+  if (argc > 1 && std::strcmp(argv[1], "gemm") == 0) return RunGemm(argc, argv);
   strata::sim::PlatformConfig config;
   std::string elf_path;
   bool json = false;

@@ -1,0 +1,36 @@
+// The GEMM firmware's mailbox (symbol strata_gemm_mailbox in SMEM): strata-sim fills the
+// request into the image before reset; the firmware writes the result fields before it exits.
+#ifndef STRATA_FW_APPS_GEMM_GEMM_MAILBOX_H_
+#define STRATA_FW_APPS_GEMM_GEMM_MAILBOX_H_
+
+#include <stdint.h>
+
+#define STRATA_GEMM_MAILBOX_MAGIC 0x4d4d4547u  // "GEMM"
+#define STRATA_GEMM_MAILBOX_VERSION 1u
+
+#define STRATA_GEMM_FLAG_ACCUMULATE 0x1u  // C = A.B + C_in
+#define STRATA_GEMM_FLAG_RELU 0x2u
+#define STRATA_GEMM_FLAG_INT8 0x4u        // requantized int8 output
+#define STRATA_GEMM_FLAG_ROUND 0x8u
+
+struct StrataGemmMailbox {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t m, k, n;
+  uint32_t flags;
+  int32_t quant_mult;
+  uint32_t quant_shift;
+  uint64_t a, b, c_in, c_out;  // HBM addresses
+  // Results.
+  uint32_t status;  // strata_status; 0xffffffff until the firmware finishes
+  uint32_t array_n;
+  uint64_t cycles;
+  uint32_t mxu_commands;
+  uint32_t dma_descriptors;
+  uint32_t rows_streamed;
+  uint32_t steps;
+  uint32_t dma_waits;
+  uint32_t reserved;
+};
+
+#endif  // STRATA_FW_APPS_GEMM_GEMM_MAILBOX_H_

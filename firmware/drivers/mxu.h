@@ -1,0 +1,58 @@
+// Matrix-unit driver: queues LOAD_WEIGHTS / MATMUL / READOUT commands and waits for them by
+// ticket (the unit completes commands in queue order), sleeping in wfi on the MXU interrupt.
+#ifndef STRATA_FW_DRIVERS_MXU_H_
+#define STRATA_FW_DRIVERS_MXU_H_
+
+#include <stdint.h>
+
+#include "strata/regmap.h"
+#include "strata/status.h"
+
+namespace strata::mxu {
+
+enum class Op : uint32_t {
+  kLoadWeights = STRATA_MXU_OP_LOAD_WEIGHTS,
+  kMatmul = STRATA_MXU_OP_MATMUL,
+  kReadout = STRATA_MXU_OP_READOUT,
+};
+
+// One command; see rtl/tpu_mxu.sv and docs/matrix-unit.md for the fields' meaning per op.
+struct Command {
+  Op op;
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  uint32_t rows = 1;
+  uint32_t src_stride = 0;
+  bool accumulate = false;
+  bool relu = false;
+  bool int8 = false;
+  bool round = false;
+  int32_t quant_mult = 1;
+  uint32_t quant_shift = 0;
+};
+
+// Enables the wake-up interrupt, reads the array size and syncs with the unit's counters.
+void Init();
+// N of the N x N array (from the MXU CONFIG register; valid after Init).
+uint32_t ArraySize();
+
+// Queues `c` (sleeping while the queue is full) and returns its ticket. INVALID_ARGUMENT for
+// arguments the unit would reject (checked here first so a bad call changes nothing).
+strata_status Submit(const Command& c, uint32_t* ticket);
+strata_status LoadWeights(uint32_t vmem_src, uint32_t valid_rows, uint32_t* ticket);
+strata_status Matmul(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t acc_dst, bool accumulate,
+                     uint32_t* ticket);
+
+// Whether every command up to `ticket` has completed (never sleeps).
+bool IsDone(uint32_t ticket);
+// Sleeps until every command up to `ticket` has completed; OK, or the status of a unit error
+// seen since the previous Wait (INVALID_ARGUMENT, OUT_OF_RANGE, RESOURCE_EXHAUSTED).
+strata_status Wait(uint32_t ticket);
+// Tickets handed out so far (the last one).
+uint32_t LastTicket();
+// Activation rows the array has streamed since reset.
+uint32_t RowsStreamed();
+
+}  // namespace strata::mxu
+
+#endif  // STRATA_FW_DRIVERS_MXU_H_

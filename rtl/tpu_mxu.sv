@@ -1,0 +1,676 @@
+// Matrix unit: a command queue in front of the N x N weight-stationary systolic array, between
+// VMEM (operands, port B) and ACC (int32 accumulators, the MXU's read and write ports).
+// Commands (staged in the MXU registers, queued by PUSH, dispatched in order):
+//   LOAD_WEIGHTS  N weight rows (W[k] = N int8 at VMEM src + k N; rows >= ROWS load as zeros)
+//                 into the array's shadow weights. It may run while an earlier MATMUL streams:
+//                 it starts once that MATMUL has pushed its first row (the swap), and steals
+//                 N*N/64 VMEM line reads from the activation stream.
+//   MATMUL        ROWS activation rows (VMEM src + r SRC_STRIDE, N int8 each) through the array;
+//                 result row r (N int32) goes to ACC row dst/4N + r, overwriting or (ACCUMULATE)
+//                 adding to it (read-modify-write, one row per cycle, with forwarding). The
+//                 first row swaps in weights loaded since the previous MATMUL, so back-to-back
+//                 LOAD/MATMUL pairs stream without draining the array.
+//   READOUT       ROWS ACC rows (src, 4N bytes each) -> optional ReLU -> int32 rows (4N bytes)
+//                 or, with INT8, requantized int8 rows (N bytes: x * QUANT_MULT, optionally
+//                 rounded half up, arithmetic shift right QUANT_SHIFT, saturated to -128..127)
+//                 into VMEM at dst. A barrier: it waits for every earlier command, and later
+//                 commands wait for it.
+// A command with bad arguments completes with an error code and does nothing. DONE counts
+// completed commands in queue order (a LOAD that finishes under an earlier MATMUL completes
+// after it); a command with CMD.IRQ raises the MXU interrupt when it completes.
+// See docs/matrix-unit.md.
+module tpu_mxu
+  import tpu_regmap_pkg::*;
+#(
+  parameter int unsigned N = 16,
+  parameter int unsigned VmemBytes = VmemSize,
+  parameter int unsigned AccBytes = AccSize,
+  parameter int unsigned QueueDepth = MxuQueueDepth,
+  parameter int unsigned Inflight = MxuInflight
+) (
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  // Register access (32-bit words; read data the cycle after the request).
+  input  logic            reg_req_i,
+  input  logic            reg_we_i,
+  input  logic [11:0]     reg_addr_i,
+  input  logic [31:0]     reg_wdata_i,
+  output logic [31:0]     reg_rdata_o,
+  output logic            irq_o,
+  // VMEM port B (64-byte lines).
+  output logic            vmem_req_o,
+  output logic            vmem_we_o,
+  output logic [31:0]     vmem_line_o,
+  output logic [63:0]     vmem_be_o,
+  output logic [511:0]    vmem_wdata_o,
+  input  logic [511:0]    vmem_rdata_i,
+  // ACC row ports (one row = N int32).
+  output logic            acc_r_req_o,
+  output logic [31:0]     acc_r_row_o,
+  input  logic [N*32-1:0] acc_r_rdata_i,
+  output logic            acc_w_req_o,
+  output logic [31:0]     acc_w_row_o,
+  output logic [N*32-1:0] acc_w_wdata_o
+);
+
+  localparam int unsigned RowAlign = (N < 64) ? N : 64;     // VMEM alignment of an int8 row
+  localparam int unsigned AccRows = AccBytes / (4 * N);
+  localparam int unsigned ArW = $clog2(AccRows);
+  localparam int unsigned Qw = $clog2(QueueDepth);
+  localparam int unsigned Iw = $clog2(Inflight);
+  localparam int unsigned Latency = 2 * N;
+  localparam logic [1:0] OpLoad = 2'(MxuOpLoadWeights), OpMatmul = 2'(MxuOpMatmul), OpReadout = 2'(MxuOpReadout);
+
+  typedef struct packed {
+    logic [1:0]  op;
+    logic        accumulate;
+    logic        relu;
+    logic        int8;
+    logic        round;
+    logic        irq;
+    logic [31:0] src;
+    logic [31:0] dst;
+    logic [31:0] rows;
+    logic [31:0] stride;
+    logic [31:0] mult;
+    logic [5:0]  shift;
+  } cmd_t;
+
+  // Completion kinds in the retire queue.
+  typedef enum logic [1:0] { KindNow = 2'd0, KindLoad = 2'd1, KindMatmul = 2'd2, KindReadout = 2'd3 } kind_e;
+
+  typedef struct packed {
+    logic           last;
+    logic           accumulate;
+    logic [ArW-1:0] row;
+  } tag_t;
+
+  // ------------------------------------------------------------------ registers and queue
+  cmd_t            stage_q, stage_d;
+  cmd_t            fifo_q [QueueDepth];
+  logic [Qw-1:0]   rptr_q, rptr_d, wptr_q, wptr_d;
+  logic [Qw:0]     count_q, count_d;
+  logic [31:0]     done_q, done_d, err_cnt_q, err_cnt_d, rows_streamed_q, rows_streamed_d;
+  logic [7:0]      last_err_q, last_err_d;
+  logic [31:0]     rdata_q, rdata_d;
+  logic            push, push_ok, pop;
+  cmd_t            head;
+  logic [11:0]     reg_off;
+
+  assign reg_off = reg_addr_i;
+  assign push = reg_req_i && reg_we_i && reg_off == MxuPushOffset;
+  assign push_ok = push && 32'(count_q) < QueueDepth;
+  assign head = fifo_q[rptr_q];
+
+  always_comb begin
+    stage_d = stage_q;
+    if (reg_req_i && reg_we_i) begin
+      unique case (reg_off)
+        MxuCmdOffset: begin
+          stage_d.op = reg_wdata_i[MxuCmdOpLsb +: 2];
+          stage_d.accumulate = reg_wdata_i[MxuCmdAccumulateLsb];
+          stage_d.relu = reg_wdata_i[MxuCmdReluLsb];
+          stage_d.int8 = reg_wdata_i[MxuCmdInt8Lsb];
+          stage_d.round = reg_wdata_i[MxuCmdRoundLsb];
+          stage_d.irq = reg_wdata_i[MxuCmdIrqLsb];
+        end
+        MxuSrcOffset: stage_d.src = reg_wdata_i;
+        MxuDstOffset: stage_d.dst = reg_wdata_i;
+        MxuRowsOffset: stage_d.rows = reg_wdata_i;
+        MxuSrcStrideOffset: stage_d.stride = reg_wdata_i;
+        MxuQuantMultOffset: stage_d.mult = reg_wdata_i;
+        MxuQuantShiftOffset: stage_d.shift = reg_wdata_i[MxuQuantShiftShiftLsb +: 6];
+        default: ;
+      endcase
+    end
+  end
+
+  logic [31:0] status;
+  logic        unit_busy;
+  logic [Iw:0] rcount_q, rcount_d;
+
+  assign unit_busy = count_q != '0 || rcount_q != '0;
+  always_comb begin
+    status = '0;
+    status[MxuStatusBusyLsb] = unit_busy;
+    status[MxuStatusPendingLsb +: 4] = 4'(count_q);
+    status[MxuStatusLastErrLsb +: 8] = last_err_q;
+  end
+
+  always_comb begin
+    rdata_d = rdata_q;
+    if (reg_req_i && !reg_we_i) begin
+      rdata_d = '0;
+      unique case (reg_off)
+        MxuCmdOffset: begin
+          rdata_d[MxuCmdOpLsb +: 2] = stage_q.op;
+          rdata_d[MxuCmdAccumulateLsb] = stage_q.accumulate;
+          rdata_d[MxuCmdReluLsb] = stage_q.relu;
+          rdata_d[MxuCmdInt8Lsb] = stage_q.int8;
+          rdata_d[MxuCmdRoundLsb] = stage_q.round;
+          rdata_d[MxuCmdIrqLsb] = stage_q.irq;
+        end
+        MxuSrcOffset: rdata_d = stage_q.src;
+        MxuDstOffset: rdata_d = stage_q.dst;
+        MxuRowsOffset: rdata_d = stage_q.rows;
+        MxuSrcStrideOffset: rdata_d = stage_q.stride;
+        MxuQuantMultOffset: rdata_d = stage_q.mult;
+        MxuQuantShiftOffset: rdata_d = 32'(stage_q.shift);
+        MxuStatusOffset: rdata_d = status;
+        MxuDoneOffset: rdata_d = done_q;
+        MxuErrorsOffset: rdata_d = err_cnt_q;
+        MxuConfigOffset: rdata_d[MxuConfigNLsb +: 16] = 16'(N);
+        MxuRowsStreamedOffset: rdata_d = rows_streamed_q;
+        default: ;
+      endcase
+    end
+  end
+  assign reg_rdata_o = rdata_q;
+
+  // ------------------------------------------------------------------ argument checks (queue head)
+  logic [7:0]  head_err;
+  logic [63:0] src_end, dst_end;
+  logic [31:0] out_bytes, rows_m1;
+
+  always_comb begin
+    head_err = 8'(MxuErrNone);
+    src_end = '0;
+    dst_end = '0;
+    rows_m1 = '0;
+    out_bytes = head.int8 ? 32'(N) : 32'(4 * N);
+    unique case (head.op)
+      OpLoad: begin
+        src_end = 64'(head.src) + 64'(N * N);
+        if (head.rows == '0 || head.rows > 32'(N)) head_err = 8'(MxuErrZero);
+        else if (head.src % RowAlign != 0) head_err = 8'(MxuErrAlign);
+        else if (src_end > 64'(VmemBytes)) head_err = 8'(MxuErrSrcRange);
+      end
+      OpMatmul: begin
+        rows_m1 = head.rows - 32'd1;
+        src_end = 64'(head.src) + 64'(rows_m1) * 64'(head.stride) + 64'(N);
+        dst_end = 64'(head.dst) + 64'(head.rows) * 64'(4 * N);
+        if (head.rows == '0) head_err = 8'(MxuErrZero);
+        else if (head.src % RowAlign != 0 || head.stride % RowAlign != 0 || head.dst % (4 * N) != 0) begin
+          head_err = 8'(MxuErrAlign);
+        end else if (src_end > 64'(VmemBytes)) head_err = 8'(MxuErrSrcRange);
+        else if (dst_end > 64'(AccBytes)) head_err = 8'(MxuErrDstRange);
+      end
+      OpReadout: begin
+        src_end = 64'(head.src) + 64'(head.rows) * 64'(4 * N);
+        dst_end = 64'(head.dst) + 64'(head.rows) * 64'(out_bytes);
+        if (head.rows == '0) head_err = 8'(MxuErrZero);
+        else if (head.src % (4 * N) != 0 || head.dst % ((out_bytes < 64) ? out_bytes : 64) != 0) begin
+          head_err = 8'(MxuErrAlign);
+        end else if (src_end > 64'(AccBytes)) head_err = 8'(MxuErrSrcRange);
+        else if (dst_end > 64'(VmemBytes)) head_err = 8'(MxuErrDstRange);
+      end
+      default: head_err = 8'(MxuErrOp);
+    endcase
+  end
+
+  // ------------------------------------------------------------------ engines' state
+  // Weight engine.
+  logic [$clog2(N+1)-1:0] w_left_q, w_left_d, w_zero_q, w_zero_d;  // pushes left; of which zero rows
+  logic        shadow_full_q, shadow_full_d;  // loaded weights not yet swapped in
+  logic        w_start, w_push, w_fetch_busy, w_fetch_row_valid, w_req, w_gnt, ld_done;
+  logic [31:0] w_line;
+  logic [N*8-1:0] w_fetch_row, w_row;
+  // Activation engine.
+  logic [31:0] a_left_q, a_left_d;
+  logic [ArW-1:0] a_row_q, a_row_d;
+  logic        a_accumulate_q, a_accumulate_d, a_swap_q, a_swap_d;
+  logic        a_start, a_push, a_fetch_busy, a_req, a_gnt;
+  logic [31:0] a_line;
+  logic [N*8-1:0] a_row;
+  tag_t        a_tag, c_tag;
+  // Readout engine.
+  typedef enum logic [1:0] { RoIdle, RoRead, RoCapture, RoWrite } ro_state_e;
+  ro_state_e   ro_q, ro_d;
+  cmd_t        ro_cmd_q, ro_cmd_d;
+  logic [31:0] ro_left_q, ro_left_d, ro_src_row_q, ro_src_row_d, ro_dst_q, ro_dst_d;
+  logic [3:0]  ro_beat_q, ro_beat_d;
+  localparam int unsigned OutW = (N * 32 > 512) ? N * 32 : 512;
+  logic [N*32-1:0] ro_acc_q, ro_acc_d;
+  logic [OutW-1:0] ro_out;
+  logic [N*32-1:0] ro_x;    // after ReLU
+  logic        ro_start, ro_done;
+  // Retire queue.
+  kind_e       rq_kind_q [Inflight];
+  logic        rq_irq_q [Inflight];
+  logic [Iw-1:0] rq_rptr_q, rq_rptr_d, rq_wptr_q, rq_wptr_d;
+  logic [Iw:0] ld_cnt_q, ld_cnt_d, mm_cnt_q, mm_cnt_d, ro_cnt_q, ro_cnt_d;
+  logic        retire, irq_d, irq_q, mm_done;
+  kind_e       disp_kind;
+
+  // ------------------------------------------------------------------ dispatch
+  logic can_go;
+  always_comb begin
+    can_go = 1'b0;
+    disp_kind = KindNow;
+    if (count_q != '0 && 32'(rcount_q) < Inflight && ro_q == RoIdle) begin
+      if (head_err != 8'(MxuErrNone)) begin
+        can_go = 1'b1;
+      end else begin
+        unique case (head.op)
+          OpLoad: begin
+            can_go = w_left_q == '0 && !a_swap_q;
+            disp_kind = KindLoad;
+          end
+          OpMatmul: begin
+            can_go = w_left_q == '0 && a_left_q == '0;
+            disp_kind = KindMatmul;
+          end
+          default: begin  // OpReadout: a barrier
+            can_go = rcount_q == '0;
+            disp_kind = KindReadout;
+          end
+        endcase
+      end
+    end
+  end
+  assign pop = can_go;
+  assign w_start = pop && head_err == 8'(MxuErrNone) && head.op == OpLoad;
+  assign a_start = pop && head_err == 8'(MxuErrNone) && head.op == OpMatmul;
+  assign ro_start = pop && head_err == 8'(MxuErrNone) && head.op == OpReadout;
+
+  always_comb begin
+    wptr_d = wptr_q;
+    rptr_d = rptr_q;
+    count_d = count_q;
+    if (push_ok) begin
+      wptr_d = (32'(wptr_q) == QueueDepth - 1) ? '0 : wptr_q + 1'b1;
+      count_d = count_d + 1'b1;
+    end
+    if (pop) begin
+      rptr_d = (32'(rptr_q) == QueueDepth - 1) ? '0 : rptr_q + 1'b1;
+      count_d = count_d - 1'b1;
+    end
+    err_cnt_d = err_cnt_q;
+    last_err_d = last_err_q;
+    if (pop && head_err != 8'(MxuErrNone)) begin
+      err_cnt_d = err_cnt_d + 1'b1;
+      last_err_d = head_err;
+    end
+    if (push && !push_ok) begin
+      err_cnt_d = err_cnt_d + 1'b1;
+      last_err_d = 8'(MxuErrQueueFull);
+    end
+  end
+
+  // ------------------------------------------------------------------ VMEM port B
+  // READOUT owns the port while it runs; otherwise weight reads first (a few lines per tile),
+  // then activation reads.
+  logic        ro_we;
+  logic [31:0] ro_line;
+  logic [63:0] ro_be;
+  logic [511:0] ro_wdata;
+
+  always_comb begin
+    w_gnt = w_req;
+    a_gnt = a_req && !w_req;
+    vmem_req_o = w_req || a_req || ro_we;
+    vmem_we_o = ro_we;
+    vmem_line_o = ro_we ? ro_line : (w_req ? w_line : a_line);
+    vmem_be_o = ro_be;
+    vmem_wdata_o = ro_wdata;
+  end
+
+  // ------------------------------------------------------------------ weight engine
+  tpu_mxu_fetch #(.N(N)) u_w_fetch (
+    .clk_i,
+    .rst_ni,
+    .start_i    (w_start),
+    .addr_i     (head.src),
+    .stride_i   (32'(N)),
+    .rows_i     (head.rows),
+    .busy_o     (w_fetch_busy),
+    .req_o      (w_req),
+    .line_o     (w_line),
+    .gnt_i      (w_gnt),
+    .rdata_i    (vmem_rdata_i),
+    .row_valid_o(w_fetch_row_valid),
+    .row_o      (w_fetch_row)
+  );
+
+  always_comb begin
+    w_left_d = w_left_q;
+    w_zero_d = w_zero_q;
+    // Fetched rows first, then the zero rows.
+    w_push = (w_left_q != '0) && (w_left_q == w_zero_q ? 1'b1 : w_fetch_row_valid);
+    w_row = (w_left_q == w_zero_q) ? '0 : w_fetch_row;
+    if (w_push) begin
+      w_left_d = w_left_q - 1'b1;
+      if (w_left_q == w_zero_q) w_zero_d = w_zero_q - 1'b1;
+    end
+    ld_done = w_push && w_left_q == 1;
+    if (w_start) begin
+      w_left_d = ($clog2(N+1))'(N);
+      w_zero_d = ($clog2(N+1))'(32'(N) - head.rows);
+    end
+  end
+
+  // ------------------------------------------------------------------ activation engine
+  tpu_mxu_fetch #(.N(N)) u_a_fetch (
+    .clk_i,
+    .rst_ni,
+    .start_i    (a_start),
+    .addr_i     (head.src),
+    .stride_i   (head.stride),
+    .rows_i     (head.rows),
+    .busy_o     (a_fetch_busy),
+    .req_o      (a_req),
+    .line_o     (a_line),
+    .gnt_i      (a_gnt),
+    .rdata_i    (vmem_rdata_i),
+    .row_valid_o(a_push),
+    .row_o      (a_row)
+  );
+
+  always_comb begin
+    a_left_d = a_left_q;
+    a_row_d = a_row_q;
+    a_accumulate_d = a_accumulate_q;
+    a_swap_d = a_swap_q;
+    shadow_full_d = shadow_full_q;
+    if (ld_done) shadow_full_d = 1'b1;
+    if (a_push) begin
+      a_left_d = a_left_q - 1'b1;
+      a_row_d = a_row_q + 1'b1;
+      if (a_swap_q) begin
+        a_swap_d = 1'b0;
+        shadow_full_d = 1'b0;
+      end
+    end
+    if (a_start) begin
+      a_left_d = head.rows;
+      a_row_d = ArW'(head.dst / (4 * N));
+      a_accumulate_d = head.accumulate;
+      a_swap_d = shadow_full_q;
+    end
+    a_tag.last = a_left_q == 1;
+    a_tag.accumulate = a_accumulate_q;
+    a_tag.row = a_row_q;
+    rows_streamed_d = rows_streamed_q + 32'(a_push);
+  end
+
+  // ------------------------------------------------------------------ the array
+  logic c_valid, unused_array_busy;
+  logic [N*32-1:0] c_row;
+  logic [$clog2(N)-1:0] unused_w_idx;
+
+  tpu_systolic_array #(.N(N)) u_array (
+    .clk_i,
+    .rst_ni,
+    .w_valid_i  (w_push),
+    .w_row_i    (w_row),
+    .w_row_idx_o(unused_w_idx),
+    .w_swap_i   (a_push && a_swap_q),
+    .a_valid_i  (a_push),
+    .a_row_i    (a_row),
+    .c_valid_o  (c_valid),
+    .c_row_o    (c_row),
+    .busy_o     (unused_array_busy)
+  );
+
+  // Each row's destination travels beside the array with the same latency.
+  tpu_delay_line #(
+    .Width($bits(tag_t)),
+    .Depth(Latency),
+    .ResetEn(1'b0)
+  ) u_tag (
+    .clk_i,
+    .rst_ni,
+    .d_i(a_tag),
+    .q_o(c_tag)
+  );
+
+  // ------------------------------------------------------------------ ACC read-modify-write
+  // Stage 1 (result cycle): read the old row if accumulating. Stage 2: add and write. A row
+  // written in the cycle of its own stage-1 read is forwarded.
+  logic            s1_valid_q;
+  tag_t            s1_tag_q;
+  logic [N*32-1:0] s1_row_q, sum;
+  logic            wr_valid_q;
+  logic [ArW-1:0]  wr_row_q;
+  logic [N*32-1:0] wr_data_q;
+  logic [N*32-1:0] base;
+
+  always_comb begin
+    sum = s1_row_q;
+    base = '0;
+    if (s1_valid_q && s1_tag_q.accumulate) begin
+      base = (wr_valid_q && wr_row_q == s1_tag_q.row) ? wr_data_q : acc_r_rdata_i;
+      for (int unsigned j = 0; j < N; j++) sum[32*j +: 32] = s1_row_q[32*j +: 32] + base[32*j +: 32];
+    end
+    mm_done = s1_valid_q && s1_tag_q.last;
+  end
+
+  assign acc_w_req_o = s1_valid_q;
+  assign acc_w_row_o = 32'(s1_tag_q.row);
+  assign acc_w_wdata_o = sum;
+
+  // ------------------------------------------------------------------ readout engine
+  localparam int unsigned Bw = 4;
+
+  function automatic logic [7:0] requant(logic [31:0] x, logic [31:0] mult, logic [5:0] shift, logic round);
+    logic signed [65:0] p;
+    logic signed [65:0] y;
+    p = $signed({{34{x[31]}}, x}) * $signed({{34{mult[31]}}, mult});
+    if (round && shift != '0) p = p + (66'sd1 <<< (shift - 1'b1));
+    y = p >>> shift;
+    if (y > 66'sd127) return 8'h7f;
+    if (y < -66'sd128) return 8'h80;
+    return y[7:0];
+  endfunction
+
+  logic [31:0] out_row_bytes, ro_beats;
+  always_comb begin
+    ro_d = ro_q;
+    ro_cmd_d = ro_cmd_q;
+    ro_left_d = ro_left_q;
+    ro_src_row_d = ro_src_row_q;
+    ro_dst_d = ro_dst_q;
+    ro_beat_d = ro_beat_q;
+    ro_acc_d = ro_acc_q;
+    ro_done = 1'b0;
+    ro_we = 1'b0;
+    ro_line = '0;
+    ro_be = '0;
+    ro_wdata = '0;
+    ro_out = '0;
+    ro_x = '0;
+    out_row_bytes = ro_cmd_q.int8 ? 32'(N) : 32'(4 * N);
+    ro_beats = (out_row_bytes > 64) ? out_row_bytes / 64 : 32'd1;
+    unique case (ro_q)
+      RoIdle: begin
+        if (ro_start) begin
+          ro_cmd_d = head;
+          ro_left_d = head.rows;
+          ro_src_row_d = head.src / (4 * N);
+          ro_dst_d = head.dst;
+          ro_d = RoRead;
+        end
+      end
+      RoRead: ro_d = RoCapture;   // ACC read issued below
+      RoCapture: begin
+        ro_acc_d = acc_r_rdata_i;
+        ro_beat_d = '0;
+        ro_d = RoWrite;
+      end
+      RoWrite: begin
+        for (int unsigned j = 0; j < N; j++) begin
+          ro_x[32*j +: 32] = (ro_cmd_q.relu && ro_acc_q[32*j+31]) ? 32'b0 : ro_acc_q[32*j +: 32];
+          if (ro_cmd_q.int8) begin
+            ro_out[8*j +: 8] = requant(ro_x[32*j +: 32], ro_cmd_q.mult, ro_cmd_q.shift, ro_cmd_q.round);
+          end else begin
+            ro_out[32*j +: 32] = ro_x[32*j +: 32];
+          end
+        end
+        ro_we = 1'b1;
+        ro_line = (ro_dst_q >> 6) + 32'(ro_beat_q);
+        if (out_row_bytes >= 64) begin
+          ro_wdata = ro_out[32'(ro_beat_q) * 512 +: 512];
+          ro_be = '1;
+        end else begin
+          ro_wdata = ro_out[511:0] << (8 * ro_dst_q[5:0]);
+          ro_be = ((64'd1 << out_row_bytes) - 64'd1) << ro_dst_q[5:0];
+        end
+        ro_beat_d = ro_beat_q + 1'b1;
+        if (32'(ro_beat_q) == ro_beats - 1) begin
+          ro_dst_d = ro_dst_q + out_row_bytes;
+          ro_src_row_d = ro_src_row_q + 1'b1;
+          ro_left_d = ro_left_q - 1'b1;
+          ro_d = RoRead;
+          if (ro_left_q == 1) begin
+            ro_done = 1'b1;
+            ro_d = RoIdle;
+          end
+        end
+      end
+      default: ro_d = RoIdle;
+    endcase
+  end
+
+  // The ACC read port: the accumulate stream, or the readout (never at the same time).
+  always_comb begin
+    acc_r_req_o = c_valid && c_tag.accumulate;
+    acc_r_row_o = 32'(c_tag.row);
+    if (ro_q == RoRead) begin
+      acc_r_req_o = 1'b1;
+      acc_r_row_o = ro_src_row_q;
+    end
+  end
+
+  // ------------------------------------------------------------------ retire queue
+  always_comb begin
+    rq_rptr_d = rq_rptr_q;
+    rq_wptr_d = rq_wptr_q;
+    rcount_d = rcount_q;
+    ld_cnt_d = ld_cnt_q + (Iw+1)'(ld_done);
+    mm_cnt_d = mm_cnt_q + (Iw+1)'(mm_done);
+    ro_cnt_d = ro_cnt_q + (Iw+1)'(ro_done);
+    retire = 1'b0;
+    if (rcount_q != '0) begin
+      unique case (rq_kind_q[rq_rptr_q])
+        KindLoad: retire = ld_cnt_q != '0;
+        KindMatmul: retire = mm_cnt_q != '0;
+        KindReadout: retire = ro_cnt_q != '0;
+        default: retire = 1'b1;
+      endcase
+    end
+    irq_d = 1'b0;
+    done_d = done_q;
+    if (retire) begin
+      unique case (rq_kind_q[rq_rptr_q])
+        KindLoad: ld_cnt_d = ld_cnt_d - 1'b1;
+        KindMatmul: mm_cnt_d = mm_cnt_d - 1'b1;
+        KindReadout: ro_cnt_d = ro_cnt_d - 1'b1;
+        default: ;
+      endcase
+      rq_rptr_d = (32'(rq_rptr_q) == Inflight - 1) ? '0 : rq_rptr_q + 1'b1;
+      rcount_d = rcount_d - 1'b1;
+      done_d = done_q + 1'b1;
+      irq_d = rq_irq_q[rq_rptr_q];
+    end
+    if (pop) begin
+      rq_wptr_d = (32'(rq_wptr_q) == Inflight - 1) ? '0 : rq_wptr_q + 1'b1;
+      rcount_d = rcount_d + 1'b1;
+    end
+  end
+  assign irq_o = irq_q;
+
+  // ------------------------------------------------------------------ state
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stage_q <= '{op: 2'b0, accumulate: 1'b0, relu: 1'b0, int8: 1'b0, round: 1'b0, irq: 1'b0, src: '0, dst: '0,
+                   rows: MxuRowsReset, stride: '0, mult: MxuQuantMultReset, shift: '0};
+      rptr_q <= '0;
+      wptr_q <= '0;
+      count_q <= '0;
+      done_q <= '0;
+      err_cnt_q <= '0;
+      rows_streamed_q <= '0;
+      last_err_q <= '0;
+      rdata_q <= '0;
+      w_left_q <= '0;
+      w_zero_q <= '0;
+      shadow_full_q <= 1'b0;
+      a_left_q <= '0;
+      a_row_q <= '0;
+      a_accumulate_q <= 1'b0;
+      a_swap_q <= 1'b0;
+      s1_valid_q <= 1'b0;
+      wr_valid_q <= 1'b0;
+      ro_q <= RoIdle;
+      ro_left_q <= '0;
+      ro_src_row_q <= '0;
+      ro_dst_q <= '0;
+      ro_beat_q <= '0;
+      rq_rptr_q <= '0;
+      rq_wptr_q <= '0;
+      rcount_q <= '0;
+      ld_cnt_q <= '0;
+      mm_cnt_q <= '0;
+      ro_cnt_q <= '0;
+      irq_q <= 1'b0;
+    end else begin
+      stage_q <= stage_d;
+      rptr_q <= rptr_d;
+      wptr_q <= wptr_d;
+      count_q <= count_d;
+      done_q <= done_d;
+      err_cnt_q <= err_cnt_d;
+      rows_streamed_q <= rows_streamed_d;
+      last_err_q <= last_err_d;
+      rdata_q <= rdata_d;
+      w_left_q <= w_left_d;
+      w_zero_q <= w_zero_d;
+      shadow_full_q <= shadow_full_d;
+      a_left_q <= a_left_d;
+      a_row_q <= a_row_d;
+      a_accumulate_q <= a_accumulate_d;
+      a_swap_q <= a_swap_d;
+      s1_valid_q <= c_valid;
+      wr_valid_q <= s1_valid_q;
+      ro_q <= ro_d;
+      ro_left_q <= ro_left_d;
+      ro_src_row_q <= ro_src_row_d;
+      ro_dst_q <= ro_dst_d;
+      ro_beat_q <= ro_beat_d;
+      rq_rptr_q <= rq_rptr_d;
+      rq_wptr_q <= rq_wptr_d;
+      rcount_q <= rcount_d;
+      ld_cnt_q <= ld_cnt_d;
+      mm_cnt_q <= mm_cnt_d;
+      ro_cnt_q <= ro_cnt_d;
+      irq_q <= irq_d;
+    end
+  end
+
+  // Data registers (no reset: qualified by the valid bits above).
+  always_ff @(posedge clk_i) begin
+    if (push_ok) fifo_q[wptr_q] <= stage_q;
+    if (pop) begin
+      rq_kind_q[rq_wptr_q] <= (head_err != 8'(MxuErrNone)) ? KindNow : disp_kind;
+      rq_irq_q[rq_wptr_q] <= head.irq;
+    end
+    s1_tag_q <= c_tag;
+    s1_row_q <= c_row;
+    wr_row_q <= s1_tag_q.row;
+    wr_data_q <= sum;
+    ro_cmd_q <= ro_cmd_d;
+    ro_acc_q <= ro_acc_d;
+  end
+
+  logic unused;
+  assign unused = ^{unused_array_busy, unused_w_idx, w_fetch_busy, a_fetch_busy, src_end[63:32] != '0,
+                    dst_end[63:32] != '0, ro_cmd_q.accumulate, ro_cmd_q.op, ro_cmd_q.irq, ro_cmd_q.src,
+                    ro_cmd_q.dst, ro_cmd_q.rows, ro_cmd_q.stride};
+
+  initial begin
+    if (N < 2 || (N & (N - 1)) != 0) $fatal(1, "tpu_mxu: N must be a power of two >= 2");
+    if (4 * N * 2 > AccBytes) $fatal(1, "tpu_mxu: ACC must hold at least two result rows");
+    if (Bw < $clog2(8 * N / 64 + 1)) $fatal(1, "tpu_mxu: readout beat counter too narrow");
+  end
+
+endmodule

@@ -1,0 +1,132 @@
+// GEMM check: writes random int8 A, B (and int32 C_in) as .npy, runs `strata-sim gemm`, and
+// compares the output bit-exactly with a plain C++ reference GEMM (with ReLU / requantization).
+// usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme]
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include <unistd.h>
+
+#include "npy.h"
+
+namespace {
+
+using strata::sim::NpyArray;
+
+int8_t Requant(int32_t x, int64_t mult, unsigned shift) {
+  __int128 p = static_cast<__int128>(x) * mult;
+  if (shift > 0) p += static_cast<__int128>(1) << (shift - 1);
+  p >>= shift;  // arithmetic
+  if (p > 127) return 127;
+  if (p < -128) return -128;
+  return static_cast<int8_t>(p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme]\n");
+    return 2;
+  }
+  const std::string sim = argv[1];
+  const uint64_t m = std::strtoull(argv[2], nullptr, 0), k = std::strtoull(argv[3], nullptr, 0),
+                 n = std::strtoull(argv[4], nullptr, 0);
+  const unsigned seed = static_cast<unsigned>(std::strtoul(argv[5], nullptr, 0));
+  bool with_c = false, relu = false, int8 = false, extreme = false;
+  long long mult = 1;
+  unsigned shift = 0;
+  std::string extra;
+  for (int i = 6; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--c") with_c = true;
+    else if (a == "--relu") relu = true;
+    else if (a == "--extreme") extreme = true;
+    else if (a == "--int8" && i + 1 < argc) {
+      int8 = true;
+      std::sscanf(argv[++i], "%lld,%u", &mult, &shift);
+      extra += std::string(" --int8 ") + argv[i];
+    }
+  }
+  std::mt19937 rng(seed);
+  // Values cover the whole int8 range; --extreme uses only -128 and 127 (largest sums).
+  auto value = [&]() -> int8_t {
+    if (extreme) return (rng() & 1) ? int8_t{-128} : int8_t{127};
+    const uint32_t r = rng();
+    if ((r & 15) == 0) return -128;
+    return static_cast<int8_t>(r >> 8);
+  };
+  NpyArray a{"|i1", m, k, std::vector<uint8_t>(m * k)}, b{"|i1", k, n, std::vector<uint8_t>(k * n)};
+  NpyArray c{"<i4", m, n, std::vector<uint8_t>(m * n * 4)};
+  for (auto& x : a.data) x = static_cast<uint8_t>(value());
+  for (auto& x : b.data) x = static_cast<uint8_t>(value());
+  std::vector<int32_t> cin(m * n, 0);
+  if (with_c) {
+    for (auto& x : cin) x = static_cast<int32_t>(rng());
+    std::memcpy(c.data.data(), cin.data(), c.data.size());
+  }
+  const std::string tag = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + "_" +
+                          std::to_string(seed) + "_" + std::to_string(getpid());
+  const std::string pa = "gemm_a_" + tag + ".npy", pb = "gemm_b_" + tag + ".npy", pc = "gemm_c_" + tag + ".npy",
+                    po = "gemm_out_" + tag + ".npy";
+  std::string err;
+  if (!strata::sim::WriteNpy(pa, a, err) || !strata::sim::WriteNpy(pb, b, err) ||
+      (with_c && !strata::sim::WriteNpy(pc, c, err))) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  std::string cmd = "'" + sim + "' gemm --a " + pa + " --b " + pb + " --out " + po + (with_c ? " --c " + pc : "") +
+                    (relu ? " --relu" : "") + extra;
+  std::printf("$ %s\n", cmd.c_str());
+  std::fflush(stdout);
+  const int rc = std::system(cmd.c_str());
+  NpyArray out;
+  const bool read = rc == 0 && strata::sim::ReadNpy(po, out, err);
+  std::remove(pa.c_str());
+  std::remove(pb.c_str());
+  std::remove(pc.c_str());
+  std::remove(po.c_str());
+  if (rc != 0) {
+    std::fprintf(stderr, "FAIL: strata-sim exited with %d\n", rc);
+    return 1;
+  }
+  if (!read) {
+    std::fprintf(stderr, "FAIL: %s\n", err.c_str());
+    return 1;
+  }
+  if (out.rows != m || out.cols != n || out.descr != (int8 ? "|i1" : "<i4")) {
+    std::fprintf(stderr, "FAIL: output is %s %" PRIu64 "x%" PRIu64 "\n", out.descr.c_str(), out.rows, out.cols);
+    return 1;
+  }
+  uint64_t bad = 0;
+  for (uint64_t i = 0; i < m; ++i) {
+    for (uint64_t j = 0; j < n; ++j) {
+      int32_t acc = cin[i * n + j];
+      for (uint64_t t = 0; t < k; ++t) {
+        acc = static_cast<int32_t>(static_cast<uint32_t>(acc) +
+                                   static_cast<uint32_t>(int32_t{static_cast<int8_t>(a.data[i * k + t])} *
+                                                         int32_t{static_cast<int8_t>(b.data[t * n + j])}));
+      }
+      if (relu && acc < 0) acc = 0;
+      int32_t got, want = acc;
+      if (int8) {
+        want = Requant(acc, mult, shift);
+        got = static_cast<int8_t>(out.data[i * n + j]);
+      } else {
+        std::memcpy(&got, out.data.data() + 4 * (i * n + j), 4);
+      }
+      if (got != want && bad++ < 10) {
+        std::fprintf(stderr, "FAIL: C[%" PRIu64 "][%" PRIu64 "] = %d, expected %d\n", i, j, got, want);
+      }
+    }
+  }
+  if (bad) {
+    std::fprintf(stderr, "FAIL: %" PRIu64 " of %" PRIu64 " elements differ\n", bad, m * n);
+    return 1;
+  }
+  std::printf("PASS: %" PRIu64 "x%" PRIu64 "x%" PRIu64 " bit-exact\n", m, k, n);
+  return 0;
+}
