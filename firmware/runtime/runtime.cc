@@ -245,6 +245,13 @@ Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* ha
     // Defragment on OOM; pinned buffers (transfers in flight) stay where they are.
     s = g_alloc.AllocateWithCompaction(a.bytes, a.alignment, alloc::CompactionBudget{}, g_moves, kMaxMoves,
                                        CopyMovesTimed, nullptr, &h);
+    if (s == STRATA_RESOURCE_EXHAUSTED && g_inflight_count != 0) {
+      // The only plans may need buffers that transfers in flight hold pinned: let them finish, try again.
+      // (num_failed_allocs then counts this request's first attempt.)
+      Drain();
+      s = g_alloc.AllocateWithCompaction(a.bytes, a.alignment, alloc::CompactionBudget{}, g_moves, kMaxMoves,
+                                         CopyMovesTimed, nullptr, &h);
+    }
   }
   if (s == STRATA_RESOURCE_EXHAUSTED) {
     const bool table_full = g_alloc.GetStats().live_buffers >= g_alloc.max_live_buffers();
