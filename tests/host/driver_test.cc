@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -328,6 +329,26 @@ TEST_F(DriverTest, ManyCommandsWrapTheRings) {
   EXPECT_EQ(s.num_allocs, 300u);
   EXPECT_EQ(s.live_buffers, 0u);
   EXPECT_EQ(s.largest_free_block_bytes, s.bytes_limit);
+}
+
+TEST(Driver, TraceOptionWritesAWaveform) {
+  const std::string path = ::testing::TempDir() + "strata_driver_trace.fst";
+  std::remove(path.c_str());
+  strata_open_options o = SmallDevice(8 * kMiB);
+  o.trace_path = path.c_str();
+  o.pcie_preset = "gen5x16";
+  strata_device* d = nullptr;
+  ASSERT_EQ(strata_open("sim", &o, &d), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(strata_synchronize(d), STRATA_OK);
+  strata_close(d);
+  FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr) << path;
+  std::fseek(f, 0, SEEK_END);
+  EXPECT_GT(std::ftell(f), 1000);
+  std::fclose(f);
+  std::remove(path.c_str());
+  o.trace_path = "waves.txt";
+  EXPECT_EQ(strata_open("sim", &o, &d), STRATA_INVALID_ARGUMENT);
 }
 
 TEST(DriverCpp, RaiiWrapperFreesAndDestroys) {
