@@ -62,9 +62,7 @@ strata_status BasicAllocator<IndexT>::Init(Node* nodes, uint32_t num_nodes, cons
   capacity_bytes_ = granules << shift;
   narrow_ = granules <= UINT32_MAX;
   SetPlanPending(false);
-  for (uint32_t fl = 0; fl < kFlCount; ++fl) {
-    for (uint32_t sl = 0; sl < kSlCount; ++sl) heads_[fl][sl] = kNull;
-  }
+  for (uint32_t c = 0; c < kNumClasses; ++c) heads_[c] = kNull;
   for (uint32_t i = 0; i < num_nodes; ++i) {
     nodes_[i] = Node{0, 0, kNull, kNull, kNull, static_cast<Index>(i + 1 < num_nodes ? i + 1 : kNull)};
   }
@@ -84,9 +82,10 @@ template <typename IndexT>
 void BasicAllocator<IndexT>::ResetCounters() {
   head_ = pool_head_ = pool_tail_ = kNull;
   pool_count_ = 0;
-  fl_bitmap_ = 0;
+  fl_bitmap_lo_ = fl_bitmap_hi_ = 0;
   for (uint32_t fl = 0; fl < kFlCount; ++fl) sl_bitmap_[fl] = 0;
-  used_granules_ = peak_granules_ = 0;
+  used_granules_.Set(0);
+  peak_granules_.Set(0);
   slack_bytes_.Reset();
   num_allocs_.Reset();
   num_failed_ = 0;
@@ -94,6 +93,7 @@ void BasicAllocator<IndexT>::ResetCounters() {
   compactions_ = compaction_moves_ = compaction_bytes_ = compaction_cycles_ = 0;
   plan_pending_ = false;
   fast_ = 0;
+  fast_free_nodes_ = 0;
   plan_moves_ = nullptr;
   plan_num_moves_ = 0;
   plan_checksum_ = 0;
@@ -122,22 +122,6 @@ void BasicAllocator<IndexT>::ReleaseNode(Index i) {
   n.meta &= kGenerationMask << kMetaGenShift;
   n.prev = n.next = n.link0 = n.link1 = kNull;
   if (pool_tail_ == kNull) {
-    pool_head_ = i;
-  } else {
-    nodes_[pool_tail_].link1 = i;
-  }
-  pool_tail_ = i;
-  ++pool_count_;
-}
-
-// ReleaseNode for the hot path: only what the pool and Check() read (generation, flags, link1);
-// TakeNode resets the rest.
-template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::ReleaseNode32(Index i, uint32_t null) {
-  Node& n = nodes_[i];
-  n.meta &= kGenerationMask << kMetaGenShift;
-  n.link1 = static_cast<Index>(null);
-  if (pool_tail_ == null) {
     pool_head_ = i;
   } else {
     nodes_[pool_tail_].link1 = i;
@@ -177,11 +161,10 @@ void BasicAllocator<IndexT>::Unlink(Index i) {
 
 template <typename IndexT>
 void BasicAllocator<IndexT>::Mapping(uint64_t size, uint32_t* fl, uint32_t* sl) {
-  if (size < kSlCount) {
-    *fl = 0;
-    *sl = static_cast<uint32_t>(size);
-  } else if ((size >> 32) == 0) {  // the common case, in 32-bit arithmetic (rv32 has no 64-bit shifts)
-    Mapping32(static_cast<uint32_t>(size), fl, sl);
+  if ((size >> 32) == 0) {  // the common case, in 32-bit arithmetic (rv32 has no 64-bit shifts)
+    const uint32_t c = Class32(static_cast<uint32_t>(size));
+    *fl = c >> kSlLog2;
+    *sl = c & (kSlCount - 1);
   } else {
     const uint32_t m = Msb64(size);
     *fl = m - kSlLog2 + 1;
@@ -190,99 +173,121 @@ void BasicAllocator<IndexT>::Mapping(uint64_t size, uint32_t* fl, uint32_t* sl) 
 }
 
 template <typename IndexT>
-void BasicAllocator<IndexT>::InsertFree(Index i) {
-  uint32_t fl, sl;
-  Mapping(Size(i), &fl, &sl);
-  const Index head = heads_[fl][sl];
-  nodes_[i].link0 = kNull;
+void BasicAllocator<IndexT>::PushFree(Index i, uint32_t c) {
+  const Index head = heads_[c];
+  nodes_[i].link0 = static_cast<Index>(c);  // a head's link0 is its class
   nodes_[i].link1 = head;
   if (head != kNull) nodes_[head].link0 = i;
-  heads_[fl][sl] = i;
-  sl_bitmap_[fl] |= 1u << sl;
-  fl_bitmap_ |= uint64_t{1} << fl;
+  heads_[c] = i;
+  sl_bitmap_[c >> kSlLog2] |= 1u << (c & (kSlCount - 1));
+  SetFlBit(c >> kSlLog2);
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::ClearClassBit(uint32_t c) {
+  const uint32_t fl = c >> kSlLog2;
+  const uint32_t map = sl_bitmap_[fl] & ~(1u << (c & (kSlCount - 1)));
+  sl_bitmap_[fl] = map;
+  if (map == 0) ClearFlBit(fl);
+}
+
+template <typename IndexT>
+void BasicAllocator<IndexT>::InsertFree(Index i) {
+  PushFree(i, Class(Size(i)));
 }
 
 template <typename IndexT>
 void BasicAllocator<IndexT>::RemoveFree(Index i) {
-  uint32_t fl, sl;
-  Mapping(Size(i), &fl, &sl);
+  const uint32_t c = HeadClass(i);
   const Index p = nodes_[i].link0;
   const Index q = nodes_[i].link1;
-  if (p == kNull) {
-    heads_[fl][sl] = q;
+  if (c < kNumClasses) {  // the head of list c: its successor (if any) becomes the head
+    heads_[c] = q;
     if (q == kNull) {
-      sl_bitmap_[fl] &= ~(1u << sl);
-      if (sl_bitmap_[fl] == 0) fl_bitmap_ &= ~(uint64_t{1} << fl);
+      ClearClassBit(c);
+    } else {
+      nodes_[q].link0 = static_cast<Index>(c);
     }
   } else {
     nodes_[p].link1 = q;
+    if (q != kNull) nodes_[q].link0 = p;
   }
-  if (q != kNull) nodes_[q].link0 = p;
   nodes_[i].link0 = nodes_[i].link1 = kNull;
 }
 
-// The 32-bit versions: callers know the block's size, so nothing is read twice. Inlined into
-// Allocate and Free, where they are the whole hot path.
+// The 32-bit versions, inlined into Allocate and Free, where they are the whole hot path.
+// Class of a 32-bit size: with s = max(msb(size) - kSlLog2, 0), fl = s + 1 and sl = (size >> s) - kSlCount
+// (fl = 0, sl = size below kSlCount), so fl * kSlCount + sl = (s << kSlLog2) + (size >> s).
 template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::Mapping32(uint32_t size, uint32_t* fl, uint32_t* sl) {
-  if (size < kSlCount) {
-    *fl = 0;
-    *sl = size;
-  } else {
-    const uint32_t m = Msb32(size);
-    *fl = m - kSlLog2 + 1;
-    *sl = (size >> (m - kSlLog2)) - kSlCount;
-  }
+STRATA_ALLOC_INLINE uint32_t BasicAllocator<IndexT>::Class32(uint32_t size) {
+  const uint32_t s = bits::Msb32Minus<kSlLog2>(size | kSlCount);
+  return (s << kSlLog2) + (size >> s);
 }
 
 template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::InsertFree32(Index i, uint32_t size, uint32_t null) {
-  uint32_t fl, sl;
-  Mapping32(size, &fl, &sl);
-  Index* const slot = &heads_[fl][sl];
-  const Index head = *slot;
-  nodes_[i].link0 = static_cast<Index>(null);
-  nodes_[i].link1 = head;
-  if (head != null) nodes_[head].link0 = i;
-  *slot = i;
-  sl_bitmap_[fl] |= 1u << sl;
-  fl_bitmap_ |= static_cast<uint64_t>(1u << fl);  // fl <= 27 for a 32-bit size: only the low word changes
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::PushFree32(uint32_t i, uint32_t c, uint32_t null) {
+  Index* const slot = &heads_[c];
+  const uint32_t head = *slot;
+  Node& n = nodes_[i];
+  n.link0 = static_cast<Index>(c);
+  n.link1 = static_cast<Index>(head);
+  if (head != null) nodes_[head].link0 = static_cast<Index>(i);
+  *slot = static_cast<Index>(i);
+  // rv32 shifts use the low 5 bits of the amount: 1u << (c & 31) is one instruction.
+  sl_bitmap_[c >> kSlLog2] |= 1u << (c & (kSlCount - 1));
+  fl_bitmap_lo_ |= 1u << (c >> kSlLog2);  // fl <= 27 for a 32-bit size
 }
 
-// Only a list head needs its class (for heads_ and the bitmaps), so only a head pays for Mapping32.
+// A block that is not a list head is unlinked without knowing its class; a head's class is its link0.
 // The removed node's links are left stale: the caller re-lists the node or returns it to the pool.
 template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveFree32(Index i, uint32_t size, uint32_t null) {
-  const Index p = nodes_[i].link0;
-  const Index q = nodes_[i].link1;
-  if (q != null) nodes_[q].link0 = p;
-  if (p != null) {
-    nodes_[p].link1 = q;
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveFree32(uint32_t i, uint32_t head_class, uint32_t null) {
+  const uint32_t p = nodes_[i].link0;
+  const uint32_t q = nodes_[i].link1;
+  if (head_class >= kNumClasses) {
+    nodes_[p].link1 = static_cast<Index>(q);
+    if (q != null) nodes_[q].link0 = static_cast<Index>(p);
     return;
   }
-  uint32_t fl, sl;
-  Mapping32(size, &fl, &sl);
-  heads_[fl][sl] = q;
-  if (q == null) {
-    const uint32_t map = sl_bitmap_[fl] & ~(1u << sl);
-    sl_bitmap_[fl] = map;
-    if (map == 0) fl_bitmap_ &= ~static_cast<uint64_t>(1u << fl);
+  heads_[head_class] = static_cast<Index>(q);
+  if (q != null) {
+    nodes_[q].link0 = static_cast<Index>(head_class);
+    return;
   }
+  const uint32_t fl = head_class >> kSlLog2;
+  const uint32_t map = sl_bitmap_[fl] & ~(1u << (head_class & (kSlCount - 1)));
+  sl_bitmap_[fl] = map;
+  if (map == 0) fl_bitmap_lo_ &= ~(1u << fl);
 }
 
 template <typename IndexT>
-STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveListHead(uint32_t fl, uint32_t sl) {
-  const Index i = heads_[fl][sl];
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveListHead(uint32_t c) {
+  const Index i = heads_[c];
   const Index q = nodes_[i].link1;
-  heads_[fl][sl] = q;
+  heads_[c] = q;
   if (q == kNull) {
-    const uint32_t map = sl_bitmap_[fl] & ~(1u << sl);
+    const uint32_t fl = c >> kSlLog2;
+    const uint32_t map = sl_bitmap_[fl] & ~(1u << (c & (kSlCount - 1)));
     sl_bitmap_[fl] = map;
-    if (map == 0) fl_bitmap_ &= ~static_cast<uint64_t>(1u << fl);
+    if (map == 0) fl_bitmap_lo_ &= ~(1u << fl);
   } else {
-    nodes_[q].link0 = kNull;
+    nodes_[q].link0 = static_cast<Index>(c);
   }
-  nodes_[i].link1 = kNull;
+}
+
+// Only what the pool reads: the caller has cleared the flags of each node's meta (keeping the
+// generation) and chained the nodes; TakeNode resets the rest.
+template <typename IndexT>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::PoolAppend32(uint32_t first, uint32_t last, uint32_t count,
+                                                             uint32_t null) {
+  const uint32_t tail = pool_tail_;
+  if (tail == null) {
+    pool_head_ = static_cast<Index>(first);
+  } else {
+    nodes_[tail].link1 = static_cast<Index>(first);
+  }
+  pool_tail_ = static_cast<Index>(last);
+  pool_count_ += count;
 }
 
 // TLSF lookup for a 32-bit size without alignment: the class boundary at or above `size` (computed
@@ -290,31 +295,22 @@ STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveListHead(uint32_t fl, uin
 // head of the chosen list and its class, or kNull when no list at or above the boundary is populated.
 template <typename IndexT>
 STRATA_ALLOC_INLINE typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::FindFreeTlsf32(
-    uint32_t size, uint32_t* fl_out, uint32_t* sl_out) const {
-  uint32_t fl, sl;
-  if (size < kSlCount) {
-    fl = 0;
-    sl = size;
-  } else {
-    const uint32_t m = Msb32(size);
-    const uint32_t shift = m - kSlLog2;
-    fl = shift + 1;
-    sl = (size >> shift) - kSlCount + ((size & ((1u << shift) - 1)) != 0 ? 1u : 0u);
-    fl += sl >> kSlLog2;  // rounded past the last class of this power of two: first class of the next
-    sl &= kSlCount - 1;
-  }
+    uint32_t size, uint32_t* c_out) const {
+  const uint32_t s = bits::Msb32Minus<kSlLog2>(size | kSlCount);
+  // Rounded up past the last class of a power of two, the class number carries into the next one.
+  uint32_t c = (s << kSlLog2) + (size >> s) + ((size & ((1u << s) - 1)) != 0 ? 1u : 0u);
+  uint32_t fl = c >> kSlLog2;
   // fl <= 28 here, and every free block's class is below 28 while narrow_: low word of fl_bitmap_ only.
-  uint32_t sl_map = sl_bitmap_[fl] & (~0u << sl);
+  uint32_t sl_map = sl_bitmap_[fl] & (~0u << (c & (kSlCount - 1)));
   if (sl_map == 0) {
-    const uint32_t fl_map = static_cast<uint32_t>(fl_bitmap_) & (~0u << (fl + 1));
+    const uint32_t fl_map = fl_bitmap_lo_ & (~0u << (fl + 1));
     if (fl_map == 0) return kNull;
     fl = Lsb32(fl_map);
     sl_map = sl_bitmap_[fl];
   }
-  sl = Lsb32(sl_map);
-  *fl_out = fl;
-  *sl_out = sl;
-  return heads_[fl][sl];
+  c = (fl << kSlLog2) + Lsb32(sl_map);
+  *c_out = c;
+  return heads_[c];
 }
 
 template <typename IndexT>
@@ -335,14 +331,14 @@ typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::ScanLists(uint64_
   uint64_t best_key = UINT64_MAX;
   for (;;) {
     while (sl_map == 0) {
-      const uint64_t fl_map = fl + 1 < 64 ? fl_bitmap_ & (~uint64_t{0} << (fl + 1)) : 0;
+      const uint64_t fl_map = fl + 1 < 64 ? FlBitmap() & (~uint64_t{0} << (fl + 1)) : 0;
       if (fl_map == 0) return best;
       fl = Lsb64(fl_map);
       sl_map = sl_bitmap_[fl];
     }
     sl = Lsb32(sl_map);
     sl_map &= sl_map - 1;
-    for (Index i = heads_[fl][sl]; i != kNull; i = nodes_[i].link1) {
+    for (Index i = heads_[fl * kSlCount + sl]; i != kNull; i = nodes_[i].link1) {
       if (!Fits(i, size, align)) continue;
       if (mode == Scan::kFirstMatch) return i;
       // Best fit: smallest block, lowest address among equals. First fit: lowest address.
@@ -371,13 +367,13 @@ typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::FindFree(uint64_t
   if (fl < kFlCount) {
     uint32_t sl_map = sl_bitmap_[fl] & (~0u << sl);
     if (sl_map == 0) {
-      const uint64_t fl_map = fl_bitmap_ & (~uint64_t{0} << (fl + 1));
+      const uint64_t fl_map = FlBitmap() & (~uint64_t{0} << (fl + 1));
       if (fl_map != 0) {
         fl = Lsb64(fl_map);
         sl_map = sl_bitmap_[fl];
       }
     }
-    if (sl_map != 0) return heads_[fl][Lsb32(sl_map)];
+    if (sl_map != 0) return heads_[fl * kSlCount + Lsb32(sl_map)];
   }
   // Slow path before reporting out-of-memory: a block the round-up skipped may still fit exactly.
   return ScanLists(size, align, Scan::kFirstMatch);
@@ -429,18 +425,18 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
     return AllocateGeneric(bytes, alignment, out);
   }
   const uint32_t size = bits::ShrRoundUpTo32(bytes, shift);  // <= total_granules_ < 2^32
-  uint32_t fl, sl;
-  const Index b = FindFreeTlsf32(size, &fl, &sl);
+  uint32_t c;
+  const Index b = FindFreeTlsf32(size, &c);
   if (STRATA_ALLOC_UNLIKELY(b == kNull)) return AllocateGeneric(bytes, alignment, out);
   // Carve the front of b (the head of its list): the rest stays free. b's neighbours are live (free
   // blocks are coalesced), so the tail needs no merging.
-  RemoveListHead(fl, sl);
+  RemoveListHead(c);
   const uint32_t null = NullInRegister();
   Node& node = nodes_[b];
   const uint32_t off = node.offset_lo;
   const uint32_t rest = End32(node, null) - off - size;
   if (rest != 0) {
-    // TakeNode without its clearing: every field of the tail is written here or by InsertFree32.
+    // TakeNode without its clearing: every field of the tail is written here or by PushFree32.
     const Index tail = pool_head_;
     Node& t = nodes_[tail];
     pool_head_ = t.link1;
@@ -453,7 +449,7 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
     t.next = next;
     node.next = tail;
     if (next != null) nodes_[next].prev = tail;
-    InsertFree32(tail, rest, null);
+    PushFree32(tail, Class32(rest), null);
   }
   const uint32_t meta = node.meta & ~kMetaFree;
   node.meta = meta;
@@ -465,9 +461,9 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
   num_allocs_.Add(1);
   slack_bytes_.Add(slack);
   // In use and peak are below 2^32 granules while narrow_: 32-bit sums, no carries.
-  const uint32_t used = static_cast<uint32_t>(used_granules_) + size;
-  used_granules_ = used;
-  if (used > static_cast<uint32_t>(peak_granules_)) peak_granules_ = used;
+  const uint32_t used = used_granules_.Lo() + size;
+  used_granules_.SetLo(used);
+  if (used > peak_granules_.Lo()) peak_granules_.SetLo(used);
   *out = Handle{(static_cast<uint64_t>(meta >> kMetaGenShift) << 32) | (static_cast<uint32_t>(b) + 1u)};
   return STRATA_OK;
 }
@@ -500,8 +496,9 @@ STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::AllocateGeneric(uint
   ++live_;
   num_allocs_.Add(1);
   slack_bytes_.Add(slack);
-  used_granules_ += size;
-  if (used_granules_ > peak_granules_) peak_granules_ = used_granules_;
+  const uint64_t used = used_granules_.Get() + size;
+  used_granules_.Set(used);
+  if (used > peak_granules_.Get()) peak_granules_.Set(used);
   *out = MakeHandle(n);
   return STRATA_OK;
 }
@@ -520,63 +517,99 @@ strata_status BasicAllocator<IndexT>::Resolve(Handle handle, Index* index) const
 template <typename IndexT>
 strata_status BasicAllocator<IndexT>::Free(Handle handle) {
   // Resolve, inlined: the handle checks are a good part of a free on the device.
-  const uint32_t index = static_cast<uint32_t>(handle.value) - 1u;  // slot 0 wraps: out of range
+  const uint32_t n = static_cast<uint32_t>(handle.value) - 1u;  // slot 0 wraps: out of range
   const uint32_t gen = static_cast<uint32_t>(handle.value >> 32);
-  // num_nodes_ is 0 before Init, so this also refuses an uninitialised allocator.
-  if (STRATA_ALLOC_UNLIKELY(index >= num_nodes_)) return STRATA_INVALID_ARGUMENT;
-  Node& node = nodes_[index];
+  // fast_free_nodes_ is 0 unless the fast path applies (and before Init): one comparison for both.
+  if (STRATA_ALLOC_UNLIKELY(n >= fast_free_nodes_)) return FreeSlow(handle);
+  Node* const nodes = nodes_;
+  Node& node = nodes[n];
   const uint32_t meta = node.meta;
-  // In use, not free, same generation (bits 8..31 of meta), and a generation that fits its field.
-  if (STRATA_ALLOC_UNLIKELY((((meta ^ ((gen << kMetaGenShift) | kMetaInUse)) >> 8) | (gen >> kGenerationBits)) != 0)) {
-    // A generation wider than its field is malformed rather than stale.
-    return gen > kGenerationMask ? STRATA_INVALID_ARGUMENT : STRATA_NOT_FOUND;
+  // In use, not free, same generation (bits 8..31 of meta), a generation that fits its field, no pins.
+  if (STRATA_ALLOC_UNLIKELY((((meta ^ ((gen << kMetaGenShift) | kMetaInUse)) >> 8) | (gen >> kGenerationBits) |
+                             (node.link1 & kPinMask)) != 0)) {
+    return FreeSlow(handle);
   }
-  const Index n = static_cast<Index>(index);
-  if (STRATA_ALLOC_UNLIKELY((fast_ & kFastFree) == 0 || (node.link1 & kPinMask) != 0)) return FreeGeneric(n);
-
   const uint32_t null = NullInRegister();
+  const uint32_t total = static_cast<uint32_t>(total_granules_);
+  const uint32_t p = node.prev;
+  const uint32_t q = node.next;
   uint32_t start = node.offset_lo;
-  uint32_t end = End32(node, null);
-  const uint32_t size = end - start;
-  used_granules_ = static_cast<uint32_t>(used_granules_) - size;
+  uint32_t end = q == null ? total : nodes[q].offset_lo;
+  used_granules_.SetLo(used_granules_.Lo() - (end - start));
   slack_bytes_.Sub(node.link0);
   --live_;
   // A new generation makes every copy of this handle stale (it wraps with the 32-bit word).
-  node.meta = (meta + (1u << kMetaGenShift)) | kMetaFree;
-  const Index p = node.prev;
-  const Index q = node.next;
-  Index merged = n;
-  Node* merged_node = &node;
-  if (p != null && IsFree(p)) {  // n joins p: p keeps its node
-    Node& pn = nodes_[p];
-    const uint32_t p_start = pn.offset_lo;
-    RemoveFree32(p, start - p_start, null);
-    pn.next = q;
-    if (q != null) nodes_[q].prev = p;
-    ReleaseNode32(n, null);
-    merged = p;
-    merged_node = &pn;
-    start = p_start;
+  const uint32_t new_meta = meta + (1u << kMetaGenShift);
+  const uint32_t p_free = p == null ? 0 : nodes[p].meta & kMetaFree;
+  const uint32_t q_free = q == null ? 0 : nodes[q].meta & kMetaFree;
+  if ((p_free | q_free) == 0) {  // no merge: n becomes a free block of its own
+    node.meta = new_meta | kMetaFree;
+    PushFree32(n, Class32(end - start), null);
+    return STRATA_OK;
   }
-  if (q != null && IsFree(q)) {  // q joins the merged block
-    Node& qn = nodes_[q];
-    const uint32_t q_end = End32(qn, null);
-    RemoveFree32(q, q_end - end, null);
-    const Index after = qn.next;
-    merged_node->next = after;
-    if (after != null) nodes_[after].prev = merged;
-    ReleaseNode32(q, null);
-    end = q_end;
+  // n's node returns to the pool (flags cleared, generation kept). The block that absorbs the others
+  // keeps its node and, when it heads its list and its class does not change (a small block joining a
+  // large one), its place in the list: p if free, else q.
+  node.meta = new_meta & (kGenerationMask << kMetaGenShift);
+  uint32_t keep;
+  if (p_free == 0) {  // q absorbs n: it moves down to n's offset
+    keep = q;
+    Node& qn = nodes[q];
+    qn.offset_lo = start;
+    qn.prev = static_cast<Index>(p);
+    const uint32_t after = qn.next;
+    end = after == null ? total : nodes[after].offset_lo;
+    if (p != null) {
+      nodes[p].next = static_cast<Index>(q);
+    } else {
+      head_ = static_cast<Index>(q);
+    }
+    node.link1 = static_cast<Index>(null);
+    PoolAppend32(n, n, 1, null);
+  } else {
+    keep = p;
+    Node& pn = nodes[p];
+    start = pn.offset_lo;
+    if (q_free == 0) {  // p absorbs n
+      pn.next = static_cast<Index>(q);
+      if (q != null) nodes[q].prev = static_cast<Index>(p);
+      node.link1 = static_cast<Index>(null);
+      PoolAppend32(n, n, 1, null);
+    } else {  // p absorbs n and q; q leaves its list, and both nodes return to the pool
+      Node& qn = nodes[q];
+      const uint32_t after = qn.next;
+      end = after == null ? total : nodes[after].offset_lo;
+      pn.next = static_cast<Index>(after);
+      if (after != null) nodes[after].prev = static_cast<Index>(p);
+      RemoveFree32(q, HeadClass32(q), null);
+      qn.meta &= kGenerationMask << kMetaGenShift;
+      node.link1 = static_cast<Index>(q);
+      qn.link1 = static_cast<Index>(null);
+      PoolAppend32(n, q, 2, null);
+    }
   }
-  InsertFree32(merged, end - start, null);
+  const uint32_t c = Class32(end - start);
+  const uint32_t old = HeadClass32(keep);
+  if (c != old) {
+    RemoveFree32(keep, old, null);
+    PushFree32(keep, c, null);
+  }
   return STRATA_OK;
+}
+
+template <typename IndexT>
+STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::FreeSlow(Handle handle) {
+  Index n;
+  const strata_status st = Resolve(handle, &n);
+  if (st != STRATA_OK) return st;
+  return FreeGeneric(n);
 }
 
 template <typename IndexT>
 STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::FreeGeneric(Index n) {
   if (plan_pending_ || PinCount(n) != 0) return STRATA_FAILED_PRECONDITION;
   const uint64_t size = Size(n);
-  used_granules_ -= size;
+  used_granules_.Set(used_granules_.Get() - size);
   slack_bytes_.Sub(nodes_[n].link0);
   --live_;
   // A new generation makes every copy of this handle stale.
@@ -646,20 +679,20 @@ strata_status BasicAllocator<IndexT>::GetInfo(Handle handle, BufferInfo* info) c
 
 template <typename IndexT>
 uint64_t BasicAllocator<IndexT>::LargestFreeGranules() const {
-  if (fl_bitmap_ == 0) return 0;
-  const uint32_t fl = Msb64(fl_bitmap_);
+  if (FlBitmap() == 0) return 0;
+  const uint32_t fl = Msb64(FlBitmap());
   const uint32_t sl = Msb64(sl_bitmap_[fl]);
   uint64_t largest = 0;
-  for (Index i = heads_[fl][sl]; i != kNull; i = nodes_[i].link1) largest = bits::Max(largest, Size(i));
+  for (Index i = heads_[fl * kSlCount + sl]; i != kNull; i = nodes_[i].link1) largest = bits::Max(largest, Size(i));
   return largest;
 }
 
 template <typename IndexT>
 Stats BasicAllocator<IndexT>::GetStats() const {
   Stats s;
-  s.bytes_in_use = used_granules_ << granule_shift_;
+  s.bytes_in_use = used_granules_.Get() << granule_shift_;
   s.requested_bytes_in_use = s.bytes_in_use - slack_bytes_.Get();
-  s.peak_bytes_in_use = peak_granules_ << granule_shift_;
+  s.peak_bytes_in_use = peak_granules_.Get() << granule_shift_;
   s.bytes_limit = capacity_bytes();
   s.bytes_free = s.bytes_limit - s.bytes_in_use;
   s.largest_free_block_bytes = LargestFreeGranules() << granule_shift_;
@@ -726,24 +759,27 @@ CheckResult BasicAllocator<IndexT>::Check() const {
   }
   if (live != live_) return broken("stats.live_buffers");
   if (live > max_live_) return broken("metadata.live_within_capacity");
-  if (used != used_granules_) return broken("stats.bytes_in_use");
+  if (used != used_granules_.Get()) return broken("stats.bytes_in_use");
   if (slack != slack_bytes_.Get()) return broken("stats.requested_bytes_in_use");
-  if (peak_granules_ < used) return broken("stats.peak_at_least_in_use");
+  if (peak_granules_.Get() < used) return broken("stats.peak_at_least_in_use");
   if (free_blocks != FreeBlocks()) return broken("stats.free_blocks");
   if (free_blocks > live + 1) return broken("free.at_most_live_plus_one");
 
   uint32_t listed = 0;
   for (uint32_t fl = 0; fl < kFlCount; ++fl) {
-    if (((fl_bitmap_ >> fl) & 1) != (sl_bitmap_[fl] != 0 ? 1u : 0u)) return broken("index.fl_bitmap_matches");
+    if (((FlBitmap() >> fl) & 1) != (sl_bitmap_[fl] != 0 ? 1u : 0u)) return broken("index.fl_bitmap_matches");
     for (uint32_t sl = 0; sl < kSlCount; ++sl) {
-      const Index head = heads_[fl][sl];
+      const Index head = heads_[fl * kSlCount + sl];
       if (((sl_bitmap_[fl] >> sl) & 1) != (head != kNull ? 1u : 0u)) return broken("index.sl_bitmap_matches");
       Index back = kNull;
       for (Index i = head; i != kNull; i = nodes_[i].link1) {
         if (i >= num_nodes_) return broken("index.list_index_in_range", back);
         if (++listed > free_blocks) return broken("index.lists_hold_only_free_blocks", i);
         if (!InUse(i) || !IsFree(i)) return broken("index.lists_hold_only_free_blocks", i);
-        if (nodes_[i].link0 != back) return broken("index.list_back_links_match", i);
+        // A head's link0 is its class, every other block's its list predecessor.
+        if (nodes_[i].link0 != (back == kNull ? static_cast<Index>(fl * kSlCount + sl) : back)) {
+          return broken("index.list_back_links_match", i);
+        }
         uint32_t f, s;
         Mapping(Size(i), &f, &s);
         if (f != fl || s != sl) return broken("index.block_in_its_size_class", i);

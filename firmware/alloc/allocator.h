@@ -147,6 +147,19 @@ class Counter64 {
 #endif
 };
 
+// A counter whose value provably stays below 2^32 (the rounding slack of at most 32,767 buffers).
+class Counter32 {
+ public:
+  constexpr Counter32() = default;
+  uint64_t Get() const { return v_; }
+  void Add(uint32_t v) { v_ += v; }
+  void Sub(uint32_t v) { v_ -= v; }
+  void Reset() { v_ = 0; }
+
+ private:
+  uint32_t v_ = 0;
+};
+
 // Result of Check(): the first invariant found broken, by name, and the block where it broke.
 struct CheckResult {
   strata_status status = STRATA_OK;
@@ -169,7 +182,10 @@ class BasicAllocator {
     uint32_t offset_lo;  // offset in granules, bits 0..31
     uint32_t meta;       // bits 0..7 offset bits 32..39; bit 8 free; bit 9 in use; bits 10..31 generation
     Index prev, next;    // neighbours by address
-    Index link0, link1;  // free: segregated-list prev/next. live: rounding slack; pin count | alignment log2
+    // free: segregated-list links. link0 = the previous block of the list, or for the head of a list
+    // its size class (fl * kSlCount + sl), so that unlinking a head needs no size-class computation;
+    // link1 = the next block of the list. live: rounding slack; pin count | alignment log2.
+    Index link0, link1;
   };
 
   static constexpr uint32_t NodesForLiveBuffers(uint32_t max_live) { return 2 * max_live + 1; }
@@ -183,6 +199,10 @@ class BasicAllocator {
   static constexpr uint32_t kFlCount = kOffsetBits + 2 - kSlLog2;
   static_assert(kSlLog2 >= 2 && kSlLog2 <= 5, "second-level bitmaps are 32-bit words");
   static_assert(kFlCount <= 64, "first-level bitmap is one 64-bit word");
+  // Size classes are numbered fl * kSlCount + sl (one number, so that carrying past the last second-level
+  // class of a power of two is an increment).
+  static constexpr uint32_t kNumClasses = kFlCount * kSlCount;
+  static_assert(kNumClasses - 1 <= static_cast<uint32_t>(static_cast<Index>(~0u)), "a class fits a link word");
 
   constexpr BasicAllocator() = default;
   BasicAllocator(const BasicAllocator&) = delete;
@@ -277,15 +297,29 @@ class BasicAllocator {
   // ---- node pool (FIFO) and the address chain ----
   Index TakeNode();
   void ReleaseNode(Index i);
-  void ReleaseNode32(Index i, uint32_t null);
   void LinkAfter(Index after, Index i);  // after == kNull: at the head
   void Unlink(Index i);
 
   // ---- segregated lists ----
   static void Mapping(uint64_t size, uint32_t* fl, uint32_t* sl);
+  static uint32_t Class(uint64_t size) {
+    uint32_t fl, sl;
+    Mapping(size, &fl, &sl);
+    return fl * kSlCount + sl;
+  }
+  // The class of listed free block i if it heads its list, else kNumClasses (link0 is then its list prev).
+  uint32_t HeadClass(Index i) const {
+    const uint32_t c = nodes_[i].link0;
+    return c < kNumClasses && heads_[c] == i ? c : kNumClasses;
+  }
+  void PushFree(Index i, uint32_t c);  // onto the list of class c
+  void ClearClassBit(uint32_t c);      // list c became empty
+  uint64_t FlBitmap() const { return (static_cast<uint64_t>(fl_bitmap_hi_) << 32) | fl_bitmap_lo_; }
+  void SetFlBit(uint32_t fl) { (fl < 32 ? fl_bitmap_lo_ : fl_bitmap_hi_) |= 1u << (fl & 31); }
+  void ClearFlBit(uint32_t fl) { (fl < 32 ? fl_bitmap_lo_ : fl_bitmap_hi_) &= ~(1u << (fl & 31)); }
   // ---- 32-bit fast paths, used while narrow_ (every offset and size fits 32 bits of granules, so
   // offset_lo is the whole offset): no 64-bit arithmetic on rv32, the class of a block computed once.
-  static void Mapping32(uint32_t size, uint32_t* fl, uint32_t* sl);
+  static uint32_t Class32(uint32_t size);
   // `null` is kNull held in a register (NullInRegister): rv32 needs two instructions to form 0xffff,
   // and the compiler would rather form it again at every comparison than keep it.
   static uint32_t NullInRegister() {
@@ -296,15 +330,25 @@ class BasicAllocator {
   uint32_t End32(const Node& node, uint32_t null) const {
     return node.next == null ? static_cast<uint32_t>(total_granules_) : nodes_[node.next].offset_lo;
   }
-  void InsertFree32(Index i, uint32_t size, uint32_t null);
-  void RemoveFree32(Index i, uint32_t size, uint32_t null);
-  void RemoveListHead(uint32_t fl, uint32_t sl);  // pops the head of list (fl, sl)
-  Index FindFreeTlsf32(uint32_t size, uint32_t* fl, uint32_t* sl) const;
+  // Node indices are uint32_t here: no zero-extension of an Index on rv32.
+  uint32_t HeadClass32(uint32_t i) const {
+    const uint32_t c = nodes_[i].link0;
+    return c < kNumClasses && heads_[c] == i ? c : kNumClasses;
+  }
+  void PushFree32(uint32_t i, uint32_t c, uint32_t null);
+  // Unlinks listed block i; `head_class` is HeadClass32(i). Leaves i's links stale.
+  void RemoveFree32(uint32_t i, uint32_t head_class, uint32_t null);
+  void RemoveListHead(uint32_t c);  // pops the head of list c
+  // Appends first..last (already chained through link1, last's link1 null) to the FIFO pool.
+  void PoolAppend32(uint32_t first, uint32_t last, uint32_t count, uint32_t null);
+  Index FindFreeTlsf32(uint32_t size, uint32_t* c) const;
   strata_status AllocateGeneric(uint64_t bytes, uint64_t alignment, Handle* out);  // every case, every check
-  strata_status FreeGeneric(Index n);  // n resolved; checks the plan lock and pins itself
+  strata_status FreeSlow(Handle handle);  // every case Free's fast path does not take, every check
+  strata_status FreeGeneric(Index n);     // n resolved; checks the plan lock and pins itself
   void SetPlanPending(bool pending) {
     plan_pending_ = pending;
     fast_ = narrow_ && !pending ? (policy_ == Policy::kTlsf ? kFastFree | kFastAlloc : kFastFree) : 0;
+    fast_free_nodes_ = (fast_ & kFastFree) != 0 ? num_nodes_ : 0;
   }
   uint32_t FreeBlocks() const { return num_nodes_ - pool_count_ - live_; }  // every block not live is free
   void InsertFree(Index i);
@@ -338,6 +382,33 @@ class BasicAllocator {
   void IssuePlan(Move* moves, uint32_t num_moves, CompactionKind kind, bool serves_request, CompactionPlan* plan);
   static uint64_t Checksum(const Move* moves, uint32_t num_moves);
 
+  // A 64-bit quantity that the 32-bit paths update through its low word alone (they run only while
+  // it fits 32 bits), so rv32 does not store a zero high word each time.
+  class Split64 {
+   public:
+    constexpr Split64() = default;
+    uint64_t Get() const { return (static_cast<uint64_t>(hi_) << 32) | lo_; }
+    void Set(uint64_t v) {
+      lo_ = static_cast<uint32_t>(v);
+      hi_ = static_cast<uint32_t>(v >> 32);
+    }
+    uint32_t Lo() const { return lo_; }
+    void SetLo(uint32_t v) { lo_ = v; }  // the value fits 32 bits (so the high word is already 0)
+
+   private:
+    uint32_t lo_ = 0, hi_ = 0;
+  };
+  // The rounding slack of at most 32,767 buffers (16-bit nodes) stays below 2^31: 32 bits suffice.
+  template <bool kSmall, int = 0>
+  struct SlackCounterFor {
+    using Type = Counter64;
+  };
+  template <int kDummy>
+  struct SlackCounterFor<true, kDummy> {
+    using Type = Counter32;
+  };
+  using SlackCounter = typename SlackCounterFor<sizeof(Index) == 2>::Type;
+
   static constexpr uint32_t kMetaOffsetHiMask = 0xffu;
   static constexpr uint32_t kMetaFree = 1u << 8;
   static constexpr uint32_t kMetaInUse = 1u << 9;
@@ -361,6 +432,7 @@ class BasicAllocator {
   // kFastAlloc = that and TLSF. Zero before Init.
   static constexpr uint8_t kFastFree = 1, kFastAlloc = 2;
   uint8_t fast_ = 0;
+  uint32_t fast_free_nodes_ = 0;  // num_nodes_ while kFastFree, else 0: Free's range check covers both
   uint64_t total_granules_ = 0;
   uint64_t capacity_bytes_ = 0;  // total_granules_ << granule_shift_
   Index head_ = kNull;
@@ -371,16 +443,17 @@ class BasicAllocator {
   // Counters behind Stats (bytes_free etc. are derived).
   // num_frees = num_allocs_ - live_, free blocks = FreeBlocks(), requested = in use - slack: fewer
   // counters to update per operation.
-  uint64_t used_granules_ = 0;
-  Counter64 slack_bytes_;  // sum of the live buffers' rounding slack
-  uint64_t peak_granules_ = 0;
+  Split64 used_granules_;
+  SlackCounter slack_bytes_;  // sum of the live buffers' rounding slack
+  Split64 peak_granules_;
   Counter64 num_allocs_;
   uint64_t num_failed_ = 0;
   uint32_t live_ = 0;
 
-  uint64_t fl_bitmap_ = 0;
+  // First-level bitmap as two words: the 32-bit paths touch only the low one (fl <= 28 while narrow_).
+  uint32_t fl_bitmap_lo_ = 0, fl_bitmap_hi_ = 0;
   uint32_t sl_bitmap_[kFlCount] = {};
-  Index heads_[kFlCount][kSlCount] = {};
+  Index heads_[kNumClasses] = {};
 
   uint64_t compactions_ = 0;
   uint64_t compaction_moves_ = 0;

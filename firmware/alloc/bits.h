@@ -21,6 +21,16 @@ struct Log2ByteTable {
   }
 };
 inline constexpr Log2ByteTable kLog2Byte{};  // floor(log2(i)) for i in [1, 255]
+// The same minus a bias, so that Msb32Minus folds the subtraction into the table.
+template <uint32_t kBias>
+struct Log2ByteMinusTable {
+  int8_t v[256];
+  constexpr Log2ByteMinusTable() : v() {
+    for (uint32_t i = 1; i < 256; ++i) v[i] = static_cast<int8_t>(static_cast<int32_t>(kLog2Byte.v[i]) - kBias);
+  }
+};
+template <uint32_t kBias>
+inline constexpr Log2ByteMinusTable<kBias> kLog2ByteMinus{};
 // Position of the single set bit b, indexed by (b * 0x077CB531) >> 27 (a de Bruijn sequence).
 inline constexpr uint8_t kDeBruijnBit[32] = {0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
                                               31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
@@ -36,6 +46,20 @@ inline uint32_t Msb32(uint32_t x) {
   return a + b + detail::kLog2Byte.v[x];
 #else
   return 31u - static_cast<uint32_t>(__builtin_clz(x));
+#endif
+}
+
+// Msb32(x) - kBias, one instruction shorter on rv32 (the bias is in the table); x must be nonzero.
+template <uint32_t kBias>
+inline uint32_t Msb32Minus(uint32_t x) {
+#ifdef STRATA_ALLOC_SOFT_BITS
+  const uint32_t a = static_cast<uint32_t>((x >> 16) != 0) << 4;
+  x >>= a;
+  const uint32_t b = static_cast<uint32_t>((x >> 8) != 0) << 3;
+  x >>= b;
+  return a + b + static_cast<uint32_t>(static_cast<int32_t>(detail::kLog2ByteMinus<kBias>.v[x]));
+#else
+  return 31u - kBias - static_cast<uint32_t>(__builtin_clz(x));
 #endif
 }
 

@@ -223,7 +223,7 @@ bool BasicAllocator<IndexT>::PlanEvacuation(const Window& window, uint64_t max_b
     bool found = fl >= kFlCount;
     while (!found) {
       while (sl_map == 0) {
-        const uint64_t fl_map = fl_bitmap_ & (~uint64_t{0} << (fl + 1));
+        const uint64_t fl_map = FlBitmap() & (~uint64_t{0} << (fl + 1));
         if (fl_map == 0) break;
         fl = bits::Lsb64(fl_map);
         sl_map = sl_bitmap_[fl];
@@ -231,7 +231,7 @@ bool BasicAllocator<IndexT>::PlanEvacuation(const Window& window, uint64_t max_b
       if (sl_map == 0) break;
       sl = bits::Lsb32(sl_map);
       sl_map &= sl_map - 1;
-      for (Index f = heads_[fl][sl]; f != kNull; f = nodes_[f].link1) {
+      for (Index f = heads_[fl * kSlCount + sl]; f != kNull; f = nodes_[f].link1) {
         if (Off(f) >= win_lo && Off(f) < win_hi) continue;
         bool touched = false;
         for (uint32_t h = 0; h < num_holes && !touched; ++h) touched = holes[h].block == f;
@@ -286,7 +286,7 @@ strata_status BasicAllocator<IndexT>::PlanCompactionFor(uint64_t bytes, uint64_t
     IssuePlan(moves, 0, CompactionKind::kNone, true, plan);
     return STRATA_OK;
   }
-  if (total_granules_ - used_granules_ < size) return STRATA_RESOURCE_EXHAUSTED;
+  if (total_granules_ - used_granules_.Get() < size) return STRATA_RESOURCE_EXHAUSTED;
   // Any window of this many granules holds an aligned run of `size` granules.
   const uint64_t need = size + align - 1;
   const uint32_t move_limit = bits::Min(max_moves, budget.max_moves);
@@ -389,12 +389,12 @@ typename BasicAllocator<IndexT>::Index BasicAllocator<IndexT>::FindFreeBlockCont
   auto contains = [&](Index f) { return f != kNull && IsFree(f) && Off(f) <= offset && offset + size <= End(f); };
   if (contains(hint0)) return hint0;
   if (contains(hint1)) return hint1;
-  uint64_t fl_map = fl_bitmap_;
+  uint64_t fl_map = FlBitmap();
   while (fl_map != 0) {
     const uint32_t fl = bits::Lsb64(fl_map);
     fl_map &= fl_map - 1;
     for (uint32_t sl_map = sl_bitmap_[fl]; sl_map != 0; sl_map &= sl_map - 1) {
-      for (Index f = heads_[fl][bits::Lsb32(sl_map)]; f != kNull; f = nodes_[f].link1) {
+      for (Index f = heads_[fl * kSlCount + bits::Lsb32(sl_map)]; f != kNull; f = nodes_[f].link1) {
         if (contains(f)) return f;
       }
     }
