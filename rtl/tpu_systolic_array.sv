@@ -129,6 +129,25 @@ module tpu_systolic_array #(
 
   assign busy_o = a_valid_q || w_valid_q || w_swap_q || busy_cnt_q != '0;
 
+  // ---------------------------------------------------------------- mesh clock gate
+  // The mesh only needs its clock while something is in flight. The enable is sampled on the
+  // falling edge (a glitch-free gate, as a latch-based ICG would do) and held one cycle past
+  // busy for margin. An idle mesh then costs no simulation time: Verilator evaluates the mesh
+  // only when its clock ticks. Behaviour is unchanged: an idle mesh only carries invalid data.
+  logic mesh_en_q, busy_prev_q, clk_mesh;
+
+  always_ff @(negedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mesh_en_q <= 1'b0;
+      busy_prev_q <= 1'b0;
+    end else begin
+      mesh_en_q <= busy_o || busy_prev_q;
+      busy_prev_q <= busy_o;
+    end
+  end
+
+  assign clk_mesh = clk_i & mesh_en_q;
+
   // ---------------------------------------------------------------- mesh
   // split_var lets Verilator treat every element as its own signal and fold the PE-to-PE wires
   // into the PE registers (about 15% less work per cycle than copying through whole arrays).
@@ -150,7 +169,7 @@ module tpu_systolic_array #(
       .Depth(i),
       .ResetEn(1'b1)
     ) u_a_skew (
-      .clk_i,
+      .clk_i (clk_mesh),
       .rst_ni,
       .d_i(skew_in),
       .q_o(skew_out)
@@ -161,7 +180,7 @@ module tpu_systolic_array #(
 
     for (genvar j = 0; j < N; j++) begin : gen_col
       tpu_mac_pe u_pe (
-        .clk_i,
+        .clk_i (clk_mesh),
         .rst_ni,
         .w_we_i(w_sel_col[j][i]),
         .w_i(w_col[j]),
@@ -195,7 +214,7 @@ module tpu_systolic_array #(
       .Depth(j),
       .ResetEn(1'b0)
     ) u_w_skew (
-      .clk_i,
+      .clk_i (clk_mesh),
       .rst_ni,
       .d_i(w_row_q[8*j +: 8]),
       .q_o(w_col[j])
@@ -207,7 +226,7 @@ module tpu_systolic_array #(
       .Depth(N - 1 - j),
       .ResetEn(1'b0)
     ) u_c_deskew (
-      .clk_i,
+      .clk_i (clk_mesh),
       .rst_ni,
       .d_i(psum_mesh[N][j]),
       .q_o(c_row_o[32*j +: 32])
@@ -220,7 +239,7 @@ module tpu_systolic_array #(
     .Depth(Latency - 1),
     .ResetEn(1'b1)
   ) u_c_valid (
-    .clk_i,
+    .clk_i (clk_mesh),
     .rst_ni,
     .d_i(a_valid_q),
     .q_o(c_valid_o)
