@@ -36,6 +36,13 @@ uint8_t* SparseMemory::PageFor(uint64_t page_index) {
   return last_page_;
 }
 
+bool SparseMemory::AllFill(const uint8_t* p, uint64_t len) const {
+  for (uint64_t i = 0; i < len; ++i) {
+    if (p[i] != fill_byte_) return false;
+  }
+  return true;
+}
+
 bool SparseMemory::Read(uint64_t addr, void* dst, uint64_t len) const {
   if (!InRange(addr, len)) return false;
   auto* out = static_cast<uint8_t*>(dst);
@@ -61,7 +68,11 @@ bool SparseMemory::Write(uint64_t addr, const void* src, uint64_t len) {
   while (len > 0) {
     uint64_t offset = addr & (page_bytes_ - 1);
     uint64_t chunk = std::min<uint64_t>(len, page_bytes_ - offset);
-    std::memcpy(PageFor(addr >> page_shift_) + offset, in, chunk);
+    // Writing the fill byte into a page that does not exist changes nothing a read can see: no page.
+    // (Compactions of never-written buffers copy gigabytes of fill; this keeps them from costing host RAM.)
+    if (FindPage(addr >> page_shift_) != nullptr || !AllFill(in, chunk)) {
+      std::memcpy(PageFor(addr >> page_shift_) + offset, in, chunk);
+    }
     in += chunk;
     addr += chunk;
     len -= chunk;
@@ -79,6 +90,7 @@ bool SparseMemory::WriteMasked(uint64_t addr, const void* src, uint64_t len, uin
   for (uint64_t i = 0; i < len; ++i) {
     if (mask & (1ull << i)) {
       uint64_t a = addr + i;
+      if (in[i] == fill_byte_ && FindPage(a >> page_shift_) == nullptr) continue;
       PageFor(a >> page_shift_)[a & (page_bytes_ - 1)] = in[i];
     }
   }

@@ -9,7 +9,9 @@
 namespace strata::hbm {
 
 // A byte-addressable memory of `capacity` bytes that costs host RAM only for the pages written.
-// Never-written bytes read as `fill_byte`. Reads never create pages. Not thread-safe.
+// Never-written bytes read as `fill_byte`. Reads never create pages, nor do writes of nothing but
+// `fill_byte` into a page that does not exist yet (they would not change what any read returns).
+// Not thread-safe.
 class SparseMemory {
  public:
   SparseMemory(uint64_t capacity, uint32_t page_bytes, uint8_t fill_byte);
@@ -30,6 +32,7 @@ class SparseMemory {
  private:
   uint8_t* PageFor(uint64_t page_index);  // creates the page (filled) on first use
   const uint8_t* FindPage(uint64_t page_index) const;
+  bool AllFill(const uint8_t* p, uint64_t len) const;
 
   uint64_t capacity_;
   uint32_t page_bytes_;

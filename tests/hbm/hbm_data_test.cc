@@ -5,8 +5,10 @@
 #include <map>
 #include <random>
 #include <unordered_map>
+#include <vector>
 
 #include "hbm/hbm_model.h"
+#include "hbm/sparse_memory.h"
 #include "hbm_test_util.h"
 
 namespace strata::hbm {
@@ -133,6 +135,30 @@ TEST(HbmData, NeverWrittenBytesReadTheFillPattern) {
   ASSERT_TRUE(m.ReadDebug(cfg.capacity_bytes - 16, buf, 16));
   for (uint8_t b : buf) EXPECT_EQ(b, 0x5A);
   EXPECT_EQ(m.memory().pages_allocated(), 1u);  // reads never materialize pages
+}
+
+// Writing the fill byte into a page that does not exist creates no page (a compaction of never-written
+// buffers copies gigabytes of fill); into a page that exists, or mixed with other bytes, it is stored.
+TEST(HbmData, FillValuedWritesToAbsentPagesCreateNone) {
+  SparseMemory m(64ull << 30, 4096, 0x5A);
+  std::vector<uint8_t> fill(3 * 4096 + 100, 0x5A);
+  ASSERT_TRUE(m.Write(10ull << 30, fill.data(), fill.size()));
+  EXPECT_EQ(m.pages_allocated(), 0u);
+  const uint8_t one = 0x01, f = 0x5A;
+  ASSERT_TRUE(m.WriteMasked(8192, &f, 1, 1));  // a masked fill byte: no page either
+  EXPECT_EQ(m.pages_allocated(), 0u);
+  ASSERT_TRUE(m.Write(4096 + 7, &one, 1));
+  EXPECT_EQ(m.pages_allocated(), 1u);
+  ASSERT_TRUE(m.Write(4096 + 7, &f, 1));  // the page exists: the fill byte overwrites the 0x01
+  uint8_t b = 0;
+  ASSERT_TRUE(m.Read(4096 + 7, &b, 1));
+  EXPECT_EQ(b, 0x5A);
+  fill[5000] = 0x00;  // one byte differs: its page is created, the all-fill pages around it are not
+  ASSERT_TRUE(m.Write(1ull << 30, fill.data(), fill.size()));
+  EXPECT_EQ(m.pages_allocated(), 2u);
+  std::vector<uint8_t> back(fill.size());
+  ASSERT_TRUE(m.Read(1ull << 30, back.data(), back.size()));
+  EXPECT_EQ(back, fill);
 }
 
 TEST(HbmData, DebugAccessIsZeroTimeAndLeavesTimingAlone) {
