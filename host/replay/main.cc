@@ -3,36 +3,55 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
 
 #include "replay.h"
+#ifdef STRATA_REPLAY_HAVE_SIM
+#include "sim_replay.h"
+#endif
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: strata-replay TRACE.csv [--policy tlsf|best-fit|first-fit] [--compaction off|on-oom]\n"
-    "                     [--capacity BYTES|<F>x] [--granule BYTES] [--json] [--check] [--verbose]\n"
+    "usage: strata-replay TRACE.csv [--backend host|sim] [--policy tlsf|best-fit|first-fit]\n"
+    "                     [--compaction off|on-oom] [--capacity BYTES|<F>x] [--granule BYTES]\n"
+    "                     [--max-events N] [--hbm HBM2|HBM2e|HBM3] [--firmware ELF]\n"
+    "                     [--json] [--check] [--verbose]\n"
     "\n"
     "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
     "are freed, then buffers whose lower bound is reached are allocated, in file order.\n"
     "\n"
-    "  --policy P        placement policy (default tlsf)\n"
+    "  --backend B       host (default): the allocator library on the host, nothing else.\n"
+    "                    sim: the same host replay, then the trace once more through the driver's\n"
+    "                    C API on the Strata model (runtime firmware, cycle-level HBM): device cycles\n"
+    "                    per allocate/free, compaction bytes and cycles, beside the host figures.\n"
+    "                    The model runs ~1,000 API calls per wall second and copies ~1 GB of\n"
+    "                    compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)\n"
+    "  --policy P        placement policy (default tlsf; the firmware uses tlsf)\n"
     "  --compaction M    off (default) or on-oom: when an allocation fails although enough memory\n"
     "                    is free in total, move as few bytes as possible to make room, then retry\n"
     "  --capacity C      heap size: BYTES (suffixes K M G T, KiB MiB GiB TiB) or <F>x, F times the\n"
     "                    trace's max load (peak of live sizes rounded up to the granule).\n"
-    "                    Default: unbounded, and the footprint (highest address used) is reported\n"
-    "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256)\n"
+    "                    Default: unbounded, and the footprint (highest address used) is reported;\n"
+    "                    with --backend sim: 1.0x (the model's HBM is sized to hold it)\n"
+    "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256; sim: 256 only)\n"
+    "  --max-events N    stop after N events (allocations + frees; a trace has 2 per buffer)\n"
+    "  --hbm PRESET      sim: HBM preset (default HBM2)\n"
+    "  --firmware ELF    sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)\n"
     "  --json            print one JSON object instead of the table\n"
-    "  --check           run the allocator's Check() after every operation (slow)\n"
+    "  --check           run the allocator's Check() after every operation (slow; host replay only)\n"
     "  --verbose         one line on stderr per compaction: request, bytes moved, and what sliding\n"
-    "                    every buffer down would have moved\n"
+    "                    every buffer down would have moved (sim: also the device cycles it took)\n"
     "  --help            this text\n"
     "\n"
-    "Exit status: 0 when every allocation succeeded, 1 when some failed, 2 on bad usage or input.\n";
+    "Exit status: 0 when every allocation succeeded, 1 when some failed, 2 on bad usage or input,\n"
+    "3 when the sim backend failed (firmware missing, device error).\n";
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "strata-replay: %s\n\n%s", message.c_str(), kUsage);
@@ -42,9 +61,9 @@ int Usage(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string trace_path, capacity_text;
+  std::string trace_path, capacity_text, backend = "host", hbm_preset, firmware_path;
   strata::replay::ReplayOptions options;
-  bool json = false;
+  bool json = false, policy_given = false, granule_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](std::string* out) {
@@ -67,6 +86,27 @@ int main(int argc, char** argv) {
       if (!strata::alloc::ParsePolicy(v.c_str(), &options.policy)) {
         return Usage("unknown policy '" + v + "' (tlsf, best-fit or first-fit)");
       }
+      policy_given = true;
+    } else if (arg == "--backend") {
+      if (!value(&backend)) return Usage("--backend needs a value");
+      if (backend != "host" && backend != "sim") {
+        return Usage("unknown backend '" + backend + "' (host or sim)");
+      }
+    } else if (arg == "--max-events") {
+      if (!value(&v)) return Usage("--max-events needs a value");
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || v[0] == '-' || *end != '\0' || n == 0) {
+        return Usage("--max-events must be a positive integer (got '" + v + "')");
+      }
+      options.max_events = n;
+    } else if (arg == "--hbm") {
+      if (!value(&hbm_preset)) return Usage("--hbm needs a value");
+      if (hbm_preset != "HBM2" && hbm_preset != "HBM2e" && hbm_preset != "HBM3") {
+        return Usage("unknown HBM preset '" + hbm_preset + "' (HBM2, HBM2e or HBM3)");
+      }
+    } else if (arg == "--firmware") {
+      if (!value(&firmware_path)) return Usage("--firmware needs a value");
     } else if (arg == "--compaction") {
       if (!value(&v)) return Usage("--compaction needs a value");
       if (v == "off") {
@@ -86,6 +126,7 @@ int main(int argc, char** argv) {
         return Usage("--granule must be a power of two between 1 and 65536 (got '" + v + "')");
       }
       options.granule_bytes = static_cast<uint32_t>(g);
+      granule_given = true;
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage("unknown option '" + arg + "'");
     } else if (trace_path.empty()) {
@@ -95,6 +136,27 @@ int main(int argc, char** argv) {
     }
   }
   if (trace_path.empty()) return Usage("no trace given");
+  const bool sim = backend == "sim";
+  if (!sim && !hbm_preset.empty()) return Usage("--hbm needs --backend sim");
+  if (!sim && !firmware_path.empty()) return Usage("--firmware needs --backend sim");
+  if (sim) {
+#ifndef STRATA_REPLAY_HAVE_SIM
+    std::fprintf(stderr,
+                 "strata-replay: --backend sim: this build has no sim backend (it needs the Verilated model and "
+                 "the firmware images: STRATA_BUILD_SIM and STRATA_BUILD_FIRMWARE_IMAGES)\n");
+    return 2;
+#endif
+    if (policy_given && options.policy != strata::alloc::Policy::kTlsf) {
+      return Usage("--backend sim: the runtime firmware places with tlsf only (got --policy " +
+                   std::string(strata::alloc::PolicyName(options.policy)) + ")");
+    }
+    if (granule_given && options.granule_bytes != strata::alloc::kDefaultGranuleBytes) {
+      return Usage("--backend sim: the runtime firmware's granule is 256 bytes (got --granule " +
+                   std::to_string(options.granule_bytes) + ")");
+    }
+    if (options.check_every_op) return Usage("--check runs on the host allocator only; drop it with --backend sim");
+    if (capacity_text.empty()) capacity_text = "1.0x";
+  }
 
   strata::replay::Trace trace;
   std::string error;
@@ -131,10 +193,55 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "strata-replay: %s: %s\n", trace_path.c_str(), error.c_str());
     return 2;
   }
-  if (json) {
-    std::printf("%s\n", strata::replay::ToJson(result).c_str());
-  } else {
-    std::fputs(strata::replay::ToTable(result).c_str(), stdout);
+  std::string json_text = strata::replay::ToJson(result), table = strata::replay::ToTable(result);
+  bool failed = result.failed_allocs != 0;
+#ifdef STRATA_REPLAY_HAVE_SIM
+  if (sim) {
+    strata::replay::SimReplayOptions so;
+    so.compaction_on_oom = options.compaction_on_oom;
+    so.capacity_bytes = options.capacity_bytes;
+    so.max_events = options.max_events;
+    if (!hbm_preset.empty()) so.hbm_preset = hbm_preset;
+    so.firmware_path = firmware_path;
+    so.verbose = options.verbose;
+    // Progress: every 2 s of wall time once a run has lasted 2 s (rewritten in place on a terminal).
+    double next_report = 2.0;
+    bool printed = false;
+    so.progress = [&](const strata::replay::SimReplayOptions::Progress& p) {
+      if (p.wall_seconds < next_report) return;
+      next_report = p.wall_seconds + 2.0;
+      printed = true;
+      std::fprintf(stderr, "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
+                   tty ? "\r" : "", trace.name.c_str(), static_cast<unsigned long long>(p.events_done),
+                   static_cast<unsigned long long>(p.events_total),
+                   static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),
+                   p.device_cycles / 1e6, p.bytes_moved / 1e9, p.wall_seconds, tty ? "\033[K" : "\n");
+    };
+    so.long_call = [&](uint32_t line, uint64_t bytes, double seconds) {
+      std::fprintf(stderr,
+                   "%sstrata-replay: sim %s: the allocation at line %u (%llu B) has run for %.0f s "
+                   "(compacting through the cycle-level HBM)%s",
+                   tty ? "\r" : "", trace.name.c_str(), line, static_cast<unsigned long long>(bytes), seconds,
+                   tty ? "\033[K" : "\n");
+      printed = true;
+    };
+    strata::replay::SimReplayResult sr;
+    const bool sim_ok = strata::replay::SimReplay(trace, so, &sr, &error);
+    if (printed && tty) std::fprintf(stderr, "\r\033[K");
+    if (!sim_ok) {
+      std::fprintf(stderr, "strata-replay: %s: sim backend: %s\n", trace_path.c_str(), error.c_str());
+      return 3;
+    }
+    json_text.pop_back();  // the closing brace
+    json_text += strata::replay::SimJsonFields(sr) + "}";
+    table = "host replay (allocator library, no device):\n" + table + strata::replay::SimTable(sr);
+    failed = failed || sr.failed_allocs != 0;
   }
-  return result.failed_allocs == 0 ? 0 : 1;
+#endif
+  if (json) {
+    std::printf("%s\n", json_text.c_str());
+  } else {
+    std::fputs(table.c_str(), stdout);
+  }
+  return failed ? 1 : 0;
 }

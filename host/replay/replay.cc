@@ -140,14 +140,6 @@ bool LoadTrace(const std::string& path, Trace* trace, std::string* error) {
   return true;
 }
 
-namespace {
-
-struct Event {
-  uint64_t time;
-  uint32_t kind;  // 0 free, 1 allocate: frees first at equal times
-  uint32_t buffer;
-};
-
 std::vector<Event> BuildEvents(const Trace& trace) {
   std::vector<Event> events;
   events.reserve(trace.buffers.size() * 2);
@@ -162,6 +154,8 @@ std::vector<Event> BuildEvents(const Trace& trace) {
   });
   return events;
 }
+
+namespace {
 
 uint32_t PeakLiveCount(const std::vector<Event>& events) {
   uint32_t live = 0, peak = 0;
@@ -195,6 +189,8 @@ bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t pe
   uint64_t allocs = 0, frees = 0, footprint = 0;
   uint64_t done = 0;
   for (const Event& e : events) {
+    if (options.max_events != 0 && r->events >= options.max_events) break;
+    ++r->events;
     const TraceBuffer& b = trace.buffers[e.buffer];
     if (e.kind == 1) {
       alloc::Handle h;
@@ -308,6 +304,8 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
   r.granule_bytes = options.granule_bytes;
   r.max_load_bytes = MaxLoad(trace, options.granule_bytes);
   r.capacity_bytes = options.capacity_bytes;
+  r.events_total = 2 * static_cast<uint64_t>(trace.buffers.size());
+  r.events_bounded = options.max_events != 0;
   uint64_t capacity = options.capacity_bytes;
   if (capacity == 0) {
     // Unbounded: an allocator that carves from the low end of a block never reaches past the sum of
@@ -375,7 +373,9 @@ std::string ToJson(const ReplayResult& r) {
      << ",\"failed_allocs\":" << r.failed_allocs << ",\"compactions\":" << r.compactions << ",\"moves\":" << r.moves
      << ",\"bytes_moved\":" << r.bytes_moved << ",\"slide_baseline_bytes\":" << r.slide_baseline_bytes
      << ",\"bytes_allocated\":" << r.bytes_allocated << ",\"bytes_moved_fraction\":" << Num(r.bytes_moved_fraction, 6)
-     << ",\"ns_per_alloc\":" << Num(r.ns_per_alloc, 1) << ",\"ns_per_free\":" << Num(r.ns_per_free, 1) << "}";
+     << ",\"ns_per_alloc\":" << Num(r.ns_per_alloc, 1) << ",\"ns_per_free\":" << Num(r.ns_per_free, 1);
+  if (r.events_bounded) os << ",\"events\":" << r.events << ",\"events_total\":" << r.events_total;
+  os << "}";
   return os.str();
 }
 
@@ -392,6 +392,7 @@ std::string ToTable(const ReplayResult& r) {
   row("compaction", r.compaction);
   row("granule", std::to_string(r.granule_bytes) + " B");
   row("buffers", std::to_string(r.buffers));
+  if (r.events_bounded) row("events", std::to_string(r.events) + " of " + std::to_string(r.events_total));
   row("max load", bytes(r.max_load_bytes));
   row("capacity", r.capacity_bytes
                       ? bytes(r.capacity_bytes) + ", " +

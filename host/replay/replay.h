@@ -32,6 +32,15 @@ bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::st
 // Same, from a file; errors read "PATH:LINE: what is wrong".
 bool LoadTrace(const std::string& path, Trace* trace, std::string* error);
 
+// One step of a replay: at each time, the buffers that end are freed, then those that start are allocated.
+struct Event {
+  uint64_t time;
+  uint32_t kind;  // 0 free, 1 allocate: frees first at equal times
+  uint32_t buffer;  // index into Trace::buffers
+};
+// Every buffer's allocation and free, in replay order (time, frees first, then file order).
+std::vector<Event> BuildEvents(const Trace& trace);
+
 // Peak of the summed live sizes, each rounded up to the granule: the least memory any allocator needs.
 uint64_t MaxLoad(const Trace& trace, uint32_t granule_bytes);
 
@@ -42,6 +51,7 @@ struct ReplayOptions {
   uint32_t granule_bytes = alloc::kDefaultGranuleBytes;
   bool check_every_op = false;  // run Check() after every operation (slow)
   bool verbose = false;         // one line on stderr per defragment-on-OOM event
+  uint64_t max_events = 0;      // 0: the whole trace; else stop after this many events (allocations + frees)
   // Called every few thousand events with (events done, events total).
   std::function<void(size_t, size_t)> progress;
 };
@@ -65,6 +75,9 @@ struct ReplayResult {
   double ns_per_alloc = 0;            // mean, including any compaction planning it triggered
   double ns_per_free = 0;
   uint32_t granule_bytes = 0;
+  uint64_t events = 0;        // replayed (fewer than events_total with max_events)
+  uint64_t events_total = 0;  // 2 x buffers
+  bool events_bounded = false;  // max_events was given: ToJson/ToTable name the event counts
 };
 
 // Walks time upward; at each time frees the buffers that end, then allocates those that start (file

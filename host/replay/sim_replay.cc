@@ -1,0 +1,334 @@
+// strata-replay --backend sim: the trace's allocations and frees through the C API on the model.
+#include "sim_replay.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "strata/strata.h"
+
+namespace strata::replay {
+namespace {
+
+constexpr uint64_t kStagingBytes = 4ull * 256 * 1024;  // STRATA_RT_STAGING_SLOTS x STRATA_RT_STAGING_SLOT_BYTES
+constexpr uint64_t kHbmStripe = 256ull * 1024;         // HBM capacity granularity of every preset
+
+std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
+
+CycleSummary Summarize(std::vector<uint64_t> v) {
+  CycleSummary s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  auto pct = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))]; };
+  s.p50 = pct(0.50);
+  s.p99 = pct(0.99);
+  s.max = v.back();
+  double sum = 0;
+  for (uint64_t x : v) sum += static_cast<double>(x);
+  s.mean = sum / static_cast<double>(v.size());
+  return s;
+}
+
+// Closes the device on every path.
+struct DeviceCloser {
+  strata_device* device = nullptr;
+  ~DeviceCloser() { strata_close(device); }
+};
+
+// Watches the replay thread's current call from a thread of its own; never touches the device.
+class LongCallWatch {
+ public:
+  explicit LongCallWatch(std::function<void(uint32_t, uint64_t, double)> report) : report_(std::move(report)) {
+    if (report_) thread_ = std::thread([this] { Run(); });
+  }
+  ~LongCallWatch() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void Begin(uint32_t line, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    line_ = line, bytes_ = bytes, start_ = std::chrono::steady_clock::now(), busy_ = true, reported_ = 0;
+  }
+  void End() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    busy_ = false;
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      cv_.wait_for(lock, std::chrono::seconds(1));
+      if (stop_ || !busy_) continue;
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (s >= 10.0 * (reported_ + 1)) {
+        ++reported_;
+        report_(line_, bytes_, s);
+      }
+    }
+  }
+  std::function<void(uint32_t, uint64_t, double)> report_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false, busy_ = false;
+  uint32_t line_ = 0, reported_ = 0;
+  uint64_t bytes_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayResult* result, std::string* error) {
+  SimReplayResult& r = *result;
+  r = SimReplayResult{};
+  using Clock = std::chrono::steady_clock;
+  const auto wall0 = Clock::now();
+  const uint64_t capacity = options.capacity_bytes;
+  if (capacity == 0 || capacity % 256 != 0) {
+    *error = "the sim backend needs a capacity that is a positive multiple of the 256-byte granule";
+    return false;
+  }
+  if (capacity > (uint64_t{1} << 40)) {
+    *error = "capacity " + std::to_string(capacity) + " bytes is beyond the firmware's 1 TiB HBM probe";
+    return false;
+  }
+
+  // The firmware keeps its staging slots at the top of HBM and manages everything below them.
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_preset = options.hbm_preset.c_str();
+  o.hbm_capacity_bytes = (capacity + kStagingBytes + kHbmStripe - 1) / kHbmStripe * kHbmStripe;
+  o.firmware_path = options.firmware_path.empty() ? nullptr : options.firmware_path.c_str();
+  DeviceCloser dev;
+  if (strata_open("sim", &o, &dev.device) != STRATA_OK) {
+    *error = ApiError("opening the sim backend");
+    return false;
+  }
+  strata_device* d = dev.device;
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  auto get_info = [&]() {
+    if (strata_get_device_info(d, &info) != STRATA_OK) {
+      *error = ApiError("strata_get_device_info");
+      return false;
+    }
+    return true;
+  };
+  if (!get_info()) return false;
+  r.hbm_capacity_bytes = info.hbm_capacity_bytes;
+  r.heap_bytes = info.heap_bytes;
+  if (info.granule_bytes != 256) {
+    *error = "the runtime firmware uses a " + std::to_string(info.granule_bytes) + "-byte granule, not 256";
+    return false;
+  }
+  if (r.heap_bytes < capacity) {
+    *error = "the firmware manages " + std::to_string(r.heap_bytes) + " bytes, less than the capacity " +
+             std::to_string(capacity);
+    return false;
+  }
+
+  // The heap is a whole number of 256 KiB stripes; a pad buffer, allocated first into the empty heap (so
+  // at offset 0) and owned by a context of its own, leaves the trace exactly `capacity` bytes.
+  r.pad_bytes = r.heap_bytes - capacity;
+  if (r.pad_bytes != 0) {
+    strata_context pad_ctx = 0;
+    strata_buffer pad = 0;
+    if (strata_context_create(d, nullptr, &pad_ctx) != STRATA_OK ||
+        strata_alloc(d, pad_ctx, r.pad_bytes, 0, STRATA_ALLOC_FLAG_NO_COMPACT, &pad) != STRATA_OK) {
+      *error = ApiError("allocating the pad");
+      return false;
+    }
+  }
+  strata_context ctx = 0;
+  strata_context_options co{};
+  co.struct_size = sizeof co;
+  co.quota_bytes = capacity;
+  if (strata_context_create(d, &co, &ctx) != STRATA_OK) {
+    *error = ApiError("strata_context_create");
+    return false;
+  }
+  strata_memory_stats stats{};
+  stats.struct_size = sizeof stats;
+  if (strata_get_memory_stats(d, 0, &stats) != STRATA_OK) {
+    *error = ApiError("strata_get_memory_stats");
+    return false;
+  }
+  const strata_memory_stats base = stats;  // the pad's allocation is not the trace's
+  strata_memory_stats last = stats;
+  if (!get_info()) return false;
+  const uint64_t cycles0 = info.device_cycles;
+
+  const std::vector<Event> events = BuildEvents(trace);
+  r.events_total = events.size();
+  std::vector<strata_buffer> handles(trace.buffers.size(), 0);
+  std::vector<uint64_t> alloc_fw, alloc_rt, free_fw, free_rt;
+  const uint32_t flags = options.compaction_on_oom ? 0u : STRATA_ALLOC_FLAG_NO_COMPACT;
+  LongCallWatch watch(options.long_call);
+  for (const Event& e : events) {
+    if (options.max_events != 0 && r.events >= options.max_events) break;
+    ++r.events;
+    const TraceBuffer& b = trace.buffers[e.buffer];
+    if (e.kind == 1) {
+      ++r.allocs;
+      if (b.size > capacity) {  // larger than the heap: the decoder would refuse the size itself
+        ++r.failed_allocs;
+        continue;
+      }
+      if (!get_info()) return false;  // the clock now (a STATS round trip may have run since the last call)
+      const uint64_t t0 = info.device_cycles;
+      const auto w0 = Clock::now();
+      strata_buffer h = 0;
+      watch.Begin(b.line, b.size);
+      const strata_status st = strata_alloc(d, ctx, b.size, 0, flags, &h);
+      watch.End();
+      const std::string message = strata_last_error_message();
+      if (!get_info()) return false;
+      alloc_fw.push_back(info.last_command_cycles);
+      alloc_rt.push_back(info.device_cycles - t0);
+      if (st == STRATA_OK) {
+        handles[e.buffer] = h;
+        r.bytes_allocated += (b.size + 255) / 256 * 256;
+      } else if (st == STRATA_RESOURCE_EXHAUSTED) {
+        ++r.failed_allocs;
+      } else {
+        *error = "line " + std::to_string(b.line) + ": " + message;
+        return false;
+      }
+      if (options.compaction_on_oom) {
+        // One STATS round trip per allocation tells which ones compacted and how much they moved.
+        if (strata_get_memory_stats(d, 0, &stats) != STRATA_OK) {
+          *error = ApiError("strata_get_memory_stats");
+          return false;
+        }
+        if (stats.compactions != last.compactions || stats.compaction_bytes_moved != last.compaction_bytes_moved) {
+          ++r.compaction_allocs;
+          r.compaction_alloc_cycles += info.last_command_cycles;
+          if (options.verbose) {
+            std::fprintf(stderr,
+                         "sim: compaction at line %u (t=%llu): request %llu B, moved %llu B in %llu moves, allocation "
+                         "took %u firmware cycles (%llu copying), %.1f s wall: %s\n",
+                         b.line, static_cast<unsigned long long>(b.lower), static_cast<unsigned long long>(b.size),
+                         static_cast<unsigned long long>(stats.compaction_bytes_moved - last.compaction_bytes_moved),
+                         static_cast<unsigned long long>(stats.compaction_moves - last.compaction_moves),
+                         info.last_command_cycles,
+                         static_cast<unsigned long long>(stats.compaction_cycles - last.compaction_cycles),
+                         std::chrono::duration<double>(Clock::now() - w0).count(), strata_status_name(st));
+          }
+        }
+        last = stats;
+      }
+    } else if (handles[e.buffer] != 0) {
+      ++r.frees;
+      if (!get_info()) return false;
+      const uint64_t t0 = info.device_cycles;
+      if (strata_free(d, ctx, handles[e.buffer]) != STRATA_OK) {
+        *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
+        return false;
+      }
+      handles[e.buffer] = 0;
+      if (!get_info()) return false;
+      free_fw.push_back(info.last_command_cycles);
+      free_rt.push_back(info.device_cycles - t0);
+    }
+    if (options.progress) {
+      options.progress({r.events, r.events_total, info.device_cycles - cycles0,
+                        last.compaction_bytes_moved - base.compaction_bytes_moved,
+                        std::chrono::duration<double>(Clock::now() - wall0).count()});
+    }
+  }
+  if (strata_get_memory_stats(d, 0, &stats) != STRATA_OK) {
+    *error = ApiError("strata_get_memory_stats");
+    return false;
+  }
+  if (!get_info()) return false;
+  r.device_cycles = info.device_cycles - cycles0;
+  r.compactions = stats.compactions - base.compactions;
+  r.moves = stats.compaction_moves - base.compaction_moves;
+  r.bytes_moved = stats.compaction_bytes_moved - base.compaction_bytes_moved;
+  r.compaction_cycles = stats.compaction_cycles - base.compaction_cycles;
+  r.alloc_cycles = Summarize(alloc_fw);
+  r.alloc_round_trip = Summarize(alloc_rt);
+  r.free_cycles = Summarize(free_fw);
+  r.free_round_trip = Summarize(free_rt);
+  strata_close(dev.device);
+  dev.device = nullptr;
+  r.wall_seconds = std::chrono::duration<double>(Clock::now() - wall0).count();
+  return true;
+}
+
+std::string SimJsonFields(const SimReplayResult& r) {
+  std::ostringstream os;
+  auto summary = [&os](const char* name, const CycleSummary& s) {
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.1f", s.mean);
+    os << ",\"" << name << "_p50\":" << s.p50 << ",\"" << name << "_p99\":" << s.p99 << ",\"" << name
+       << "_max\":" << s.max << ",\"" << name << "_mean\":" << mean;
+  };
+  char wall[32], rate[32];
+  std::snprintf(wall, sizeof wall, "%.2f", r.wall_seconds);
+  std::snprintf(rate, sizeof rate, "%.0f", r.wall_seconds > 0 ? r.device_cycles / r.wall_seconds : 0.0);
+  os << ",\"backend\":\"sim\",\"hbm_capacity_bytes\":" << r.hbm_capacity_bytes << ",\"heap_bytes\":" << r.heap_bytes
+     << ",\"pad_bytes\":" << r.pad_bytes << ",\"device_events\":" << r.events << ",\"device_allocs\":" << r.allocs
+     << ",\"device_frees\":" << r.frees << ",\"device_failed_allocs\":" << r.failed_allocs
+     << ",\"device_compactions\":" << r.compactions << ",\"device_compaction_allocs\":" << r.compaction_allocs
+     << ",\"device_moves\":" << r.moves
+     << ",\"device_bytes_moved\":" << r.bytes_moved << ",\"compaction_cycles\":" << r.compaction_cycles
+     << ",\"compaction_alloc_cycles\":" << r.compaction_alloc_cycles;
+  summary("device_cycles_per_alloc", r.alloc_cycles);
+  summary("device_cycles_per_free", r.free_cycles);
+  summary("round_trip_cycles_per_alloc", r.alloc_round_trip);
+  summary("round_trip_cycles_per_free", r.free_round_trip);
+  os << ",\"device_cycles\":" << r.device_cycles << ",\"wall_seconds\":" << wall << ",\"sim_cycles_per_second\":" << rate;
+  return os.str();
+}
+
+std::string SimTable(const SimReplayResult& r) {
+  std::ostringstream os;
+  auto row = [&os](const char* key, const std::string& value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %-16s ", key);
+    os << buf << value << "\n";
+  };
+  auto cyc = [](const CycleSummary& s) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%llu / %llu / %llu (mean %.1f, n %llu)", static_cast<unsigned long long>(s.p50),
+                  static_cast<unsigned long long>(s.p99), static_cast<unsigned long long>(s.max), s.mean,
+                  static_cast<unsigned long long>(s.n));
+    return std::string(buf);
+  };
+  char wall[96];
+  std::snprintf(wall, sizeof wall, "%.2f s (%.0f device cycles/s)", r.wall_seconds,
+                r.wall_seconds > 0 ? r.device_cycles / r.wall_seconds : 0.0);
+  os << "device (sim backend, through the C API):\n";
+  row("HBM", std::to_string(r.hbm_capacity_bytes) + " B, heap " + std::to_string(r.heap_bytes) + " B, pad " +
+                 std::to_string(r.pad_bytes) + " B");
+  row("events", std::to_string(r.events) + " of " + std::to_string(r.events_total));
+  row("failed allocs", std::to_string(r.failed_allocs));
+  row("compactions", std::to_string(r.compaction_allocs) + " allocations compacted (" +
+                         std::to_string(r.compactions) + " plans), " + std::to_string(r.moves) + " moves, " +
+                         std::to_string(r.bytes_moved) + " B moved");
+  row("compaction cyc", std::to_string(r.compaction_cycles) + " copying; allocations that compacted: " +
+                            std::to_string(r.compaction_alloc_cycles));
+  row("alloc cycles", cyc(r.alloc_cycles) + "  p50 / p99 / max, firmware");
+  row("free cycles", cyc(r.free_cycles));
+  row("alloc round trip", cyc(r.alloc_round_trip) + "  as the host sees it");
+  row("free round trip", cyc(r.free_round_trip));
+  row("device cycles", std::to_string(r.device_cycles));
+  row("wall", wall);
+  return os.str();
+}
+
+}  // namespace strata::replay
