@@ -10,6 +10,10 @@
 //                 adding to it (read-modify-write, one row per cycle, with forwarding). The
 //                 first row swaps in weights loaded since the previous MATMUL, so back-to-back
 //                 LOAD/MATMUL pairs stream without draining the array.
+//                 With K_ROWS = K > 0 the command walks a whole K chunk itself: for each of the
+//                 ceil(K/N) K tiles t it runs LOAD_WEIGHTS (W_SRC + t W_STRIDE, min(N, K - tN)
+//                 rows) and MATMUL (SRC + t N, accumulating for t > 0) — the same sub-commands,
+//                 overlapped the same way, without the control core issuing each one.
 //   READOUT       ROWS ACC rows (src, 4N bytes each) -> optional ReLU -> int32 rows (4N bytes)
 //                 or, with INT8, requantized int8 rows (N bytes: x * QUANT_MULT, optionally
 //                 rounded half up, arithmetic shift right QUANT_SHIFT, saturated to -128..127)
@@ -74,6 +78,9 @@ module tpu_mxu
     logic [31:0] stride;
     logic [31:0] mult;
     logic [5:0]  shift;
+    logic [31:0] wsrc;
+    logic [31:0] wstride;
+    logic [31:0] krows;
   } cmd_t;
 
   // Completion kinds in the retire queue.
@@ -91,6 +98,7 @@ module tpu_mxu
   logic [Qw-1:0]   rptr_q, rptr_d, wptr_q, wptr_d;
   logic [Qw:0]     count_q, count_d;
   logic [31:0]     done_q, done_d, err_cnt_q, err_cnt_d, rows_streamed_q, rows_streamed_d;
+  logic [31:0]     starved_q, starved_d;
   logic [7:0]      last_err_q, last_err_d;
   logic [31:0]     rdata_q, rdata_d;
   logic            push, push_ok, pop;
@@ -120,6 +128,9 @@ module tpu_mxu
         MxuSrcStrideOffset: stage_d.stride = reg_wdata_i;
         MxuQuantMultOffset: stage_d.mult = reg_wdata_i;
         MxuQuantShiftOffset: stage_d.shift = reg_wdata_i[MxuQuantShiftShiftLsb +: 6];
+        MxuWSrcOffset: stage_d.wsrc = reg_wdata_i;
+        MxuWStrideOffset: stage_d.wstride = reg_wdata_i;
+        MxuKRowsOffset: stage_d.krows = reg_wdata_i;
         default: ;
       endcase
     end
@@ -161,6 +172,10 @@ module tpu_mxu
         MxuErrorsOffset: rdata_d = err_cnt_q;
         MxuConfigOffset: rdata_d[MxuConfigNLsb +: 16] = 16'(N);
         MxuRowsStreamedOffset: rdata_d = rows_streamed_q;
+        MxuWSrcOffset: rdata_d = stage_q.wsrc;
+        MxuWStrideOffset: rdata_d = stage_q.wstride;
+        MxuKRowsOffset: rdata_d = stage_q.krows;
+        MxuStarvedCyclesOffset: rdata_d = starved_q;
         default: ;
       endcase
     end
@@ -169,14 +184,19 @@ module tpu_mxu
 
   // ------------------------------------------------------------------ argument checks (queue head)
   logic [7:0]  head_err;
-  logic [63:0] src_end, dst_end;
-  logic [31:0] out_bytes, rows_m1;
+  logic [63:0] src_end, dst_end, wsrc_end;
+  logic [31:0] out_bytes, rows_m1, ktiles_m1;
+  logic        head_fused;   // a MATMUL that walks K tiles itself (K_ROWS > 0)
+
+  assign head_fused = head.op == OpMatmul && head.krows != '0;
 
   always_comb begin
     head_err = 8'(MxuErrNone);
     src_end = '0;
     dst_end = '0;
+    wsrc_end = '0;
     rows_m1 = '0;
+    ktiles_m1 = (head.krows - 32'd1) >> $clog2(N);
     out_bytes = head.int8 ? 32'(N) : 32'(4 * N);
     unique case (head.op)
       OpLoad: begin
@@ -189,10 +209,15 @@ module tpu_mxu
         rows_m1 = head.rows - 32'd1;
         src_end = 64'(head.src) + 64'(rows_m1) * 64'(head.stride) + 64'(N);
         dst_end = 64'(head.dst) + 64'(head.rows) * 64'(4 * N);
+        if (head_fused) begin
+          src_end = src_end + 64'(ktiles_m1) * 64'(N);
+          wsrc_end = 64'(head.wsrc) + 64'(ktiles_m1) * 64'(head.wstride) + 64'(N * N);
+        end
         if (head.rows == '0) head_err = 8'(MxuErrZero);
-        else if (head.src % RowAlign != 0 || head.stride % RowAlign != 0 || head.dst % (4 * N) != 0) begin
+        else if (head.src % RowAlign != 0 || head.stride % RowAlign != 0 || head.dst % (4 * N) != 0 ||
+                 (head_fused && (head.wsrc % RowAlign != 0 || head.wstride % RowAlign != 0))) begin
           head_err = 8'(MxuErrAlign);
-        end else if (src_end > 64'(VmemBytes)) head_err = 8'(MxuErrSrcRange);
+        end else if (src_end > 64'(VmemBytes) || wsrc_end > 64'(VmemBytes)) head_err = 8'(MxuErrSrcRange);
         else if (dst_end > 64'(AccBytes)) head_err = 8'(MxuErrDstRange);
       end
       OpReadout: begin
@@ -218,7 +243,7 @@ module tpu_mxu
   // Activation engine.
   logic [31:0] a_left_q, a_left_d;
   logic [ArW-1:0] a_row_q, a_row_d;
-  logic        a_accumulate_q, a_accumulate_d, a_swap_q, a_swap_d;
+  logic        a_accumulate_q, a_accumulate_d, a_swap_q, a_swap_d, a_final_q, a_final_d;
   logic        a_start, a_push, a_fetch_busy, a_req, a_gnt;
   logic [31:0] a_line;
   logic [N*8-1:0] a_row;
@@ -243,10 +268,29 @@ module tpu_mxu
   kind_e       disp_kind;
 
   // ------------------------------------------------------------------ dispatch
-  logic can_go;
+  // A fused MATMUL (K_ROWS > 0) stays at the head while it expands into LOAD/MATMUL sub-commands,
+  // one K tile at a time (x_*: the expansion's state); it leaves the queue with its last MATMUL.
+  logic        x_busy_q, x_busy_d, x_matmul_q, x_matmul_d;  // expanding; next sub-command is the MATMUL
+  logic [31:0] x_wsrc_q, x_wsrc_d, x_asrc_q, x_asrc_d, x_krem_q, x_krem_d;
+  logic [31:0] cur_wsrc, cur_asrc, cur_krem, cur_wrows;
+  logic        cur_last, sub_load, sub_matmul;
+  logic        can_go, go;
+  logic [31:0] w_addr, w_rows, a_addr;
+  logic        a_acc, a_final;
+
+  always_comb begin
+    cur_wsrc = x_busy_q ? x_wsrc_q : head.wsrc;
+    cur_asrc = x_busy_q ? x_asrc_q : head.src;
+    cur_krem = x_busy_q ? x_krem_q : head.krows;
+    cur_wrows = (cur_krem > 32'(N)) ? 32'(N) : cur_krem;
+    cur_last = cur_krem <= 32'(N);
+  end
+
   always_comb begin
     can_go = 1'b0;
     disp_kind = KindNow;
+    sub_load = 1'b0;
+    sub_matmul = 1'b0;
     if (count_q != '0 && 32'(rcount_q) < Inflight && ro_q == RoIdle) begin
       if (head_err != 8'(MxuErrNone)) begin
         can_go = 1'b1;
@@ -255,10 +299,16 @@ module tpu_mxu
           OpLoad: begin
             can_go = w_left_q == '0 && !a_swap_q;
             disp_kind = KindLoad;
+            sub_load = can_go;
           end
           OpMatmul: begin
-            can_go = w_left_q == '0 && a_left_q == '0;
             disp_kind = KindMatmul;
+            if (head_fused && !x_matmul_q) begin
+              sub_load = w_left_q == '0 && !a_swap_q;
+            end else begin
+              sub_matmul = w_left_q == '0 && a_left_q == '0;
+              can_go = sub_matmul && (!head_fused || cur_last);
+            end
           end
           default: begin  // OpReadout: a barrier
             can_go = rcount_q == '0;
@@ -269,9 +319,43 @@ module tpu_mxu
     end
   end
   assign pop = can_go;
-  assign w_start = pop && head_err == 8'(MxuErrNone) && head.op == OpLoad;
-  assign a_start = pop && head_err == 8'(MxuErrNone) && head.op == OpMatmul;
-  assign ro_start = pop && head_err == 8'(MxuErrNone) && head.op == OpReadout;
+  assign go = head_err == 8'(MxuErrNone);
+  assign w_start = go && sub_load;
+  assign a_start = go && sub_matmul;
+  assign ro_start = pop && go && head.op == OpReadout;
+
+  // The operands of the sub-command being started.
+  always_comb begin
+    w_addr = head_fused ? cur_wsrc : head.src;
+    w_rows = head_fused ? cur_wrows : head.rows;
+    a_addr = head_fused ? cur_asrc : head.src;
+    a_acc = head.accumulate || (head_fused && x_busy_q && cur_asrc != head.src);
+    a_final = !head_fused || cur_last;
+  end
+
+  always_comb begin
+    x_busy_d = x_busy_q;
+    x_matmul_d = x_matmul_q;
+    x_wsrc_d = x_wsrc_q;
+    x_asrc_d = x_asrc_q;
+    x_krem_d = x_krem_q;
+    if (head_fused && go) begin
+      if (w_start) begin
+        x_busy_d = 1'b1;
+        x_matmul_d = 1'b1;
+        x_wsrc_d = cur_wsrc;
+        x_asrc_d = cur_asrc;
+        x_krem_d = cur_krem;
+      end
+      if (a_start) begin
+        x_matmul_d = 1'b0;
+        x_wsrc_d = cur_wsrc + head.wstride;
+        x_asrc_d = cur_asrc + 32'(N);
+        x_krem_d = cur_krem - 32'(N);
+        if (cur_last) x_busy_d = 1'b0;
+      end
+    end
+  end
 
   always_comb begin
     wptr_d = wptr_q;
@@ -320,9 +404,9 @@ module tpu_mxu
     .clk_i,
     .rst_ni,
     .start_i    (w_start),
-    .addr_i     (head.src),
+    .addr_i     (w_addr),
     .stride_i   (32'(N)),
-    .rows_i     (head.rows),
+    .rows_i     (w_rows),
     .busy_o     (w_fetch_busy),
     .req_o      (w_req),
     .line_o     (w_line),
@@ -345,7 +429,7 @@ module tpu_mxu
     ld_done = w_push && w_left_q == 1;
     if (w_start) begin
       w_left_d = ($clog2(N+1))'(N);
-      w_zero_d = ($clog2(N+1))'(32'(N) - head.rows);
+      w_zero_d = ($clog2(N+1))'(32'(N) - w_rows);
     end
   end
 
@@ -354,7 +438,7 @@ module tpu_mxu
     .clk_i,
     .rst_ni,
     .start_i    (a_start),
-    .addr_i     (head.src),
+    .addr_i     (a_addr),
     .stride_i   (head.stride),
     .rows_i     (head.rows),
     .busy_o     (a_fetch_busy),
@@ -370,6 +454,7 @@ module tpu_mxu
     a_left_d = a_left_q;
     a_row_d = a_row_q;
     a_accumulate_d = a_accumulate_q;
+    a_final_d = a_final_q;
     a_swap_d = a_swap_q;
     shadow_full_d = shadow_full_q;
     if (ld_done) shadow_full_d = 1'b1;
@@ -384,13 +469,15 @@ module tpu_mxu
     if (a_start) begin
       a_left_d = head.rows;
       a_row_d = ArW'(head.dst / (4 * N));
-      a_accumulate_d = head.accumulate;
+      a_accumulate_d = a_acc;
+      a_final_d = a_final;
       a_swap_d = shadow_full_q;
     end
-    a_tag.last = a_left_q == 1;
+    a_tag.last = a_left_q == 1 && a_final_q;
     a_tag.accumulate = a_accumulate_q;
     a_tag.row = a_row_q;
     rows_streamed_d = rows_streamed_q + 32'(a_push);
+    starved_d = starved_q + 32'(count_q == '0 && !a_push);
   end
 
   // ------------------------------------------------------------------ the array
@@ -583,13 +670,21 @@ module tpu_mxu
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       stage_q <= '{op: 2'b0, accumulate: 1'b0, relu: 1'b0, int8: 1'b0, round: 1'b0, irq: 1'b0, src: '0, dst: '0,
-                   rows: MxuRowsReset, stride: '0, mult: MxuQuantMultReset, shift: '0};
+                   rows: MxuRowsReset, stride: '0, mult: MxuQuantMultReset, shift: '0, wsrc: '0, wstride: '0,
+                   krows: '0};
       rptr_q <= '0;
       wptr_q <= '0;
       count_q <= '0;
       done_q <= '0;
       err_cnt_q <= '0;
       rows_streamed_q <= '0;
+      starved_q <= '0;
+      x_busy_q <= 1'b0;
+      x_matmul_q <= 1'b0;
+      x_wsrc_q <= '0;
+      x_asrc_q <= '0;
+      x_krem_q <= '0;
+      a_final_q <= 1'b0;
       last_err_q <= '0;
       rdata_q <= '0;
       w_left_q <= '0;
@@ -621,6 +716,13 @@ module tpu_mxu
       done_q <= done_d;
       err_cnt_q <= err_cnt_d;
       rows_streamed_q <= rows_streamed_d;
+      starved_q <= starved_d;
+      x_busy_q <= x_busy_d;
+      x_matmul_q <= x_matmul_d;
+      x_wsrc_q <= x_wsrc_d;
+      x_asrc_q <= x_asrc_d;
+      x_krem_q <= x_krem_d;
+      a_final_q <= a_final_d;
       last_err_q <= last_err_d;
       rdata_q <= rdata_d;
       w_left_q <= w_left_d;
@@ -664,8 +766,9 @@ module tpu_mxu
 
   logic unused;
   assign unused = ^{unused_array_busy, unused_w_idx, w_fetch_busy, a_fetch_busy, src_end[63:32] != '0,
-                    dst_end[63:32] != '0, ro_cmd_q.accumulate, ro_cmd_q.op, ro_cmd_q.irq, ro_cmd_q.src,
-                    ro_cmd_q.dst, ro_cmd_q.rows, ro_cmd_q.stride};
+                    dst_end[63:32] != '0, wsrc_end[63:32] != '0, ro_cmd_q.accumulate, ro_cmd_q.op, ro_cmd_q.irq,
+                    ro_cmd_q.src, ro_cmd_q.dst, ro_cmd_q.rows, ro_cmd_q.stride, ro_cmd_q.wsrc, ro_cmd_q.wstride,
+                    ro_cmd_q.krows};
 
   initial begin
     if (N < 2 || (N & (N - 1)) != 0) $fatal(1, "tpu_mxu: N must be a power of two >= 2");
