@@ -90,7 +90,8 @@ void PrintGemmHelp() {
       "Computes C = A.B (+ C_in) on the model's matrix unit with the GEMM firmware and writes C.\n"
       "A is int8 [M, K], B int8 [K, N], C_in and the output int32 [M, N] (int8 with --int8);\n"
       ".npy format 1.0/2.0, C order, 2-D. Prints cycles and utilization = M*K*N / (n^2 * cycles)\n"
-      "for the n x n array.\n"
+      "for the n x n array, and the roofline limit of that utilization under the HBM preset:\n"
+      "min(1, (M*K*N / n^2) / (bytes / peak bytes per cycle)), bytes = A + B + C (+ C_in) once each.\n"
       "\n"
       "options:\n"
       "  --c C.npy           add C_in (int32 [M, N]) to the product\n"
@@ -98,6 +99,7 @@ void PrintGemmHelp() {
       "  --int8 MULT,SHIFT   requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)\n"
       "  --firmware FILE     GEMM firmware image (default: the build's rv32/apps/gemm/gemm.elf)\n"
       "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
+      "  --per-tile          issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)\n"
       "  --max-cycles N      give up after N cycles (default 2000000000)\n"
       "  --json              print the summary as one JSON object\n"
       "  --trace FILE        waveform (.fst or .vcd); --trace-start/--trace-end/--trace-depth as for runs\n"
@@ -118,7 +120,7 @@ int RunGemm(int argc, char* argv[]) {
   strata::sim::PlatformConfig config;
   config.max_cycles = 2'000'000'000ull;
   std::string a_path, b_path, c_path, out_path, fw_path = DefaultGemmFirmware(), hbm_preset = "HBM2";
-  bool json = false, relu = false, int8 = false;
+  bool json = false, relu = false, int8 = false, per_tile = false;
   int64_t mult = 1;
   uint64_t shift = 0;
   for (int i = 2; i < argc; ++i) {
@@ -146,6 +148,8 @@ int RunGemm(int argc, char* argv[]) {
       if (!str(hbm_preset)) return Usage("--hbm needs a preset name");
     } else if (arg == "--relu") {
       relu = true;
+    } else if (arg == "--per-tile") {
+      per_tile = true;
     } else if (arg == "--int8") {
       std::string q;
       long long m = 0;
@@ -221,7 +225,7 @@ int RunGemm(int argc, char* argv[]) {
   box.k = static_cast<uint32_t>(k);
   box.n = static_cast<uint32_t>(n);
   box.flags = (c_path.empty() ? 0 : STRATA_GEMM_FLAG_ACCUMULATE) | (relu ? STRATA_GEMM_FLAG_RELU : 0) |
-              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0);
+              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0) | (per_tile ? STRATA_GEMM_FLAG_PER_TILE : 0);
   box.quant_mult = static_cast<int32_t>(mult);
   box.quant_shift = static_cast<uint32_t>(shift);
   box.a = 0;
@@ -270,21 +274,31 @@ int RunGemm(int argc, char* argv[]) {
   hbm.ReadDebug(box.c_out, out.data.data(), out.data.size());
   if (!strata::sim::WriteNpy(out_path, out, error)) return input_error(error);
   const double macs = static_cast<double>(m) * k * n;
-  const double util = box.cycles ? macs / (double(box.array_n) * box.array_n * double(box.cycles)) : 0.0;
+  const double n2 = double(box.array_n) * box.array_n;
+  const double util = box.cycles ? macs / (n2 * double(box.cycles)) : 0.0;
+  // Roofline: the array's MAC rate against moving every operand through HBM once at peak.
+  const double hbm_bytes = double(m) * k + double(k) * n + double(m) * n * (int8 ? 1 : 4) +
+                           (c_path.empty() ? 0.0 : double(m) * n * 4);
+  const double peak = config.hbm.PeakBytesPerCycle();
+  const double compute_cycles = n2 > 0 ? macs / n2 : 0.0;
+  const double memory_cycles = peak > 0 ? hbm_bytes / peak : 0.0;
+  const double roofline = compute_cycles >= memory_cycles ? 1.0 : compute_cycles / memory_cycles;
   const double speed = r.wall_seconds > 0 ? r.cycles / r.wall_seconds : 0.0;
   if (json) {
     std::printf("{\"m\":%" PRIu64 ",\"k\":%" PRIu64 ",\"n\":%" PRIu64 ",\"array_n\":%u,\"cycles\":%" PRIu64
-                ",\"utilization\":%.4f,\"run_cycles\":%" PRIu64
-                ",\"mxu_commands\":%u,\"dma_descriptors\":%u,\"rows_streamed\":%u,\"steps\":%u,\"dma_waits\":%u,"
-                "\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
-                m, k, n, box.array_n, box.cycles, util, r.cycles, box.mxu_commands, box.dma_descriptors,
-                box.rows_streamed, box.steps, box.dma_waits, r.wall_seconds, speed);
+                ",\"utilization\":%.4f,\"roofline_utilization\":%.4f,\"hbm\":\"%s\",\"hbm_peak_bytes_per_cycle\":%.1f,"
+                "\"hbm_bytes_min\":%.0f,\"run_cycles\":%" PRIu64
+                ",\"mxu_commands\":%u,\"dma_descriptors\":%u,\"rows_streamed\":%u,\"starved_cycles\":%u,\"steps\":%u,"
+                "\"dma_waits\":%u,\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
+                m, k, n, box.array_n, box.cycles, util, roofline, config.hbm.name.c_str(), peak, hbm_bytes, r.cycles,
+                box.mxu_commands, box.dma_descriptors, box.rows_streamed, box.starved_cycles, box.steps, box.dma_waits,
+                r.wall_seconds, speed);
   } else {
     std::printf("gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on a %ux%u array: %" PRIu64
-                " cycles, utilization %.1f%% (%u MXU commands, %u DMA descriptors; run %" PRIu64
-                " cycles, %.2f M cycles/s)\n",
-                m, k, n, box.array_n, box.array_n, box.cycles, 100 * util, box.mxu_commands, box.dma_descriptors,
-                r.cycles, speed / 1e6);
+                " cycles, utilization %.1f%% (roofline %.1f%% under %s; %u MXU commands, %u DMA descriptors, MXU"
+                " starved %u cycles; run %" PRIu64 " cycles, %.2f M cycles/s)\n",
+                m, k, n, box.array_n, box.array_n, box.cycles, 100 * util, 100 * roofline, config.hbm.name.c_str(),
+                box.mxu_commands, box.dma_descriptors, box.starved_cycles, r.cycles, speed / 1e6);
   }
   return kExitPass;
 }

@@ -1,6 +1,9 @@
 // Matrix-unit driver. As the DMA driver: interrupts are wake-up events only (mstatus.MIE stays
 // as it was, the MXU source is enabled while sleeping); every command asks for a completion
 // interrupt, so a sleeper waiting for queue space or a ticket always gets woken.
+// The staged command registers keep their values across PUSH, so Submit writes only the ones
+// that differ from the previous command (a cache of what it last wrote): a GEMM's commands
+// mostly differ in SRC and DST, and every MMIO store costs the control core cycles.
 #include "drivers/mxu.h"
 
 #include "arch/arch.h"
@@ -15,6 +18,19 @@ constexpr hal::MmioRegion kMxu(STRATA_MXU_BASE);
 uint32_t g_n = 0;
 uint32_t g_submitted = 0;
 uint32_t g_errors_seen = 0;
+
+// What the staged registers hold (valid after Init, which writes them all once).
+enum Staged { kSrc, kDst, kRows, kStride, kMult, kShift, kWSrc, kWStride, kKRows, kCmd, kStagedCount };
+constexpr uint32_t kStagedOffset[kStagedCount] = {
+    STRATA_MXU_SRC,        STRATA_MXU_DST,   STRATA_MXU_ROWS,     STRATA_MXU_SRC_STRIDE, STRATA_MXU_QUANT_MULT,
+    STRATA_MXU_QUANT_SHIFT, STRATA_MXU_W_SRC, STRATA_MXU_W_STRIDE, STRATA_MXU_K_ROWS,     STRATA_MXU_CMD};
+uint32_t g_staged[kStagedCount];
+
+void Stage(Staged r, uint32_t value) {
+  if (g_staged[r] == value) return;
+  g_staged[r] = value;
+  kMxu.Write32(kStagedOffset[r], value);
+}
 
 bool Reached(uint32_t target) { return static_cast<int32_t>(kMxu.Read32(STRATA_MXU_DONE) - target) >= 0; }
 uint32_t Pending() {
@@ -54,6 +70,10 @@ void Init() {
   g_n = (kMxu.Read32(STRATA_MXU_CONFIG) & STRATA_MXU_CONFIG_N_MASK) >> STRATA_MXU_CONFIG_N_LSB;
   g_submitted = kMxu.Read32(STRATA_MXU_DONE) + Pending();
   g_errors_seen = kMxu.Read32(STRATA_MXU_ERRORS);
+  for (uint32_t r = 0; r < kStagedCount; ++r) {
+    g_staged[r] = 0;
+    kMxu.Write32(kStagedOffset[r], 0);
+  }
 }
 
 uint32_t ArraySize() { return g_n; }
@@ -67,6 +87,7 @@ strata_status Submit(const Command& c, uint32_t* ticket) {
       break;
     case Op::kMatmul:
       if (c.src % align != 0 || c.src_stride % align != 0 || c.dst % (4 * g_n) != 0) return STRATA_INVALID_ARGUMENT;
+      if (c.k_rows != 0 && (c.w_src % align != 0 || c.w_stride % align != 0)) return STRATA_INVALID_ARGUMENT;
       break;
     case Op::kReadout:
       if (c.src % (4 * g_n) != 0) return STRATA_INVALID_ARGUMENT;
@@ -74,18 +95,25 @@ strata_status Submit(const Command& c, uint32_t* ticket) {
     default: return STRATA_INVALID_ARGUMENT;
   }
   SleepUntil([] { return Pending() < STRATA_MXU_QUEUE_DEPTH; });
-  kMxu.Write32(STRATA_MXU_SRC, c.src);
-  kMxu.Write32(STRATA_MXU_DST, c.dst);
-  kMxu.Write32(STRATA_MXU_ROWS, c.rows);
-  if (c.op == Op::kMatmul) kMxu.Write32(STRATA_MXU_SRC_STRIDE, c.src_stride);
-  if (c.op == Op::kReadout) {
-    kMxu.Write32(STRATA_MXU_QUANT_MULT, static_cast<uint32_t>(c.quant_mult));
-    kMxu.Write32(STRATA_MXU_QUANT_SHIFT, c.quant_shift);
+  // Fields the op ignores keep whatever is staged (no write), except K_ROWS, which MATMUL reads.
+  Stage(kSrc, c.src);
+  Stage(kDst, c.dst);
+  Stage(kRows, c.rows);
+  if (c.op == Op::kMatmul) {
+    Stage(kStride, c.src_stride);
+    Stage(kKRows, c.k_rows);
+    if (c.k_rows != 0) {
+      Stage(kWSrc, c.w_src);
+      Stage(kWStride, c.w_stride);
+    }
   }
-  kMxu.Write32(STRATA_MXU_CMD, (static_cast<uint32_t>(c.op) << STRATA_MXU_CMD_OP_LSB) |
-                                   (c.accumulate ? STRATA_MXU_CMD_ACCUMULATE_MASK : 0) |
-                                   (c.relu ? STRATA_MXU_CMD_RELU_MASK : 0) | (c.int8 ? STRATA_MXU_CMD_INT8_MASK : 0) |
-                                   (c.round ? STRATA_MXU_CMD_ROUND_MASK : 0) | STRATA_MXU_CMD_IRQ_MASK);
+  if (c.op == Op::kReadout) {
+    Stage(kMult, static_cast<uint32_t>(c.quant_mult));
+    Stage(kShift, c.quant_shift);
+  }
+  Stage(kCmd, (static_cast<uint32_t>(c.op) << STRATA_MXU_CMD_OP_LSB) | (c.accumulate ? STRATA_MXU_CMD_ACCUMULATE_MASK : 0) |
+                  (c.relu ? STRATA_MXU_CMD_RELU_MASK : 0) | (c.int8 ? STRATA_MXU_CMD_INT8_MASK : 0) |
+                  (c.round ? STRATA_MXU_CMD_ROUND_MASK : 0) | STRATA_MXU_CMD_IRQ_MASK);
   kMxu.Write32(STRATA_MXU_PUSH, 1);
   *ticket = ++g_submitted;
   return STRATA_OK;
@@ -109,6 +137,21 @@ strata_status Matmul(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint
   return Submit(c, ticket);
 }
 
+strata_status MatmulK(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t w_src, uint32_t w_stride,
+                      uint32_t k_rows, uint32_t acc_dst, bool accumulate, uint32_t* ticket) {
+  if (k_rows == 0) return STRATA_INVALID_ARGUMENT;
+  Command c{Op::kMatmul};
+  c.src = vmem_src;
+  c.src_stride = src_stride;
+  c.rows = rows;
+  c.dst = acc_dst;
+  c.accumulate = accumulate;
+  c.w_src = w_src;
+  c.w_stride = w_stride;
+  c.k_rows = k_rows;
+  return Submit(c, ticket);
+}
+
 bool IsDone(uint32_t ticket) { return Reached(ticket); }
 
 strata_status Wait(uint32_t ticket) {
@@ -122,5 +165,6 @@ strata_status Wait(uint32_t ticket) {
 
 uint32_t LastTicket() { return g_submitted; }
 uint32_t RowsStreamed() { return kMxu.Read32(STRATA_MXU_ROWS_STREAMED); }
+uint32_t StarvedCycles() { return kMxu.Read32(STRATA_MXU_STARVED_CYCLES); }
 
 }  // namespace strata::mxu

@@ -29,6 +29,12 @@ struct Command {
   bool round = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
+  // MATMUL only: k_rows > 0 makes the command walk ceil(k_rows / N) K tiles itself, loading tile
+  // t's weights from w_src + t * w_stride (min(N, k_rows - t N) rows) and its activations from
+  // src + t N; 0 multiplies by the weights an earlier LOAD_WEIGHTS loaded.
+  uint32_t w_src = 0;
+  uint32_t w_stride = 0;
+  uint32_t k_rows = 0;
 };
 
 // Enables the wake-up interrupt, reads the array size and syncs with the unit's counters.
@@ -43,6 +49,11 @@ strata_status LoadWeights(uint32_t vmem_src, uint32_t valid_rows, uint32_t* tick
 strata_status Matmul(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t acc_dst, bool accumulate,
                      uint32_t* ticket);
 
+// One MATMUL over a whole K chunk: weights from packed N x N tiles at w_src, w_stride apart;
+// activations rows at src (K tile t at + t N), src_stride apart.
+strata_status MatmulK(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t w_src, uint32_t w_stride,
+                      uint32_t k_rows, uint32_t acc_dst, bool accumulate, uint32_t* ticket);
+
 // Whether every command up to `ticket` has completed (never sleeps).
 bool IsDone(uint32_t ticket);
 // Sleeps until every command up to `ticket` has completed; OK, or the status of a unit error
@@ -52,6 +63,8 @@ strata_status Wait(uint32_t ticket);
 uint32_t LastTicket();
 // Activation rows the array has streamed since reset.
 uint32_t RowsStreamed();
+// Cycles since reset in which the unit had no command queued and streamed nothing.
+uint32_t StarvedCycles();
 
 }  // namespace strata::mxu
 

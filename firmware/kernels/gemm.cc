@@ -1,12 +1,16 @@
 // Tiled GEMM on the matrix unit with DMA double buffering.
 //
 // Tiling (N = array size, read from the unit): C is cut into blocks of Mb rows x Nb columns
-// whose int32 partial sums fit in half of ACC (the other half is being written back); K is cut
-// into chunks of Kb. A step = (block, K chunk): VMEM buffer (step % 2) receives A[Mb x Kb]
-// (row-major, row stride Kb) on DMA queue 0 and B[Kb x Nb] as packed N x N weight tiles
-// (tile (kt, nt) at B + nt Kb N + kt N N, row k of a tile at + k N) on queue 1. While step s
-// computes, step s+1 loads into the other buffer; a finished block's ACC half is written back
-// (queue 1) while the next block computes in the other half.
+// (Nb = up to 4 column tiles of N; Mb = 256, or up to 512 when C is narrow) whose int32 partial
+// sums occupy one of `slots_` (2..4) ACC slots; K is cut into chunks of Kb. A step = (block, K
+// chunk): VMEM buffer (step % 2) receives A[Mb x Kb] (row-major, row stride Kb) on DMA queue 0
+// and B[Kb x Nb] as packed N x N weight tiles (tile (kt, nt) at B + nt Kb N + kt N N, row k of a
+// tile at + k N) on queue 1. Each column tile of a step is ONE matrix-unit command: a MATMUL with
+// K_ROWS = Kb that walks the chunk's K tiles itself (loads tile kt's weights, streams the A
+// columns kt N.. kt N + N - 1, accumulates), so the control core issues a handful of commands
+// per step instead of two per weight tile. While step s computes, step s+1 loads into the other
+// buffer; a finished block's ACC slot is written back (queue 1) while later blocks compute in
+// the other slots.
 // Padding: M and N edges simply compute fewer rows / write back fewer columns; the K edge loads
 // the last weight tile with only its valid rows (the unit loads the rest as zeros), so stale
 // VMEM bytes beyond K meet zero weights and no zero-filling is needed.
@@ -45,11 +49,23 @@ class GemmRun {
     mb_ = Min(256, rows_half);
     ntb_ = rows_half / mb_;
     if (ntb_ > 4) ntb_ = 4;
+    ntb_ = Min(ntb_, CeilDiv(p_.n, n_));  // a narrow C needs narrower blocks
     nb_ = ntb_ * n_;
     const uint32_t kpad = CeilDiv(p_.k, n_) * n_;
-    kb_ = Min(n_ >= 256 ? n_ : 256 / n_ * n_, kpad);
+    // The A chunk's VMEM row stride is a whole number of 64-byte lines: the unit's row fetcher
+    // then reads one line per row and streams a row every cycle (a stride such as 48 makes rows
+    // straddle lines and costs a bubble every few rows).
+    kb_ = Min(n_ >= 256 ? n_ : 256 / n_ * n_, (kpad + 63) / 64 * 64);
     out_row_ = p_.int8 ? n_ : 4 * n_;
     epilogue_ = p_.relu || p_.int8;
+    // A narrow C leaves ACC rows over: taller blocks (up to 512 rows, while two still fit in ACC
+    // and VMEM) make each step's commands longer against the fixed per-step cost of the firmware.
+    auto vmem_need = [&](uint32_t mb) { return 2 * (mb * kb_ + kb_ * nb_) + 2 * mb * ntb_ * out_row_; };
+    while (mb_ < 512 && 2 * mb_ * ntb_ <= rows_half && p_.m > mb_ && vmem_need(2 * mb_) <= STRATA_VMEM_SIZE) mb_ *= 2;
+    // ACC holds `slots_` blocks: a finished block's write-back has slots_ - 1 blocks of compute
+    // to drain before its slot is reused.
+    slot_bytes_ = mb_ * ntb_ * 4 * n_;
+    slots_ = Min(kMaxSlots, STRATA_ACC_SIZE / slot_bytes_);
     const uint32_t a_bytes = mb_ * kb_, b_bytes = kb_ * nb_;
     buf_bytes_ = a_bytes + b_bytes;
     out_base_ = 2 * buf_bytes_;
@@ -82,10 +98,16 @@ class GemmRun {
     return b;
   }
   uint32_t NValid(const Block& b, uint32_t nt) const { return Min(n_, p_.n - b.n0 - nt * n_); }
-  uint32_t AccHalf(uint32_t blk) const { return (blk % 2) * (STRATA_ACC_SIZE / 2); }
+  uint32_t AccSlot(uint32_t blk) const { return (blk % slots_) * slot_bytes_; }
 
-  strata_status Dma(uint32_t q, const dma::Descriptor& d, uint32_t* ticket) {
+  // Rows that lie back to back on both sides (a tile as wide as the matrix) go as one 1-D copy:
+  // the engine moves a long row at line rate, while short rows each cost a separate HBM command.
+  strata_status Dma(uint32_t q, dma::Descriptor d, uint32_t* ticket) {
     ++st_->dma_descriptors;
+    if (d.rows > 1 && d.src_stride == d.len && d.dst_stride == d.len && uint64_t{d.len} * d.rows <= 0xffffffffu) {
+      d.len *= d.rows;
+      d.rows = 1;
+    }
     return dma::Submit(q, d, ticket);
   }
 
@@ -109,7 +131,7 @@ class GemmRun {
       for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
         st = Dma(kAuxQueue,
                  {Tier::kHbm, p_.c_in + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * 4, Tier::kAcc,
-                  AccHalf(blk) + nt * mb_ * 4 * n_, NValid(b, nt) * 4, b.mv, p_.n * 4, 4 * n_},
+                  AccSlot(blk) + nt * mb_ * 4 * n_, NValid(b, nt) * 4, b.mv, p_.n * 4, 4 * n_},
                  &aux_ticket_[s % 2]);
       }
     }
@@ -121,8 +143,11 @@ class GemmRun {
   strata_status Service() {
     strata_status st = STRATA_OK;
     if (wb_pending_ && mxu::IsDone(wb_mxu_ticket_)) st = WriteBack();
+    // A pending write-back only holds back a prefetch that would load C_in into its ACC slot
+    // (block wb_blk_ + 2); anything else may load while the finished block drains.
     const uint32_t next = prefetched_ + 1;
-    if (st == STRATA_OK && !wb_pending_ && next < steps_ &&
+    const bool acc_busy = wb_pending_ && next / chunks_ == wb_blk_ + slots_;
+    if (st == STRATA_OK && !acc_busy && next < steps_ &&
         (next < 2 || (next - 2 < issued_ && mxu::IsDone(step_ticket_[(next - 2) % 2])))) {
       st = Prefetch(next);
     }
@@ -134,7 +159,7 @@ class GemmRun {
     const uint32_t es = p_.int8 ? 1 : 4;
     strata_status st = STRATA_OK;
     for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
-      dma::Descriptor d{Tier::kAcc, AccHalf(wb_blk_) + nt * mb_ * 4 * n_, Tier::kHbm,
+      dma::Descriptor d{Tier::kAcc, AccSlot(wb_blk_) + nt * mb_ * 4 * n_, Tier::kHbm,
                         p_.c_out + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * es, NValid(b, nt) * es, b.mv,
                         4 * n_, p_.n * es};
       if (epilogue_) {
@@ -142,9 +167,13 @@ class GemmRun {
         d.src = out_base_ + (wb_blk_ % 2) * out_bytes_ + nt * mb_ * out_row_;
         d.src_stride = out_row_;
       }
-      st = Dma(kAuxQueue, d, &wb_dma_ticket_[wb_blk_ % 2]);
+      st = Dma(kAuxQueue, d, &wb_dma_ticket_[wb_blk_ % slots_]);
     }
-    wb_valid_[wb_blk_ % 2] = true;
+    wb_valid_[wb_blk_ % slots_] = true;
+    if (epilogue_) {
+      out_dma_ticket_[wb_blk_ % 2] = wb_dma_ticket_[wb_blk_ % slots_];
+      out_valid_[wb_blk_ % 2] = true;
+    }
     wb_pending_ = false;
     return st;
   }
@@ -170,13 +199,29 @@ class GemmRun {
     if (!DmaDone(kLoadQueue, load_ticket_[s % 2]) || !DmaDone(kAuxQueue, aux_ticket_[s % 2])) ++st_->dma_waits;
     st = dma::Wait(kLoadQueue, load_ticket_[s % 2]);
     if (st == STRATA_OK && aux_ticket_[s % 2] != 0) st = dma::Wait(kAuxQueue, aux_ticket_[s % 2]);
-    // A block's first step reuses the ACC half (and output buffer) of block blk - 2.
-    if (st == STRATA_OK && kc == 0 && wb_valid_[blk % 2]) {
-      st = dma::Wait(kAuxQueue, wb_dma_ticket_[blk % 2]);
-      wb_valid_[blk % 2] = false;
+    // A block's first step reuses the ACC slot of block blk - slots_.
+    if (st == STRATA_OK && kc == 0 && wb_valid_[blk % slots_]) {
+      st = dma::Wait(kAuxQueue, wb_dma_ticket_[blk % slots_]);
+      wb_valid_[blk % slots_] = false;
     }
     uint32_t ticket = mxu::LastTicket();
-    const uint32_t ktiles = CeilDiv(kv, n_);
+    const bool acc0 = kc > 0 || p_.accumulate;
+    if (!p_.per_tile_commands) {
+      // One command per column tile walks the whole K chunk (the unit loads each weight tile).
+      for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
+        mxu::Command m{mxu::Op::kMatmul};
+        m.src = abuf;
+        m.src_stride = kb_;
+        m.rows = b.mv;
+        m.dst = AccSlot(blk) + nt * mb_ * 4 * n_;
+        m.accumulate = acc0;
+        m.w_src = bbuf + nt * kb_ * n_;
+        m.w_stride = n_ * n_;
+        m.k_rows = kv;
+        st = Push(m, &ticket);
+      }
+    }
+    const uint32_t ktiles = p_.per_tile_commands ? CeilDiv(kv, n_) : 0;
     for (uint32_t kt = 0; st == STRATA_OK && kt < ktiles; ++kt) {
       const uint32_t kvalid = Min(n_, kv - kt * n_);
       for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
@@ -189,16 +234,21 @@ class GemmRun {
         m.src = abuf + kt * n_;
         m.src_stride = kb_;
         m.rows = b.mv;
-        m.dst = AccHalf(blk) + nt * mb_ * 4 * n_;
-        m.accumulate = kc > 0 || kt > 0 || p_.accumulate;
+        m.dst = AccSlot(blk) + nt * mb_ * 4 * n_;
+        m.accumulate = acc0 || kt > 0;
         st = Push(m, &ticket);
       }
     }
     if (st == STRATA_OK && kc == chunks_ - 1) {
       if (epilogue_) {
+        // The output buffer is the one block blk - 2's write-back reads.
+        if (st == STRATA_OK && out_valid_[blk % 2]) {
+          st = dma::Wait(kAuxQueue, out_dma_ticket_[blk % 2]);
+          out_valid_[blk % 2] = false;
+        }
         for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
           mxu::Command r{mxu::Op::kReadout};
-          r.src = AccHalf(blk) + nt * mb_ * 4 * n_;
+          r.src = AccSlot(blk) + nt * mb_ * 4 * n_;
           r.dst = out_base_ + (blk % 2) * out_bytes_ + nt * mb_ * out_row_;
           r.rows = b.mv;
           r.relu = p_.relu;
@@ -234,7 +284,7 @@ class GemmRun {
     uint32_t t0 = 0, t1 = 0;
     // Empty markers would need a descriptor; instead wait for everything submitted so far.
     if (st == STRATA_OK) {
-      for (uint32_t i = 0; i < 2; ++i) {
+      for (uint32_t i = 0; i < slots_; ++i) {
         if (wb_valid_[i]) st = dma::Wait(kAuxQueue, wb_dma_ticket_[i]);
         if (st != STRATA_OK) break;
       }
@@ -254,8 +304,12 @@ class GemmRun {
   uint32_t load_ticket_[2] = {0, 0}, aux_ticket_[2] = {0, 0}, step_ticket_[2] = {0, 0};
   bool wb_pending_ = false;
   uint32_t wb_blk_ = 0, wb_mxu_ticket_ = 0;
-  bool wb_valid_[2] = {false, false};
-  uint32_t wb_dma_ticket_[2] = {0, 0};
+  static constexpr uint32_t kMaxSlots = 4;
+  uint32_t slots_ = 2, slot_bytes_ = 0;
+  bool wb_valid_[kMaxSlots] = {false, false, false, false};
+  uint32_t wb_dma_ticket_[kMaxSlots] = {0, 0, 0, 0};
+  bool out_valid_[2] = {false, false};
+  uint32_t out_dma_ticket_[2] = {0, 0};
 };
 
 }  // namespace

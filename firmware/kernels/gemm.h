@@ -21,6 +21,9 @@ struct GemmParams {
   bool round = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
+  // Issue one LOAD_WEIGHTS + MATMUL pair per N x N weight tile instead of one K-walking MATMUL
+  // per (step, column tile): the old issue path, kept to measure what command issue costs.
+  bool per_tile_commands = false;
 };
 
 struct GemmStats {

@@ -1,6 +1,6 @@
 // GEMM check: writes random int8 A, B (and int32 C_in) as .npy, runs `strata-sim gemm`, and
 // compares the output bit-exactly with a plain C++ reference GEMM (with ReLU / requantization).
-// usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme]
+// usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile]
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +29,7 @@ int8_t Requant(int32_t x, int64_t mult, unsigned shift) {
 
 int main(int argc, char** argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme]\n");
+    std::fprintf(stderr, "usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile]\n");
     return 2;
   }
   const std::string sim = argv[1];
@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     if (a == "--c") with_c = true;
     else if (a == "--relu") relu = true;
     else if (a == "--extreme") extreme = true;
+    else if (a == "--per-tile") extra += " --per-tile";
     else if (a == "--int8" && i + 1 < argc) {
       int8 = true;
       std::sscanf(argv[++i], "%lld,%u", &mult, &shift);

@@ -12,6 +12,7 @@
 #define STRATA_GEMM_FLAG_RELU 0x2u
 #define STRATA_GEMM_FLAG_INT8 0x4u        // requantized int8 output
 #define STRATA_GEMM_FLAG_ROUND 0x8u
+#define STRATA_GEMM_FLAG_PER_TILE 0x10u   // one LOAD_WEIGHTS + MATMUL per weight tile (old issue path)
 
 struct StrataGemmMailbox {
   uint32_t magic;
@@ -30,7 +31,7 @@ struct StrataGemmMailbox {
   uint32_t rows_streamed;
   uint32_t steps;
   uint32_t dma_waits;
-  uint32_t reserved;
+  uint32_t starved_cycles;  // MXU cycles with no command queued and no row streamed
 };
 
 #endif  // STRATA_FW_APPS_GEMM_GEMM_MAILBOX_H_

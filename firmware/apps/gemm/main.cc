@@ -39,13 +39,16 @@ int main() {
   p.round = (mb.flags & STRATA_GEMM_FLAG_ROUND) != 0;
   p.quant_mult = mb.quant_mult;
   p.quant_shift = mb.quant_shift;
+  p.per_tile_commands = (mb.flags & STRATA_GEMM_FLAG_PER_TILE) != 0;
   strata::kernels::GemmStats stats;
   const uint32_t rows0 = strata::mxu::RowsStreamed();
+  const uint32_t starved0 = strata::mxu::StarvedCycles();
   const strata_status s = strata::kernels::Gemm(p, &stats);
   mb.cycles = stats.cycles;
   mb.mxu_commands = stats.mxu_commands;
   mb.dma_descriptors = stats.dma_descriptors;
   mb.rows_streamed = strata::mxu::RowsStreamed() - rows0;
+  mb.starved_cycles = strata::mxu::StarvedCycles() - starved0;
   mb.steps = stats.steps;
   mb.dma_waits = stats.dma_waits;
   mb.status = s;
