@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# GEMM benchmark: matrix-unit utilization (MACs / (N^2 cycles)) against its roofline limit under
+# the HBM preset, and simulated cycles per second, for 256^3, 1024^3 and a skinny 4096x64x16 GEMM
+# at N = 16 (plus 256^3 at N = 8 and 32 when strata-sim-n8/-n32 are built).
+# usage: bench/gemm/run.sh [BUILD_DIR]   (stdout: one JSON object per line; progress on stderr)
+# GEMM_BENCH_PER_TILE=1 also runs each shape with the old one-command-per-weight-tile issue path.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="${1:-$here/../../build}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+run() {  # SIM M K N [extra strata-sim gemm options]
+  local sim="$1" m="$2" k="$3" n="$4"
+  shift 4
+  [ -f "$work/a_${m}_${k}.npy" ] || python3 "$here/make_npy.py" "$work/a_${m}_${k}.npy" "$m" "$k" 1
+  [ -f "$work/b_${k}_${n}.npy" ] || python3 "$here/make_npy.py" "$work/b_${k}_${n}.npy" "$k" "$n" 2
+  echo "bench gemm: $(basename "$sim") ${m}x${k}x${n} $*" >&2
+  local issue=fused
+  [ "${1:-}" = "--per-tile" ] && issue=per_tile
+  "$sim" gemm --a "$work/a_${m}_${k}.npy" --b "$work/b_${k}_${n}.npy" --out "$work/c.npy" --json "$@" |
+    python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+print(json.dumps({"bench": "gemm", "m": r["m"], "k": r["k"], "n": r["n"], "array": r["array_n"],
+                  "issue": sys.argv[1], "hbm": r["hbm"], "cycles": r["cycles"], "utilization": r["utilization"],
+                  "roofline_utilization": r["roofline_utilization"], "mxu_commands": r["mxu_commands"],
+                  "starved_cycles": r["starved_cycles"], "sim_cycles_per_second": r["sim_cycles_per_second"]}))
+' "$issue"
+}
+
+sim="$build/sim/strata-sim"
+for shape in "256 256 256" "4096 64 16" "1024 1024 1024"; do
+  run "$sim" $shape
+  if [ "${GEMM_BENCH_PER_TILE:-0}" = 1 ]; then run "$sim" $shape --per-tile; fi
+done
+for n in 8 32; do
+  if [ -x "$build/sim/strata-sim-n$n" ]; then run "$build/sim/strata-sim-n$n" 256 256 256; fi
+done
