@@ -44,6 +44,8 @@ module tpu_systolic_array #(
   localparam int unsigned IdxW = $clog2(N);
   localparam int unsigned BusyW = $clog2(2 * N);
 
+  logic mesh_en_q, busy_prev_q, clk_mesh;  // the mesh's gated clock (see "mesh clock gate")
+
   // ---------------------------------------------------------------- input register
   // Every input is registered before it reaches the mesh: it costs one cycle of latency, isolates
   // the caller's timing, and keeps the whole mesh out of Verilator's input-change evaluation
@@ -98,7 +100,9 @@ module tpu_systolic_array #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  // On the mesh clock: the delayed write selects feed the PEs, so they belong to the mesh's
+  // clock domain (and keep the PE logic out of every ungated clock edge's evaluation).
+  always_ff @(posedge clk_mesh or negedge rst_ni) begin
     if (!rst_ni) begin
       w_sel_q <= '{default: '0};
     end else begin
@@ -134,7 +138,6 @@ module tpu_systolic_array #(
   // falling edge (a glitch-free gate, as a latch-based ICG would do) and held one cycle past
   // busy for margin. An idle mesh then costs no simulation time: Verilator evaluates the mesh
   // only when its clock ticks. Behaviour is unchanged: an idle mesh only carries invalid data.
-  logic mesh_en_q, busy_prev_q, clk_mesh;
 
   always_ff @(negedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
