@@ -32,7 +32,6 @@ void Platform::Main() {
   while (!done) {
     for (uint32_t k = 0; k < config_.quantum_cycles; ++k) {
       device_.Tick();
-      for (auto& t : tickers_) t(run_cycles_);
       ++run_cycles_;
       if (device_.console_valid()) config_.console(device_.console_char());
       if (device_.tohost_valid()) {

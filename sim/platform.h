@@ -4,7 +4,7 @@
 // Accuracy boundary: the RTL is evaluated on every clock edge (cycle-exact for everything in
 // rtl/). SystemC time advances in quanta of `quantum_cycles` (temporal decoupling, as in
 // TLM-2.0 loosely-timed models): other SystemC processes observe the device only at quantum
-// boundaries. Models ticked from the clock loop (see AddTicker) stay cycle-exact.
+// boundaries. Models ticked every cycle (Device::AddCycleHook, the HBM bridge) stay cycle-exact.
 #ifndef STRATA_SIM_PLATFORM_H_
 #define STRATA_SIM_PLATFORM_H_
 
@@ -14,7 +14,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "device.h"
 #include "elf_loader.h"
@@ -53,8 +52,6 @@ class Platform : public sc_core::sc_module {
   // Runs the simulation to the end (sc_start) and returns what happened.
   RunResult Run();
 
-  // Models that must see every clock edge (HBM, DMA back ends) register here.
-  void AddTicker(std::function<void(uint64_t cycle)> tick) { tickers_.push_back(std::move(tick)); }
 
   Device& device() { return device_; }
 
@@ -64,7 +61,6 @@ class Platform : public sc_core::sc_module {
   PlatformConfig config_;
   ElfImage image_;
   Device device_;
-  std::vector<std::function<void(uint64_t)>> tickers_;
   uint64_t run_cycles_ = 0;  // cycles since reset was released
   RunResult result_;
 };
