@@ -52,33 +52,32 @@ void HostLink::Write32(uint32_t address, uint32_t value) { device_.HostWrite32(a
 
 void HostLink::RingDoorbell(uint32_t value) { Write32(STRATA_CTRL_BASE + STRATA_CTRL_DOORBELL, value); }
 
-uint64_t HostLink::CopyToDevice(const void* host, uint64_t hbm_address, uint64_t bytes) {
+uint64_t HostLink::StartCopy(bool to_device, uint64_t hbm_address, uint64_t bytes, const void* host) {
   const uint64_t cap = device_.hbm().capacity();
   if (hbm_address > cap || bytes > cap - hbm_address || (bytes != 0 && host == nullptr)) return 0;
   Copy c;
   c.id = next_id_++;
-  c.to_device = true;
+  c.to_device = to_device;
   c.hbm = hbm_address;
   c.bytes = bytes;
-  c.data.assign(static_cast<const uint8_t*>(host), static_cast<const uint8_t*>(host) + bytes);
   c.start_cycle = device_.edges() + config_.latency_cycles;
   copies_.push_back(std::move(c));
   return copies_.back().id;
 }
 
+uint64_t HostLink::CopyToDevice(const void* host, uint64_t hbm_address, uint64_t bytes) {
+  const uint64_t id = StartCopy(true, hbm_address, bytes, host);
+  if (id != 0) copies_.back().data.assign(static_cast<const uint8_t*>(host), static_cast<const uint8_t*>(host) + bytes);
+  return id;
+}
+
 uint64_t HostLink::CopyFromDevice(uint64_t hbm_address, void* host, uint64_t bytes) {
-  const uint64_t cap = device_.hbm().capacity();
-  if (hbm_address > cap || bytes > cap - hbm_address || (bytes != 0 && host == nullptr)) return 0;
-  Copy c;
-  c.id = next_id_++;
-  c.to_device = false;
-  c.hbm = hbm_address;
-  c.bytes = bytes;
-  c.host_dst = static_cast<uint8_t*>(host);
-  c.data.resize(bytes);
-  c.start_cycle = device_.edges() + config_.latency_cycles;
-  copies_.push_back(std::move(c));
-  return copies_.back().id;
+  const uint64_t id = StartCopy(false, hbm_address, bytes, host);
+  if (id != 0) {
+    copies_.back().host_dst = static_cast<uint8_t*>(host);
+    copies_.back().data.resize(bytes);
+  }
+  return id;
 }
 
 bool HostLink::Done(uint64_t id) const {

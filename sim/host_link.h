@@ -71,6 +71,8 @@ class HostLink {
     uint64_t finish_cycle = 0;       // from device: the cycle the last byte reaches the host
     bool finished = false;
   };
+  // Checks the range and queues a copy without its data; returns its id or 0.
+  uint64_t StartCopy(bool to_device, uint64_t hbm_address, uint64_t bytes, const void* host);
   void Tick();
 
   Device& device_;
