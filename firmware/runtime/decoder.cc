@@ -31,14 +31,46 @@ DecodeResult DecodeTransfer(const strata_cmd& cmd, const DecodeLimits& limits) {
   return {};
 }
 
+DecodeResult DecodeGemm(const strata_cmd& cmd, const DecodeLimits& limits) {
+  const strata_cmd_gemm& g = cmd.u.gemm;
+  if (g.reserved != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_RESERVED);
+  if (g.a == 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_A);
+  if (g.b == 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_B);
+  // C is written while A and B are still being read, tile by tile: it must not be either of them.
+  if (g.c == 0 || g.c == g.a || g.c == g.b) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_C);
+  const auto dim_ok = [](uint32_t d) { return d >= 1 && d <= STRATA_GEMM_MAX_DIM; };
+  if (!dim_ok(g.m) || !dim_ok(g.n) || !dim_ok(g.k)) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_SHAPE);
+  const bool int8 = (cmd.flags & STRATA_GEMM_FLAG_INT8) != 0;
+  if ((cmd.flags & STRATA_GEMM_FLAG_ACCUMULATE) != 0 && int8) {
+    return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS);  // C cannot be int32 input and int8 output
+  }
+  if ((cmd.flags & STRATA_GEMM_FLAG_ROUND) != 0 && !int8) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS);
+  if (int8 ? g.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT : (g.quant_mult != 0 || g.quant_shift != 0)) {
+    return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_QUANT);
+  }
+  // Dimensions are < 2^24, so the products fit in 64 bits. No buffer can hold a matrix larger than the heap.
+  const uint64_t c_bytes = uint64_t{g.m} * g.n * (int8 ? 1u : 4u);
+  if (uint64_t{g.m} * g.k > limits.heap_bytes || uint64_t{g.k} * g.n > limits.heap_bytes ||
+      c_bytes > limits.heap_bytes) {
+    return Fail(STRATA_OUT_OF_RANGE, STRATA_FIELD_SHAPE);
+  }
+  return {};
+}
+
+uint32_t AllowedFlags(uint8_t opcode) {
+  switch (opcode) {
+    case STRATA_OP_ALLOC: return STRATA_ALLOC_NO_COMPACT;
+    case STRATA_OP_GEMM: return STRATA_GEMM_FLAGS_ALL;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 DecodeResult Decode(const strata_cmd& cmd, const DecodeLimits& limits) {
   if (cmd.opcode >= STRATA_OP_COUNT) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_OPCODE);
-  if (cmd.opcode == STRATA_OP_GEMM) return Fail(STRATA_UNIMPLEMENTED, STRATA_FIELD_OPCODE);
   if (cmd.reserved0 != 0 || cmd.reserved1 != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_RESERVED);
-  const uint32_t allowed_flags = cmd.opcode == STRATA_OP_ALLOC ? STRATA_ALLOC_NO_COMPACT : 0u;
-  if ((cmd.flags & ~allowed_flags) != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS);
+  if ((cmd.flags & ~AllowedFlags(cmd.opcode)) != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS);
 
   // Which commands act inside a context: all but NOOP and CREATE_CONTEXT; STATS may be device-wide (0).
   const bool context_free = cmd.opcode == STRATA_OP_NOOP || cmd.opcode == STRATA_OP_CREATE_CONTEXT;
@@ -86,6 +118,7 @@ DecodeResult Decode(const strata_cmd& cmd, const DecodeLimits& limits) {
       return {};
     }
     case STRATA_OP_GEMM:
+      return DecodeGemm(cmd, limits);
     case STRATA_OP_COUNT:
       break;
   }
@@ -110,6 +143,12 @@ const char* FieldName(uint32_t field) {
     case STRATA_FIELD_CONTEXT_TABLE: return "context table";
     case STRATA_FIELD_BUFFER_TABLE: return "buffer table";
     case STRATA_FIELD_DMA: return "dma";
+    case STRATA_FIELD_SHAPE: return "shape (m, n, k)";
+    case STRATA_FIELD_BUFFER_A: return "buffer A";
+    case STRATA_FIELD_BUFFER_B: return "buffer B";
+    case STRATA_FIELD_BUFFER_C: return "buffer C";
+    case STRATA_FIELD_QUANT: return "quantization (quant_mult, quant_shift)";
+    case STRATA_FIELD_MXU: return "matrix unit";
     default: return "unknown";
   }
 }

@@ -27,7 +27,7 @@ struct DecodeResult {
 constexpr uint64_t kMaxAlignment = uint64_t{1} << 30;
 
 // OK, or the status and field of the first problem found, in field order: opcode, reserved header
-// bytes, flags, context, then the arguments. GEMM is answered UNIMPLEMENTED (reserved opcode).
+// bytes, flags, context, then the arguments.
 DecodeResult Decode(const strata_cmd& cmd, const DecodeLimits& limits);
 
 // Name of a field ("handle"), for messages; "unknown" outside the enum.

@@ -11,7 +11,9 @@
 #include "alloc/allocator.h"
 #include "arch/arch.h"
 #include "drivers/dma.h"
+#include "drivers/mxu.h"
 #include "hal/mmio.h"
+#include "kernels/gemm.h"
 #include "lib/mem.h"
 #include "runtime/decoder.h"
 #include "strata/protocol.h"
@@ -327,6 +329,54 @@ Result Compact(const strata_cmd& cmd, uint64_t* bytes_out, uint32_t* moves_out) 
   return {};
 }
 
+// C = A.B (+ C) with the tiled kernel. Runs to completion inside the command loop (it needs both DMA
+// queues and the matrix unit); earlier transfers finish first, so a GEMM sees the data written before it.
+Result Gemm(const strata_cmd& cmd, uint32_t slot, uint64_t* cycles_out, uint32_t* rows_out) {
+  const strata_cmd_gemm& g = cmd.u.gemm;
+  const bool int8 = (cmd.flags & STRATA_GEMM_FLAG_INT8) != 0;
+  struct Operand {
+    uint64_t handle;
+    uint64_t bytes;  // the matrix: Decode bounded the dimensions, so no overflow
+    strata_field field;
+    alloc::BufferInfo info;
+  } ops[3] = {{g.a, uint64_t{g.m} * g.k, STRATA_FIELD_BUFFER_A, {}},
+              {g.b, uint64_t{g.k} * g.n, STRATA_FIELD_BUFFER_B, {}},
+              {g.c, uint64_t{g.m} * g.n * (int8 ? 1u : 4u), STRATA_FIELD_BUFFER_C, {}}};
+  for (Operand& op : ops) {
+    const Result r = ResolveBuffer(slot, op.handle, &op.info);
+    if (r.status != STRATA_OK) return {r.status, op.field};
+    if (op.info.requested_bytes < op.bytes) return {STRATA_OUT_OF_RANGE, op.field};
+  }
+  Drain();
+  for (uint32_t i = 0; i < 3; ++i) {
+    if (g_alloc.Pin(Handle{ops[i].handle}) != STRATA_OK) {
+      for (uint32_t j = 0; j < i; ++j) g_alloc.Unpin(Handle{ops[j].handle});
+      return {STRATA_RESOURCE_EXHAUSTED, ops[i].field};  // pin count saturated
+    }
+  }
+  kernels::GemmParams p;
+  p.a = ops[0].info.offset;
+  p.b = ops[1].info.offset;
+  p.c_in = p.c_out = ops[2].info.offset;
+  p.m = g.m;
+  p.n = g.n;
+  p.k = g.k;
+  p.accumulate = (cmd.flags & STRATA_GEMM_FLAG_ACCUMULATE) != 0;
+  p.relu = (cmd.flags & STRATA_GEMM_FLAG_RELU) != 0;
+  p.int8 = int8;
+  p.round = (cmd.flags & STRATA_GEMM_FLAG_ROUND) != 0;
+  p.quant_mult = g.quant_mult;
+  p.quant_shift = g.quant_shift;
+  kernels::GemmStats stats;
+  const uint32_t rows0 = mxu::RowsStreamed();
+  const strata_status s = kernels::Gemm(p, &stats);
+  for (const Operand& op : ops) g_alloc.Unpin(Handle{op.handle});
+  *cycles_out = stats.cycles;
+  *rows_out = mxu::RowsStreamed() - rows0;
+  if (s != STRATA_OK) return {STRATA_INTERNAL, STRATA_FIELD_MXU};  // Decode and the checks above passed
+  return {};
+}
+
 void WriteStats(uint32_t seq, uint32_t context, const Context* ctx) {
   const alloc::Stats s = g_alloc.GetStats();
   strata_rt_stats out{};
@@ -389,6 +439,7 @@ void Execute(const strata_cmd& cmd) {
         break;
       case STRATA_OP_COMPACT: r = Compact(cmd, &value0, &value1); break;
       case STRATA_OP_STATS: WriteStats(cmd.seq, cmd.context, ctx); break;
+      case STRATA_OP_GEMM: r = Gemm(cmd, slot, &value0, &value1); break;
       default: r = {STRATA_INTERNAL, STRATA_FIELD_OPCODE}; break;  // Decode let an opcode through
     }
   }
@@ -438,6 +489,7 @@ void Boot() {
   volatile strata_rt_header& h = strata_runtime_header;
   h.state = STRATA_RT_BOOTING;
   dma::Init();
+  mxu::Init();
   arch::DisableInterrupts();
   const uint64_t hbm = ProbeHbmBytes();
   h.magic = STRATA_PROTO_MAGIC;
@@ -457,6 +509,7 @@ void Boot() {
   h.cq_head = 0;
   h.sq_head = 0;
   h.commands_served = 0;
+  h.mxu_array_n = mxu::ArraySize();
   if (hbm < 2 * kStagingBytes) {
     h.state = STRATA_RT_FAILED;  // too small to hold the staging slots and a heap
     for (;;) arch::WaitForInterrupt();

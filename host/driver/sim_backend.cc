@@ -12,6 +12,7 @@
 #include "device.h"
 #include "elf_loader.h"
 #include "hbm/hbm_config.h"
+#include "hbm/hbm_model.h"
 #include "host_link.h"
 #include "runtime/decoder.h"
 #include "strata/protocol.h"
@@ -55,6 +56,31 @@ std::string Explain(const strata_cpl& c) {
     case STRATA_FIELD_OPCODE:
       if (status == STRATA_UNIMPLEMENTED) return "not implemented by this firmware";
       break;
+    case STRATA_FIELD_BUFFER_A:
+    case STRATA_FIELD_BUFFER_B:
+    case STRATA_FIELD_BUFFER_C: {
+      const char* const kNames[] = {"buffer A", "buffer B", "buffer C"};
+      const char* const kMatrix[] = {"its m x k int8 matrix", "its k x n int8 matrix", "the m x n result"};
+      const uint32_t i = c.field - STRATA_FIELD_BUFFER_A;
+      const std::string name = kNames[i];
+      if (status == STRATA_NOT_FOUND) return name + ": the handle is stale (its buffer was freed)";
+      if (status == STRATA_PERMISSION_DENIED) return name + " belongs to another context";
+      if (status == STRATA_OUT_OF_RANGE) return name + " is smaller than " + kMatrix[i];
+      if (status == STRATA_INVALID_ARGUMENT) {
+        return name + (i == 2 ? ": not a buffer handle, or the same buffer as A or B" : ": not a buffer handle");
+      }
+      break;
+    }
+    case STRATA_FIELD_SHAPE:
+      if (status == STRATA_INVALID_ARGUMENT) return "m, n and k must each be 1 .. 2^24";
+      if (status == STRATA_OUT_OF_RANGE) return "a matrix of this shape is larger than device memory";
+      break;
+    case STRATA_FIELD_QUANT:
+      return "quant_mult and quant_shift are for INT8 results only, and quant_shift is 0 .. 63";
+    case STRATA_FIELD_FLAGS:
+      if (c.opcode == STRATA_OP_GEMM) return "flags: ACCUMULATE needs an int32 C (not INT8); ROUND needs INT8";
+      break;
+    case STRATA_FIELD_MXU: return "the matrix unit reported an error";
     default: break;
   }
   return std::string("bad ") + runtime::FieldName(c.field);
@@ -64,7 +90,9 @@ class SimBackend final : public Backend {
  public:
   SimBackend(const sim::TraceOptions& trace, const hbm::HbmConfig& hbm, const sim::PcieConfig& pcie,
              uint64_t timeout_cycles)
-      : device_(std::make_unique<sim::Device>(trace, hbm)), timeout_cycles_(timeout_cycles) {
+      : device_(std::make_unique<sim::Device>(trace, hbm)),
+        timeout_cycles_(timeout_cycles),
+        hbm_peak_bytes_per_cycle_(hbm.PeakBytesPerCycle()) {
     link_ = std::make_unique<sim::HostLink>(*device_, pcie);
     console_hook_ = device_->AddCycleHook([this] {
       if (device_->console_valid() && console_.size() < 4096) console_ += device_->console_char();
@@ -122,6 +150,11 @@ class SimBackend final : public Backend {
     out->max_live_buffers = header_.max_live_buffers;
     out->granule_bytes = header_.granule_bytes;
     out->last_command_cycles = last_cycles_;
+    out->mxu_array_n = header_.mxu_array_n;
+    const hbm::HbmChannelStats total = device_->hbm().Stats().Total();
+    out->hbm_bytes_read = total.bytes_read;
+    out->hbm_bytes_written = total.bytes_written;
+    out->hbm_peak_bytes_per_cycle = hbm_peak_bytes_per_cycle_;
     return {};
   }
 
@@ -239,9 +272,14 @@ class SimBackend final : public Backend {
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_GEMM;
     cmd.context = context;
-    cmd.u.gemm = {args.a, args.b, args.c, args.m, args.n, args.k, args.flags};
+    cmd.flags = static_cast<uint8_t>(args.flags);  // the C API refused bits outside STRATA_GEMM_FLAGS_ALL
+    cmd.u.gemm = {args.a, args.b, args.c, args.m, args.n, args.k, args.quant_mult, args.quant_shift, 0};
     strata_cpl c;
-    return Call(cmd, &c);
+    Error e = Call(cmd, &c);
+    if (!e.ok()) {
+      e.message += " (m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) + ", k=" + std::to_string(args.k) + ")";
+    }
+    return e;
   }
 
   Error Compact(strata_context context, uint64_t max_bytes, uint32_t max_moves, strata_compact_result* out) override {
@@ -389,6 +427,7 @@ class SimBackend final : public Backend {
   std::unique_ptr<sim::Device> device_;
   std::unique_ptr<sim::HostLink> link_;
   uint64_t timeout_cycles_;
+  double hbm_peak_bytes_per_cycle_;
   int console_hook_ = -1;
   std::string console_;
   uint32_t header_address_ = 0;

@@ -1,7 +1,9 @@
 // The C API: argument checks, struct_size handling, per-device locking, error messages; backends do the work.
 #include "strata/strata.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -114,7 +116,9 @@ strata_status strata_close(strata_device* device) {
 strata_status strata_get_device_info(strata_device* device, strata_device_info* out) {
   constexpr const char* kCall = "strata_get_device_info";
   STRATA_CHECK_DEVICE(kCall, device);
-  if (!SizeOk(out, sizeof(strata_device_info))) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL or too small");
+  if (!SizeOk(out, offsetof(strata_device_info, mxu_array_n))) {
+    return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL or too small");
+  }
   std::lock_guard<std::mutex> lock(device->mutex);
   strata_device_info info{};
   info.struct_size = sizeof info;
@@ -193,9 +197,15 @@ strata_status strata_read(strata_device* device, strata_context context, strata_
 strata_status strata_gemm(strata_device* device, strata_context context, const strata_gemm_args* args) {
   constexpr const char* kCall = "strata_gemm";
   STRATA_CHECK_DEVICE(kCall, device);
-  if (!SizeOk(args, sizeof(strata_gemm_args))) return Fail(kCall, STRATA_INVALID_ARGUMENT, "args is NULL or too small");
+  if (!SizeOk(args, offsetof(strata_gemm_args, quant_mult))) {
+    return Fail(kCall, STRATA_INVALID_ARGUMENT, "args is NULL or too small");
+  }
+  strata_gemm_args full{};
+  std::memcpy(&full, args, std::min<size_t>(args->struct_size, sizeof full));
+  full.struct_size = sizeof full;
+  if ((full.flags & ~STRATA_GEMM_FLAGS_ALL) != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "unknown flags");
   std::lock_guard<std::mutex> lock(device->mutex);
-  return Report(kCall, device->backend->Gemm(context, *args));
+  return Report(kCall, device->backend->Gemm(context, full));
 }
 
 strata_status strata_compact(strata_device* device, strata_context context, const strata_compact_options* options,

@@ -30,6 +30,7 @@ strata_cmd Valid(uint8_t opcode) {
     case STRATA_OP_WRITE:
     case STRATA_OP_READ: c.u.transfer = {0x100000001ull, 128, 4096, 1}; break;
     case STRATA_OP_COMPACT: c.u.compact = {1 << 20, 8, 0}; break;
+    case STRATA_OP_GEMM: c.u.gemm = {0x100000001ull, 0x100000002ull, 0x100000003ull, 33, 17, 65, 0, 0, 0}; break;
     default: break;
   }
   return c;
@@ -44,6 +45,7 @@ uint32_t UsedWords(uint8_t opcode) {
     case STRATA_OP_WRITE:
     case STRATA_OP_READ: return 6;
     case STRATA_OP_COMPACT: return 3;
+    case STRATA_OP_GEMM: return 11;  // word 11 is reserved
     default: return 0;
   }
 }
@@ -56,7 +58,6 @@ void ExpectFail(const strata_cmd& c, strata_status status, strata_field field, c
 
 TEST(RuntimeDecoder, WellFormedCommandsPass) {
   for (uint8_t op = 0; op < STRATA_OP_COUNT; ++op) {
-    if (op == STRATA_OP_GEMM) continue;
     const DecodeResult r = Decode(Valid(op), kLimits);
     EXPECT_TRUE(r.ok()) << "opcode " << int{op} << ": " << strata_status_name(r.status) << " " << FieldName(r.field);
   }
@@ -75,18 +76,16 @@ TEST(RuntimeDecoder, WellFormedCommandsPass) {
   EXPECT_TRUE(Decode(last, kLimits).ok());
 }
 
-TEST(RuntimeDecoder, UnknownOpcodesAndReservedGemm) {
+TEST(RuntimeDecoder, UnknownOpcodes) {
   for (int op : {int{STRATA_OP_COUNT}, 11, 127, 255}) {
     strata_cmd c{};
     c.opcode = static_cast<uint8_t>(op);
     ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_OPCODE, "unknown opcode");
   }
-  ExpectFail(Valid(STRATA_OP_GEMM), STRATA_UNIMPLEMENTED, STRATA_FIELD_OPCODE, "gemm");
 }
 
 TEST(RuntimeDecoder, ReservedHeaderBytesAndFlags) {
   for (uint8_t op = 0; op < STRATA_OP_COUNT; ++op) {
-    if (op == STRATA_OP_GEMM) continue;
     strata_cmd c = Valid(op);
     c.reserved0 = 1;
     ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_RESERVED, "reserved0");
@@ -97,6 +96,8 @@ TEST(RuntimeDecoder, ReservedHeaderBytesAndFlags) {
       c = Valid(op);
       c.flags = static_cast<uint8_t>(1u << bit);
       if (op == STRATA_OP_ALLOC && c.flags == STRATA_ALLOC_NO_COMPACT) continue;
+      // ACCUMULATE, RELU and INT8 are GEMM flags on their own; ROUND needs INT8 (GemmFlagsAndQuantization).
+      if (op == STRATA_OP_GEMM && (c.flags & STRATA_GEMM_FLAGS_ALL & ~STRATA_GEMM_FLAG_ROUND) != 0) continue;
       ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS, "flags");
     }
   }
@@ -104,7 +105,6 @@ TEST(RuntimeDecoder, ReservedHeaderBytesAndFlags) {
 
 TEST(RuntimeDecoder, EveryUnusedArgumentWordMustBeZero) {
   for (uint8_t op = 0; op < STRATA_OP_COUNT; ++op) {
-    if (op == STRATA_OP_GEMM) continue;
     for (uint32_t w = UsedWords(op); w < 12; ++w) {
       strata_cmd c = Valid(op);
       c.u.words[w] = 0x10;
@@ -122,7 +122,7 @@ TEST(RuntimeDecoder, ContextIdWhereItBelongs) {
   c.context = 1;
   ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_CONTEXT, "create inside a context");
   for (uint8_t op : {STRATA_OP_DESTROY_CONTEXT, STRATA_OP_ALLOC, STRATA_OP_FREE, STRATA_OP_WRITE, STRATA_OP_READ,
-                     STRATA_OP_COMPACT}) {
+                     STRATA_OP_COMPACT, STRATA_OP_GEMM}) {
     c = Valid(op);
     c.context = 0;
     ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_CONTEXT, "missing context");
@@ -181,6 +181,67 @@ TEST(RuntimeDecoder, FreeAndTransferArguments) {
   }
 }
 
+TEST(RuntimeDecoder, GemmOperandsAndShape) {
+  strata_cmd c = Valid(STRATA_OP_GEMM);
+  c.u.gemm.a = 0;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_A, "null A");
+  c = Valid(STRATA_OP_GEMM);
+  c.u.gemm.b = 0;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_B, "null B");
+  c = Valid(STRATA_OP_GEMM);
+  c.u.gemm.c = 0;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_C, "null C");
+  c.u.gemm.c = c.u.gemm.a;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_C, "C is A");
+  c.u.gemm.c = c.u.gemm.b;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_C, "C is B");
+  c = Valid(STRATA_OP_GEMM);
+  c.u.gemm.b = c.u.gemm.a;  // A . A^T-like uses of one buffer are reads only: fine
+  EXPECT_TRUE(Decode(c, kLimits).ok());
+  for (uint32_t strata_cmd_gemm::*dim : {&strata_cmd_gemm::m, &strata_cmd_gemm::n, &strata_cmd_gemm::k}) {
+    for (uint32_t bad : {0u, STRATA_GEMM_MAX_DIM + 1, 0xffffffffu}) {
+      c = Valid(STRATA_OP_GEMM);
+      c.u.gemm.*dim = bad;
+      ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_SHAPE, "dimension");
+    }
+  }
+  c = Valid(STRATA_OP_GEMM);
+  c.u.gemm.m = 1;
+  c.u.gemm.n = 1;
+  c.u.gemm.k = STRATA_GEMM_MAX_DIM;
+  EXPECT_TRUE(Decode(c, kLimits).ok());
+  c.u.gemm.m = c.u.gemm.k = STRATA_GEMM_MAX_DIM;  // A alone is 2^48 bytes: no buffer can hold it
+  ExpectFail(c, STRATA_OUT_OF_RANGE, STRATA_FIELD_SHAPE, "A larger than the heap");
+  c = Valid(STRATA_OP_GEMM);
+  c.u.gemm.m = c.u.gemm.n = 4097;  // C: 4097^2 x 4 > 64 MiB
+  ExpectFail(c, STRATA_OUT_OF_RANGE, STRATA_FIELD_SHAPE, "int32 C larger than the heap");
+  c.flags = STRATA_GEMM_FLAG_INT8;  // ... but 16 MiB as int8
+  EXPECT_TRUE(Decode(c, kLimits).ok());
+}
+
+TEST(RuntimeDecoder, GemmFlagsAndQuantization) {
+  strata_cmd c = Valid(STRATA_OP_GEMM);
+  c.flags = STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_RELU;
+  EXPECT_TRUE(Decode(c, kLimits).ok());
+  c.flags = STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND | STRATA_GEMM_FLAG_RELU;
+  c.u.gemm.quant_mult = -7;
+  c.u.gemm.quant_shift = STRATA_GEMM_MAX_QUANT_SHIFT;
+  EXPECT_TRUE(Decode(c, kLimits).ok());
+  c.u.gemm.quant_shift = STRATA_GEMM_MAX_QUANT_SHIFT + 1;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_QUANT, "shift above 63");
+  c = Valid(STRATA_OP_GEMM);
+  c.flags = STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_INT8;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS, "accumulate into int8");
+  c.flags = STRATA_GEMM_FLAG_ROUND;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS, "round without int8");
+  c = Valid(STRATA_OP_GEMM);
+  c.u.gemm.quant_mult = 1;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_QUANT, "multiplier without int8");
+  c.u.gemm.quant_mult = 0;
+  c.u.gemm.quant_shift = 1;
+  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_QUANT, "shift without int8");
+}
+
 // Random words: the decoder never reads out of bounds (ASan build) and never accepts a command that
 // breaks the rules it states.
 TEST(RuntimeDecoder, RandomWordsAreRejectedOrWellFormed) {
@@ -196,7 +257,9 @@ TEST(RuntimeDecoder, RandomWordsAreRejectedOrWellFormed) {
     if (!r.ok()) continue;
     ++accepted;
     ASSERT_LT(c.opcode, STRATA_OP_COUNT);
-    ASSERT_NE(c.opcode, STRATA_OP_GEMM);
+    if (c.opcode == STRATA_OP_GEMM) {
+      ASSERT_TRUE(c.u.gemm.a != 0 && c.u.gemm.b != 0 && c.u.gemm.c != c.u.gemm.a);
+    }
     ASSERT_EQ(c.reserved0 | c.reserved1, 0u);
   }
   EXPECT_GT(accepted, 0u);

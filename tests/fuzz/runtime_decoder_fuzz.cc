@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if ((r.status == STRATA_OK) != (r.field == STRATA_FIELD_NONE)) __builtin_trap();
   if (strata::runtime::FieldName(r.field) == nullptr) __builtin_trap();
   if (r.status != STRATA_OK) return 0;
-  if (cmd.opcode >= STRATA_OP_COUNT || cmd.opcode == STRATA_OP_GEMM || cmd.reserved0 != 0 || cmd.reserved1 != 0) {
+  if (cmd.opcode >= STRATA_OP_COUNT || cmd.reserved0 != 0 || cmd.reserved1 != 0) {
     __builtin_trap();
   }
   switch (cmd.opcode) {
@@ -35,6 +35,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         __builtin_trap();
       }
       break;
+    case STRATA_OP_GEMM: {
+      const strata_cmd_gemm& g = cmd.u.gemm;
+      if (g.a == 0 || g.b == 0 || g.c == 0 || g.c == g.a || g.c == g.b || g.reserved != 0) __builtin_trap();
+      if (g.m == 0 || g.n == 0 || g.k == 0 || g.m > STRATA_GEMM_MAX_DIM || g.n > STRATA_GEMM_MAX_DIM ||
+          g.k > STRATA_GEMM_MAX_DIM) {
+        __builtin_trap();
+      }
+      if (uint64_t{g.m} * g.k > limits.heap_bytes || uint64_t{g.k} * g.n > limits.heap_bytes) __builtin_trap();
+      if ((cmd.flags & STRATA_GEMM_FLAG_INT8) == 0 && (g.quant_mult != 0 || g.quant_shift != 0)) __builtin_trap();
+      break;
+    }
     default: break;
   }
   return 0;

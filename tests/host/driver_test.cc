@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/reference_gemm.h"
 #include "strata/strata.h"
 #include "strata/strata.hpp"
 
@@ -63,6 +64,69 @@ class DriverTest : public ::testing::Test {
     EXPECT_EQ(a.num_frees, b.num_frees);
     EXPECT_EQ(a.largest_free_block_bytes, b.largest_free_block_bytes);
     EXPECT_EQ(a.context_bytes_in_use, b.context_bytes_in_use);
+  }
+
+  // Random int8 values over the whole range, -128 one time in sixteen.
+  std::vector<int8_t> RandomInt8(size_t n) {
+    std::vector<int8_t> v(n);
+    for (auto& x : v) x = (rng_() & 15) == 0 ? int8_t{-128} : static_cast<int8_t>(rng_());
+    return v;
+  }
+  strata_buffer Upload(const void* data, uint64_t bytes, strata_context ctx = 0) {
+    const strata_buffer b = Alloc(bytes, ctx);
+    EXPECT_EQ(strata_write(dev_, ctx ? ctx : ctx_, b, 0, data, bytes), STRATA_OK) << strata_last_error_message();
+    return b;
+  }
+  strata_status Gemm(strata_buffer a, strata_buffer b, strata_buffer c, uint32_t m, uint32_t n, uint32_t k,
+                     uint32_t flags = 0, int32_t mult = 0, uint32_t shift = 0) {
+    strata_gemm_args g{};
+    g.struct_size = sizeof g;
+    g.a = a;
+    g.b = b;
+    g.c = c;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.flags = flags;
+    g.quant_mult = mult;
+    g.quant_shift = shift;
+    return strata_gemm(dev_, ctx_, &g);
+  }
+  // Runs C = A.B (+ C) on the device with random operands and compares with the reference, element by element.
+  void CheckGemm(uint32_t m, uint32_t n, uint32_t k, uint32_t flags = 0, int32_t mult = 0, uint32_t shift = 0) {
+    SCOPED_TRACE(testing::Message() << "m=" << m << " n=" << n << " k=" << k << " flags=" << flags);
+    const std::vector<int8_t> a = RandomInt8(uint64_t{m} * k), b = RandomInt8(uint64_t{k} * n);
+    const bool int8 = (flags & STRATA_GEMM_FLAG_INT8) != 0;
+    std::vector<int32_t> c_in(uint64_t{m} * n);
+    for (auto& x : c_in) x = static_cast<int32_t>(rng_());
+    const uint64_t c_bytes = uint64_t{m} * n * (int8 ? 1 : 4);
+    const strata_buffer ha = Upload(a.data(), a.size()), hb = Upload(b.data(), b.size());
+    const strata_buffer hc = Upload(c_in.data(), c_bytes);  // garbage unless ACCUMULATE: must be overwritten
+    ASSERT_EQ(Gemm(ha, hb, hc, m, n, k, flags, mult, shift), STRATA_OK) << strata_last_error_message();
+    strata::reference::GemmSpec spec;
+    spec.m = m;
+    spec.n = n;
+    spec.k = k;
+    spec.relu = (flags & STRATA_GEMM_FLAG_RELU) != 0;
+    spec.int8 = int8;
+    spec.round = (flags & STRATA_GEMM_FLAG_ROUND) != 0;
+    spec.quant_mult = mult;
+    spec.quant_shift = shift;
+    const std::vector<int32_t> want = strata::reference::Gemm(
+        a.data(), b.data(), (flags & STRATA_GEMM_FLAG_ACCUMULATE) ? c_in.data() : nullptr, spec);
+    const std::vector<uint8_t> raw = ReadAll(hc, c_bytes);
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < want.size(); ++i) {
+      int32_t got;
+      if (int8) {
+        got = static_cast<int8_t>(raw[i]);
+      } else {
+        std::memcpy(&got, raw.data() + 4 * i, 4);
+      }
+      if (got != want[i] && bad++ < 5) ADD_FAILURE() << "C[" << i / n << "][" << i % n << "] = " << got << ", want " << want[i];
+    }
+    EXPECT_EQ(bad, 0u);
+    for (strata_buffer h : {ha, hb, hc}) EXPECT_EQ(strata_free(dev_, ctx_, h), STRATA_OK);
   }
 
   strata_device* dev_ = nullptr;
@@ -259,9 +323,6 @@ TEST_F(DriverTest, BadInputGetsItsPreciseStatusAndChangesNothing) {
   add("zero-byte alloc", strata_alloc(dev_, ctx_, 0, 0, 0, &out), STRATA_INVALID_ARGUMENT, "bytes");
   add("bad alignment", strata_alloc(dev_, ctx_, 4096, 3000, 0, &out), STRATA_INVALID_ARGUMENT, "alignment");
   add("bad flags", strata_alloc(dev_, ctx_, 4096, 0, 0x80, &out), STRATA_INVALID_ARGUMENT, "flags");
-  strata_gemm_args g{};
-  g.struct_size = sizeof g;
-  add("gemm", strata_gemm(dev_, ctx_, &g), STRATA_UNIMPLEMENTED, "not implemented");
   EXPECT_EQ(out, 0u);
 
   ExpectSameState(before, Stats(ctx_));
@@ -271,6 +332,124 @@ TEST_F(DriverTest, BadInputGetsItsPreciseStatusAndChangesNothing) {
   ASSERT_EQ(strata_read(dev_, other, theirs, 0, back.data(), 4096), STRATA_OK);
   EXPECT_EQ(back, data) << "another context's buffer changed";
   EXPECT_TRUE(std::all_of(buf.begin(), buf.end(), [](uint8_t b) { return b == 0xee; })) << "refused reads wrote host memory";
+}
+
+// Shapes around the array size (16): 1x1x1, primes, just below and above multiples of 16, long K, tall
+// and skinny, wide and short.
+TEST_F(DriverTest, GemmRandomShapesAreBitExact) {
+  Open(16 * kMiB);
+  struct Shape {
+    uint32_t m, n, k;
+  } shapes[] = {{1, 1, 1},  {2, 3, 5},   {13, 17, 31}, {15, 17, 16}, {16, 16, 16},  {33, 47, 65},
+                {97, 7, 129}, {3, 200, 40}, {300, 5, 3},  {31, 33, 700}, {130, 70, 257}};
+  for (const Shape& sh : shapes) CheckGemm(sh.m, sh.n, sh.k);
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  ASSERT_EQ(strata_get_device_info(dev_, &info), STRATA_OK);
+  EXPECT_EQ(info.mxu_array_n, 16u);
+  EXPECT_GT(info.hbm_bytes_read, 0u);
+  EXPECT_GT(info.hbm_peak_bytes_per_cycle, 0.0);
+}
+
+TEST_F(DriverTest, GemmAccumulateReluAndRequantization) {
+  Open(16 * kMiB);
+  CheckGemm(37, 29, 45, STRATA_GEMM_FLAG_ACCUMULATE);
+  CheckGemm(37, 29, 45, STRATA_GEMM_FLAG_RELU);
+  CheckGemm(37, 29, 45, STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_RELU);
+  CheckGemm(40, 24, 70, STRATA_GEMM_FLAG_INT8, 3, 9);
+  CheckGemm(40, 24, 70, STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND, -5, 11);
+  CheckGemm(40, 24, 70, STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND | STRATA_GEMM_FLAG_RELU, 1 << 20, 31);
+}
+
+// A GEMM names buffers by handle: after compaction moved them, it reads and writes them where they are now.
+TEST_F(DriverTest, GemmFollowsBuffersThatCompactionMoved) {
+  Open(8 * kMiB);
+  std::vector<strata_buffer> holes;
+  for (int i = 0; i < 8; ++i) holes.push_back(Alloc(64 * kKiB));
+  const std::vector<int8_t> a = RandomInt8(48 * 64), b = RandomInt8(64 * 40);
+  const strata_buffer ha = Upload(a.data(), a.size()), hb = Upload(b.data(), b.size());
+  const strata_buffer hc = Alloc(48 * 40 * 4);
+  for (strata_buffer h : holes) ASSERT_EQ(strata_free(dev_, ctx_, h), STRATA_OK);
+  strata_compact_result r{};
+  r.struct_size = sizeof r;
+  ASSERT_EQ(strata_compact(dev_, ctx_, nullptr, &r), STRATA_OK) << strata_last_error_message();
+  ASSERT_GT(r.moves, 0u) << "the operands should have moved down";
+  ASSERT_EQ(Gemm(ha, hb, hc, 48, 40, 64), STRATA_OK) << strata_last_error_message();
+  strata::reference::GemmSpec spec;
+  spec.m = 48;
+  spec.n = 40;
+  spec.k = 64;
+  const std::vector<int32_t> want = strata::reference::Gemm(a.data(), b.data(), nullptr, spec);
+  std::vector<int32_t> got(want.size());
+  ASSERT_EQ(strata_read(dev_, ctx_, hc, 0, got.data(), got.size() * 4), STRATA_OK);
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(DriverTest, GemmBadInputGetsItsPreciseStatusAndChangesNothing) {
+  Open(8 * kMiB);
+  strata_context other = 0;
+  ASSERT_EQ(strata_context_create(dev_, nullptr, &other), STRATA_OK);
+  // Shapes 8 x 16 . 16 x 8: A 128 bytes, B 128, C 256 (int32) or 64 (int8).
+  const std::vector<int8_t> a = RandomInt8(128), b = RandomInt8(128);
+  const strata_buffer ha = Upload(a.data(), a.size()), hb = Upload(b.data(), b.size());
+  const std::vector<uint8_t> c_pattern = Random(256);
+  const strata_buffer hc = Upload(c_pattern.data(), 256);
+  const strata_buffer small_c = Upload(c_pattern.data(), 64);
+  const strata_buffer theirs = Upload(b.data(), b.size(), other);
+  const strata_buffer gone = Alloc(4096);
+  ASSERT_EQ(strata_free(dev_, ctx_, gone), STRATA_OK);
+  const strata_memory_stats before = Stats(ctx_);
+
+  struct Case {
+    const char* what;
+    strata_status got, want;
+    std::string message;
+    const char* needle;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const char* what, strata_status got, strata_status want, const char* needle) {
+    cases.push_back({what, got, want, strata_last_error_message(), needle});
+  };
+  add("k larger than A holds (mismatched shapes)", Gemm(ha, hb, hc, 8, 8, 32), STRATA_OUT_OF_RANGE,
+      "buffer A is smaller");
+  add("n larger than B holds", Gemm(ha, hb, hc, 8, 9, 16), STRATA_OUT_OF_RANGE, "buffer B is smaller");
+  add("int32 C too small", Gemm(ha, hb, small_c, 8, 8, 16), STRATA_OUT_OF_RANGE, "buffer C is smaller");
+  add("zero m", Gemm(ha, hb, hc, 0, 8, 16), STRATA_INVALID_ARGUMENT, "m, n and k");
+  add("k above 2^24", Gemm(ha, hb, hc, 8, 8, (1u << 24) + 1), STRATA_INVALID_ARGUMENT, "m, n and k");
+  add("huge shape", Gemm(ha, hb, hc, 1u << 24, 8, 1u << 24), STRATA_OUT_OF_RANGE, "larger than device memory");
+  add("C is A", Gemm(ha, hb, ha, 8, 8, 16), STRATA_INVALID_ARGUMENT, "same buffer as A or B");
+  add("another context's B", Gemm(ha, theirs, hc, 8, 8, 16), STRATA_PERMISSION_DENIED,
+      "buffer B belongs to another context");
+  add("stale A", Gemm(gone, hb, hc, 8, 8, 16), STRATA_NOT_FOUND, "buffer A: the handle is stale");
+  add("forged C", Gemm(ha, hb, 0xffffffffull, 8, 8, 16), STRATA_INVALID_ARGUMENT, "buffer C");
+  add("null A", Gemm(0, hb, hc, 8, 8, 16), STRATA_INVALID_ARGUMENT, "buffer A");
+  add("unknown flag", Gemm(ha, hb, hc, 8, 8, 16, 0x10), STRATA_INVALID_ARGUMENT, "unknown flags");
+  add("accumulate into int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_INT8, 1, 0),
+      STRATA_INVALID_ARGUMENT, "ACCUMULATE needs an int32 C");
+  add("round without int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_ROUND), STRATA_INVALID_ARGUMENT, "ROUND needs INT8");
+  add("multiplier without int8", Gemm(ha, hb, hc, 8, 8, 16, 0, 3, 0), STRATA_INVALID_ARGUMENT, "quant_mult");
+  add("shift 64", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_INT8, 1, 64), STRATA_INVALID_ARGUMENT, "quant_shift");
+  add("args NULL", strata_gemm(dev_, ctx_, nullptr), STRATA_INVALID_ARGUMENT, "args");
+  strata_gemm_args tiny{};
+  tiny.struct_size = 8;
+  add("struct_size too small", strata_gemm(dev_, ctx_, &tiny), STRATA_INVALID_ARGUMENT, "too small");
+  strata_gemm_args g{};
+  g.struct_size = sizeof g;
+  g.a = ha;
+  g.b = hb;
+  g.c = hc;
+  g.m = g.n = 8;
+  g.k = 16;
+  add("unknown context", strata_gemm(dev_, 0x7777, &g), STRATA_NOT_FOUND, "no such context");
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.got, c.want) << c.what << ": " << c.message;
+    EXPECT_NE(c.message.find(c.needle), std::string::npos) << c.what << ": " << c.message;
+  }
+  ExpectSameState(before, Stats(ctx_));
+  EXPECT_EQ(ReadAll(hc, 256), c_pattern) << "a refused GEMM wrote C";
+  EXPECT_EQ(ReadAll(small_c, 64), std::vector<uint8_t>(c_pattern.begin(), c_pattern.begin() + 64));
+  // The same buffers work once the call is right, and int8 C fits in 64 bytes.
+  EXPECT_EQ(Gemm(ha, hb, small_c, 8, 8, 16, STRATA_GEMM_FLAG_INT8, 1, 4), STRATA_OK) << strata_last_error_message();
 }
 
 TEST_F(DriverTest, QuotasInBytesAndAsAFraction) {

@@ -185,7 +185,14 @@ TEST(RuntimeProtocol, MalformedWordsAreAnsweredWithStatusAndField) {
   x = {};
   x.opcode = STRATA_OP_GEMM;
   x.context = ctx;
-  cases.push_back({x, STRATA_UNIMPLEMENTED, STRATA_FIELD_OPCODE});
+  x.u.gemm = {1, 2, 3, 4, 4, 4, 0, 0, 0};
+  x.u.gemm.m = 0;
+  cases.push_back({x, STRATA_INVALID_ARGUMENT, STRATA_FIELD_SHAPE});
+  x.u.gemm.m = 4;
+  x.flags = STRATA_GEMM_FLAG_ROUND;
+  cases.push_back({x, STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS});
+  x.flags = 0;
+  cases.push_back({x, STRATA_NOT_FOUND, STRATA_FIELD_BUFFER_A});  // handle 1 names no live buffer
   x = {};
   x.opcode = STRATA_OP_DESTROY_CONTEXT;
   x.context = ctx + 0x100;  // same slot, another generation

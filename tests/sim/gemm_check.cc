@@ -11,21 +11,9 @@
 #include <unistd.h>
 
 #include "npy.h"
-
-namespace {
+#include "strata/reference_gemm.h"
 
 using strata::sim::NpyArray;
-
-int8_t Requant(int32_t x, int64_t mult, unsigned shift) {
-  __int128 p = static_cast<__int128>(x) * mult;
-  if (shift > 0) p += static_cast<__int128>(1) << (shift - 1);
-  p >>= shift;  // arithmetic
-  if (p > 127) return 127;
-  if (p < -128) return -128;
-  return static_cast<int8_t>(p);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 6) {
@@ -102,25 +90,29 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "FAIL: output is %s %" PRIu64 "x%" PRIu64 "\n", out.descr.c_str(), out.rows, out.cols);
     return 1;
   }
+  strata::reference::GemmSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.relu = relu;
+  spec.int8 = int8;
+  spec.round = true;  // strata-sim gemm --int8 rounds
+  spec.quant_mult = mult;
+  spec.quant_shift = shift;
+  const std::vector<int32_t> want = strata::reference::Gemm(reinterpret_cast<const int8_t*>(a.data.data()),
+                                                            reinterpret_cast<const int8_t*>(b.data.data()),
+                                                            cin.data(), spec);
   uint64_t bad = 0;
   for (uint64_t i = 0; i < m; ++i) {
     for (uint64_t j = 0; j < n; ++j) {
-      int32_t acc = cin[i * n + j];
-      for (uint64_t t = 0; t < k; ++t) {
-        acc = static_cast<int32_t>(static_cast<uint32_t>(acc) +
-                                   static_cast<uint32_t>(int32_t{static_cast<int8_t>(a.data[i * k + t])} *
-                                                         int32_t{static_cast<int8_t>(b.data[t * n + j])}));
-      }
-      if (relu && acc < 0) acc = 0;
-      int32_t got, want = acc;
+      int32_t got;
       if (int8) {
-        want = Requant(acc, mult, shift);
         got = static_cast<int8_t>(out.data[i * n + j]);
       } else {
         std::memcpy(&got, out.data.data() + 4 * (i * n + j), 4);
       }
-      if (got != want && bad++ < 10) {
-        std::fprintf(stderr, "FAIL: C[%" PRIu64 "][%" PRIu64 "] = %d, expected %d\n", i, j, got, want);
+      if (got != want[i * n + j] && bad++ < 10) {
+        std::fprintf(stderr, "FAIL: C[%" PRIu64 "][%" PRIu64 "] = %d, expected %d\n", i, j, got, want[i * n + j]);
       }
     }
   }

@@ -5,13 +5,11 @@
 
 #include <stdint.h>
 
+#include "strata/gemm.h"  // STRATA_GEMM_FLAG_ACCUMULATE, _RELU, _INT8, _ROUND
+
 #define STRATA_GEMM_MAILBOX_MAGIC 0x4d4d4547u  // "GEMM"
 #define STRATA_GEMM_MAILBOX_VERSION 1u
 
-#define STRATA_GEMM_FLAG_ACCUMULATE 0x1u  // C = A.B + C_in
-#define STRATA_GEMM_FLAG_RELU 0x2u
-#define STRATA_GEMM_FLAG_INT8 0x4u        // requantized int8 output
-#define STRATA_GEMM_FLAG_ROUND 0x8u
 #define STRATA_GEMM_FLAG_PER_TILE 0x10u   // one LOAD_WEIGHTS + MATMUL per weight tile (old issue path)
 
 struct StrataGemmMailbox {

@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "strata/gemm.h"
 #include "strata/status.h"
 
 #ifdef __cplusplus
@@ -27,7 +28,7 @@ extern "C" {
 
 #define STRATA_PROTO_MAGIC 0x50525453u  // "STRP" little-endian
 #define STRATA_PROTO_VERSION_MAJOR 1
-#define STRATA_PROTO_VERSION_MINOR 0
+#define STRATA_PROTO_VERSION_MINOR 1  // 1.1: GEMM defined; header.mxu_array_n
 #define STRATA_RT_HEADER_SYMBOL "strata_runtime_header"
 
 #define STRATA_RT_SQ_ENTRIES 64u  // powers of two
@@ -49,7 +50,7 @@ typedef enum strata_opcode {
   STRATA_OP_READ = 6,   // buffer -> staging slot (the host then copies the slot out)
   STRATA_OP_COMPACT = 7,
   STRATA_OP_STATS = 8,
-  STRATA_OP_GEMM = 9,  // reserved: answered UNIMPLEMENTED until the matrix unit lands
+  STRATA_OP_GEMM = 9,  // since 1.1; flags: STRATA_GEMM_FLAG_* (strata/gemm.h)
   STRATA_OP_COUNT = 10
 } strata_opcode;
 
@@ -85,9 +86,17 @@ typedef struct strata_cmd_compact {
   uint32_t reserved;
 } strata_cmd_compact;
 
-typedef struct strata_cmd_gemm {  // layout reserved for the matrix-unit engineer (minor bump when defined)
+// C = A.B (+ C) on the matrix unit; see strata/gemm.h. A, B and C are buffer handles of the calling
+// context, each at least as large as its matrix (A: m k, B: k n, C: m n x 4, or m n with INT8); C is
+// neither A nor B. quant_mult and quant_shift are used with INT8 and must be zero without it.
+// Completion: value0 = the kernel's device cycles (first DMA to last result), value1 = rows the
+// matrix unit streamed.
+typedef struct strata_cmd_gemm {
   uint64_t a, b, c;
-  uint32_t m, n, k, flags;
+  uint32_t m, n, k;
+  int32_t quant_mult;
+  uint32_t quant_shift;  // 0 .. STRATA_GEMM_MAX_QUANT_SHIFT
+  uint32_t reserved;
 } strata_cmd_gemm;
 
 typedef struct strata_cmd {
@@ -126,7 +135,13 @@ typedef enum strata_field {
   STRATA_FIELD_CONTEXT_TABLE = 13,  // too many contexts
   STRATA_FIELD_BUFFER_TABLE = 14,   // too many live buffers
   STRATA_FIELD_DMA = 15,            // the DMA engine reported an error
-  STRATA_FIELD_COUNT = 16
+  STRATA_FIELD_SHAPE = 16,          // GEMM m, n, k (since 1.1)
+  STRATA_FIELD_BUFFER_A = 17,       // GEMM operand A: its handle, or too small for m x k
+  STRATA_FIELD_BUFFER_B = 18,
+  STRATA_FIELD_BUFFER_C = 19,
+  STRATA_FIELD_QUANT = 20,          // GEMM quant_mult / quant_shift
+  STRATA_FIELD_MXU = 21,            // the matrix unit reported an error
+  STRATA_FIELD_COUNT = 22
 } strata_field;
 
 // Completion. `phase` is 1 on the first pass over the ring, 0 on the second, and so on (NVMe's trick):
@@ -189,7 +204,7 @@ typedef struct strata_rt_header {
   uint32_t cq_head;
   uint32_t sq_head;
   uint32_t commands_served;
-  uint32_t reserved;
+  uint32_t mxu_array_n;  // since 1.1: N of the matrix unit's N x N array (0 in 1.0)
 } strata_rt_header;
 
 #ifdef __cplusplus
@@ -200,6 +215,7 @@ typedef struct strata_rt_header {
 #endif
 
 STRATA_PROTO_STATIC_ASSERT(sizeof(strata_cmd) == 64, "a command is 64 bytes");
+STRATA_PROTO_STATIC_ASSERT(sizeof(strata_cmd_gemm) == 48, "GEMM arguments fill the argument words");
 STRATA_PROTO_STATIC_ASSERT(sizeof(strata_cpl) == 32, "a completion is 32 bytes");
 STRATA_PROTO_STATIC_ASSERT(sizeof(strata_rt_stats) == 136, "stats layout");
 STRATA_PROTO_STATIC_ASSERT(sizeof(strata_rt_header) == 96, "header layout");

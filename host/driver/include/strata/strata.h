@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strata/gemm.h" /* STRATA_GEMM_FLAG_* */
 #include "strata/status.h"
 
 #ifdef __cplusplus
@@ -29,7 +30,7 @@ extern "C" {
 #endif
 
 #define STRATA_API_VERSION_MAJOR 1
-#define STRATA_API_VERSION_MINOR 0
+#define STRATA_API_VERSION_MINOR 1 /* 1.1: strata_gemm works; quantized GEMM; device info grew */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -76,6 +77,11 @@ typedef struct strata_device_info {
   uint32_t max_live_buffers;
   uint32_t granule_bytes;
   uint32_t last_command_cycles; /* device cycles the firmware spent on the last command it answered */
+  /* Since 1.1 (a 1.0 caller's smaller struct gets the fields above only). */
+  uint32_t mxu_array_n;              /* the matrix unit is an N x N systolic array */
+  uint64_t hbm_bytes_read;           /* HBM traffic since open (DMA, compaction, host-link copies) */
+  uint64_t hbm_bytes_written;
+  double hbm_peak_bytes_per_cycle;   /* the HBM preset's peak, per device cycle */
 } strata_device_info;
 /* Never talks to the device (does not block). */
 strata_status strata_get_device_info(strata_device* device, strata_device_info* out);
@@ -109,13 +115,25 @@ strata_status strata_write(strata_device* device, strata_context context, strata
 strata_status strata_read(strata_device* device, strata_context context, strata_buffer buffer, uint64_t offset,
                           void* dst, uint64_t bytes);
 
+/* C = A.B (+ C) on the matrix unit, row-major (strata/gemm.h):
+ *   a: int8 m x k, b: int8 k x n, c: int32 m x n, or int8 m x n with STRATA_GEMM_FLAG_INT8, where each
+ *   result is sat8(round?((x * quant_mult) >> quant_shift)) (after ReLU with STRATA_GEMM_FLAG_RELU).
+ * Each buffer must belong to the context and hold at least its matrix; c must be neither a nor b (a and b
+ * may be the same buffer). Blocks until C is in device memory; the work runs after every earlier call's.
+ * Errors (nothing is written to c): INVALID_ARGUMENT for a zero or > 2^24 dimension, unknown flags,
+ * ACCUMULATE with INT8, ROUND without INT8, quant_* without INT8, quant_shift > 63, a handle that is not
+ * one, c equal to a or b; NOT_FOUND for a stale handle; PERMISSION_DENIED for another context's buffer;
+ * OUT_OF_RANGE when a buffer is smaller than its matrix (the message names which). The device cycles the
+ * product took are strata_device_info.last_command_cycles afterwards. */
 typedef struct strata_gemm_args {
   uint32_t struct_size;
-  strata_buffer a, b, c; /* c = a (m x k, int8) * b (k x n, int8), int32 */
+  strata_buffer a, b, c;
   uint32_t m, n, k;
-  uint32_t flags;
+  uint32_t flags;       /* STRATA_GEMM_FLAG_ACCUMULATE | _RELU | _INT8 | _ROUND */
+  /* Since 1.1 (zero for a 1.0 caller's smaller struct). */
+  int32_t quant_mult;   /* INT8 only */
+  uint32_t quant_shift; /* INT8 only: 0 .. 63 */
 } strata_gemm_args;
-/* UNIMPLEMENTED in API 1.0 (the matrix unit is not wired to the runtime yet). */
 strata_status strata_gemm(strata_device* device, strata_context context, const strata_gemm_args* args);
 
 typedef struct strata_compact_options {
