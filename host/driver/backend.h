@@ -44,6 +44,8 @@ struct SimOptions {
   uint64_t hbm_capacity_bytes = 1ull << 30;
   std::string pcie_preset = "gen4x16";
   std::string trace_path;
+  uint64_t trace_start_cycle = 0;
+  uint64_t trace_end_cycle = UINT64_MAX;
   std::string firmware_path;
   uint64_t timeout_cycles = 2'000'000'000ull;
 };

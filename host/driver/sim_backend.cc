@@ -453,6 +453,8 @@ Error OpenSimBackend(const SimOptions& options, std::unique_ptr<Backend>* out) {
   }
   sim::TraceOptions trace;
   trace.path = options.trace_path;
+  trace.start = options.trace_start_cycle;
+  trace.end = options.trace_end_cycle;
   if (!trace.path.empty()) {
     const auto ends = [&](const char* ext) {
       return trace.path.size() >= 4 && trace.path.compare(trace.path.size() - 4, 4, ext) == 0;

@@ -81,7 +81,7 @@ strata_status strata_open(const char* backend, const strata_open_options* option
   if (out == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL");
   *out = nullptr;
   if (backend == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "backend name is NULL");
-  if (options != nullptr && options->struct_size < sizeof(strata_open_options)) {
+  if (options != nullptr && options->struct_size < offsetof(strata_open_options, trace_start_cycle)) {
     return Fail(kCall, STRATA_INVALID_ARGUMENT, "options->struct_size is too small");
   }
   if (std::strcmp(backend, "sim") != 0) {
@@ -95,6 +95,13 @@ strata_status strata_open(const char* backend, const strata_open_options* option
     if (options->trace_path != nullptr) sim.trace_path = options->trace_path;
     if (options->firmware_path != nullptr) sim.firmware_path = options->firmware_path;
     if (options->timeout_cycles != 0) sim.timeout_cycles = options->timeout_cycles;
+    if (options->struct_size >= sizeof(strata_open_options)) {
+      sim.trace_start_cycle = options->trace_start_cycle;
+      if (options->trace_end_cycle != 0) sim.trace_end_cycle = options->trace_end_cycle;
+      if (sim.trace_end_cycle <= sim.trace_start_cycle) {
+        return Fail(kCall, STRATA_INVALID_ARGUMENT, "trace_end_cycle must be above trace_start_cycle");
+      }
+    }
   }
   if (sim.firmware_path.empty()) {
     const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE");

@@ -57,6 +57,9 @@ typedef struct strata_open_options {
   const char* trace_path;       /* sim: waveform file (.fst or .vcd); NULL = none */
   const char* firmware_path;    /* sim: runtime ELF; NULL = $STRATA_RUNTIME_FIRMWARE, else the build's */
   uint64_t timeout_cycles;      /* sim: a call fails UNAVAILABLE after this many device cycles; 0 = 2e9 */
+  /* Since 1.1 (a 1.0 caller's smaller struct leaves them 0). */
+  uint64_t trace_start_cycle;   /* sim: record the waveform from this device cycle on */
+  uint64_t trace_end_cycle;     /* sim: ... up to this one (exclusive); 0 = to the end */
 } strata_open_options;
 
 /* backend: "sim" (the Strata model in-process). options may be NULL (defaults). Blocks while the model

@@ -1,0 +1,411 @@
+// strata-mlp: a small MLP inference service on the Strata model, through the host API only.
+//
+// Two tenants share the device, as two processes share a GPU:
+//   serving  (quota: 3/4 of device memory, like XLA_PYTHON_CLIENT_MEM_FRACTION=.75) runs a 3-layer int8
+//            MLP. Weights are uploaded once and stay; every step a request of random batch size arrives:
+//            its input is uploaded, each layer allocates its output activation, multiplies on the matrix
+//            unit (ReLU + requantization to int8 on the way out of the array) and frees its input. The
+//            logits are held until a client collects them, 1..6 steps later, in random order.
+//   batch    a background job that keeps buffers of random sizes for random, longer times.
+// The mix of lifetimes and sizes fragments device memory until an allocation fails for want of a
+// contiguous block; the firmware then defragments on the spot (compaction with HBM->HBM DMA) and the
+// request succeeds. When fragmentation passes --compact-at, the service also compacts explicitly.
+// Every result is checked bit-exactly against a CPU reference of the same int8 network.
+//
+// usage: strata-mlp [--steps N] [--seed S] [--hbm-capacity BYTES] [--hbm PRESET] [--trace FILE]
+//                   [--trace-cycles START:END] [--report FILE] [--quiet] [--help]
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "strata/reference_gemm.h"
+#include "strata/strata.hpp"
+
+namespace {
+
+constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
+
+struct Options {
+  int steps = 24;
+  uint32_t seed = 1;
+  uint64_t hbm_capacity = 4 * kMiB;
+  std::string hbm = "HBM2";
+  std::string trace = "out/mlp.fst";
+  uint64_t trace_start = 0, trace_end = 0;  // 0, 0: a window around the second step's first GEMM
+  std::string report = "out/mlp-report.json";
+  double compact_at = 0.6;  // explicit compaction when fragmentation exceeds this
+  bool quiet = false;
+};
+
+const char kUsage[] =
+    "usage: strata-mlp [options]\n"
+    "Runs a 3-layer int8 MLP inference service (256-1024-256-64) on the Strata model through the host API,\n"
+    "with a second tenant churning memory, until device memory fragments and is compacted; checks every\n"
+    "result against a CPU reference and prints a report.\n"
+    "  --steps N                 inference requests to serve (default 24)\n"
+    "  --seed S                  random seed for weights, inputs, batch sizes and lifetimes (default 1)\n"
+    "  --hbm-capacity BYTES      device memory, K/M/G suffixes (default 4M; a multiple of 256K, >= 3M)\n"
+    "  --hbm PRESET              HBM2 (default), HBM2e, HBM3\n"
+    "  --trace FILE              waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)\n"
+    "  --trace-cycles START:END  device cycles to record (default 394000:400000: the first GEMM)\n"
+    "  --report FILE             JSON report (default out/mlp-report.json; 'none' for no file)\n"
+    "  --compact-at F            compact explicitly when fragmentation exceeds F (default 0.6; 1 = never)\n"
+    "  --quiet                   no progress lines on stderr\n"
+    "  --help                    this text\n"
+    "Exit status: 0 all results match, 1 a mismatch or device error, 2 bad arguments.\n";
+
+bool ParseBytes(const char* s, uint64_t* out) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 0);
+  if (end == s) return false;
+  uint64_t mult = 1;
+  if (*end == 'K' || *end == 'k') mult = kKiB, ++end;
+  else if (*end == 'M' || *end == 'm') mult = kMiB, ++end;
+  else if (*end == 'G' || *end == 'g') mult = kMiB * 1024, ++end;
+  if (*end != '\0' || v == 0 || v > (1ull << 40) / mult) return false;
+  *out = v * mult;
+  return true;
+}
+
+// 0 ok, 1 --help, 2 error (message printed).
+int ParseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "strata-mlp: %s needs a value\n", a.c_str());
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    const char* v = nullptr;
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 1;
+    } else if (a == "--quiet") {
+      o->quiet = true;
+    } else if (a == "--steps" || a == "--seed" || a == "--hbm-capacity" || a == "--hbm" || a == "--trace" ||
+               a == "--trace-cycles" || a == "--report" || a == "--compact-at") {
+      if ((v = value()) == nullptr) return 2;
+      char* end = nullptr;
+      if (a == "--steps") {
+        const long n = std::strtol(v, &end, 10);
+        if (*end != '\0' || n < 1 || n > 100000) {
+          std::fprintf(stderr, "strata-mlp: --steps wants 1 .. 100000, not '%s'\n", v);
+          return 2;
+        }
+        o->steps = static_cast<int>(n);
+      } else if (a == "--seed") {
+        o->seed = static_cast<uint32_t>(std::strtoul(v, &end, 0));
+        if (*end != '\0') {
+          std::fprintf(stderr, "strata-mlp: --seed wants a number, not '%s'\n", v);
+          return 2;
+        }
+      } else if (a == "--hbm-capacity") {
+        if (!ParseBytes(v, &o->hbm_capacity) || o->hbm_capacity < 3 * kMiB) {
+          std::fprintf(stderr, "strata-mlp: --hbm-capacity wants a size of at least 3M (like 6M), not '%s'\n", v);
+          return 2;
+        }
+      } else if (a == "--hbm") {
+        o->hbm = v;
+      } else if (a == "--trace") {
+        o->trace = std::string(v) == "none" ? "" : v;
+      } else if (a == "--report") {
+        o->report = std::string(v) == "none" ? "" : v;
+      } else if (a == "--compact-at") {
+        o->compact_at = std::strtod(v, &end);
+        if (*end != '\0' || !(o->compact_at >= 0 && o->compact_at <= 1)) {
+          std::fprintf(stderr, "strata-mlp: --compact-at wants a fraction 0 .. 1, not '%s'\n", v);
+          return 2;
+        }
+      } else {  // --trace-cycles
+        unsigned long long s = 0, e = 0;
+        char tail = 0;
+        if (std::sscanf(v, "%llu:%llu%c", &s, &e, &tail) != 2 || e <= s) {
+          std::fprintf(stderr, "strata-mlp: --trace-cycles wants START:END with END > START, not '%s'\n", v);
+          return 2;
+        }
+        o->trace_start = s;
+        o->trace_end = e;
+      }
+    } else {
+      std::fprintf(stderr, "strata-mlp: unknown argument '%s' (see --help)\n", a.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
+struct Layer {
+  uint32_t in, out;
+  bool relu_int8;  // hidden layers: ReLU + requantize to int8; the last layer keeps int32 logits
+  int32_t quant_mult;
+  uint32_t quant_shift;
+};
+// Requantization scales keep typical activations inside int8 (a few saturate, as in real int8 nets).
+const Layer kLayers[] = {{256, 1024, true, 3, 12}, {1024, 256, true, 5, 14}, {256, 64, false, 0, 0}};
+constexpr uint32_t kMinBatch = 16, kMaxBatch = 192;
+
+std::string Mib(uint64_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f MiB", bytes / double(kMiB));
+  return b;
+}
+
+struct Snapshot {  // allocator state for the report
+  strata_memory_stats s;
+  std::string Json() const {
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "{\"bytes_in_use\":%" PRIu64 ",\"bytes_free\":%" PRIu64 ",\"largest_free_block_bytes\":%" PRIu64
+                  ",\"fragmentation\":%.4f,\"live_buffers\":%u}",
+                  s.bytes_in_use, s.bytes_free, s.largest_free_block_bytes, s.fragmentation, s.live_buffers);
+    return b;
+  }
+  std::string Text() const {
+    char b[256];
+    std::snprintf(b, sizeof b, "in use %s, free %s, largest free block %s, fragmentation %.2f, %u buffers",
+                  Mib(s.bytes_in_use).c_str(), Mib(s.bytes_free).c_str(), Mib(s.largest_free_block_bytes).c_str(),
+                  s.fragmentation, s.live_buffers);
+    return b;
+  }
+};
+
+struct Held {  // logits waiting for their client
+  strata::Buffer logits;
+  std::vector<int32_t> want;
+  uint32_t batch;
+  int due_step;
+};
+struct Background {  // the batch job's buffers
+  strata::Buffer buffer;
+  int due_step;
+};
+
+int Run(const Options& o) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const bool tty = isatty(2) != 0;
+  std::mt19937_64 rng(o.seed);
+  auto int8_values = [&](size_t n) {
+    std::vector<int8_t> v(n);
+    for (auto& x : v) x = static_cast<int8_t>(rng());
+    return v;
+  };
+
+  strata_open_options open{};
+  open.struct_size = sizeof open;
+  open.hbm_preset = o.hbm.c_str();
+  open.hbm_capacity_bytes = o.hbm_capacity;
+  open.trace_path = o.trace.empty() ? nullptr : o.trace.c_str();
+  // The default window: the first request's first GEMM starts near cycle 394,000 (after the firmware's boot,
+  // the weight uploads and the input upload), whatever the seed.
+  open.trace_start_cycle = o.trace_end != 0 ? o.trace_start : 394'000;
+  open.trace_end_cycle = o.trace_end != 0 ? o.trace_end : 400'000;
+  strata::Device device("sim", &open);
+  const strata_device_info info0 = device.Info();
+  std::printf("Strata MLP inference: layers 256-1024-256-64 (int8, ReLU, requantized), batch %u..%u, %d requests\n",
+              kMinBatch, kMaxBatch, o.steps);
+  std::printf("device: sim backend, %s %s (heap %s), %ux%u matrix unit\n", o.hbm.c_str(),
+              Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str(), info0.mxu_array_n, info0.mxu_array_n);
+
+  strata::Context serving = device.CreateContext(0, 0.75);
+  strata::Context batch_job = device.CreateContext();
+
+  // Weights: long-lived.
+  std::vector<std::vector<int8_t>> weights;
+  std::vector<strata::Buffer> weight_buffers;
+  for (const Layer& l : kLayers) {
+    weights.push_back(int8_values(uint64_t{l.in} * l.out));
+    weight_buffers.push_back(serving.Alloc(weights.back().size()));
+    weight_buffers.back().Write(weights.back().data(), weights.back().size());
+  }
+
+  std::deque<Held> held;
+  std::vector<Background> background;
+  uint64_t gemm_cycles = 0, macs = 0, gemms = 0, explicit_compactions = 0, explicit_moved = 0, explicit_cycles = 0;
+  uint64_t mismatches = 0, collected = 0, allocs = 0;
+  bool have_compaction_snapshot = false;
+  Snapshot before_compaction{}, after_compaction{};
+  const uint64_t compactions0 = device.MemoryStats().compactions;
+  uint64_t first_gemm_cycle = 0;
+
+  auto collect = [&](Held& h) {
+    std::vector<int32_t> got(h.want.size());
+    h.logits.Read(got.data(), got.size() * 4);
+    for (size_t i = 0; i < got.size(); ++i) mismatches += got[i] != h.want[i];
+    h.logits.Free();
+    ++collected;
+  };
+
+  for (int step = 0; step < o.steps; ++step) {
+    // Clients collect the logits that are due, in whatever order they finish.
+    for (auto it = held.begin(); it != held.end();) {
+      if (it->due_step <= step) {
+        collect(*it);
+        it = held.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    // The batch job comes and goes.
+    for (auto it = background.begin(); it != background.end();) {
+      it = it->due_step <= step ? background.erase(it) : it + 1;
+    }
+    for (int k = 0; k < 2; ++k) {
+      const uint64_t bytes = (32 + rng() % 224) * kKiB;
+      try {
+        background.push_back({batch_job.Alloc(bytes), step + 2 + static_cast<int>(rng() % 10)});
+        ++allocs;
+      } catch (const strata::Error& e) {
+        if (e.status() != STRATA_RESOURCE_EXHAUSTED) throw;  // the job simply waits for room
+      }
+    }
+
+    // One inference request.
+    const uint32_t batch = kMinBatch + static_cast<uint32_t>(rng() % (kMaxBatch - kMinBatch + 1));
+    std::vector<int8_t> x = int8_values(uint64_t{batch} * kLayers[0].in);
+    strata::Buffer act = serving.Alloc(x.size());
+    ++allocs;
+    act.Write(x.data(), x.size());
+    std::vector<int32_t> want;
+    for (size_t li = 0; li < std::size(kLayers); ++li) {
+      const Layer& l = kLayers[li];
+      const uint64_t out_bytes = uint64_t{batch} * l.out * (l.relu_int8 ? 1 : 4);
+      strata::Buffer out = serving.Alloc(out_bytes);
+      ++allocs;
+      if (step == 0 && li == 0) first_gemm_cycle = device.Info().device_cycles;
+      serving.Gemm(act, weight_buffers[li], out, batch, l.out, l.in,
+                   l.relu_int8 ? STRATA_GEMM_FLAG_RELU | STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0,
+                   l.quant_mult, l.quant_shift);
+      gemm_cycles += device.Info().last_command_cycles;
+      macs += uint64_t{batch} * l.in * l.out;
+      ++gemms;
+      act.Free();  // the layer's input is dead
+      act = std::move(out);
+      // The CPU reference of the same layer.
+      strata::reference::GemmSpec spec;
+      spec.m = batch;
+      spec.n = l.out;
+      spec.k = l.in;
+      spec.relu = spec.int8 = spec.round = l.relu_int8;
+      spec.quant_mult = l.quant_mult;
+      spec.quant_shift = l.quant_shift;
+      want = strata::reference::Gemm(x.data(), weights[li].data(), nullptr, spec);
+      if (l.relu_int8) x.assign(want.begin(), want.end());  // int8 values in int32: narrow for the next layer
+    }
+    held.push_back({std::move(act), std::move(want), batch, step + 1 + static_cast<int>(rng() % 6)});
+
+    const strata_memory_stats s = serving.MemoryStats();
+    if (s.fragmentation > o.compact_at && s.bytes_free > 0) {
+      const Snapshot before{s};
+      const strata_compact_result r = serving.Compact();
+      ++explicit_compactions;
+      explicit_moved += r.bytes_moved;
+      explicit_cycles += r.device_cycles;
+      if (!have_compaction_snapshot) {
+        have_compaction_snapshot = true;
+        before_compaction = before;
+        after_compaction = Snapshot{serving.MemoryStats()};
+      }
+    }
+    // Progress: one updating line on a terminal, a line per request otherwise.
+    if (!o.quiet) {
+      std::fprintf(stderr, "%sstrata-mlp: request %d/%d  batch %3u  in use %s  fragmentation %.2f  cycles %.1f M%s",
+                   tty ? "\r" : "", step + 1, o.steps, batch, Mib(s.bytes_in_use).c_str(), s.fragmentation,
+                   device.Info().device_cycles / 1e6, tty ? " " : "\n");
+    }
+  }
+  if (!o.quiet && tty) std::fputc('\n', stderr);
+  for (Held& h : held) collect(h);
+  held.clear();
+
+  const strata_memory_stats end = serving.MemoryStats();
+  const strata_device_info info = device.Info();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const uint64_t oom_compactions = end.compactions - compactions0 - explicit_compactions;
+  const uint64_t cycles = info.device_cycles;
+  const double n2 = double(info.mxu_array_n) * info.mxu_array_n;
+  const double util_gemm = gemm_cycles ? macs / (n2 * gemm_cycles) : 0;
+  const double util_run = macs / (n2 * cycles);
+  const uint64_t hbm_bytes = info.hbm_bytes_read + info.hbm_bytes_written;
+  const double hbm_bpc = double(hbm_bytes) / cycles;
+  const uint64_t outputs = collected;
+
+  std::printf("results      %" PRIu64 "/%d requests checked against the CPU reference: %s\n", outputs, o.steps,
+              mismatches == 0 ? "all bit-exact" : "MISMATCH");
+  if (mismatches != 0) std::printf("             %" PRIu64 " logits differ\n", mismatches);
+  std::printf("device       %.2f M cycles; %" PRIu64 " GEMMs took %.2f M cycles (%.1f G MACs)\n", cycles / 1e6, gemms,
+              gemm_cycles / 1e6, macs / 1e9);
+  std::printf("matrix unit  utilization %.2f during GEMMs, %.2f over the whole run (MACs / (N^2 x cycles))\n",
+              util_gemm, util_run);
+  std::printf("HBM          read %s, written %s: %.1f B/cycle = %.1f%% of %s peak (%.0f B/cycle)\n",
+              Mib(info.hbm_bytes_read).c_str(), Mib(info.hbm_bytes_written).c_str(), hbm_bpc,
+              100 * hbm_bpc / info.hbm_peak_bytes_per_cycle, o.hbm.c_str(), info.hbm_peak_bytes_per_cycle);
+  std::printf("allocator    %" PRIu64 " allocations; defragment-on-OOM %" PRIu64
+              " times; explicit compactions %" PRIu64 " (moved %s in %.2f M cycles); all compaction moved %s\n",
+              allocs, oom_compactions, explicit_compactions, Mib(explicit_moved).c_str(), explicit_cycles / 1e6,
+              Mib(end.compaction_bytes_moved).c_str());
+  if (have_compaction_snapshot) {
+    std::printf("  before the first explicit compaction: %s\n", before_compaction.Text().c_str());
+    std::printf("  after it:                             %s\n", after_compaction.Text().c_str());
+  } else {
+    std::printf("  fragmentation never passed %.2f: no explicit compaction\n", o.compact_at);
+  }
+  std::printf("wall time    %.1f s (%.2f M device cycles/s)\n", wall, cycles / 1e6 / wall);
+  if (!o.report.empty()) {
+    std::ofstream f(o.report);
+    char b[2048];
+    std::snprintf(
+        b, sizeof b,
+        "{\"example\":\"mlp\",\"requests\":%d,\"seed\":%u,\"hbm\":\"%s\",\"hbm_capacity_bytes\":%" PRIu64
+        ",\"mxu_array_n\":%u,\"results_checked\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"device_cycles\":%" PRIu64
+        ",\"gemms\":%" PRIu64 ",\"gemm_cycles\":%" PRIu64 ",\"macs\":%" PRIu64
+        ",\"mxu_utilization_in_gemm\":%.4f,\"mxu_utilization_run\":%.4f,\"hbm_bytes_read\":%" PRIu64
+        ",\"hbm_bytes_written\":%" PRIu64 ",\"hbm_bytes_per_cycle\":%.2f,\"hbm_peak_bytes_per_cycle\":%.1f"
+        ",\"allocations\":%" PRIu64 ",\"defragment_on_oom\":%" PRIu64 ",\"explicit_compactions\":%" PRIu64
+        ",\"explicit_compaction_bytes\":%" PRIu64 ",\"explicit_compaction_cycles\":%" PRIu64
+        ",\"compaction_bytes_moved\":%" PRIu64 ",\"before_compaction\":%s,\"after_compaction\":%s,\"end\":%s"
+        ",\"wall_seconds\":%.2f,\"waveform\":\"%s\",\"trace_cycles\":[%" PRIu64 ",%" PRIu64 "]"
+        ",\"first_gemm_cycle\":%" PRIu64 "}\n",
+        o.steps, o.seed, o.hbm.c_str(), o.hbm_capacity, info.mxu_array_n, outputs, mismatches, cycles, gemms,
+        gemm_cycles, macs, util_gemm, util_run, info.hbm_bytes_read, info.hbm_bytes_written, hbm_bpc,
+        info.hbm_peak_bytes_per_cycle, allocs, oom_compactions, explicit_compactions, explicit_moved, explicit_cycles,
+        end.compaction_bytes_moved, have_compaction_snapshot ? before_compaction.Json().c_str() : "null",
+        have_compaction_snapshot ? after_compaction.Json().c_str() : "null", Snapshot{end}.Json().c_str(), wall,
+        o.trace.c_str(), open.trace_start_cycle, open.trace_end_cycle, first_gemm_cycle);
+    f << b;
+    if (!f) {
+      std::fprintf(stderr, "strata-mlp: cannot write the report to %s\n", o.report.c_str());
+      return 1;
+    }
+    std::printf("report       %s\n", o.report.c_str());
+  }
+  if (!o.trace.empty()) {
+    std::printf("waveform     %s (device cycles %" PRIu64 "..%" PRIu64 "); open it with: gtkwave %s rtl/tpu_mxu.gtkw\n",
+                o.trace.c_str(), open.trace_start_cycle, open.trace_end_cycle, o.trace.c_str());
+  }
+  return mismatches == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  const int parsed = ParseArgs(argc, argv, &o);
+  if (parsed != 0) return parsed == 1 ? 0 : 2;
+  try {
+    return Run(o);
+  } catch (const strata::Error& e) {
+    std::fprintf(stderr, "strata-mlp: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,27 @@
+# Runs strata-mlp and checks its JSON report: every result bit-exact, memory fragmented until the firmware
+# had to defragment on OOM, and an explicit compaction that left one free block.
+# usage: cmake -DMLP=strata-mlp -DREPORT=file.json -P mlp_check.cmake
+execute_process(COMMAND ${MLP} --quiet --trace none --report ${REPORT} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "strata-mlp exited with ${rc}\n${out}\n${err}")
+endif()
+file(READ ${REPORT} json)
+foreach(key mismatches defragment_on_oom explicit_compactions results_checked requests mxu_utilization_in_gemm)
+  string(JSON v${key} GET "${json}" ${key})
+endforeach()
+string(JSON after_frag GET "${json}" after_compaction fragmentation)
+string(JSON before_frag GET "${json}" before_compaction fragmentation)
+if(NOT vmismatches EQUAL 0 OR NOT vresults_checked EQUAL vrequests)
+  message(FATAL_ERROR "results: ${vresults_checked} of ${vrequests} checked, ${vmismatches} mismatches")
+endif()
+if(vdefragment_on_oom LESS 1 OR vexplicit_compactions LESS 1)
+  message(FATAL_ERROR "expected fragmentation to force compaction: on-OOM ${vdefragment_on_oom}, explicit ${vexplicit_compactions}")
+endif()
+if(NOT after_frag EQUAL 0 OR NOT before_frag GREATER 0.6)
+  message(FATAL_ERROR "fragmentation before/after the first explicit compaction: ${before_frag} / ${after_frag}")
+endif()
+if(vmxu_utilization_in_gemm LESS 0.5)
+  message(FATAL_ERROR "matrix unit utilization during GEMMs ${vmxu_utilization_in_gemm} < 0.5")
+endif()
+message(STATUS "${out}")
