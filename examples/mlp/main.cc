@@ -350,8 +350,8 @@ int Run(const Options& o) {
   std::printf("HBM          read %s, written %s: %.1f B/cycle = %.1f%% of %s peak (%.0f B/cycle)\n",
               Mib(info.hbm_bytes_read).c_str(), Mib(info.hbm_bytes_written).c_str(), hbm_bpc,
               100 * hbm_bpc / info.hbm_peak_bytes_per_cycle, o.hbm.c_str(), info.hbm_peak_bytes_per_cycle);
-  std::printf("allocator    %" PRIu64 " allocations; defragment-on-OOM %" PRIu64
-              " times; explicit compactions %" PRIu64 " (moved %s in %.2f M cycles); all compaction moved %s\n",
+  std::printf("allocator    %" PRIu64 " allocations; defragment-on-OOM compactions %" PRIu64
+              "; explicit compactions %" PRIu64 " (moved %s in %.2f M cycles); all compaction moved %s\n",
               allocs, oom_compactions, explicit_compactions, Mib(explicit_moved).c_str(), explicit_cycles / 1e6,
               Mib(end.compaction_bytes_moved).c_str());
   if (have_compaction_snapshot) {
