@@ -18,13 +18,13 @@
 
 namespace {
 
-#define CHECK_OK(call)                                                                       \
-  do {                                                                                       \
-    const strata_status s_ = (call);                                                         \
-    if (s_ != STRATA_OK) {                                                                   \
-      std::fprintf(stderr, "%s failed: %s\n", #call, strata_last_error_message());           \
-      std::exit(1);                                                                          \
-    }                                                                                        \
+#define CHECK_OK(call)                                                             \
+  do {                                                                             \
+    const strata_status s_ = (call);                                               \
+    if (s_ != STRATA_OK) {                                                         \
+      std::fprintf(stderr, "%s failed: %s\n", #call, strata_last_error_message()); \
+      std::exit(1);                                                                \
+    }                                                                              \
   } while (0)
 
 strata_device_info Info(strata_device* d) {
@@ -160,7 +160,8 @@ int main() {
     std::vector<uint8_t> small(256, 1);
     const uint64_t c0 = Info(dev).device_cycles;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kOps; ++i) CHECK_OK(strata_write(dev, ctx, b, (i * 256) % (1 << 20), small.data(), small.size()));
+    for (int i = 0; i < kOps; ++i)
+      CHECK_OK(strata_write(dev, ctx, b, (i * 256) % (1 << 20), small.data(), small.size()));
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t cycles = Info(dev).device_cycles - c0;
     std::printf(

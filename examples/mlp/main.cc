@@ -14,6 +14,8 @@
 //
 // usage: strata-mlp [--steps N] [--seed S] [--hbm-capacity BYTES] [--hbm PRESET] [--trace FILE]
 //                   [--trace-cycles START:END] [--report FILE] [--quiet] [--help]
+#include <unistd.h>
+
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -24,8 +26,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "strata/reference_gemm.h"
 #include "strata/strata.hpp"
@@ -68,9 +68,12 @@ bool ParseBytes(const char* s, uint64_t* out) {
   const unsigned long long v = std::strtoull(s, &end, 0);
   if (end == s) return false;
   uint64_t mult = 1;
-  if (*end == 'K' || *end == 'k') mult = kKiB, ++end;
-  else if (*end == 'M' || *end == 'm') mult = kMiB, ++end;
-  else if (*end == 'G' || *end == 'g') mult = kMiB * 1024, ++end;
+  if (*end == 'K' || *end == 'k')
+    mult = kKiB, ++end;
+  else if (*end == 'M' || *end == 'm')
+    mult = kMiB, ++end;
+  else if (*end == 'G' || *end == 'g')
+    mult = kMiB * 1024, ++end;
   if (*end != '\0' || v == 0 || v > (1ull << 40) / mult) return false;
   *out = v * mult;
   return true;
@@ -215,7 +218,8 @@ int Run(const Options& o) {
   std::printf("Strata MLP inference: layers 256-1024-256-64 (int8, ReLU, requantized), batch %u..%u, %d requests\n",
               kMinBatch, kMaxBatch, o.steps);
   std::printf("device: sim backend, %s %s (heap %s), %ux%u matrix unit\n", o.hbm.c_str(),
-              Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str(), info0.mxu_array_n, info0.mxu_array_n);
+              Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str(), info0.mxu_array_n,
+              info0.mxu_array_n);
 
   strata::Context serving = device.CreateContext(0, 0.75);
   strata::Context batch_job = device.CreateContext();
@@ -364,24 +368,27 @@ int Run(const Options& o) {
   if (!o.report.empty()) {
     std::ofstream f(o.report);
     char b[2048];
-    std::snprintf(
-        b, sizeof b,
-        "{\"example\":\"mlp\",\"requests\":%d,\"seed\":%u,\"hbm\":\"%s\",\"hbm_capacity_bytes\":%" PRIu64
-        ",\"mxu_array_n\":%u,\"results_checked\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"device_cycles\":%" PRIu64
-        ",\"gemms\":%" PRIu64 ",\"gemm_cycles\":%" PRIu64 ",\"macs\":%" PRIu64
-        ",\"mxu_utilization_in_gemm\":%.4f,\"mxu_utilization_run\":%.4f,\"hbm_bytes_read\":%" PRIu64
-        ",\"hbm_bytes_written\":%" PRIu64 ",\"hbm_bytes_per_cycle\":%.2f,\"hbm_peak_bytes_per_cycle\":%.1f"
-        ",\"allocations\":%" PRIu64 ",\"defragment_on_oom\":%" PRIu64 ",\"explicit_compactions\":%" PRIu64
-        ",\"explicit_compaction_bytes\":%" PRIu64 ",\"explicit_compaction_cycles\":%" PRIu64
-        ",\"compaction_bytes_moved\":%" PRIu64 ",\"before_compaction\":%s,\"after_compaction\":%s,\"end\":%s"
-        ",\"wall_seconds\":%.2f,\"waveform\":\"%s\",\"trace_cycles\":[%" PRIu64 ",%" PRIu64 "]"
-        ",\"first_gemm_cycle\":%" PRIu64 "}\n",
-        o.steps, o.seed, o.hbm.c_str(), o.hbm_capacity, info.mxu_array_n, outputs, mismatches, cycles, gemms,
-        gemm_cycles, macs, util_gemm, util_run, info.hbm_bytes_read, info.hbm_bytes_written, hbm_bpc,
-        info.hbm_peak_bytes_per_cycle, allocs, oom_compactions, explicit_compactions, explicit_moved, explicit_cycles,
-        end.compaction_bytes_moved, have_compaction_snapshot ? before_compaction.Json().c_str() : "null",
-        have_compaction_snapshot ? after_compaction.Json().c_str() : "null", Snapshot{end}.Json().c_str(), wall,
-        o.trace.c_str(), open.trace_start_cycle, open.trace_end_cycle, first_gemm_cycle);
+    std::snprintf(b, sizeof b,
+                  "{\"example\":\"mlp\",\"requests\":%d,\"seed\":%u,\"hbm\":\"%s\",\"hbm_capacity_bytes\":%" PRIu64
+                  ",\"mxu_array_n\":%u,\"results_checked\":%" PRIu64 ",\"mismatches\":%" PRIu64
+                  ",\"device_cycles\":%" PRIu64 ",\"gemms\":%" PRIu64 ",\"gemm_cycles\":%" PRIu64 ",\"macs\":%" PRIu64
+                  ",\"mxu_utilization_in_gemm\":%.4f,\"mxu_utilization_run\":%.4f,\"hbm_bytes_read\":%" PRIu64
+                  ",\"hbm_bytes_written\":%" PRIu64
+                  ",\"hbm_bytes_per_cycle\":%.2f,\"hbm_peak_bytes_per_cycle\":%.1f"
+                  ",\"allocations\":%" PRIu64 ",\"defragment_on_oom\":%" PRIu64 ",\"explicit_compactions\":%" PRIu64
+                  ",\"explicit_compaction_bytes\":%" PRIu64 ",\"explicit_compaction_cycles\":%" PRIu64
+                  ",\"compaction_bytes_moved\":%" PRIu64
+                  ",\"before_compaction\":%s,\"after_compaction\":%s,\"end\":%s"
+                  ",\"wall_seconds\":%.2f,\"waveform\":\"%s\",\"trace_cycles\":[%" PRIu64 ",%" PRIu64
+                  "]"
+                  ",\"first_gemm_cycle\":%" PRIu64 "}\n",
+                  o.steps, o.seed, o.hbm.c_str(), o.hbm_capacity, info.mxu_array_n, outputs, mismatches, cycles, gemms,
+                  gemm_cycles, macs, util_gemm, util_run, info.hbm_bytes_read, info.hbm_bytes_written, hbm_bpc,
+                  info.hbm_peak_bytes_per_cycle, allocs, oom_compactions, explicit_compactions, explicit_moved,
+                  explicit_cycles, end.compaction_bytes_moved,
+                  have_compaction_snapshot ? before_compaction.Json().c_str() : "null",
+                  have_compaction_snapshot ? after_compaction.Json().c_str() : "null", Snapshot{end}.Json().c_str(),
+                  wall, o.trace.c_str(), open.trace_start_cycle, open.trace_end_cycle, first_gemm_cycle);
     f << b;
     if (!f) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s\n", o.report.c_str());

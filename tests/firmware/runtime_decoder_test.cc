@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "runtime/decoder.h"
 #include "strata/protocol.h"
@@ -182,15 +183,15 @@ TEST(RuntimeDecoder, FreeAndTransferArguments) {
 }
 
 TEST(RuntimeDecoder, GemmOperandsAndShape) {
-  strata_cmd c = Valid(STRATA_OP_GEMM);
-  c.u.gemm.a = 0;
-  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_A, "null A");
-  c = Valid(STRATA_OP_GEMM);
-  c.u.gemm.b = 0;
-  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_B, "null B");
-  c = Valid(STRATA_OP_GEMM);
-  c.u.gemm.c = 0;
-  ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_C, "null C");
+  const std::pair<uint64_t strata_cmd_gemm::*, strata_field> operands[] = {
+      {&strata_cmd_gemm::a, STRATA_FIELD_BUFFER_A}, {&strata_cmd_gemm::b, STRATA_FIELD_BUFFER_B},
+      {&strata_cmd_gemm::c, STRATA_FIELD_BUFFER_C}};
+  strata_cmd c;
+  for (const auto& [handle, field] : operands) {
+    c = Valid(STRATA_OP_GEMM);
+    c.u.gemm.*handle = 0;
+    ExpectFail(c, STRATA_INVALID_ARGUMENT, field, "null operand");
+  }
   c.u.gemm.c = c.u.gemm.a;
   ExpectFail(c, STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_C, "C is A");
   c.u.gemm.c = c.u.gemm.b;

@@ -79,17 +79,7 @@ class DriverTest : public ::testing::Test {
   }
   strata_status Gemm(strata_buffer a, strata_buffer b, strata_buffer c, uint32_t m, uint32_t n, uint32_t k,
                      uint32_t flags = 0, int32_t mult = 0, uint32_t shift = 0) {
-    strata_gemm_args g{};
-    g.struct_size = sizeof g;
-    g.a = a;
-    g.b = b;
-    g.c = c;
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    g.flags = flags;
-    g.quant_mult = mult;
-    g.quant_shift = shift;
+    const strata_gemm_args g{sizeof g, a, b, c, m, n, k, flags, mult, shift};
     return strata_gemm(dev_, ctx_, &g);
   }
   // Runs C = A.B (+ C) on the device with random operands and compares with the reference, element by element.

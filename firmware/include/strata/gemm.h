@@ -13,7 +13,7 @@
 #define STRATA_GEMM_FLAG_ROUND 0x8u      /* INT8: round to nearest (half up) instead of truncating */
 #define STRATA_GEMM_FLAGS_ALL 0xfu
 
-#define STRATA_GEMM_MAX_DIM (1u << 24)    /* m, n and k are 1 .. this */
+#define STRATA_GEMM_MAX_DIM (1u << 24) /* m, n and k are 1 .. this */
 #define STRATA_GEMM_MAX_QUANT_SHIFT 63u
 
 #endif /* STRATA_GEMM_H_ */

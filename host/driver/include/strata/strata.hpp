@@ -97,17 +97,7 @@ class Context {
   // c = a (m x k) . b (k x n) (+ c); flags STRATA_GEMM_FLAG_*; quantization with STRATA_GEMM_FLAG_INT8.
   void Gemm(const Buffer& a, const Buffer& b, Buffer& c, uint32_t m, uint32_t n, uint32_t k, uint32_t flags = 0,
             int32_t quant_mult = 0, uint32_t quant_shift = 0) {
-    strata_gemm_args g{};
-    g.struct_size = sizeof g;
-    g.a = a.handle();
-    g.b = b.handle();
-    g.c = c.handle();
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    g.flags = flags;
-    g.quant_mult = quant_mult;
-    g.quant_shift = quant_shift;
+    const strata_gemm_args g{sizeof g, a.handle(), b.handle(), c.handle(), m, n, k, flags, quant_mult, quant_shift};
     Check(strata_gemm(device_, id_, &g));
   }
   strata_compact_result Compact(uint64_t max_bytes = 0, uint32_t max_moves = 0) {
