@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "strata/reference_gemm.h"
@@ -440,6 +441,59 @@ TEST_F(DriverTest, GemmBadInputGetsItsPreciseStatusAndChangesNothing) {
   EXPECT_EQ(ReadAll(small_c, 64), std::vector<uint8_t>(c_pattern.begin(), c_pattern.begin() + 64));
   // The same buffers work once the call is right, and int8 C fits in 64 bytes.
   EXPECT_EQ(Gemm(ha, hb, small_c, 8, 8, 16, STRATA_GEMM_FLAG_INT8, 1, 4), STRATA_OK) << strata_last_error_message();
+}
+
+// "Every call is thread-safe": four threads, each with its own context, allocate, write, multiply, read and
+// free on one device at once; every thread's data comes back intact and nothing leaks.
+TEST_F(DriverTest, ConcurrentThreadsEachWithAContext) {
+  Open(16 * kMiB);
+  constexpr int kThreads = 4, kRounds = 12;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([this, t, &errors] {
+      std::mt19937_64 rng(100 + t);
+      strata_context ctx = 0;
+      if (strata_context_create(dev_, nullptr, &ctx) != STRATA_OK) {
+        errors[t] = strata_last_error_message();
+        return;
+      }
+      for (int r = 0; r < kRounds && errors[t].empty(); ++r) {
+        const uint32_t m = 8 + rng() % 40, n = 8 + rng() % 40, k = 8 + rng() % 40;
+        std::vector<int8_t> a(m * k), b(k * n);
+        for (auto& x : a) x = static_cast<int8_t>(rng());
+        for (auto& x : b) x = static_cast<int8_t>(rng());
+        std::vector<int32_t> got(uint64_t{m} * n);
+        strata_gemm_args g{sizeof g, 0, 0, 0, m, n, k, 0, 0, 0};
+        const bool ok = strata_alloc(dev_, ctx, a.size(), 0, 0, &g.a) == STRATA_OK &&
+                        strata_alloc(dev_, ctx, b.size(), 0, 0, &g.b) == STRATA_OK &&
+                        strata_alloc(dev_, ctx, got.size() * 4, 0, 0, &g.c) == STRATA_OK &&
+                        strata_write(dev_, ctx, g.a, 0, a.data(), a.size()) == STRATA_OK &&
+                        strata_write(dev_, ctx, g.b, 0, b.data(), b.size()) == STRATA_OK &&
+                        strata_gemm(dev_, ctx, &g) == STRATA_OK &&
+                        strata_read(dev_, ctx, g.c, 0, got.data(), got.size() * 4) == STRATA_OK &&
+                        strata_free(dev_, ctx, g.a) == STRATA_OK && strata_free(dev_, ctx, g.b) == STRATA_OK &&
+                        strata_free(dev_, ctx, g.c) == STRATA_OK;
+        if (!ok) {
+          errors[t] = strata_last_error_message();
+          break;
+        }
+        strata::reference::GemmSpec spec;
+        spec.m = m;
+        spec.n = n;
+        spec.k = k;
+        if (got != strata::reference::Gemm(a.data(), b.data(), nullptr, spec)) {
+          errors[t] = "round " + std::to_string(r) + ": wrong product";
+        }
+      }
+      if (strata_context_destroy(dev_, ctx) != STRATA_OK && errors[t].empty()) errors[t] = strata_last_error_message();
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
+  const strata_memory_stats s = Stats(0);
+  EXPECT_EQ(s.live_buffers, 0u);
+  EXPECT_EQ(s.contexts, 1u);  // the fixture's
 }
 
 TEST_F(DriverTest, QuotasInBytesAndAsAFraction) {
