@@ -93,14 +93,16 @@ module tpu_dma
     logic        irq;
   } desc_t;
 
+  localparam desc_t StageReset = '{rows: 32'd1, default: '0};
+
   typedef enum logic [2:0] { QIdle, QCheck, QIssue, QStream, QDrain, QFinish } q_state_e;
 
   // ------------------------------------------------------------------ per-queue state
-  desc_t       stage_q [NumQ];
+  desc_t       stage_q [NumQ];   // the queues' staging registers
   desc_t       stage_d [NumQ];
-  desc_t       fifo_q [NumQ][FifoDepth];
-  logic [Fw-1:0] rptr_q [NumQ], rptr_d [NumQ], wptr_q [NumQ], wptr_d [NumQ];
-  logic [Fw:0] count_q [NumQ], count_d [NumQ];
+  desc_t       head [NumQ];
+  logic [Fw:0] count_q [NumQ];   // descriptors waiting
+  logic        full [NumQ], pop [NumQ];
   q_state_e    st_q [NumQ], st_d [NumQ];
   desc_t       cur_q [NumQ], cur_d [NumQ];
   logic [31:0] rows_left_q [NumQ], rows_left_d [NumQ];
@@ -217,7 +219,24 @@ module tpu_dma
     logic reg_hit;
     assign reg_hit = reg_req_i && reg_we_i && reg_q_sel == 1'(q) && reg_addr_i < 12'(DmaCount * DmaStride);
     assign push[q] = reg_hit && 12'(reg_off) == DmaPushOffset;
-    assign push_full[q] = push[q] && count_q[q] == (Fw+1)'(FifoDepth);
+    assign push_full[q] = push[q] && full[q];
+    assign pop[q] = st_q[q] == QIdle && count_q[q] != '0;
+
+    tpu_cmd_queue #(
+      .T         (desc_t),
+      .Depth     (FifoDepth),
+      .StageReset(StageReset)
+    ) u_queue (
+      .clk_i,
+      .rst_ni,
+      .stage_d_i(stage_d[q]),
+      .stage_o  (stage_q[q]),
+      .push_i   (push[q]),
+      .full_o   (full[q]),
+      .pop_i    (pop[q]),
+      .head_o   (head[q]),
+      .count_o  (count_q[q])
+    );
     assign op[q] = cur_q[q].src_tier == TierHbm ? (cur_q[q].dst_tier == TierHbm ? OpCopy : OpRead) : OpWrite;
 
     // Only evaluated while the queue is checking (cheap to simulate the rest of the time).
@@ -276,15 +295,8 @@ module tpu_dma
       last_err_d[q] = last_err_q[q];
       done_cnt_d[q] = done_cnt_q[q];
       err_cnt_d[q] = err_cnt_q[q];
-      rptr_d[q] = rptr_q[q];
-      wptr_d[q] = wptr_q[q];
-      count_d[q] = count_q[q];
       outst_d[q] = outst_q[q] + 5'(cmd_fire[q]) - 5'(done_valid_i && done_tag_i == 1'(q));
 
-      if (push[q] && !push_full[q]) begin
-        wptr_d[q] = wptr_q[q] + 1'b1;
-        count_d[q] = count_d[q] + 1'b1;
-      end
       if (push_full[q]) begin
         done_cnt_d[q] = done_cnt_d[q] + 32'd1;
         err_cnt_d[q] = err_cnt_d[q] + 32'd1;
@@ -293,10 +305,8 @@ module tpu_dma
 
       unique case (st_q[q])
         QIdle: begin
-          if (count_q[q] != '0) begin
-            cur_d[q] = fifo_q[q][rptr_q[q]];
-            rptr_d[q] = rptr_q[q] + 1'b1;
-            count_d[q] = count_d[q] - 1'b1;
+          if (pop[q]) begin
+            cur_d[q] = head[q];
             st_d[q] = QCheck;
           end
         end
@@ -343,10 +353,6 @@ module tpu_dma
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        stage_q[q] <= '{rows: 32'd1, default: '0};
-        rptr_q[q] <= '0;
-        wptr_q[q] <= '0;
-        count_q[q] <= '0;
         st_q[q] <= QIdle;
         cur_q[q] <= '0;
         rows_left_q[q] <= '0;
@@ -359,10 +365,6 @@ module tpu_dma
         done_cnt_q[q] <= '0;
         err_cnt_q[q] <= '0;
       end else begin
-        stage_q[q] <= stage_d[q];
-        rptr_q[q] <= rptr_d[q];
-        wptr_q[q] <= wptr_d[q];
-        count_q[q] <= count_d[q];
         st_q[q] <= st_d[q];
         cur_q[q] <= cur_d[q];
         rows_left_q[q] <= rows_left_d[q];
@@ -375,11 +377,6 @@ module tpu_dma
         done_cnt_q[q] <= done_cnt_d[q];
         err_cnt_q[q] <= err_cnt_d[q];
       end
-    end
-
-    // The descriptor FIFO holds data only (no reset needed).
-    always_ff @(posedge clk_i) begin
-      if (push[q] && !push_full[q]) fifo_q[q][wptr_q[q]] <= stage_q[q];
     end
   end
 

@@ -19,24 +19,16 @@ module tpu_mac_pe (
   output logic [31:0] psum_o
 );
 
-  logic [7:0]  w_shadow_q, w_shadow_d, w_active_q, w_active_d, w_eff;
-  logic [7:0]  a_q;
+  logic [7:0]  w_shadow_q, w_active_q, a_q;
   logic        swap_q;
-  logic [31:0] psum_q, psum_d, a_ext, w_ext;
+  logic [31:0] psum_q;
 
-  always_comb begin
-    w_shadow_d = w_we_i ? w_i : w_shadow_q;
-    // The swap takes effect for the activation it travels with.
-    w_eff = swap_i ? w_shadow_q : w_active_q;
-    w_active_d = w_eff;
-    // Sign-extend both operands to 32 bits: the low 32 bits of the product are the exact int8 x
-    // int8 product, and the 32-bit add wraps like int32 (a column sums at most N * 2^14, so it
-    // cannot overflow for N < 2^17).
-    a_ext = {{24{a_i[7]}}, a_i};
-    w_ext = {{24{w_eff[7]}}, w_eff};
-    psum_d = psum_i + a_ext * w_ext;
-  end
-
+  // Next-state expressions are written inside the always_ff blocks, not as _d signals from an
+  // always_comb (a deliberate exception to the _d/_q style): the model is built with tracing, so
+  // every named combinational signal is kept in memory, and the mesh would pay six stores and
+  // loads per PE per cycle for them (about a third of the simulation time at N = 16). Here each
+  // register is written once, straight from its neighbours' registers.
+  //
   // Weights and the swap tag are reset (an unloaded array multiplies by zero); the activation and
   // partial sum are data, qualified by the array's valid pipeline, and are not.
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -45,15 +37,20 @@ module tpu_mac_pe (
       w_active_q <= '0;
       swap_q <= 1'b0;
     end else begin
-      w_shadow_q <= w_shadow_d;
-      w_active_q <= w_active_d;
+      if (w_we_i) w_shadow_q <= w_i;
+      // The swap takes effect for the activation it travels with (see psum_q below).
+      if (swap_i) w_active_q <= w_shadow_q;
       swap_q <= swap_i;
     end
   end
 
+  // Both operands are sign-extended to 32 bits: the low 32 bits of the product are the exact
+  // int8 x int8 product, and the 32-bit add wraps like int32 (a column sums at most N * 2^14, so
+  // it cannot overflow for N < 2^17). The weight is the shadow one when the swap arrives with a_i.
   always_ff @(posedge clk_i) begin
     a_q <= a_i;
-    psum_q <= psum_d;
+    psum_q <= psum_i + {{24{a_i[7]}}, a_i} * (swap_i ? {{24{w_shadow_q[7]}}, w_shadow_q}
+                                                     : {{24{w_active_q[7]}}, w_active_q});
   end
 
   assign a_o = a_q;

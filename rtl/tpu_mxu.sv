@@ -93,22 +93,38 @@ module tpu_mxu
   } tag_t;
 
   // ------------------------------------------------------------------ registers and queue
-  cmd_t            stage_q, stage_d;
-  cmd_t            fifo_q [QueueDepth];
-  logic [Qw-1:0]   rptr_q, rptr_d, wptr_q, wptr_d;
-  logic [Qw:0]     count_q, count_d;
+  localparam cmd_t StageReset = '{op: 2'b0, accumulate: 1'b0, relu: 1'b0, int8: 1'b0, round: 1'b0, irq: 1'b0,
+                                  src: '0, dst: '0, rows: MxuRowsReset, stride: '0, mult: MxuQuantMultReset,
+                                  shift: '0, wsrc: '0, wstride: '0, krows: '0};
+  cmd_t            stage_q, stage_d;  // stage_q: the queue's staging register
+  logic [Qw:0]     count_q;           // commands waiting (the queue's count)
+  logic            queue_full;
   logic [31:0]     done_q, done_d, err_cnt_q, err_cnt_d, rows_streamed_q, rows_streamed_d;
   logic [31:0]     starved_q, starved_d;
   logic [7:0]      last_err_q, last_err_d;
   logic [31:0]     rdata_q, rdata_d;
-  logic            push, push_ok, pop;
+  logic            push, pop;
   cmd_t            head;
   logic [11:0]     reg_off;
 
   assign reg_off = reg_addr_i;
   assign push = reg_req_i && reg_we_i && reg_off == MxuPushOffset;
-  assign push_ok = push && 32'(count_q) < QueueDepth;
-  assign head = fifo_q[rptr_q];
+
+  tpu_cmd_queue #(
+    .T         (cmd_t),
+    .Depth     (QueueDepth),
+    .StageReset(StageReset)
+  ) u_queue (
+    .clk_i,
+    .rst_ni,
+    .stage_d_i(stage_d),
+    .stage_o  (stage_q),
+    .push_i   (push),
+    .full_o   (queue_full),
+    .pop_i    (pop),
+    .head_o   (head),
+    .count_o  (count_q)
+  );
 
   always_comb begin
     stage_d = stage_q;
@@ -358,24 +374,13 @@ module tpu_mxu
   end
 
   always_comb begin
-    wptr_d = wptr_q;
-    rptr_d = rptr_q;
-    count_d = count_q;
-    if (push_ok) begin
-      wptr_d = (32'(wptr_q) == QueueDepth - 1) ? '0 : wptr_q + 1'b1;
-      count_d = count_d + 1'b1;
-    end
-    if (pop) begin
-      rptr_d = (32'(rptr_q) == QueueDepth - 1) ? '0 : rptr_q + 1'b1;
-      count_d = count_d - 1'b1;
-    end
     err_cnt_d = err_cnt_q;
     last_err_d = last_err_q;
     if (pop && head_err != 8'(MxuErrNone)) begin
       err_cnt_d = err_cnt_d + 1'b1;
       last_err_d = head_err;
     end
-    if (push && !push_ok) begin
+    if (push && queue_full) begin
       err_cnt_d = err_cnt_d + 1'b1;
       last_err_d = 8'(MxuErrQueueFull);
     end
@@ -669,12 +674,6 @@ module tpu_mxu
   // ------------------------------------------------------------------ state
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      stage_q <= '{op: 2'b0, accumulate: 1'b0, relu: 1'b0, int8: 1'b0, round: 1'b0, irq: 1'b0, src: '0, dst: '0,
-                   rows: MxuRowsReset, stride: '0, mult: MxuQuantMultReset, shift: '0, wsrc: '0, wstride: '0,
-                   krows: '0};
-      rptr_q <= '0;
-      wptr_q <= '0;
-      count_q <= '0;
       done_q <= '0;
       err_cnt_q <= '0;
       rows_streamed_q <= '0;
@@ -709,10 +708,6 @@ module tpu_mxu
       ro_cnt_q <= '0;
       irq_q <= 1'b0;
     end else begin
-      stage_q <= stage_d;
-      rptr_q <= rptr_d;
-      wptr_q <= wptr_d;
-      count_q <= count_d;
       done_q <= done_d;
       err_cnt_q <= err_cnt_d;
       rows_streamed_q <= rows_streamed_d;
@@ -751,7 +746,6 @@ module tpu_mxu
 
   // Data registers (no reset: qualified by the valid bits above).
   always_ff @(posedge clk_i) begin
-    if (push_ok) fifo_q[wptr_q] <= stage_q;
     if (pop) begin
       rq_kind_q[rq_wptr_q] <= (head_err != 8'(MxuErrNone)) ? KindNow : disp_kind;
       rq_irq_q[rq_wptr_q] <= head.irq;
