@@ -170,12 +170,13 @@ module tpu_dma
   logic        s_inflight_q, s_inflight_d;                 // a read was issued last cycle
   logic [31:0] s_inflight_line_q, s_inflight_line_d;
   logic [3:0]  s_inflight_word_q, s_inflight_word_d;
-  logic [511:0] s_gather_q, s_gather_d;
-  logic [511:0] s_buf_data_q [2], s_buf_data_d [2];
-  logic [63:0] s_buf_be_q [2], s_buf_be_d [2];
+  logic [511:0] s_gather_q;                               // SMEM words of the line so far
+  logic [511:0] s_buf_data_q [2];
+  logic [63:0] s_buf_be_q [2];
   logic [1:0]  s_buf_count_q, s_buf_count_d;
   logic        s_buf_head_q, s_buf_head_d;
-  logic        s_fetch_done, s_issue, s_start, s_row_done;
+  logic        s_fetch_done, s_issue, s_start, s_row_done, s_line_done;
+  logic        s_buf_wr;                                   // the buffer entry a done line goes to
   logic        s_start_q_sel;
   logic [1:0]  s_reserved;
 
@@ -183,12 +184,20 @@ module tpu_dma
   logic        w_valid_q, w_valid_d;
   logic [1:0]  w_tier_q, w_tier_d;
   logic [31:0] w_addr_q, w_addr_d;
-  logic [63:0] w_be_q, w_be_d;
-  logic [511:0] w_data_q, w_data_d;
+  logic [63:0] w_be_q;
+  logic [511:0] w_data_q;
   logic [3:0]  w_word_q, w_word_d;
   logic        w_smem_req, w_last_word;
   logic [3:0]  w_next_word;
   logic        w_found;
+
+  // `line` with 32-bit word `word` replaced by `data`.
+  function automatic logic [511:0] with_word(logic [511:0] line, logic [3:0] word, logic [31:0] data);
+    logic [511:0] l;
+    l = line;
+    l[word*32 +: 32] = data;
+    return l;
+  endfunction
 
   // Bytes of line `line` that fall in [start, end).
   function automatic logic [63:0] line_mask(logic [31:0] line, logic [31:0] start, logic [31:0] fin);
@@ -405,7 +414,9 @@ module tpu_dma
   assign s_start_q_sel = cmd_fire[1];
   assign s_start = (cmd_fire[0] && op[0] == OpWrite) || (cmd_fire[1] && op[1] == OpWrite);
   assign s_fetch_done = s_next_line_q >= s_end_q;
-  assign s_reserved = s_buf_count_q + 2'(s_inflight_q && (s_tier_q != TierSmem || s_inflight_word_q == 4'd15));
+  assign s_line_done = s_inflight_q && (s_tier_q != TierSmem || s_inflight_word_q == 4'd15);
+  assign s_reserved = s_buf_count_q + 2'(s_line_done);
+  assign s_buf_wr = s_buf_head_q ^ s_buf_count_q[0];
 
   always_comb begin
     s_busy_d = s_busy_q;
@@ -418,31 +429,14 @@ module tpu_dma
     s_inflight_d = 1'b0;
     s_inflight_line_d = s_inflight_line_q;
     s_inflight_word_d = s_inflight_word_q;
-    s_gather_d = s_gather_q;
-    s_buf_data_d = s_buf_data_q;
-    s_buf_be_d = s_buf_be_q;
     s_buf_count_d = s_buf_count_q;
     s_buf_head_d = s_buf_head_q;
     s_issue = 1'b0;
     s_row_done = 1'b0;
 
-    // Data of last cycle's read arrives now.
-    if (s_inflight_q) begin
-      logic [511:0] line;
-      logic complete;
-      line = s_tier_q == TierVmem ? vmem_rdata_i : acc_rdata_i;
-      complete = 1'b1;
-      if (s_tier_q == TierSmem) begin
-        s_gather_d[s_inflight_word_q*32 +: 32] = smem_rdata_i;
-        line = s_gather_d;
-        complete = s_inflight_word_q == 4'd15;
-      end
-      if (complete) begin
-        s_buf_data_d[s_buf_head_q ^ s_buf_count_q[0]] = line;
-        s_buf_be_d[s_buf_head_q ^ s_buf_count_q[0]] = line_mask(s_inflight_line_q, s_start_q, s_end_q);
-        s_buf_count_d = s_buf_count_d + 2'd1;
-      end
-    end
+    // Data of last cycle's read arrives now (a whole line, or an SMEM word: the line is complete
+    // with word 15); the buffer entry is written below.
+    if (s_line_done) s_buf_count_d = s_buf_count_d + 2'd1;
 
     // Offer the oldest buffered line to the bridge.
     if (s_buf_count_q != 2'd0 && wr_ready_i) begin
@@ -517,8 +511,6 @@ module tpu_dma
     w_valid_d = w_valid_q;
     w_tier_d = w_tier_q;
     w_addr_d = w_addr_q;
-    w_be_d = w_be_q;
-    w_data_d = w_data_q;
     w_word_d = w_word_q;
     if (w_valid_q) begin
       if (w_tier_q != TierSmem) begin
@@ -533,8 +525,6 @@ module tpu_dma
       w_valid_d = 1'b1;
       w_tier_d = rd_tier_i;
       w_addr_d = rd_addr_i;
-      w_be_d = rd_be_i;
-      w_data_d = rd_data_i;
       w_word_d = 4'd0;
     end
   end
@@ -636,13 +626,21 @@ module tpu_dma
     end
   end
 
-  // Wide data registers carry no control meaning: no reset.
+  // Wide data registers carry no control meaning: no reset. They are written in place here
+  // rather than through _d copies from an always_comb (a deliberate exception to the _d/_q style):
+  // their enables depend on the bridge's inputs, so a 512-bit "_d = _q" default would be copied
+  // on every evaluation of the inputs, several times per cycle in the Verilated model.
   always_ff @(posedge clk_i) begin
-    s_gather_q <= s_gather_d;
-    s_buf_data_q <= s_buf_data_d;
-    s_buf_be_q <= s_buf_be_d;
-    w_be_q <= w_be_d;
-    w_data_q <= w_data_d;
+    if (s_inflight_q && s_tier_q == TierSmem) s_gather_q[s_inflight_word_q*32 +: 32] <= smem_rdata_i;
+    if (s_line_done) begin
+      s_buf_data_q[s_buf_wr] <= s_tier_q == TierSmem ? with_word(s_gather_q, s_inflight_word_q, smem_rdata_i)
+                              : s_tier_q == TierVmem ? vmem_rdata_i : acc_rdata_i;
+      s_buf_be_q[s_buf_wr] <= line_mask(s_inflight_line_q, s_start_q, s_end_q);
+    end
+    if (rd_valid_i && rd_ready_o) begin
+      w_be_q <= rd_be_i;
+      w_data_q <= rd_data_i;
+    end
   end
 
   initial begin

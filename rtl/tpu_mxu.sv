@@ -542,7 +542,9 @@ module tpu_mxu
   assign acc_w_wdata_o = sum;
 
   // ------------------------------------------------------------------ readout engine
-  localparam int unsigned Bw = 4;
+  localparam int unsigned Bw = 4;  // ro_beat_q
+  // Beats of an output row: an int32 row is 4N bytes, 64 per beat (an int8 row needs fewer).
+  localparam int unsigned RowBeats = (4 * N > 64) ? 4 * N / 64 : 1;
 
   function automatic logic [7:0] requant(logic [31:0] x, logic [31:0] mult, logic [5:0] shift, logic round);
     logic signed [65:0] p;
@@ -767,7 +769,7 @@ module tpu_mxu
   initial begin
     if (N < 2 || (N & (N - 1)) != 0) $fatal(1, "tpu_mxu: N must be a power of two >= 2");
     if (4 * N * 2 > AccBytes) $fatal(1, "tpu_mxu: ACC must hold at least two result rows");
-    if (Bw < $clog2(8 * N / 64 + 1)) $fatal(1, "tpu_mxu: readout beat counter too narrow");
+    if (Bw < $clog2(RowBeats + 1)) $fatal(1, "tpu_mxu: readout beat counter too narrow");
   end
 
 endmodule
