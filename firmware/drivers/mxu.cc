@@ -126,26 +126,27 @@ strata_status LoadWeights(uint32_t vmem_src, uint32_t valid_rows, uint32_t* tick
   return Submit(c, ticket);
 }
 
-strata_status Matmul(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t acc_dst, bool accumulate,
-                     uint32_t* ticket) {
+namespace {
+Command MatmulCommand(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t acc_dst, bool accumulate) {
   Command c{Op::kMatmul};
   c.src = vmem_src;
   c.src_stride = src_stride;
   c.rows = rows;
   c.dst = acc_dst;
   c.accumulate = accumulate;
-  return Submit(c, ticket);
+  return c;
+}
+}  // namespace
+
+strata_status Matmul(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t acc_dst, bool accumulate,
+                     uint32_t* ticket) {
+  return Submit(MatmulCommand(vmem_src, src_stride, rows, acc_dst, accumulate), ticket);
 }
 
 strata_status MatmulK(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t w_src, uint32_t w_stride,
                       uint32_t k_rows, uint32_t acc_dst, bool accumulate, uint32_t* ticket) {
   if (k_rows == 0) return STRATA_INVALID_ARGUMENT;
-  Command c{Op::kMatmul};
-  c.src = vmem_src;
-  c.src_stride = src_stride;
-  c.rows = rows;
-  c.dst = acc_dst;
-  c.accumulate = accumulate;
+  Command c = MatmulCommand(vmem_src, src_stride, rows, acc_dst, accumulate);
   c.w_src = w_src;
   c.w_stride = w_stride;
   c.k_rows = k_rows;

@@ -2,16 +2,7 @@
 # exit status 0, no failed allocation on the host or the device, every device field present with
 # 0 < p50 <= p99 <= max, and the device's compaction figures equal to the host replay's (same allocator,
 # same events: the model must move exactly the bytes the host library does).
-set(cmd)
-set(seen_sep FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE ${last})
-  if(seen_sep)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(seen_sep TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/CommandAfterSeparator.cmake)
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "exit status ${rc}, expected 0\n--- stdout ---\n${out}\n--- stderr ---\n${err}")

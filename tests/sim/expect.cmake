@@ -1,15 +1,6 @@
 # Runs the command after `--` and checks its exit status (STATUS) and that its combined
 # output matches REGEX; optionally that CHECK_FILE exists and is not empty afterwards.
-set(cmd)
-set(seen_sep FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE ${last})
-  if(seen_sep)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(seen_sep TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/CommandAfterSeparator.cmake)
 if(CHECK_FILE)
   file(REMOVE ${CHECK_FILE})
 endif()
