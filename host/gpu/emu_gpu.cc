@@ -1,0 +1,188 @@
+#include "emu_gpu.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+namespace strata::gpu {
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+constexpr uint64_t kVaBase = 1ull << 40;  // device VAs start here (never 0, far from host pointers)
+
+struct Preset {
+  const char* name;
+  uint64_t total_bytes;
+  uint32_t cc_major, cc_minor;
+};
+// Total memory as cudaMemGetInfo reports it (the marketing GiB figure; the exact value varies by board
+// and driver: a model).
+constexpr Preset kPresets[] = {
+    {"v100-16g", 16 * kGiB, 7, 0},  {"v100-32g", 32 * kGiB, 7, 0},  {"t4", 16 * kGiB, 7, 5},
+    {"a100-40g", 40 * kGiB, 8, 0},  {"a100-80g", 80 * kGiB, 8, 0},  {"rtx4090", 24 * kGiB, 8, 9},
+    {"l4", 24 * kGiB, 8, 9},        {"h100-80g", 80 * kGiB, 9, 0},  {"h200", 141 * kGiB, 9, 0},
+    {"b200", 180 * kGiB, 10, 0},
+};
+
+uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
+
+}  // namespace
+
+bool GpuPresetByName(const std::string& name, GpuSpec* out) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const Preset& p : kPresets) {
+    if (lower == p.name) {
+      *out = GpuSpec{};
+      out->name = p.name;
+      out->total_bytes = p.total_bytes;
+      out->cc_major = p.cc_major;
+      out->cc_minor = p.cc_minor;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string GpuPresetNames() {
+  std::string s;
+  for (const Preset& p : kPresets) s += std::string(s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+EmuGpu::EmuGpu(const GpuSpec& spec) : spec_(spec), next_va_(kVaBase) {
+  if (spec_.page_bytes == 0) spec_.page_bytes = 2ull << 20;
+  const uint64_t usable = spec_.total_bytes > spec_.context_bytes ? spec_.total_bytes - spec_.context_bytes : 0;
+  capacity_pages_ = usable / spec_.page_bytes;
+}
+
+uint64_t EmuGpu::free_bytes() const { return (capacity_pages_ - used_pages_) * spec_.page_bytes; }
+
+uint64_t EmuGpu::Malloc(uint64_t bytes) {
+  if (bytes == 0) return 0;
+  const uint64_t pages = (bytes + spec_.page_bytes - 1) / spec_.page_bytes;
+  if (pages > capacity_pages_ - used_pages_) {
+    ++counters_.failed_device_allocs;
+    return 0;
+  }
+  used_pages_ += pages;
+  const uint64_t va = next_va_;
+  next_va_ += pages * spec_.page_bytes;
+  mallocs_[va] = pages * spec_.page_bytes;
+  ++counters_.device_allocs;
+  return va;
+}
+
+bool EmuGpu::Free(uint64_t va) {
+  const auto it = mallocs_.find(va);
+  if (it == mallocs_.end()) return false;
+  used_pages_ -= it->second / spec_.page_bytes;
+  data_.erase(data_.lower_bound(va), data_.lower_bound(va + it->second));
+  mallocs_.erase(it);
+  ++counters_.device_frees;
+  ++counters_.device_syncs;  // cudaFree synchronises the device
+  return true;
+}
+
+uint64_t EmuGpu::ReserveVa(uint64_t bytes) {
+  const uint64_t size = RoundUp(std::max<uint64_t>(bytes, 1), spec_.page_bytes);
+  const uint64_t va = next_va_;
+  next_va_ += size;
+  reservations_[va] = size;
+  return va;
+}
+
+bool EmuGpu::Map(uint64_t va, uint64_t bytes) {
+  const uint64_t page = spec_.page_bytes;
+  if (bytes == 0 || va % page != 0 || bytes % page != 0) return false;
+  auto r = reservations_.upper_bound(va);
+  if (r == reservations_.begin()) return false;
+  --r;
+  if (va + bytes > r->first + r->second) return false;
+  for (uint64_t p = va; p < va + bytes; p += page) {
+    if (mapped_pages_.count(p) != 0) return false;
+  }
+  const uint64_t pages = bytes / page;
+  if (pages > capacity_pages_ - used_pages_) {
+    ++counters_.failed_device_allocs;
+    return false;
+  }
+  for (uint64_t p = va; p < va + bytes; p += page) mapped_pages_[p] = true;
+  used_pages_ += pages;
+  ++counters_.maps;
+  ++counters_.device_allocs;  // one cuMemCreate per mapping
+  counters_.pages_mapped += pages;
+  return true;
+}
+
+bool EmuGpu::Unmap(uint64_t va, uint64_t bytes) {
+  const uint64_t page = spec_.page_bytes;
+  if (bytes == 0 || va % page != 0 || bytes % page != 0) return false;
+  for (uint64_t p = va; p < va + bytes; p += page) {
+    if (mapped_pages_.count(p) == 0) return false;
+  }
+  for (uint64_t p = va; p < va + bytes; p += page) {
+    mapped_pages_.erase(p);
+    data_.erase(p);
+  }
+  used_pages_ -= bytes / page;
+  ++counters_.unmaps;
+  ++counters_.device_frees;
+  return true;
+}
+
+bool EmuGpu::Mapped(uint64_t va, uint64_t bytes) const {
+  if (bytes == 0) return true;
+  if (va + bytes < va) return false;
+  auto m = mallocs_.upper_bound(va);
+  if (m != mallocs_.begin()) {
+    --m;
+    if (va >= m->first && va + bytes <= m->first + m->second) return true;
+  }
+  const uint64_t page = spec_.page_bytes;
+  for (uint64_t p = va / page * page; p < va + bytes; p += page) {
+    if (mapped_pages_.count(p) == 0) return false;
+  }
+  return true;
+}
+
+bool EmuGpu::Write(uint64_t va, const void* src, uint64_t bytes) {
+  if (!Mapped(va, bytes)) return false;
+  const uint64_t page = spec_.page_bytes;
+  const auto* in = static_cast<const uint8_t*>(src);
+  while (bytes > 0) {
+    const uint64_t base = va / page * page;
+    const uint64_t off = va - base;
+    const uint64_t n = std::min(bytes, page - off);
+    std::vector<uint8_t>& p = data_[base];
+    if (p.empty()) p.assign(page, 0);
+    std::memcpy(p.data() + off, in, n);
+    va += n;
+    in += n;
+    bytes -= n;
+  }
+  return true;
+}
+
+bool EmuGpu::Read(uint64_t va, void* dst, uint64_t bytes) const {
+  if (!Mapped(va, bytes)) return false;
+  const uint64_t page = spec_.page_bytes;
+  auto* out = static_cast<uint8_t*>(dst);
+  while (bytes > 0) {
+    const uint64_t base = va / page * page;
+    const uint64_t off = va - base;
+    const uint64_t n = std::min(bytes, page - off);
+    const auto it = data_.find(base);
+    if (it == data_.end()) {
+      std::memset(out, 0, n);
+    } else {
+      std::memcpy(out, it->second.data() + off, n);
+    }
+    va += n;
+    out += n;
+    bytes -= n;
+  }
+  return true;
+}
+
+}  // namespace strata::gpu

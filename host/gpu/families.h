@@ -1,0 +1,40 @@
+// The policy families behind MakePolicy (policy.cc). Each family is one source file; policy.cc only
+// routes names. Not installed.
+#ifndef STRATA_HOST_GPU_FAMILIES_H_
+#define STRATA_HOST_GPU_FAMILIES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policy.h"
+
+namespace strata::gpu {
+
+// Each factory gets the resolved policy name (after the framework's selector variable, e.g. "jax" with
+// XLA_PYTHON_CLIENT_ALLOCATOR=platform arrives as "jax-platform") and returns false with a message
+// naming the bad variable or option.
+using PolicyFactory = bool (*)(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
+                               std::unique_ptr<Policy>* out, std::string* error);
+using PolicyOptionsFn = std::vector<PolicyOption> (*)(const std::string& name);
+
+// bfc_policies.cc: jax, jax-growth, tf, tf-growth (XLA/TSL BFC, reference §1.0-1.2, §1.5-1.6)
+bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
+                   std::unique_ptr<Policy>* out, std::string* error);
+std::vector<PolicyOption> BfcPolicyOptions(const std::string& name);
+// platform_policy.cc: jax-platform (one device allocation per buffer, reference §1.3)
+bool MakePlatformPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
+                        std::unique_ptr<Policy>* out, std::string* error);
+std::vector<PolicyOption> PlatformPolicyOptions(const std::string& name);
+// caching_policy.cc: torch, torch-expandable (PyTorch CUDACachingAllocator, reference §1.8-1.9)
+bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
+                       std::unique_ptr<Policy>* out, std::string* error);
+std::vector<PolicyOption> CachingPolicyOptions(const std::string& name);
+// async_policy.cc: jax-async, tf-async (cudaMallocAsync default pool, page-level model, reference §1.4, §1.7)
+bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
+                     std::unique_ptr<Policy>* out, std::string* error);
+std::vector<PolicyOption> AsyncPolicyOptions(const std::string& name);
+
+}  // namespace strata::gpu
+
+#endif  // STRATA_HOST_GPU_FAMILIES_H_
