@@ -19,6 +19,10 @@ Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm)
   hbm_ = std::make_unique<hbm::HbmModel>(hbm);
   bridge_ = std::make_unique<HbmBridge>(*hbm_);
   if (!trace_opts_.path.empty()) context_->traceEverOn(true);
+  // A Verilated model registers (and on destruction unregisters) its scopes through the calling thread's
+  // current context; with several devices in a process (or threads that did not create this one) that
+  // would be another model's, and ~Vtpu_top then blocks in VerilatedMutex::lock. Name ours explicitly.
+  Verilated::threadContextp(context_.get());
   top_ = std::make_unique<Vtpu_top>(context_.get(), "strata");  // waveform root: strata.tpu_top...
   top_->clk_i = 0;
   top_->rst_ni = 0;
@@ -37,8 +41,13 @@ Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm)
 }
 
 Device::~Device() {
+  VerilatedContext* const previous = Verilated::threadContextp();
+  Verilated::threadContextp(context_.get());  // see the constructor
   CloseTrace();
   top_->final();
+  top_.reset();
+  // The context dies with this device: leave the thread no dangling pointer to it.
+  Verilated::threadContextp(previous == context_.get() ? nullptr : previous);
 }
 
 bool Device::CloseTrace() {

@@ -1,10 +1,16 @@
-// Internal interface between the C API (strata.cc) and a device backend. Not installed.
+// Internal interface between the driver core (strata.cc, registry.cc) and the device backends. Not installed.
+//
+// A backend is one source file that defines a Backend subclass and registers a BackendInfo from a function
+// named strata_register_backend_<name>() (see STRATA_REGISTER_BACKEND); the build lists the backends it has
+// (host/driver/CMakeLists.txt, strata_add_backend) and generates the calls. Nothing in the core changes.
 #ifndef STRATA_HOST_DRIVER_BACKEND_H_
 #define STRATA_HOST_DRIVER_BACKEND_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "strata/strata.h"
 
@@ -16,6 +22,43 @@ struct Error {
   std::string message;
   bool ok() const { return status == STRATA_OK; }
 };
+
+// An open option a backend accepts (PJRT_NamedValue-like): name, type, default (as text), one line of help.
+struct OptionSpec {
+  std::string name;
+  strata_value_type type;
+  std::string default_value;
+  std::string help;
+};
+
+// The options given to strata_open, checked against the backend's specs: every name is known and typed
+// as declared. Getters return the given value or the spec's default.
+class OpenOptions {
+ public:
+  struct Value {
+    strata_value_type type;
+    std::string s;
+    int64_t i = 0;
+    double d = 0;
+    bool b = false;
+  };
+  bool Has(const std::string& name) const { return values_.count(name) != 0; }
+  std::string GetString(const std::string& name, const std::string& fallback = "") const;
+  int64_t GetInt(const std::string& name, int64_t fallback = 0) const;
+  double GetDouble(const std::string& name, double fallback = 0) const;
+  bool GetBool(const std::string& name, bool fallback = false) const;
+  // Every option given, as text (for backends that pass options through, e.g. to a GPU policy).
+  std::map<std::string, std::string> AsText() const;
+  void Set(const std::string& name, Value v) { values_[name] = std::move(v); }
+
+ private:
+  std::map<std::string, Value> values_;
+};
+
+// Backend handles: the core puts the device's identity in the top bits of every buffer handle and
+// context id, so a backend's own values must leave them free.
+constexpr int kBackendBufferBits = 54;   // buffer handles below 2^54 (the firmware's: index + 22-bit generation)
+constexpr int kBackendContextBits = 20;  // context ids below 2^20
 
 // One device. Calls arrive serialised (the C API holds the device's lock).
 class Backend {
@@ -32,27 +75,35 @@ class Backend {
                       uint64_t bytes) = 0;
   virtual Error Read(strata_context context, strata_buffer buffer, uint64_t offset, void* dst, uint64_t bytes) = 0;
   virtual Error Gemm(strata_context context, const strata_gemm_args& args) = 0;
-  virtual Error Compact(strata_context context, uint64_t max_bytes, uint32_t max_moves,
-                        strata_compact_result* out) = 0;
+  virtual Error Compact(strata_context context, uint64_t max_bytes, uint32_t max_moves, strata_compact_result* out) = 0;
   virtual Error MemoryStats(strata_context context, strata_memory_stats* out) = 0;
   // Waits for everything outstanding, then a NOOP round trip (the device has seen all that came before).
   virtual Error Synchronize() = 0;
 };
 
-struct SimOptions {
-  std::string hbm_preset = "HBM2";
-  uint64_t hbm_capacity_bytes = 1ull << 30;
-  std::string pcie_preset = "gen4x16";
-  std::string trace_path;
-  uint64_t trace_start_cycle = 0;
-  uint64_t trace_end_cycle = UINT64_MAX;
-  std::string firmware_path;
-  uint64_t timeout_cycles = 2'000'000'000ull;
+using BackendOpenFn = Error (*)(const OpenOptions& options, std::unique_ptr<Backend>* out);
+
+struct BackendInfo {
+  std::string name;
+  std::string help;  // one line
+  std::vector<OptionSpec> options;
+  BackendOpenFn open;
 };
 
-// The Strata model in-process (sim_backend.cc).
-Error OpenSimBackend(const SimOptions& options, std::unique_ptr<Backend>* out);
+// Adds a backend to the registry (the generated list calls each backend's registration once; tests may
+// register fakes). A second registration of a name replaces the first.
+void RegisterBackend(BackendInfo info);
+// nullptr for an unknown name.
+const BackendInfo* FindBackend(const std::string& name);
+std::vector<const BackendInfo*> Backends();  // in registration order
+// Registers the backends this build has (generated: backends_builtin.cc). Idempotent; the core calls it
+// before every registry lookup. A core-only build (tests) links a version that registers nothing.
+void RegisterBuiltinBackends();
 
 }  // namespace strata::driver
+
+// Defines the registration function the build's generated list calls for backend NAME (an identifier).
+#define STRATA_REGISTER_BACKEND(NAME, ...) \
+  void strata_register_backend_##NAME() { ::strata::driver::RegisterBackend(__VA_ARGS__); }
 
 #endif  // STRATA_HOST_DRIVER_BACKEND_H_

@@ -26,10 +26,11 @@ constexpr uint32_t kCplWords = sizeof(strata_cpl) / 4;
 constexpr uint32_t kStatsWords = sizeof(strata_rt_stats) / 4;
 constexpr uint32_t kHeaderWords = sizeof(strata_rt_header) / 4;
 constexpr uint64_t kBootCycles = 50'000'000;
+constexpr uint64_t kDefaultTimeoutCycles = 2'000'000'000;
 
 const char* OpName(uint32_t opcode) {
-  static const char* const kNames[] = {"noop", "create_context", "destroy_context", "alloc", "free",
-                                       "write", "read", "compact", "stats", "gemm"};
+  static const char* const kNames[] = {"noop",  "create_context", "destroy_context", "alloc", "free",
+                                       "write", "read",           "compact",         "stats", "gemm"};
   return opcode < STRATA_OP_COUNT ? kNames[opcode] : "unknown";
 }
 
@@ -45,14 +46,19 @@ std::string Explain(const strata_cpl& c) {
     case STRATA_FIELD_CONTEXT:
       if (status == STRATA_NOT_FOUND) return "no such context (never created or destroyed)";
       break;
-    case STRATA_FIELD_OFFSET: return "the range reaches outside the buffer";
+    case STRATA_FIELD_OFFSET:
+      return "the range reaches outside the buffer";
     case STRATA_FIELD_QUOTA:
       if (status == STRATA_RESOURCE_EXHAUSTED) return "the context's memory quota has no room for this";
       break;
-    case STRATA_FIELD_MEMORY: return "not enough device memory (even after compaction)";
-    case STRATA_FIELD_CONTEXT_TABLE: return "too many contexts";
-    case STRATA_FIELD_BUFFER_TABLE: return "too many live buffers";
-    case STRATA_FIELD_DMA: return "the DMA engine reported an error";
+    case STRATA_FIELD_MEMORY:
+      return "not enough device memory (even after compaction)";
+    case STRATA_FIELD_CONTEXT_TABLE:
+      return "too many contexts";
+    case STRATA_FIELD_BUFFER_TABLE:
+      return "too many live buffers";
+    case STRATA_FIELD_DMA:
+      return "the DMA engine reported an error";
     case STRATA_FIELD_OPCODE:
       if (status == STRATA_UNIMPLEMENTED) return "not implemented by this firmware";
       break;
@@ -80,8 +86,10 @@ std::string Explain(const strata_cpl& c) {
     case STRATA_FIELD_FLAGS:
       if (c.opcode == STRATA_OP_GEMM) return "flags: ACCUMULATE needs an int32 C (not INT8); ROUND needs INT8";
       break;
-    case STRATA_FIELD_MXU: return "the matrix unit reported an error";
-    default: break;
+    case STRATA_FIELD_MXU:
+      return "the matrix unit reported an error";
+    default:
+      break;
   }
   return std::string("bad ") + runtime::FieldName(c.field);
 }
@@ -92,6 +100,7 @@ class SimBackend final : public Backend {
              uint64_t timeout_cycles)
       : device_(std::make_unique<sim::Device>(trace, hbm)),
         timeout_cycles_(timeout_cycles),
+        limit_(timeout_cycles != 0 ? timeout_cycles : kDefaultTimeoutCycles),
         hbm_peak_bytes_per_cycle_(hbm.PeakBytesPerCycle()) {
     link_ = std::make_unique<sim::HostLink>(*device_, pcie);
     console_hook_ = device_->AddCycleHook([this] {
@@ -112,8 +121,8 @@ class SimBackend final : public Backend {
     }
     const auto it = image.symbols.find(STRATA_RT_HEADER_SYMBOL);
     if (it == image.symbols.end()) {
-      return {STRATA_FAILED_PRECONDITION, firmware_path + " is not a runtime image (no symbol " +
-                                              STRATA_RT_HEADER_SYMBOL + ")"};
+      return {STRATA_FAILED_PRECONDITION,
+              firmware_path + " is not a runtime image (no symbol " + STRATA_RT_HEADER_SYMBOL + ")"};
     }
     header_address_ = it->second;
     device_->ResetAndLoad(image);
@@ -127,8 +136,8 @@ class SimBackend final : public Backend {
     link_->ReadBlock(header_address_, words, kHeaderWords);
     std::memcpy(&header_, words, sizeof header_);
     if (header_.magic != STRATA_PROTO_MAGIC || header_.state != STRATA_RT_READY) {
-      return {STRATA_UNAVAILABLE, "the runtime firmware did not start (state " + std::to_string(header_.state) +
-                                      "); console: " + console_};
+      return {STRATA_UNAVAILABLE,
+              "the runtime firmware did not start (state " + std::to_string(header_.state) + "); console: " + console_};
     }
     if (header_.version_major != STRATA_PROTO_VERSION_MAJOR || header_.header_bytes != sizeof(strata_rt_header) ||
         header_.sq_entries != STRATA_RT_SQ_ENTRIES || header_.cq_entries != STRATA_RT_CQ_ENTRIES) {
@@ -177,8 +186,7 @@ class SimBackend final : public Backend {
     return Call(cmd, &c);
   }
 
-  Error Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t flags,
-              strata_buffer* out) override {
+  Error Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t flags, strata_buffer* out) override {
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_ALLOC;
     cmd.context = context;
@@ -203,8 +211,7 @@ class SimBackend final : public Backend {
   // Chunks go last-first and the first one is awaited before any other starts: it carries the handle,
   // ownership and end-of-range checks for the whole call, so a refused call writes nothing. Then up to
   // one chunk per staging slot is in flight: the link copies the next chunk while the firmware moves the last.
-  Error Write(strata_context context, strata_buffer buffer, uint64_t offset, const void* src,
-              uint64_t bytes) override {
+  Error Write(strata_context context, strata_buffer buffer, uint64_t offset, const void* src, uint64_t bytes) override {
     const uint32_t slot_bytes = header_.staging_slot_bytes;
     const uint64_t chunks = (bytes + slot_bytes - 1) / slot_bytes;
     uint32_t slot_seq[STRATA_RT_STAGING_SLOTS] = {};
@@ -261,7 +268,8 @@ class SimBackend final : public Backend {
       const uint32_t slot = static_cast<uint32_t>(k % header_.staging_slots);
       if (pending.size() == header_.staging_slots) finish_oldest();
       if (!first.ok()) break;
-      pending.push_back({Submit(TransferCommand(STRATA_OP_READ, context, buffer, offset + at, len, slot)), slot, len, at});
+      pending.push_back(
+          {Submit(TransferCommand(STRATA_OP_READ, context, buffer, offset + at, len, slot)), slot, len, at});
       if (k == 0) finish_oldest();
     }
     while (!pending.empty()) finish_oldest();
@@ -275,9 +283,17 @@ class SimBackend final : public Backend {
     cmd.flags = static_cast<uint8_t>(args.flags);  // the C API refused bits outside STRATA_GEMM_FLAGS_ALL
     cmd.u.gemm = {args.a, args.b, args.c, args.m, args.n, args.k, args.quant_mult, args.quant_shift, 0};
     strata_cpl c;
+    // The default limit grows with the work (strata.h, "Timeouts"): a legal GEMM at 1/64 of the array's
+    // peak still finishes.
+    const double n2 = static_cast<double>(header_.mxu_array_n) * header_.mxu_array_n;
+    const double work = 64.0 * args.m * args.n * args.k / (n2 > 0 ? n2 : 1);
+    limit_ =
+        timeout_cycles_ != 0 ? timeout_cycles_ : kDefaultTimeoutCycles + static_cast<uint64_t>(std::min(work, 1e18));
     Error e = Call(cmd, &c);
+    limit_ = timeout_cycles_ != 0 ? timeout_cycles_ : kDefaultTimeoutCycles;
     if (!e.ok()) {
-      e.message += " (m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) + ", k=" + std::to_string(args.k) + ")";
+      e.message +=
+          " (m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) + ", k=" + std::to_string(args.k) + ")";
     }
     return e;
   }
@@ -348,7 +364,9 @@ class SimBackend final : public Backend {
   }
 
  private:
-  uint64_t SlotAddress(uint32_t slot) const { return header_.staging_address + uint64_t{slot} * header_.staging_slot_bytes; }
+  uint64_t SlotAddress(uint32_t slot) const {
+    return header_.staging_address + uint64_t{slot} * header_.staging_slot_bytes;
+  }
 
   static strata_cmd TransferCommand(uint8_t opcode, strata_context context, strata_buffer buffer, uint64_t offset,
                                     uint32_t len, uint32_t slot) {
@@ -367,8 +385,8 @@ class SimBackend final : public Backend {
       return {STRATA_UNAVAILABLE, "the runtime firmware stopped (tohost " + std::to_string(device_->tohost_value()) +
                                       "); console: " + console_};
     }
-    if (device_->edges() - start > timeout_cycles_) {
-      return {STRATA_UNAVAILABLE, "the device did not answer within " + std::to_string(timeout_cycles_) + " cycles"};
+    if (device_->edges() - start > limit_) {
+      return {STRATA_UNAVAILABLE, "the device did not answer within " + std::to_string(limit_) + " cycles"};
     }
     return {};
   }
@@ -426,7 +444,8 @@ class SimBackend final : public Backend {
 
   std::unique_ptr<sim::Device> device_;
   std::unique_ptr<sim::HostLink> link_;
-  uint64_t timeout_cycles_;
+  uint64_t timeout_cycles_;  // the open option; 0 = the default rule
+  uint64_t limit_;           // this call's limit
   double hbm_peak_bytes_per_cycle_;
   int console_hook_ = -1;
   std::string console_;
@@ -437,35 +456,67 @@ class SimBackend final : public Backend {
   std::map<uint32_t, strata_cpl> done_;
 };
 
-}  // namespace
-
-Error OpenSimBackend(const SimOptions& options, std::unique_ptr<Backend>* out) {
+Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
+  const std::string preset = o.GetString("hbm_preset", "HBM2");
+  const int64_t capacity = o.GetInt("hbm_capacity_bytes", int64_t{1} << 30);
+  if (capacity <= 0) return {STRATA_INVALID_ARGUMENT, "hbm_capacity_bytes must be positive"};
   hbm::HbmConfig hbm;
-  if (!hbm::HbmConfig::FromName(options.hbm_preset, &hbm, options.hbm_capacity_bytes)) {
-    return {STRATA_INVALID_ARGUMENT, "unknown HBM preset '" + options.hbm_preset + "' (HBM2, HBM2e, HBM3)"};
+  if (!hbm::HbmConfig::FromName(preset, &hbm, static_cast<uint64_t>(capacity))) {
+    return {STRATA_INVALID_ARGUMENT, "unknown HBM preset '" + preset + "' (HBM2, HBM2e, HBM3)"};
   }
   if (const std::string why = hbm.Validate(); !why.empty()) {
     return {STRATA_INVALID_ARGUMENT, "HBM configuration: " + why};
   }
   sim::PcieConfig pcie;
-  if (!sim::PcieConfig::FromName(options.pcie_preset, &pcie)) {
-    return {STRATA_INVALID_ARGUMENT, "unknown PCIe preset '" + options.pcie_preset + "' (gen4x16, gen5x16)"};
+  const std::string pcie_preset = o.GetString("pcie_preset", "gen4x16");
+  if (!sim::PcieConfig::FromName(pcie_preset, &pcie)) {
+    return {STRATA_INVALID_ARGUMENT, "unknown PCIe preset '" + pcie_preset + "' (gen4x16, gen5x16)"};
   }
   sim::TraceOptions trace;
-  trace.path = options.trace_path;
-  trace.start = options.trace_start_cycle;
-  trace.end = options.trace_end_cycle;
+  trace.path = o.GetString("trace_path");
+  const int64_t start = o.GetInt("trace_start_cycle", 0), end = o.GetInt("trace_end_cycle", 0);
+  if (start < 0 || end < 0) return {STRATA_INVALID_ARGUMENT, "trace cycles must not be negative"};
+  trace.start = static_cast<uint64_t>(start);
+  trace.end = end != 0 ? static_cast<uint64_t>(end) : UINT64_MAX;
+  if (trace.end <= trace.start) return {STRATA_INVALID_ARGUMENT, "trace_end_cycle must be above trace_start_cycle"};
   if (!trace.path.empty()) {
     const auto ends = [&](const char* ext) {
       return trace.path.size() >= 4 && trace.path.compare(trace.path.size() - 4, 4, ext) == 0;
     };
     if (!ends(".fst") && !ends(".vcd")) return {STRATA_INVALID_ARGUMENT, "trace file must end in .fst or .vcd"};
   }
-  auto backend = std::make_unique<SimBackend>(trace, hbm, pcie, options.timeout_cycles);
-  Error e = backend->Boot(options.firmware_path);
+  const int64_t timeout = o.GetInt("timeout_cycles", 0);
+  if (timeout < 0) return {STRATA_INVALID_ARGUMENT, "timeout_cycles must not be negative"};
+  std::string firmware = o.GetString("firmware_path");
+  if (firmware.empty()) {
+    const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE");
+    firmware = env != nullptr && *env != '\0' ? env : STRATA_RUNTIME_FIRMWARE_DEFAULT;
+  }
+  auto backend = std::make_unique<SimBackend>(trace, hbm, pcie, static_cast<uint64_t>(timeout));
+  Error e = backend->Boot(firmware);
   if (!e.ok()) return e;
   *out = std::move(backend);
   return {};
 }
+
+}  // namespace
+
+STRATA_REGISTER_BACKEND(
+    sim,
+    {"sim",
+     "the Strata model in-process: Verilated chip, cycle-level HBM, host link, runtime firmware",
+     {
+         {"hbm_preset", STRATA_VALUE_STRING, "HBM2", "HBM timing preset: HBM2, HBM2e or HBM3"},
+         {"hbm_capacity_bytes", STRATA_VALUE_INT64, "1073741824",
+          "HBM capacity; a multiple of the preset's row stripe (256 KiB)"},
+         {"pcie_preset", STRATA_VALUE_STRING, "gen4x16", "host link: gen4x16 or gen5x16"},
+         {"trace_path", STRATA_VALUE_STRING, "", "waveform file (.fst or .vcd); empty = none"},
+         {"trace_start_cycle", STRATA_VALUE_INT64, "0", "record the waveform from this device cycle on"},
+         {"trace_end_cycle", STRATA_VALUE_INT64, "0", "... up to this one (exclusive); 0 = to the end"},
+         {"firmware_path", STRATA_VALUE_STRING, "", "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the build's"},
+         {"timeout_cycles", STRATA_VALUE_INT64, "0",
+          "device cycles a call may wait; 0 = 2e9, and more for a large GEMM (strata.h, Timeouts)"},
+     },
+     OpenSim})
 
 }  // namespace strata::driver

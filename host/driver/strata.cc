@@ -1,4 +1,5 @@
-// The C API: argument checks, struct_size handling, per-device locking, error messages; backends do the work.
+// The C API: argument checks, struct_size handling, per-device locking, error messages, the backend registry
+// and device identity in handles; backends do the work. Builds and links without any backend.
 #include "strata/strata.h"
 
 #include <algorithm>
@@ -8,7 +9,10 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
+#include <unordered_set>
+#include <utility>
 
 #include "backend.h"
 #include "strata/protocol.h"
@@ -16,11 +20,15 @@
 struct strata_device {
   std::mutex mutex;
   std::unique_ptr<strata::driver::Backend> backend;
+  uint32_t tag = 0;    // this device's identity in its handles (1 .. kMaxTag)
+  std::string failed;  // non-empty: the device failed (a timeout); every call but info/close is refused
 };
 
 namespace {
 
 using strata::driver::Error;
+using strata::driver::kBackendBufferBits;
+using strata::driver::kBackendContextBits;
 
 thread_local std::string t_last_error;
 
@@ -35,6 +43,94 @@ strata_status Report(const char* call, const Error& e) {
     return STRATA_OK;
   }
   return Fail(call, e.status, e.message);
+}
+
+// No C++ exception crosses the C API: whatever a backend throws becomes a status with a message.
+template <typename Fn>
+strata_status Guarded(const char* call, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return Fail(call, STRATA_RESOURCE_EXHAUSTED, "out of host memory");
+  } catch (const std::exception& e) {
+    return Fail(call, STRATA_INTERNAL, std::string("unexpected error: ") + e.what());
+  } catch (...) {
+    return Fail(call, STRATA_INTERNAL, "unexpected error");
+  }
+}
+
+// The devices that are open: a closed or forged device pointer is refused (until its address is reused).
+constexpr uint32_t kTagBits = 64 - kBackendBufferBits;  // 10: also fits above a context id's 20 bits
+constexpr uint32_t kMaxTag = (1u << kTagBits) - 1;
+static_assert(kBackendContextBits + kTagBits <= 32, "context ids carry the device tag");
+
+struct LiveDevices {
+  std::mutex mutex;
+  std::unordered_set<const strata_device*> devices;
+  uint32_t next_tag = 1;
+};
+LiveDevices& Live() {
+  static LiveDevices* live = new LiveDevices;  // never destroyed: a close may run during static destruction
+  return *live;
+}
+
+bool IsLive(const strata_device* device) {
+  LiveDevices& l = Live();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  return l.devices.count(device) != 0;
+}
+
+// Registers the device and gives it a tag no other open device has. False when kMaxTag devices are open.
+bool AddLive(strata_device* device) {
+  LiveDevices& l = Live();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  for (uint32_t tries = 0; tries < kMaxTag; ++tries) {
+    const uint32_t tag = l.next_tag;
+    l.next_tag = tag == kMaxTag ? 1 : tag + 1;
+    bool used = false;
+    for (const strata_device* d : l.devices) used = used || d->tag == tag;
+    if (!used) {
+      device->tag = tag;
+      l.devices.insert(device);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RemoveLive(const strata_device* device) {
+  LiveDevices& l = Live();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  return l.devices.erase(device) != 0;
+}
+
+strata_buffer TagBuffer(const strata_device* d, strata_buffer b) {
+  return b | (static_cast<uint64_t>(d->tag) << kBackendBufferBits);
+}
+strata_context TagContext(const strata_device* d, strata_context c) { return c | (d->tag << kBackendContextBits); }
+
+// A caller's handle -> the backend's. 0 stays 0 (the backend says "not a handle"); another device's tag fails.
+Error UntagBuffer(const strata_device* d, strata_buffer b, strata_buffer* out) {
+  *out = b;
+  if (b == 0) return {};
+  const uint32_t tag = static_cast<uint32_t>(b >> kBackendBufferBits);
+  if (tag != d->tag) {
+    return {STRATA_INVALID_ARGUMENT,
+            tag == 0 ? "not a buffer handle of any device" : "the buffer handle belongs to another device"};
+  }
+  *out = b & ((uint64_t{1} << kBackendBufferBits) - 1);
+  return {};
+}
+Error UntagContext(const strata_device* d, strata_context c, strata_context* out) {
+  *out = c;
+  if (c == 0) return {};
+  const uint32_t tag = c >> kBackendContextBits;
+  if (tag != d->tag) {
+    return {STRATA_INVALID_ARGUMENT,
+            tag == 0 ? "not a context of any device" : "the context belongs to another device"};
+  }
+  *out = c & ((1u << kBackendContextBits) - 1);
+  return {};
 }
 
 // A struct passed in must be at least as large as API 1.0's; an older caller's smaller struct is
@@ -52,8 +148,136 @@ void CopyOut(const T& full, T* out) {
               n - sizeof(uint32_t));
 }
 
-#define STRATA_CHECK_DEVICE(call, device) \
-  if ((device) == nullptr) return Fail(call, STRATA_INVALID_ARGUMENT, "device is NULL")
+const char* TypeName(strata_value_type t) {
+  switch (t) {
+    case STRATA_VALUE_STRING:
+      return "string";
+    case STRATA_VALUE_INT64:
+      return "int64";
+    case STRATA_VALUE_DOUBLE:
+      return "double";
+    case STRATA_VALUE_BOOL:
+      return "bool";
+  }
+  return "unknown";
+}
+
+std::string OptionList(const strata::driver::BackendInfo& b) {
+  std::string list;
+  for (const auto& o : b.options) list += (list.empty() ? "" : ", ") + o.name;
+  return list.empty() ? "none" : list;
+}
+
+std::string BackendList() {
+  std::string list;
+  for (const auto* b : strata::driver::Backends()) list += (list.empty() ? "" : ", ") + b->name;
+  return list.empty() ? "none" : list;
+}
+
+// Checks one named value against the backend's specs and stores it.
+Error AddOption(const strata::driver::BackendInfo& b, const std::string& name, strata::driver::OpenOptions::Value v,
+                strata::driver::OpenOptions* out) {
+  const auto spec = std::find_if(b.options.begin(), b.options.end(), [&](const auto& o) { return o.name == name; });
+  if (spec == b.options.end()) {
+    return {STRATA_INVALID_ARGUMENT,
+            "backend '" + b.name + "' has no option '" + name + "' (valid: " + OptionList(b) + ")"};
+  }
+  if (v.type != spec->type) {
+    if (spec->type == STRATA_VALUE_DOUBLE && v.type == STRATA_VALUE_INT64) {
+      v.d = static_cast<double>(v.i);
+      v.type = STRATA_VALUE_DOUBLE;
+    } else {
+      return {STRATA_INVALID_ARGUMENT,
+              "option '" + name + "' is a " + TypeName(spec->type) + ", not a " + TypeName(v.type)};
+    }
+  }
+  out->Set(name, std::move(v));
+  return {};
+}
+
+// The classic struct fields and the named values, as the backend's checked options.
+Error BuildOptions(const strata::driver::BackendInfo& b, const strata_open_options* o,
+                   strata::driver::OpenOptions* out) {
+  if (o == nullptr) return {};
+  using Value = strata::driver::OpenOptions::Value;
+  const auto str = [](const char* s) { return Value{STRATA_VALUE_STRING, s, 0, 0, false}; };
+  const auto u64 = [](uint64_t x) { return Value{STRATA_VALUE_INT64, "", static_cast<int64_t>(x), 0, false}; };
+  struct Field {
+    const char* name;
+    bool set;
+    Value value;
+  };
+  const bool v11 = o->struct_size >= offsetof(strata_open_options, named_options);
+  const bool v12 = o->struct_size >= sizeof(strata_open_options);
+  const Field fields[] = {
+      {"hbm_preset", o->hbm_preset != nullptr, str(o->hbm_preset ? o->hbm_preset : "")},
+      {"hbm_capacity_bytes", o->hbm_capacity_bytes != 0, u64(o->hbm_capacity_bytes)},
+      {"pcie_preset", o->pcie_preset != nullptr, str(o->pcie_preset ? o->pcie_preset : "")},
+      {"trace_path", o->trace_path != nullptr, str(o->trace_path ? o->trace_path : "")},
+      {"firmware_path", o->firmware_path != nullptr, str(o->firmware_path ? o->firmware_path : "")},
+      {"timeout_cycles", o->timeout_cycles != 0, u64(o->timeout_cycles)},
+      {"trace_start_cycle", v11 && o->trace_start_cycle != 0, u64(v11 ? o->trace_start_cycle : 0)},
+      {"trace_end_cycle", v11 && o->trace_end_cycle != 0, u64(v11 ? o->trace_end_cycle : 0)},
+  };
+  for (const Field& f : fields) {
+    if (!f.set) continue;
+    if (f.value.type == STRATA_VALUE_INT64 && f.value.i < 0) {
+      return {STRATA_INVALID_ARGUMENT, std::string(f.name) + " is larger than 2^63 - 1"};
+    }
+    Error e = AddOption(b, f.name, f.value, out);
+    if (!e.ok()) return e;
+  }
+  if (!v12 || o->num_named_options == 0) return {};
+  if (o->named_options == nullptr)
+    return {STRATA_INVALID_ARGUMENT, "named_options is NULL but num_named_options is not 0"};
+  for (uint32_t i = 0; i < o->num_named_options; ++i) {
+    const strata_named_value& nv = o->named_options[i];
+    if (nv.struct_size < sizeof(strata_named_value)) {
+      return {STRATA_INVALID_ARGUMENT, "named_options[" + std::to_string(i) + "].struct_size is too small"};
+    }
+    if (nv.name == nullptr) return {STRATA_INVALID_ARGUMENT, "named_options[" + std::to_string(i) + "].name is NULL"};
+    Value v{nv.type, "", 0, 0, false};
+    switch (nv.type) {
+      case STRATA_VALUE_STRING:
+        if (nv.string_value == nullptr)
+          return {STRATA_INVALID_ARGUMENT, std::string("option '") + nv.name + "': NULL string"};
+        v.s = nv.string_value;
+        break;
+      case STRATA_VALUE_INT64:
+        v.i = nv.int64_value;
+        break;
+      case STRATA_VALUE_DOUBLE:
+        v.d = nv.double_value;
+        break;
+      case STRATA_VALUE_BOOL:
+        if (nv.bool_value > 1)
+          return {STRATA_INVALID_ARGUMENT, std::string("option '") + nv.name + "': bool must be 0 or 1"};
+        v.b = nv.bool_value != 0;
+        break;
+      default:
+        return {STRATA_INVALID_ARGUMENT, std::string("option '") + nv.name + "': unknown value type"};
+    }
+    Error e = AddOption(b, nv.name, std::move(v), out);
+    if (!e.ok()) return e;
+  }
+  return {};
+}
+
+// Checks the device pointer and takes its lock; a failed device refuses everything but info and close.
+#define STRATA_LOCK_DEVICE(call, device)                                                                           \
+  if ((device) == nullptr) return Fail(call, STRATA_INVALID_ARGUMENT, "device is NULL");                           \
+  if (!IsLive(device)) return Fail(call, STRATA_INVALID_ARGUMENT, "not an open device (closed, or never opened)"); \
+  std::lock_guard<std::mutex> lock((device)->mutex);                                                               \
+  if (!(device)->failed.empty()) {                                                                                 \
+    return Fail(call, STRATA_FAILED_PRECONDITION,                                                                  \
+                "the device failed earlier (" + (device)->failed + "); close it and open a new one");              \
+  }
+
+// Reports a backend's answer; an UNAVAILABLE answer (a timeout, stopped firmware) fails the device.
+strata_status Answer(const char* call, strata_device* device, const Error& e) {
+  if (e.status == STRATA_UNAVAILABLE) device->failed = std::string(call) + ": " + e.message;
+  return Report(call, e);
+}
 
 }  // namespace
 
@@ -76,6 +300,46 @@ strata_status strata_get_version(strata_version* out) {
 
 const char* strata_last_error_message(void) { return t_last_error.c_str(); }
 
+strata_status strata_list_backends(const char** names, size_t capacity, size_t* count) {
+  constexpr const char* kCall = "strata_list_backends";
+  if (count == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "count is NULL");
+  if (names == nullptr && capacity != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "names is NULL");
+  return Guarded(kCall, [&] {
+    const auto backends = strata::driver::Backends();
+    for (size_t i = 0; i < backends.size() && i < capacity; ++i) names[i] = backends[i]->name.c_str();
+    *count = backends.size();
+    return Report(kCall, {});
+  });
+}
+
+strata_status strata_get_backend_options(const char* backend, strata_option_info* out, size_t capacity, size_t* count) {
+  constexpr const char* kCall = "strata_get_backend_options";
+  if (backend == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "backend name is NULL");
+  if (count == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "count is NULL");
+  if (out == nullptr && capacity != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL");
+  for (size_t i = 0; i < capacity; ++i) {
+    if (out[i].struct_size < sizeof(strata_option_info)) {
+      return Fail(kCall, STRATA_INVALID_ARGUMENT, "out[" + std::to_string(i) + "].struct_size is too small");
+    }
+  }
+  return Guarded(kCall, [&] {
+    const strata::driver::BackendInfo* b = strata::driver::FindBackend(backend);
+    if (b == nullptr) {
+      return Fail(kCall, STRATA_UNIMPLEMENTED,
+                  std::string("unknown backend '") + backend + "' (available: " + BackendList() + ")");
+    }
+    for (size_t i = 0; i < b->options.size() && i < capacity; ++i) {
+      const auto& o = b->options[i];
+      out[i].name = o.name.c_str();
+      out[i].type = o.type;
+      out[i].default_value = o.default_value.c_str();
+      out[i].help = o.help.c_str();
+    }
+    *count = b->options.size();
+    return Report(kCall, {});
+  });
+}
+
 strata_status strata_open(const char* backend, const strata_open_options* options, strata_device** out) {
   constexpr const char* kCall = "strata_open";
   if (out == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL");
@@ -84,60 +348,58 @@ strata_status strata_open(const char* backend, const strata_open_options* option
   if (options != nullptr && options->struct_size < offsetof(strata_open_options, trace_start_cycle)) {
     return Fail(kCall, STRATA_INVALID_ARGUMENT, "options->struct_size is too small");
   }
-  if (std::strcmp(backend, "sim") != 0) {
-    return Fail(kCall, STRATA_UNIMPLEMENTED, std::string("unknown backend '") + backend + "' (available: sim)");
-  }
-  strata::driver::SimOptions sim;
-  if (options != nullptr) {
-    if (options->hbm_preset != nullptr) sim.hbm_preset = options->hbm_preset;
-    if (options->hbm_capacity_bytes != 0) sim.hbm_capacity_bytes = options->hbm_capacity_bytes;
-    if (options->pcie_preset != nullptr) sim.pcie_preset = options->pcie_preset;
-    if (options->trace_path != nullptr) sim.trace_path = options->trace_path;
-    if (options->firmware_path != nullptr) sim.firmware_path = options->firmware_path;
-    if (options->timeout_cycles != 0) sim.timeout_cycles = options->timeout_cycles;
-    if (options->struct_size >= sizeof(strata_open_options)) {
-      sim.trace_start_cycle = options->trace_start_cycle;
-      if (options->trace_end_cycle != 0) sim.trace_end_cycle = options->trace_end_cycle;
-      if (sim.trace_end_cycle <= sim.trace_start_cycle) {
-        return Fail(kCall, STRATA_INVALID_ARGUMENT, "trace_end_cycle must be above trace_start_cycle");
-      }
+  return Guarded(kCall, [&] {
+    const strata::driver::BackendInfo* b = strata::driver::FindBackend(backend);
+    if (b == nullptr) {
+      return Fail(kCall, STRATA_UNIMPLEMENTED,
+                  std::string("unknown backend '") + backend + "' (available: " + BackendList() + ")");
     }
-  }
-  if (sim.firmware_path.empty()) {
-    const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE");
-    sim.firmware_path = env != nullptr && *env != '\0' ? env : STRATA_RUNTIME_FIRMWARE_DEFAULT;
-  }
-  auto device = std::make_unique<strata_device>();
-  const Error e = strata::driver::OpenSimBackend(sim, &device->backend);
-  if (!e.ok()) return Report(kCall, e);
-  *out = device.release();
-  return Report(kCall, {});
+    strata::driver::OpenOptions opts;
+    Error e = BuildOptions(*b, options, &opts);
+    if (!e.ok()) return Report(kCall, e);
+    auto device = std::make_unique<strata_device>();
+    e = b->open(opts, &device->backend);
+    if (!e.ok()) return Report(kCall, e);
+    if (!AddLive(device.get())) {
+      return Fail(kCall, STRATA_RESOURCE_EXHAUSTED, "too many open devices (" + std::to_string(kMaxTag) + ")");
+    }
+    *out = device.release();
+    return Report(kCall, {});
+  });
 }
 
 strata_status strata_close(strata_device* device) {
-  delete device;
-  t_last_error.clear();
-  return STRATA_OK;
+  constexpr const char* kCall = "strata_close";
+  if (device == nullptr) {
+    t_last_error.clear();
+    return STRATA_OK;
+  }
+  if (!RemoveLive(device)) return Fail(kCall, STRATA_INVALID_ARGUMENT, "not an open device (closed twice?)");
+  return Guarded(kCall, [&] {
+    delete device;
+    return Report(kCall, {});
+  });
 }
 
 strata_status strata_get_device_info(strata_device* device, strata_device_info* out) {
   constexpr const char* kCall = "strata_get_device_info";
-  STRATA_CHECK_DEVICE(kCall, device);
+  if (device == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "device is NULL");
+  if (!IsLive(device)) return Fail(kCall, STRATA_INVALID_ARGUMENT, "not an open device (closed, or never opened)");
   if (!SizeOk(out, offsetof(strata_device_info, mxu_array_n))) {
     return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL or too small");
   }
-  std::lock_guard<std::mutex> lock(device->mutex);
-  strata_device_info info{};
-  info.struct_size = sizeof info;
-  const Error e = device->backend->GetInfo(&info);
-  if (e.ok()) CopyOut(info, out);
-  return Report(kCall, e);
+  std::lock_guard<std::mutex> lock(device->mutex);  // info works on a failed device too
+  return Guarded(kCall, [&] {
+    strata_device_info info{};
+    info.struct_size = sizeof info;
+    const Error e = device->backend->GetInfo(&info);
+    if (e.ok()) CopyOut(info, out);
+    return Report(kCall, e);
+  });
 }
 
-strata_status strata_context_create(strata_device* device, const strata_context_options* options,
-                                    strata_context* out) {
+strata_status strata_context_create(strata_device* device, const strata_context_options* options, strata_context* out) {
   constexpr const char* kCall = "strata_context_create";
-  STRATA_CHECK_DEVICE(kCall, device);
   if (out == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL");
   uint64_t quota_bytes = 0;
   uint32_t quota_ppm = 0;
@@ -153,57 +415,95 @@ strata_status strata_context_create(strata_device* device, const strata_context_
     quota_bytes = options->quota_bytes;
     if (f != 0) quota_ppm = static_cast<uint32_t>(std::max(1.0, std::round(f * 1e6)));
   }
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report(kCall, device->backend->CreateContext(quota_bytes, quota_ppm, out));
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c = 0;
+    const Error e = device->backend->CreateContext(quota_bytes, quota_ppm, &c);
+    if (e.ok() && (c == 0 || c >> kBackendContextBits != 0)) {
+      return Fail(kCall, STRATA_INTERNAL, "the backend returned context id " + std::to_string(c) + ", out of range");
+    }
+    if (e.ok()) *out = TagContext(device, c);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_context_destroy(strata_device* device, strata_context context) {
-  STRATA_CHECK_DEVICE("strata_context_destroy", device);
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report("strata_context_destroy", device->backend->DestroyContext(context));
+  constexpr const char* kCall = "strata_context_destroy";
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    Error e = UntagContext(device, context, &c);
+    if (e.ok()) e = device->backend->DestroyContext(c);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_alloc(strata_device* device, strata_context context, uint64_t bytes, uint64_t alignment,
                            uint32_t flags, strata_buffer* out) {
   constexpr const char* kCall = "strata_alloc";
-  STRATA_CHECK_DEVICE(kCall, device);
   if (out == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL");
   if ((flags & ~STRATA_ALLOC_FLAG_NO_COMPACT) != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "unknown flags");
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report(kCall, device->backend->Alloc(context, bytes, alignment, flags, out));
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    Error e = UntagContext(device, context, &c);
+    strata_buffer b = 0;
+    if (e.ok()) e = device->backend->Alloc(c, bytes, alignment, flags, &b);
+    if (e.ok() && (b == 0 || b >> kBackendBufferBits != 0)) {
+      return Fail(kCall, STRATA_INTERNAL, "the backend returned an out-of-range handle");
+    }
+    if (e.ok()) *out = TagBuffer(device, b);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_free(strata_device* device, strata_context context, strata_buffer buffer) {
-  STRATA_CHECK_DEVICE("strata_free", device);
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report("strata_free", device->backend->Free(context, buffer));
+  constexpr const char* kCall = "strata_free";
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    strata_buffer b;
+    Error e = UntagContext(device, context, &c);
+    if (e.ok()) e = UntagBuffer(device, buffer, &b);
+    if (e.ok()) e = device->backend->Free(c, b);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_write(strata_device* device, strata_context context, strata_buffer buffer, uint64_t offset,
                            const void* src, uint64_t bytes) {
   constexpr const char* kCall = "strata_write";
-  STRATA_CHECK_DEVICE(kCall, device);
   if (src == nullptr && bytes != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "src is NULL");
   if (offset > UINT64_MAX - bytes) return Fail(kCall, STRATA_OUT_OF_RANGE, "offset + bytes overflows");
-  if (bytes == 0) return Report(kCall, {});
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report(kCall, device->backend->Write(context, buffer, offset, src, bytes));
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    strata_buffer b;
+    Error e = UntagContext(device, context, &c);
+    if (e.ok()) e = UntagBuffer(device, buffer, &b);
+    if (e.ok() && bytes != 0) e = device->backend->Write(c, b, offset, src, bytes);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_read(strata_device* device, strata_context context, strata_buffer buffer, uint64_t offset,
                           void* dst, uint64_t bytes) {
   constexpr const char* kCall = "strata_read";
-  STRATA_CHECK_DEVICE(kCall, device);
   if (dst == nullptr && bytes != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "dst is NULL");
   if (offset > UINT64_MAX - bytes) return Fail(kCall, STRATA_OUT_OF_RANGE, "offset + bytes overflows");
-  if (bytes == 0) return Report(kCall, {});
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report(kCall, device->backend->Read(context, buffer, offset, dst, bytes));
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    strata_buffer b;
+    Error e = UntagContext(device, context, &c);
+    if (e.ok()) e = UntagBuffer(device, buffer, &b);
+    if (e.ok() && bytes != 0) e = device->backend->Read(c, b, offset, dst, bytes);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_gemm(strata_device* device, strata_context context, const strata_gemm_args* args) {
   constexpr const char* kCall = "strata_gemm";
-  STRATA_CHECK_DEVICE(kCall, device);
   if (!SizeOk(args, offsetof(strata_gemm_args, quant_mult))) {
     return Fail(kCall, STRATA_INVALID_ARGUMENT, "args is NULL or too small");
   }
@@ -211,45 +511,65 @@ strata_status strata_gemm(strata_device* device, strata_context context, const s
   std::memcpy(&full, args, std::min<size_t>(args->struct_size, sizeof full));
   full.struct_size = sizeof full;
   if ((full.flags & ~STRATA_GEMM_FLAGS_ALL) != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "unknown flags");
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report(kCall, device->backend->Gemm(context, full));
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    Error e = UntagContext(device, context, &c);
+    // Each operand's own message: the firmware names A, B or C for a bad handle too.
+    const char* const kNames[] = {"a", "b", "c"};
+    strata_buffer* const operands[] = {&full.a, &full.b, &full.c};
+    for (int i = 0; i < 3 && e.ok(); ++i) {
+      e = UntagBuffer(device, *operands[i], operands[i]);
+      if (!e.ok()) e.message = std::string("buffer ") + kNames[i] + ": " + e.message;
+    }
+    if (e.ok()) e = device->backend->Gemm(c, full);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_compact(strata_device* device, strata_context context, const strata_compact_options* options,
                              strata_compact_result* out) {
   constexpr const char* kCall = "strata_compact";
-  STRATA_CHECK_DEVICE(kCall, device);
   if (options != nullptr && options->struct_size < sizeof(strata_compact_options)) {
     return Fail(kCall, STRATA_INVALID_ARGUMENT, "options->struct_size is too small");
   }
   if (out != nullptr && out->struct_size < sizeof(strata_compact_result)) {
     return Fail(kCall, STRATA_INVALID_ARGUMENT, "out->struct_size is too small");
   }
-  strata_compact_result result{};
-  result.struct_size = sizeof result;
-  std::lock_guard<std::mutex> lock(device->mutex);
-  const Error e = device->backend->Compact(context, options ? options->max_bytes : 0, options ? options->max_moves : 0,
-                                           &result);
-  if (e.ok() && out != nullptr) CopyOut(result, out);
-  return Report(kCall, e);
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    Error e = UntagContext(device, context, &c);
+    strata_compact_result result{};
+    result.struct_size = sizeof result;
+    if (e.ok()) {
+      e = device->backend->Compact(c, options ? options->max_bytes : 0, options ? options->max_moves : 0, &result);
+    }
+    if (e.ok() && out != nullptr) CopyOut(result, out);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_get_memory_stats(strata_device* device, strata_context context, strata_memory_stats* out) {
   constexpr const char* kCall = "strata_get_memory_stats";
-  STRATA_CHECK_DEVICE(kCall, device);
-  if (!SizeOk(out, sizeof(strata_memory_stats))) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL or too small");
-  strata_memory_stats stats{};
-  stats.struct_size = sizeof stats;
-  std::lock_guard<std::mutex> lock(device->mutex);
-  const Error e = device->backend->MemoryStats(context, &stats);
-  if (e.ok()) CopyOut(stats, out);
-  return Report(kCall, e);
+  if (!SizeOk(out, sizeof(strata_memory_stats)))
+    return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL or too small");
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_context c;
+    Error e = UntagContext(device, context, &c);
+    strata_memory_stats stats{};
+    stats.struct_size = sizeof stats;
+    if (e.ok()) e = device->backend->MemoryStats(c, &stats);
+    if (e.ok()) CopyOut(stats, out);
+    return Answer(kCall, device, e);
+  });
 }
 
 strata_status strata_synchronize(strata_device* device) {
-  STRATA_CHECK_DEVICE("strata_synchronize", device);
-  std::lock_guard<std::mutex> lock(device->mutex);
-  return Report("strata_synchronize", device->backend->Synchronize());
+  constexpr const char* kCall = "strata_synchronize";
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] { return Answer(kCall, device, device->backend->Synchronize()); });
 }
 
 }  // extern "C"

@@ -18,9 +18,9 @@ struct Preset {
 // Total memory as cudaMemGetInfo reports it (the marketing GiB figure; the exact value varies by board
 // and driver: a model).
 constexpr Preset kPresets[] = {
-    {"v100-16g", 16 * kGiB, 7, 0},  {"v100-32g", 32 * kGiB, 7, 0},  {"t4", 16 * kGiB, 7, 5},
-    {"a100-40g", 40 * kGiB, 8, 0},  {"a100-80g", 80 * kGiB, 8, 0},  {"rtx4090", 24 * kGiB, 8, 9},
-    {"l4", 24 * kGiB, 8, 9},        {"h100-80g", 80 * kGiB, 9, 0},  {"h200", 141 * kGiB, 9, 0},
+    {"v100-16g", 16 * kGiB, 7, 0}, {"v100-32g", 32 * kGiB, 7, 0}, {"t4", 16 * kGiB, 7, 5},
+    {"a100-40g", 40 * kGiB, 8, 0}, {"a100-80g", 80 * kGiB, 8, 0}, {"rtx4090", 24 * kGiB, 8, 9},
+    {"l4", 24 * kGiB, 8, 9},       {"h100-80g", 80 * kGiB, 9, 0}, {"h200", 141 * kGiB, 9, 0},
     {"b200", 180 * kGiB, 10, 0},
 };
 

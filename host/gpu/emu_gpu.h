@@ -29,15 +29,15 @@ std::string GpuPresetNames();
 
 // Cost counters of the emulated driver. A policy's work shows here, not in wall time.
 struct DriverCounters {
-  uint64_t device_allocs = 0;   // cudaMalloc / cuMemCreate calls that succeeded
-  uint64_t device_frees = 0;    // cudaFree / cuMemRelease
+  uint64_t device_allocs = 0;  // cudaMalloc / cuMemCreate calls that succeeded
+  uint64_t device_frees = 0;   // cudaFree / cuMemRelease
   uint64_t failed_device_allocs = 0;
-  uint64_t maps = 0;            // cuMemMap calls (VMM policies)
+  uint64_t maps = 0;  // cuMemMap calls (VMM policies)
   uint64_t unmaps = 0;
-  uint64_t pages_mapped = 0;    // pages ever mapped by Map()
-  uint64_t device_syncs = 0;    // full-device synchronisations (every cudaFree, PyTorch's sync-all)
-  uint64_t stream_syncs = 0;    // stream synchronisations (cudaMallocAsync retry, unmap)
-  uint64_t retries = 0;         // allocation retries a policy made after a failure
+  uint64_t pages_mapped = 0;       // pages ever mapped by Map()
+  uint64_t device_syncs = 0;       // full-device synchronisations (every cudaFree, PyTorch's sync-all)
+  uint64_t stream_syncs = 0;       // stream synchronisations (cudaMallocAsync retry, unmap)
+  uint64_t retries = 0;            // allocation retries a policy made after a failure
   uint64_t host_bytes_copied = 0;  // over the host link (JAX's defragmentation bounces buffers)
 };
 
@@ -107,10 +107,10 @@ class EmuGpu final : public GpuDriver {
   GpuSpec spec_;
   uint64_t capacity_pages_;  // (total - context) / page
   uint64_t used_pages_ = 0;
-  uint64_t next_va_;         // bump allocator in a 2^47-byte VA
-  std::map<uint64_t, uint64_t> mallocs_;       // va -> bytes (page-rounded)
-  std::map<uint64_t, uint64_t> reservations_;  // va -> bytes
-  std::map<uint64_t, bool> mapped_pages_;      // page va -> mapped (VMM)
+  uint64_t next_va_;                               // bump allocator in a 2^47-byte VA
+  std::map<uint64_t, uint64_t> mallocs_;           // va -> bytes (page-rounded)
+  std::map<uint64_t, uint64_t> reservations_;      // va -> bytes
+  std::map<uint64_t, bool> mapped_pages_;          // page va -> mapped (VMM)
   std::map<uint64_t, std::vector<uint8_t>> data_;  // page va -> contents (materialised on write)
 };
 

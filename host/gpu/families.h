@@ -19,8 +19,8 @@ using PolicyFactory = bool (*)(const std::string& name, GpuDriver& driver, const
 using PolicyOptionsFn = std::vector<PolicyOption> (*)(const std::string& name);
 
 // bfc_policies.cc: jax, jax-growth, tf, tf-growth (XLA/TSL BFC, reference §1.0-1.2, §1.5-1.6)
-bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
-                   std::unique_ptr<Policy>* out, std::string* error);
+bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
+                   std::string* error);
 std::vector<PolicyOption> BfcPolicyOptions(const std::string& name);
 // platform_policy.cc: jax-platform (one device allocation per buffer, reference §1.3)
 bool MakePlatformPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,

@@ -39,10 +39,14 @@ const Family* Find(const std::string& name) {
 
 const char* OomKindName(OomKind kind) {
   switch (kind) {
-    case OomKind::kNone: return "none";
-    case OomKind::kCapacity: return "capacity";
-    case OomKind::kCap: return "cap";
-    case OomKind::kFragmentation: return "fragmentation";
+    case OomKind::kNone:
+      return "none";
+    case OomKind::kCapacity:
+      return "capacity";
+    case OomKind::kCap:
+      return "cap";
+    case OomKind::kFragmentation:
+      return "fragmentation";
   }
   return "unknown";
 }
@@ -68,8 +72,8 @@ std::vector<PolicyOption> PolicyOptions(const std::string& name) {
   return f != nullptr ? f->options(name) : std::vector<PolicyOption>{};
 }
 
-bool MakePolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
-                std::unique_ptr<Policy>* out, std::string* error) {
+bool MakePolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
+                std::string* error) {
   const Family* f = Find(name);
   if (f == nullptr) {
     std::string list;

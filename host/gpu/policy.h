@@ -31,10 +31,10 @@ OomKind ClassifyOom(uint64_t request, uint64_t live, uint64_t limit, uint64_t de
 // The state at a failed allocation, and the message the framework itself would print.
 struct Oom {
   OomKind kind = OomKind::kNone;
-  uint64_t request_bytes = 0;  // as asked
-  uint64_t rounded_bytes = 0;  // after the policy's rounding
-  uint64_t live_bytes = 0;     // bytes_in_use at that moment
-  uint64_t reserved_bytes = 0; // pool_bytes / reserved at that moment
+  uint64_t request_bytes = 0;   // as asked
+  uint64_t rounded_bytes = 0;   // after the policy's rounding
+  uint64_t live_bytes = 0;      // bytes_in_use at that moment
+  uint64_t reserved_bytes = 0;  // pool_bytes / reserved at that moment
   uint64_t largest_free_block_bytes = 0;
   uint64_t limit_bytes = 0;
   uint64_t device_free_bytes = 0;  // cudaMemGetInfo's free at that moment
@@ -43,11 +43,11 @@ struct Oom {
 
 // The union of the frameworks' statistics under their names (reference §2.1).
 struct PolicyStats {
-  uint64_t bytes_in_use = 0;        // tsl: chunk sizes in use; PyTorch: allocated_bytes
+  uint64_t bytes_in_use = 0;  // tsl: chunk sizes in use; PyTorch: allocated_bytes
   uint64_t peak_bytes_in_use = 0;
-  uint64_t requested_bytes = 0;     // sum of the live requests as asked
-  uint64_t bytes_limit = 0;         // 0 = none
-  uint64_t pool_bytes = 0;          // tsl pool_bytes = PyTorch reserved_bytes: obtained from the driver
+  uint64_t requested_bytes = 0;  // sum of the live requests as asked
+  uint64_t bytes_limit = 0;      // 0 = none
+  uint64_t pool_bytes = 0;       // tsl pool_bytes = PyTorch reserved_bytes: obtained from the driver
   uint64_t peak_pool_bytes = 0;
   uint64_t largest_free_block_bytes = 0;
   uint64_t largest_alloc_size = 0;
@@ -56,9 +56,9 @@ struct PolicyStats {
   uint64_t num_frees = 0;
   uint64_t num_failed_allocs = 0;
   uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0;
-  uint64_t num_alloc_retries = 0;   // PyTorch num_alloc_retries / BFC retries
-  uint64_t segments = 0;            // regions / segments currently held
-  double fragmentation = 0;         // (pool - in_use - largest_free) / (pool - in_use), 0 when nothing is free
+  uint64_t num_alloc_retries = 0;  // PyTorch num_alloc_retries / BFC retries
+  uint64_t segments = 0;           // regions / segments currently held
+  double fragmentation = 0;        // (pool - in_use - largest_free) / (pool - in_use), 0 when nothing is free
 };
 
 // Where a policy reads its framework's environment variables (tests inject their own).
@@ -96,8 +96,8 @@ class Policy {
 
 // The nine policies by name: jax, jax-growth, jax-platform, jax-async, tf, tf-growth, tf-async, torch,
 // torch-expandable. False with a message naming the bad variable or option (and listing valid ones).
-bool MakePolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
-                std::unique_ptr<Policy>* out, std::string* error);
+bool MakePolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
+                std::string* error);
 std::vector<std::string> PolicyNames();
 // The options `name` accepts; empty for an unknown policy.
 std::vector<PolicyOption> PolicyOptions(const std::string& name);

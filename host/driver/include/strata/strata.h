@@ -30,7 +30,9 @@ extern "C" {
 #endif
 
 #define STRATA_API_VERSION_MAJOR 1
-#define STRATA_API_VERSION_MINOR 1 /* 1.1: strata_gemm works; quantized GEMM; device info grew */
+#define STRATA_API_VERSION_MINOR 2 /* 1.1: strata_gemm works; quantized GEMM; device info grew.
+                                      1.2: backend registry (strata_list_backends), named open options,
+                                      a timed-out device fails until closed, handles carry the device */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -49,6 +51,45 @@ strata_status strata_get_version(strata_version* out);
  * success. Valid until the thread's next call. Never blocks. */
 const char* strata_last_error_message(void);
 
+/* Named, typed open options (the shape of PJRT_NamedValue). Each backend declares the options it accepts
+ * (strata_get_backend_options); strata_open refuses an unknown name or a value of another type with
+ * INVALID_ARGUMENT naming the option and listing the valid ones. */
+typedef enum strata_value_type {
+  STRATA_VALUE_STRING = 0,
+  STRATA_VALUE_INT64 = 1,
+  STRATA_VALUE_DOUBLE = 2,
+  STRATA_VALUE_BOOL = 3,
+} strata_value_type;
+
+typedef struct strata_named_value {
+  uint32_t struct_size;
+  const char* name;
+  strata_value_type type;
+  const char* string_value; /* STRING */
+  int64_t int64_value;      /* INT64 */
+  double double_value;      /* DOUBLE */
+  uint8_t bool_value;       /* BOOL: 0 or 1 */
+} strata_named_value;
+
+/* The backends this build has: writes up to `capacity` static names into `names` (may be NULL when
+ * capacity is 0) and the total into *count. Never blocks. */
+strata_status strata_list_backends(const char** names, size_t capacity, size_t* count);
+
+typedef struct strata_option_info {
+  uint32_t struct_size;
+  const char* name;          /* valid while the program runs */
+  strata_value_type type;
+  const char* default_value; /* as text; "" when there is none */
+  const char* help;          /* one line */
+} strata_option_info;
+/* The options `backend` accepts (as strata_list_backends): up to `capacity` into `out`, the total into *count.
+ * UNIMPLEMENTED for an unknown backend. */
+strata_status strata_get_backend_options(const char* backend, strata_option_info* out, size_t capacity,
+                                         size_t* count);
+
+/* The classic options. Each field that is set (non-zero, non-NULL) is the named option of the same name
+ * (e.g. hbm_preset -> "hbm_preset"); named_options come after them and win. A field the chosen backend
+ * does not accept is refused like an unknown named option. */
 typedef struct strata_open_options {
   uint32_t struct_size;
   const char* hbm_preset;       /* sim: "HBM2" (default), "HBM2e", "HBM3" */
@@ -56,15 +97,30 @@ typedef struct strata_open_options {
   const char* pcie_preset;      /* sim: "gen4x16" (default), "gen5x16" */
   const char* trace_path;       /* sim: waveform file (.fst or .vcd); NULL = none */
   const char* firmware_path;    /* sim: runtime ELF; NULL = $STRATA_RUNTIME_FIRMWARE, else the build's */
-  uint64_t timeout_cycles;      /* sim: a call fails UNAVAILABLE after this many device cycles; 0 = 2e9 */
+  uint64_t timeout_cycles;      /* sim: see "Timeouts" below; 0 = the default rule */
   /* Since 1.1 (a 1.0 caller's smaller struct leaves them 0). */
   uint64_t trace_start_cycle;   /* sim: record the waveform from this device cycle on */
   uint64_t trace_end_cycle;     /* sim: ... up to this one (exclusive); 0 = to the end */
+  /* Since 1.2. */
+  const strata_named_value* named_options;
+  uint32_t num_named_options;
 } strata_open_options;
 
-/* backend: "sim" (the Strata model in-process). options may be NULL (defaults). Blocks while the model
- * boots the firmware. UNIMPLEMENTED for an unknown backend, INVALID_ARGUMENT for a bad option,
- * UNAVAILABLE if the firmware does not start. */
+/* backend: a name from strata_list_backends ("sim": the Strata model in-process). options may be NULL
+ * (defaults). Blocks while the device starts. UNIMPLEMENTED for an unknown backend (the message lists the
+ * backends this build has), INVALID_ARGUMENT for a bad option, UNAVAILABLE if the device does not start.
+ *
+ * Timeouts (sim). A call that waits for the device gives up after timeout_cycles device cycles; by default
+ * 2e9 cycles, and for strata_gemm 2e9 + 64 * m * n * k / N^2 (N the array size), so that a legal GEMM is
+ * never cut off. A call that timed out returns UNAVAILABLE and leaves the device FAILED: the command it
+ * gave up on may still be running and would later overwrite its staging memory or its result, so every
+ * later call on the device (except strata_get_device_info and strata_close) fails with
+ * FAILED_PRECONDITION until the device is closed and opened anew. Nothing a later call reports OK is then
+ * wrong.
+ *
+ * Identity. Buffer handles and context ids carry the identity of the device that made them: passing them to
+ * another device fails with INVALID_ARGUMENT. A device pointer that was closed (or never opened) is refused
+ * with INVALID_ARGUMENT as long as its address has not been reused by a newer device. */
 strata_status strata_open(const char* backend, const strata_open_options* options, strata_device** out);
 /* Destroys every context (freeing their buffers) and the device. NULL is OK. Not to be called while another
  * thread uses the device. */

@@ -1,0 +1,147 @@
+// Device lifetime on the sim backend: several devices in one process opened and closed in every order and
+// from several threads, handles that cross devices, and the timeout rule (strata.h, "Timeouts").
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "strata/strata.h"
+
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+strata_device* OpenSim(uint64_t timeout_cycles = 0) {
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = 8 * kMiB;
+  o.timeout_cycles = timeout_cycles;
+  strata_device* d = nullptr;
+  EXPECT_EQ(strata_open("sim", &o, &d), STRATA_OK) << strata_last_error_message();
+  return d;
+}
+
+// Allocates and fills a buffer, then reads it back: the device works.
+void ExpectWorks(strata_device* d) {
+  strata_context c;
+  ASSERT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK) << strata_last_error_message();
+  strata_buffer b;
+  ASSERT_EQ(strata_alloc(d, c, 4096, 0, 0, &b), STRATA_OK) << strata_last_error_message();
+  std::vector<uint8_t> in(4096), out(4096);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 7 + 3);
+  ASSERT_EQ(strata_write(d, c, b, 0, in.data(), in.size()), STRATA_OK) << strata_last_error_message();
+  ASSERT_EQ(strata_read(d, c, b, 0, out.data(), out.size()), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(in, out);
+}
+
+TEST(DeviceLifecycle, TwoDevicesCloseInEitherOrder) {
+  for (int order = 0; order < 2; ++order) {
+    strata_device* a = OpenSim();
+    strata_device* b = OpenSim();
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ExpectWorks(a);
+    ExpectWorks(b);
+    EXPECT_EQ(strata_close(order == 0 ? a : b), STRATA_OK);
+    ExpectWorks(order == 0 ? b : a);  // the other still runs
+    EXPECT_EQ(strata_close(order == 0 ? b : a), STRATA_OK);
+  }
+}
+
+TEST(DeviceLifecycle, AFailedOpenBesideAnOpenDevice) {
+  strata_device* a = OpenSim();
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = 8 * kMiB;
+  o.firmware_path = "/nonexistent/runtime.elf";
+  strata_device* b = nullptr;
+  EXPECT_EQ(strata_open("sim", &o, &b), STRATA_UNAVAILABLE);
+  EXPECT_EQ(b, nullptr);
+  ExpectWorks(a);
+  EXPECT_EQ(strata_close(a), STRATA_OK);
+}
+
+TEST(DeviceLifecycle, DevicesOpenedAndClosedOnOtherThreads) {
+  // Each thread opens, uses and closes its own device, at the same time.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([] {
+      strata_device* d = OpenSim();
+      if (d == nullptr) return;
+      ExpectWorks(d);
+      EXPECT_EQ(strata_close(d), STRATA_OK);
+    });
+  }
+  for (auto& t : threads) t.join();
+  // A device opened on one thread, used on a second, closed on a third, while the main thread has one open.
+  strata_device* mine = OpenSim();
+  strata_device* d = nullptr;
+  std::thread([&] { d = OpenSim(); }).join();
+  std::thread([&] { ExpectWorks(d); }).join();
+  std::thread([&] { EXPECT_EQ(strata_close(d), STRATA_OK); }).join();
+  ExpectWorks(mine);
+  EXPECT_EQ(strata_close(mine), STRATA_OK);
+}
+
+TEST(DeviceLifecycle, HandlesFromAnotherDeviceAreRefused) {
+  strata_device* a = OpenSim();
+  strata_device* b = OpenSim();
+  strata_context ca, cb;
+  ASSERT_EQ(strata_context_create(a, nullptr, &ca), STRATA_OK);
+  ASSERT_EQ(strata_context_create(b, nullptr, &cb), STRATA_OK);
+  strata_buffer ba, bb;
+  ASSERT_EQ(strata_alloc(a, ca, 1024, 0, 0, &ba), STRATA_OK);
+  ASSERT_EQ(strata_alloc(b, cb, 1024, 0, 0, &bb), STRATA_OK);
+  const std::vector<uint8_t> data(1024, 0x5a);
+  ASSERT_EQ(strata_write(b, cb, bb, 0, data.data(), data.size()), STRATA_OK);
+  // A's handle (the same firmware index as B's buffer) must not free B's buffer; neither may A's context.
+  EXPECT_EQ(strata_free(b, cb, ba), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("belongs to another device"), std::string::npos);
+  EXPECT_EQ(strata_free(b, ca, bb), STRATA_INVALID_ARGUMENT);
+  std::vector<uint8_t> back(1024);
+  ASSERT_EQ(strata_read(b, cb, bb, 0, back.data(), back.size()), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(back, data);
+  EXPECT_EQ(strata_close(a), STRATA_OK);
+  EXPECT_EQ(strata_close(b), STRATA_OK);
+  EXPECT_EQ(strata_close(b), STRATA_INVALID_ARGUMENT);  // closed twice
+}
+
+// A GEMM that needs ~70k cycles on a device that waits 20k: the call times out, and the device refuses
+// everything afterwards (the GEMM still runs and would write C later; a staging slot could be reused).
+TEST(DeviceLifecycle, ATimedOutCallFailsTheDeviceUntilReopened) {
+  strata_device* d = OpenSim(20'000);
+  ASSERT_NE(d, nullptr);
+  strata_context c;
+  ASSERT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
+  constexpr uint32_t kN = 256;
+  strata_buffer a, b, out, other;
+  ASSERT_EQ(strata_alloc(d, c, kN * kN, 0, 0, &a), STRATA_OK);
+  ASSERT_EQ(strata_alloc(d, c, kN * kN, 0, 0, &b), STRATA_OK);
+  ASSERT_EQ(strata_alloc(d, c, kN * kN * 4, 0, 0, &out), STRATA_OK);
+  ASSERT_EQ(strata_alloc(d, c, 4096, 0, 0, &other), STRATA_OK);
+  strata_gemm_args g{};
+  g.struct_size = sizeof g;
+  g.a = a;
+  g.b = b;
+  g.c = out;
+  g.m = g.n = g.k = kN;
+  EXPECT_EQ(strata_gemm(d, c, &g), STRATA_UNAVAILABLE);
+  EXPECT_NE(std::string(strata_last_error_message()).find("did not answer within 20000 cycles"), std::string::npos);
+  const std::vector<uint8_t> y(4096, 0x11);
+  std::vector<uint8_t> back(4096);
+  EXPECT_EQ(strata_write(d, c, other, 0, y.data(), y.size()), STRATA_FAILED_PRECONDITION);
+  EXPECT_EQ(strata_read(d, c, other, 0, back.data(), back.size()), STRATA_FAILED_PRECONDITION);
+  EXPECT_EQ(strata_synchronize(d), STRATA_FAILED_PRECONDITION);
+  EXPECT_NE(std::string(strata_last_error_message()).find("close it and open a new one"), std::string::npos);
+  strata_buffer x;
+  EXPECT_EQ(strata_alloc(d, c, 64, 0, 0, &x), STRATA_FAILED_PRECONDITION);
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+  // A new device works, and the same GEMM completes under the default limit.
+  d = OpenSim();
+  ExpectWorks(d);
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+}  // namespace

@@ -1,0 +1,289 @@
+// The driver core (C API, registry, options, identity, failure rule) with fake backends defined here: this
+// binary links no simulator, firmware or CUDA.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "strata/strata.h"
+
+namespace strata::driver {
+namespace {
+
+// A backend that keeps buffers in a map and can be told to fail or throw.
+class FakeBackend : public Backend {
+ public:
+  explicit FakeBackend(const OpenOptions& o) : options_(o.AsText()) {}
+  const char* name() const override { return "fake"; }
+  Error GetInfo(strata_device_info* out) override {
+    out->backend = "fake";
+    out->hbm_capacity_bytes = 1 << 20;
+    return {};
+  }
+  Error CreateContext(uint64_t, uint32_t, strata_context* out) override {
+    *out = ++contexts_;
+    return {};
+  }
+  Error DestroyContext(strata_context c) override {
+    return c >= 1 && c <= contexts_ ? Error{} : Error{STRATA_NOT_FOUND, "no such context"};
+  }
+  Error Alloc(strata_context c, uint64_t bytes, uint64_t, uint32_t, strata_buffer* out) override {
+    if (c < 1 || c > contexts_) return {STRATA_NOT_FOUND, "no such context"};
+    if (bytes == 777) throw std::runtime_error("backend bug");
+    if (bytes == 778) return {STRATA_UNAVAILABLE, "the device did not answer within 5 cycles"};
+    *out = ++next_;
+    buffers_[*out] = std::vector<uint8_t>(bytes);
+    return {};
+  }
+  Error Free(strata_context, strata_buffer b) override {
+    return buffers_.erase(b) ? Error{} : Error{STRATA_NOT_FOUND, "stale handle"};
+  }
+  Error Write(strata_context, strata_buffer b, uint64_t off, const void* src, uint64_t n) override {
+    auto it = buffers_.find(b);
+    if (it == buffers_.end()) return {STRATA_NOT_FOUND, "stale handle"};
+    if (off + n > it->second.size()) return {STRATA_OUT_OF_RANGE, "range"};
+    std::memcpy(it->second.data() + off, src, n);
+    return {};
+  }
+  Error Read(strata_context, strata_buffer b, uint64_t off, void* dst, uint64_t n) override {
+    auto it = buffers_.find(b);
+    if (it == buffers_.end()) return {STRATA_NOT_FOUND, "stale handle"};
+    if (off + n > it->second.size()) return {STRATA_OUT_OF_RANGE, "range"};
+    std::memcpy(dst, it->second.data() + off, n);
+    return {};
+  }
+  Error Gemm(strata_context, const strata_gemm_args&) override { return {STRATA_UNIMPLEMENTED, "no gemm"}; }
+  Error Compact(strata_context, uint64_t, uint32_t, strata_compact_result*) override { return {}; }
+  Error MemoryStats(strata_context, strata_memory_stats* out) override {
+    out->live_buffers = static_cast<uint32_t>(buffers_.size());
+    return {};
+  }
+  Error Synchronize() override { return {}; }
+
+  std::map<std::string, std::string> options_;
+
+ private:
+  uint32_t contexts_ = 0;
+  uint64_t next_ = 0;
+  std::map<uint64_t, std::vector<uint8_t>> buffers_;
+};
+
+FakeBackend* g_last = nullptr;
+
+Error OpenFake(const OpenOptions& o, std::unique_ptr<Backend>* out) {
+  if (o.GetString("mode") == "refuse") return {STRATA_INVALID_ARGUMENT, "mode refuse"};
+  auto b = std::make_unique<FakeBackend>(o);
+  g_last = b.get();
+  *out = std::move(b);
+  return {};
+}
+
+class DriverCore : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    RegisterBackend({"fake",
+                     "a test backend",
+                     {{"mode", STRATA_VALUE_STRING, "normal", "normal or refuse"},
+                      {"size", STRATA_VALUE_INT64, "0", "a number"},
+                      {"ratio", STRATA_VALUE_DOUBLE, "0.5", "a fraction"},
+                      {"flag", STRATA_VALUE_BOOL, "false", "a switch"},
+                      {"hbm_preset", STRATA_VALUE_STRING, "", "a classic field"}},
+                     OpenFake});
+  }
+  strata_device* Open(const strata_open_options* o = nullptr) {
+    strata_device* d = nullptr;
+    EXPECT_EQ(strata_open("fake", o, &d), STRATA_OK) << strata_last_error_message();
+    return d;
+  }
+};
+
+strata_named_value Str(const char* name, const char* v) {
+  strata_named_value n{};
+  n.struct_size = sizeof n;
+  n.name = name;
+  n.type = STRATA_VALUE_STRING;
+  n.string_value = v;
+  return n;
+}
+strata_named_value Int(const char* name, int64_t v) {
+  strata_named_value n{};
+  n.struct_size = sizeof n;
+  n.name = name;
+  n.type = STRATA_VALUE_INT64;
+  n.int64_value = v;
+  return n;
+}
+
+TEST_F(DriverCore, ListsRegisteredBackends) {
+  size_t count = 0;
+  ASSERT_EQ(strata_list_backends(nullptr, 0, &count), STRATA_OK);
+  ASSERT_GE(count, 1u);
+  std::vector<const char*> names(count);
+  ASSERT_EQ(strata_list_backends(names.data(), names.size(), &count), STRATA_OK);
+  bool found = false;
+  for (const char* n : names) found = found || std::string(n) == "fake";
+  EXPECT_TRUE(found);
+  EXPECT_EQ(strata_list_backends(nullptr, 1, &count), STRATA_INVALID_ARGUMENT);
+}
+
+TEST_F(DriverCore, UnknownBackendListsTheAvailableOnes) {
+  strata_device* d = reinterpret_cast<strata_device*>(1);
+  EXPECT_EQ(strata_open("nope", nullptr, &d), STRATA_UNIMPLEMENTED);
+  EXPECT_EQ(d, nullptr);
+  EXPECT_NE(std::string(strata_last_error_message()).find("unknown backend 'nope' (available: "), std::string::npos);
+  EXPECT_NE(std::string(strata_last_error_message()).find("fake"), std::string::npos);
+}
+
+TEST_F(DriverCore, BackendOptionsAreDescribed) {
+  size_t count = 0;
+  ASSERT_EQ(strata_get_backend_options("fake", nullptr, 0, &count), STRATA_OK);
+  ASSERT_EQ(count, 5u);
+  std::vector<strata_option_info> info(count);
+  for (auto& i : info) i.struct_size = sizeof i;
+  ASSERT_EQ(strata_get_backend_options("fake", info.data(), info.size(), &count), STRATA_OK);
+  EXPECT_STREQ(info[2].name, "ratio");
+  EXPECT_EQ(info[2].type, STRATA_VALUE_DOUBLE);
+  EXPECT_STREQ(info[2].default_value, "0.5");
+  EXPECT_STREQ(info[2].help, "a fraction");
+  EXPECT_EQ(strata_get_backend_options("nope", nullptr, 0, &count), STRATA_UNIMPLEMENTED);
+}
+
+TEST_F(DriverCore, NamedOptionsReachTheBackendTyped) {
+  const strata_named_value v[] = {Str("mode", "normal"), Int("size", 42), Int("ratio", 1)};
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.named_options = v;
+  o.num_named_options = 3;
+  strata_device* d = Open(&o);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(g_last->options_["size"], "42");
+  EXPECT_EQ(g_last->options_["ratio"], "1");  // an int64 given for a double option is promoted
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+TEST_F(DriverCore, UnknownOrMistypedOptionsAreRefusedByName) {
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  strata_named_value bad[] = {Int("sizee", 1)};
+  o.named_options = bad;
+  o.num_named_options = 1;
+  strata_device* d = nullptr;
+  EXPECT_EQ(strata_open("fake", &o, &d), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(
+      std::string(strata_last_error_message()).find("no option 'sizee' (valid: mode, size, ratio, flag, hbm_preset)"),
+      std::string::npos)
+      << strata_last_error_message();
+  strata_named_value mistyped[] = {Str("size", "12")};
+  o.named_options = mistyped;
+  EXPECT_EQ(strata_open("fake", &o, &d), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("option 'size' is a int64, not a string"), std::string::npos);
+  strata_named_value null_string[] = {Str("mode", nullptr)};
+  o.named_options = null_string;
+  EXPECT_EQ(strata_open("fake", &o, &d), STRATA_INVALID_ARGUMENT);
+  o.named_options = nullptr;  // with a count
+  EXPECT_EQ(strata_open("fake", &o, &d), STRATA_INVALID_ARGUMENT);
+  // A classic field the backend does not accept is refused like an unknown named option.
+  strata_open_options classic{};
+  classic.struct_size = sizeof classic;
+  classic.timeout_cycles = 5;
+  EXPECT_EQ(strata_open("fake", &classic, &d), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("no option 'timeout_cycles'"), std::string::npos);
+  EXPECT_EQ(d, nullptr);
+}
+
+TEST_F(DriverCore, OlderCallersStructsStillWork) {
+  // An API 1.0 caller's open options end before trace_start_cycle; a 1.1 caller's before named_options.
+  strata_open_options o{};
+  o.hbm_preset = "x";
+  o.struct_size = offsetof(strata_open_options, trace_start_cycle);
+  strata_device* d = Open(&o);
+  EXPECT_EQ(g_last->options_["hbm_preset"], "x");
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+  o.struct_size = offsetof(strata_open_options, named_options);
+  d = Open(&o);
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+  o.struct_size = offsetof(strata_open_options, trace_start_cycle) - 1;
+  EXPECT_EQ(strata_open("fake", &o, &d), STRATA_INVALID_ARGUMENT);
+  strata_version v{};
+  v.struct_size = sizeof v;
+  ASSERT_EQ(strata_get_version(&v), STRATA_OK);
+  EXPECT_EQ(v.api_major, 1u);
+  EXPECT_EQ(v.api_minor, 2u);
+}
+
+TEST_F(DriverCore, HandlesAndContextsFromAnotherDeviceAreRefused) {
+  strata_device* a = Open();
+  strata_device* b = Open();
+  strata_context ca, cb;
+  ASSERT_EQ(strata_context_create(a, nullptr, &ca), STRATA_OK);
+  ASSERT_EQ(strata_context_create(b, nullptr, &cb), STRATA_OK);
+  EXPECT_NE(ca, cb);  // the same backend id 1, but each carries its device
+  strata_buffer ba, bb;
+  ASSERT_EQ(strata_alloc(a, ca, 64, 0, 0, &ba), STRATA_OK);
+  ASSERT_EQ(strata_alloc(b, cb, 64, 0, 0, &bb), STRATA_OK);
+  EXPECT_NE(ba, bb);
+  EXPECT_EQ(strata_free(b, cb, ba), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("belongs to another device"), std::string::npos);
+  EXPECT_EQ(strata_free(b, ca, bb), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("context belongs to another device"), std::string::npos);
+  EXPECT_EQ(strata_free(b, cb, bb & ((uint64_t{1} << kBackendBufferBits) - 1)), STRATA_INVALID_ARGUMENT);
+  // Both buffers are still there.
+  strata_memory_stats s{};
+  s.struct_size = sizeof s;
+  ASSERT_EQ(strata_get_memory_stats(b, 0, &s), STRATA_OK);
+  EXPECT_EQ(s.live_buffers, 1u);
+  EXPECT_EQ(strata_free(b, cb, bb), STRATA_OK);
+  EXPECT_EQ(strata_free(a, ca, ba), STRATA_OK);
+  EXPECT_EQ(strata_close(a), STRATA_OK);
+  EXPECT_EQ(strata_close(b), STRATA_OK);
+}
+
+TEST_F(DriverCore, DoubleCloseAndUseAfterCloseAreDetected) {
+  strata_device* d = Open();
+  ASSERT_EQ(strata_close(d), STRATA_OK);
+  EXPECT_EQ(strata_close(d), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("not an open device"), std::string::npos);
+  strata_context c;
+  EXPECT_EQ(strata_context_create(d, nullptr, &c), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(strata_synchronize(d), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(strata_close(nullptr), STRATA_OK);
+}
+
+TEST_F(DriverCore, ABackendExceptionBecomesAStatus) {
+  strata_device* d = Open();
+  strata_context c;
+  ASSERT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
+  strata_buffer b;
+  EXPECT_EQ(strata_alloc(d, c, 777, 0, 0, &b), STRATA_INTERNAL);
+  EXPECT_NE(std::string(strata_last_error_message()).find("backend bug"), std::string::npos);
+  EXPECT_EQ(strata_alloc(d, c, 64, 0, 0, &b), STRATA_OK);  // the device still works
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+TEST_F(DriverCore, AnUnavailableAnswerFailsTheDeviceUntilClosed) {
+  strata_device* d = Open();
+  strata_context c;
+  ASSERT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
+  strata_buffer x;
+  ASSERT_EQ(strata_alloc(d, c, 16, 0, 0, &x), STRATA_OK);
+  strata_buffer b;
+  EXPECT_EQ(strata_alloc(d, c, 778, 0, 0, &b), STRATA_UNAVAILABLE);
+  const char data[4] = {1, 2, 3, 4};
+  EXPECT_EQ(strata_write(d, c, x, 0, data, 4), STRATA_FAILED_PRECONDITION);
+  EXPECT_NE(std::string(strata_last_error_message())
+                .find("the device failed earlier (strata_alloc: the device did not answer"),
+            std::string::npos)
+      << strata_last_error_message();
+  EXPECT_EQ(strata_synchronize(d), STRATA_FAILED_PRECONDITION);
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  EXPECT_EQ(strata_get_device_info(d, &info), STRATA_OK);  // info still answers
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+}  // namespace
+}  // namespace strata::driver
