@@ -125,10 +125,8 @@ Error UntagContext(const strata_device* d, strata_context c, strata_context* out
   *out = c;
   if (c == 0) return {};
   const uint32_t tag = c >> kBackendContextBits;
-  if (tag != d->tag) {
-    return {STRATA_INVALID_ARGUMENT,
-            tag == 0 ? "not a context of any device" : "the context belongs to another device"};
-  }
+  if (tag == 0) return {STRATA_NOT_FOUND, "no such context (never created on any device)"};
+  if (tag != d->tag) return {STRATA_INVALID_ARGUMENT, "the context belongs to another device"};
   *out = c & ((1u << kBackendContextBits) - 1);
   return {};
 }
@@ -516,7 +514,7 @@ strata_status strata_gemm(strata_device* device, strata_context context, const s
     strata_context c;
     Error e = UntagContext(device, context, &c);
     // Each operand's own message: the firmware names A, B or C for a bad handle too.
-    const char* const kNames[] = {"a", "b", "c"};
+    const char* const kNames[] = {"A", "B", "C"};
     strata_buffer* const operands[] = {&full.a, &full.b, &full.c};
     for (int i = 0; i < 3 && e.ok(); ++i) {
       e = UntagBuffer(device, *operands[i], operands[i]);
