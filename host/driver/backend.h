@@ -79,6 +79,11 @@ class Backend {
   virtual Error MemoryStats(strata_context context, strata_memory_stats* out) = 0;
   // Waits for everything outstanding, then a NOOP round trip (the device has seen all that came before).
   virtual Error Synchronize() = 0;
+  // The last failed allocation (every field but struct_size); kind NONE when there was none.
+  virtual Error LastOom(strata_oom_info* out) {
+    *out = strata_oom_info{};
+    return {};
+  }
 };
 
 using BackendOpenFn = Error (*)(const OpenOptions& options, std::unique_ptr<Backend>* out);

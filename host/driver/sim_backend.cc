@@ -196,7 +196,16 @@ class SimBackend final : public Backend {
     strata_cpl c;
     Error e = Call(cmd, &c);
     if (e.ok()) *out = c.value0;
+    if (e.status == STRATA_RESOURCE_EXHAUSTED &&
+        (c.field == STRATA_FIELD_QUOTA || c.field == STRATA_FIELD_MEMORY)) {
+      DiagnoseOom(context, bytes, c.field == STRATA_FIELD_QUOTA, &e);
+    }
     return e;
+  }
+
+  Error LastOom(strata_oom_info* out) override {
+    *out = last_oom_;
+    return {};
   }
 
   Error Free(strata_context context, strata_buffer buffer) override {
@@ -346,6 +355,11 @@ class SimBackend final : public Backend {
     out->context_quota_bytes = s.context_quota_bytes;
     out->context_buffers = s.context_buffers;
     out->contexts = s.contexts;
+    out->pool_bytes = s.bytes_limit;  // the heap is the device's one pool, taken at boot
+    out->peak_pool_bytes = s.bytes_limit;
+    out->oom_capacity = oom_counts_[STRATA_OOM_CAPACITY];
+    out->oom_cap = oom_counts_[STRATA_OOM_CAP];
+    out->oom_fragmentation = oom_counts_[STRATA_OOM_FRAGMENTATION];
     return {};
   }
 
@@ -364,6 +378,31 @@ class SimBackend final : public Backend {
   }
 
  private:
+  // Classifies a failed allocation from the allocator's figures at that moment and names them in the message.
+  void DiagnoseOom(strata_context context, uint64_t bytes, bool quota, Error* e) {
+    strata_memory_stats s{};
+    if (!MemoryStats(context, &s).ok()) return;
+    strata_oom_info& o = last_oom_;
+    o = strata_oom_info{};
+    o.request_bytes = bytes;
+    o.live_bytes = s.bytes_in_use;
+    o.reserved_bytes = s.bytes_limit;
+    o.largest_free_block_bytes = s.largest_free_block_bytes;
+    o.limit_bytes = quota ? s.context_quota_bytes : s.bytes_limit;
+    o.device_free_bytes = s.bytes_free;
+    o.context_bytes_in_use = s.context_bytes_in_use;
+    o.context_quota_bytes = s.context_quota_bytes;
+    o.kind = quota                                   ? STRATA_OOM_CAP
+             : s.bytes_in_use + bytes > s.bytes_limit ? STRATA_OOM_CAPACITY
+                                                      : STRATA_OOM_FRAGMENTATION;
+    ++oom_counts_[o.kind];
+    e->message += " (" + std::string(strata_oom_kind_name(o.kind)) + "): requested " + std::to_string(bytes) +
+                  " B, in use " + std::to_string(s.bytes_in_use) + " B, free " + std::to_string(s.bytes_free) +
+                  " B, largest free block " + std::to_string(s.largest_free_block_bytes) + " B, context in use " +
+                  std::to_string(s.context_bytes_in_use) + " B, context quota " +
+                  (s.context_quota_bytes ? std::to_string(s.context_quota_bytes) + " B" : std::string("none"));
+  }
+
   uint64_t SlotAddress(uint32_t slot) const {
     return header_.staging_address + uint64_t{slot} * header_.staging_slot_bytes;
   }
@@ -453,6 +492,8 @@ class SimBackend final : public Backend {
   strata_rt_header header_{};
   uint32_t sq_tail_ = 0, cq_head_ = 0, next_seq_ = 1, outstanding_ = 0;
   uint32_t last_cycles_ = 0;
+  strata_oom_info last_oom_{};
+  uint64_t oom_counts_[4] = {};
   std::map<uint32_t, strata_cpl> done_;
 };
 

@@ -564,6 +564,33 @@ strata_status strata_get_memory_stats(strata_device* device, strata_context cont
   });
 }
 
+const char* strata_oom_kind_name(strata_oom_kind kind) {
+  switch (kind) {
+    case STRATA_OOM_NONE:
+      return "none";
+    case STRATA_OOM_CAPACITY:
+      return "capacity";
+    case STRATA_OOM_CAP:
+      return "cap";
+    case STRATA_OOM_FRAGMENTATION:
+      return "fragmentation";
+  }
+  return "unknown";
+}
+
+strata_status strata_get_last_oom(strata_device* device, strata_oom_info* out) {
+  constexpr const char* kCall = "strata_get_last_oom";
+  if (!SizeOk(out, sizeof(strata_oom_info))) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL or too small");
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] {
+    strata_oom_info info{};
+    info.struct_size = sizeof info;
+    const Error e = device->backend->LastOom(&info);
+    if (e.ok()) CopyOut(info, out);
+    return Answer(kCall, device, e);
+  });
+}
+
 strata_status strata_synchronize(strata_device* device) {
   constexpr const char* kCall = "strata_synchronize";
   STRATA_LOCK_DEVICE(kCall, device);

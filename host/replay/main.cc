@@ -2,26 +2,31 @@
 // failures and compaction traffic.
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include "replay.h"
 #ifdef STRATA_REPLAY_HAVE_SIM
 #include "sim_replay.h"
 #endif
+#ifdef STRATA_REPLAY_HAVE_GPU
+#include "gpu_replay.h"
+#endif
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: strata-replay TRACE.csv [--backend host|sim] [--policy tlsf|best-fit|first-fit]\n"
-    "                     [--compaction off|on-oom] [--capacity BYTES|<F>x] [--granule BYTES]\n"
+    "usage: strata-replay TRACE.csv [--backend host|sim|gpu-emu] [--policy P]\n"
+    "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
     "                     [--max-events N] [--hbm HBM2|HBM2e|HBM3] [--firmware ELF]\n"
-    "                     [--json] [--check] [--verbose]\n"
+    "                     [--option NAME=VALUE]... [--json] [--check] [--verbose]\n"
     "\n"
     "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
@@ -33,13 +38,24 @@ constexpr const char* kUsage =
     "                    per allocate/free, compaction bytes and cycles, beside the host figures.\n"
     "                    The model runs ~1,000 API calls per wall second and copies ~1 GB of\n"
     "                    compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)\n"
-    "  --policy P        placement policy (default tlsf; the firmware uses tlsf)\n"
+    "                    gpu-emu: the trace through the driver's C API on an emulated GPU under a\n"
+    "                    framework's allocation policy (--policy; docs/gpu-policies.md) instead\n"
+    "  --policy P        host: placement policy (default tlsf; the firmware uses tlsf)\n"
+    "                    gpu-emu: jax (default), jax-growth, jax-platform, jax-async, tf, tf-growth,\n"
+    "                    tf-async, torch, torch-expandable; each reads its framework's environment\n"
+    "                    variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)\n"
     "  --compaction M    off (default) or on-oom: when an allocation fails although enough memory\n"
     "                    is free in total, move as few bytes as possible to make room, then retry\n"
+    "                    (gpu-emu: JAX's Defragment(), every live buffer through the host and back)\n"
     "  --capacity C      heap size: BYTES (suffixes K M G T, KiB MiB GiB TiB) or <F>x, F times the\n"
     "                    trace's max load (peak of live sizes rounded up to the granule).\n"
     "                    Default: unbounded, and the footprint (highest address used) is reported;\n"
-    "                    with --backend sim: 1.0x (the model's HBM is sized to hold it)\n"
+    "                    with --backend sim: 1.0x (the model's HBM is sized to hold it).\n"
+    "                    gpu-emu: the GPU's total memory: BYTES, <F>x, or a GPU preset (h100-80g,\n"
+    "                    a100-40g, ...; default h100-80g). With BYTES or <F>x the CUDA context\n"
+    "                    takes nothing unless --option context_bytes=N says otherwise\n"
+    "  --option N=V      gpu-emu: an open option (gpu-emu's own or the policy's, e.g. mem_fraction=0.5,\n"
+    "                    page_bytes=65536); repeatable; overrides the environment\n"
     "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256; sim: 256 only)\n"
     "  --max-events N    stop after N events (allocations + frees; a trace has 2 per buffer)\n"
     "  --hbm PRESET      sim: HBM preset (default HBM2)\n"
@@ -51,11 +67,67 @@ constexpr const char* kUsage =
     "  --help            this text\n"
     "\n"
     "Exit status: 0 when every allocation succeeded, 1 when some failed, 2 on bad usage or input,\n"
-    "3 when the sim backend failed (firmware missing, device error).\n";
+    "3 when the sim or gpu-emu backend failed (firmware missing, device error, bad policy setting).\n";
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "strata-replay: %s\n\n%s", message.c_str(), kUsage);
   return 2;
+}
+
+int LoadOrFail(const std::string& path, strata::replay::Trace* trace) {
+  std::string error;
+  if (!strata::replay::LoadTrace(path, trace, &error)) {
+    std::fprintf(stderr, "strata-replay: %s\n", error.c_str());
+    return 2;
+  }
+  return 0;
+}
+
+// --backend gpu-emu: the trace through the C API on an emulated GPU under a framework's policy.
+int RunGpu(const std::string& trace_path, const std::string& backend, const std::string& policy,
+           const std::string& capacity_text, const std::map<std::string, std::string>& named,
+           const strata::replay::ReplayOptions& options, bool json) {
+#ifndef STRATA_REPLAY_HAVE_GPU
+  (void)trace_path, (void)policy, (void)capacity_text, (void)named, (void)options, (void)json;
+  std::fprintf(stderr, "strata-replay: --backend %s: this build has no gpu-emu backend\n", backend.c_str());
+  return 2;
+#else
+  (void)backend;
+  if (options.check_every_op) return Usage("--check runs on the host allocator only");
+  strata::replay::Trace trace;
+  if (int rc = LoadOrFail(trace_path, &trace)) return rc;
+  strata::replay::GpuReplayOptions go;
+  go.policy = policy;
+  go.options = named;
+  go.max_events = options.max_events;
+  go.defragment_on_oom = options.compaction_on_oom;
+  if (!capacity_text.empty()) {
+    std::string error;
+    const uint64_t max_load = strata::replay::MaxLoad(trace, 256);
+    const bool numeric = !capacity_text.empty() &&
+                         (std::isdigit(static_cast<unsigned char>(capacity_text[0])) || capacity_text[0] == '.');
+    if (numeric) {
+      if (!strata::replay::ParseCapacity(capacity_text, max_load, 256, &go.total_bytes, &error)) return Usage(error);
+      if (go.options.count("context_bytes") == 0) go.options["context_bytes"] = "0";
+    } else {
+      go.gpu = capacity_text;
+    }
+  }
+  strata::replay::GpuReplayResult r;
+  std::string error;
+  if (!strata::replay::GpuReplay(trace, go, &r, &error)) {
+    std::fprintf(stderr, "strata-replay: %s: gpu-emu backend: %s\n", trace_path.c_str(), error.c_str());
+    return 3;
+  }
+  if (json) {
+    std::printf("{\"trace\":\"%s\",%s\n", strata::replay::JsonEscape(trace.name).c_str(),
+                strata::replay::GpuJson(r).substr(1).c_str());
+  } else {
+    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", trace.name.c_str(), trace.buffers.size(),
+                strata::replay::MaxLoad(trace, 256) / 1048576.0, strata::replay::GpuTable(r).c_str());
+  }
+  return r.failed_allocs != 0 ? 1 : 0;
+#endif
 }
 
 }  // namespace
@@ -63,6 +135,8 @@ int Usage(const std::string& message) {
 int main(int argc, char** argv) {
   std::string trace_path, capacity_text, backend = "host", hbm_preset, firmware_path;
   strata::replay::ReplayOptions options;
+  std::string policy_text;
+  std::map<std::string, std::string> named_options;
   bool json = false, policy_given = false, granule_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -82,15 +156,17 @@ int main(int argc, char** argv) {
     } else if (arg == "--check") {
       options.check_every_op = true;
     } else if (arg == "--policy") {
-      if (!value(&v)) return Usage("--policy needs a value");
-      if (!strata::alloc::ParsePolicy(v.c_str(), &options.policy)) {
-        return Usage("unknown policy '" + v + "' (tlsf, best-fit or first-fit)");
-      }
+      if (!value(&policy_text)) return Usage("--policy needs a value");
       policy_given = true;
+    } else if (arg == "--option") {
+      if (!value(&v)) return Usage("--option needs NAME=VALUE");
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) return Usage("--option needs NAME=VALUE (got '" + v + "')");
+      named_options[v.substr(0, eq)] = v.substr(eq + 1);
     } else if (arg == "--backend") {
       if (!value(&backend)) return Usage("--backend needs a value");
-      if (backend != "host" && backend != "sim") {
-        return Usage("unknown backend '" + backend + "' (host or sim)");
+      if (backend != "host" && backend != "sim" && backend != "gpu-emu") {
+        return Usage("unknown backend '" + backend + "' (host, sim or gpu-emu)");
       }
     } else if (arg == "--max-events") {
       if (!value(&v)) return Usage("--max-events needs a value");
@@ -136,7 +212,13 @@ int main(int argc, char** argv) {
     }
   }
   if (trace_path.empty()) return Usage("no trace given");
-  const bool sim = backend == "sim";
+  const bool sim = backend == "sim", gpu = backend == "gpu-emu";
+  if (!gpu && !named_options.empty()) return Usage("--option needs --backend gpu-emu");
+  if (gpu)
+    return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options, json);
+  if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
+    return Usage("unknown policy '" + policy_text + "' (tlsf, best-fit or first-fit)");
+  }
   if (!sim && !hbm_preset.empty()) return Usage("--hbm needs --backend sim");
   if (!sim && !firmware_path.empty()) return Usage("--firmware needs --backend sim");
   if (sim) {
@@ -211,7 +293,8 @@ int main(int argc, char** argv) {
       if (p.wall_seconds < next_report) return;
       next_report = p.wall_seconds + 2.0;
       printed = true;
-      std::fprintf(stderr, "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
+      std::fprintf(stderr,
+                   "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
                    tty ? "\r" : "", trace.name.c_str(), static_cast<unsigned long long>(p.events_done),
                    static_cast<unsigned long long>(p.events_total),
                    static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),

@@ -231,9 +231,52 @@ typedef struct strata_memory_stats {
   uint64_t context_quota_bytes;
   uint32_t context_buffers;
   uint32_t contexts;
+  /* Since 1.2: the GPU policies' figures under their frameworks' names (0 where a backend has no such thing;
+   * a 1.1 caller's smaller struct gets the fields above only). On sim, pool_bytes is the heap. */
+  uint64_t pool_bytes;           /* taken from the device by the allocator: tsl pool_bytes, PyTorch reserved */
+  uint64_t peak_pool_bytes;
+  uint64_t requested_bytes;      /* live requests as asked (bytes_in_use counts what the allocator charged) */
+  uint64_t inactive_split_bytes; /* PyTorch: free parts of split blocks */
+  uint64_t largest_alloc_size;
+  uint64_t num_alloc_retries;    /* PyTorch num_alloc_retries, BFC retries, cudaMallocAsync retries */
+  uint64_t device_allocs;        /* cudaMalloc / cuMemCreate calls */
+  uint64_t device_frees;
+  uint64_t device_syncs;         /* full-device synchronisations */
+  uint64_t stream_syncs;
+  uint64_t maps, unmaps;         /* cuMemMap / cuMemUnmap (VMM policies) */
+  uint64_t host_bytes_copied;    /* host-bounce defragmentation (JAX's Defragment) */
+  uint64_t oom_capacity;         /* failed allocations by kind (strata_oom_kind) */
+  uint64_t oom_cap;
+  uint64_t oom_fragmentation;
 } strata_memory_stats;
 /* context 0: device-wide figures only. */
 strata_status strata_get_memory_stats(strata_device* device, strata_context context, strata_memory_stats* out);
+
+/* Why an allocation failed (since 1.2). CAPACITY: live bytes + request exceed the device. CAP: the device has
+ * room, but a limit does not (a context quota, a framework's memory fraction). FRAGMENTATION: enough memory
+ * is free in the allocator's hands, but no block fits. */
+typedef enum strata_oom_kind {
+  STRATA_OOM_NONE = 0,
+  STRATA_OOM_CAPACITY = 1,
+  STRATA_OOM_CAP = 2,
+  STRATA_OOM_FRAGMENTATION = 3,
+} strata_oom_kind;
+const char* strata_oom_kind_name(strata_oom_kind kind); /* "none", "capacity", "cap", "fragmentation" */
+
+typedef struct strata_oom_info {
+  uint32_t struct_size;
+  strata_oom_kind kind;
+  uint64_t request_bytes;
+  uint64_t live_bytes;     /* device-wide bytes in use at that moment */
+  uint64_t reserved_bytes; /* held by the allocator (pool) at that moment */
+  uint64_t largest_free_block_bytes;
+  uint64_t limit_bytes;    /* the limit that applied (0 = none) */
+  uint64_t device_free_bytes;
+  uint64_t context_bytes_in_use;
+  uint64_t context_quota_bytes; /* 0 = none */
+} strata_oom_info;
+/* The device's last failed allocation (any context); kind NONE when none has failed since open. */
+strata_status strata_get_last_oom(strata_device* device, strata_oom_info* out);
 
 /* Waits until the device has answered everything submitted so far, then makes one no-op round trip. */
 strata_status strata_synchronize(strata_device* device);

@@ -1,0 +1,239 @@
+#include "gpu_replay.h"
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "strata/strata.h"
+
+namespace strata::replay {
+namespace {
+
+std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
+
+}  // namespace
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error) {
+  GpuReplayResult& r = *result;
+  r = GpuReplayResult{};
+  r.policy = options.policy;
+  const auto wall0 = std::chrono::steady_clock::now();
+  std::vector<strata_named_value> named;
+  auto add = [&](const char* name, const char* text) {
+    strata_named_value v{};
+    v.struct_size = sizeof v;
+    v.name = name;
+    v.type = STRATA_VALUE_STRING;
+    v.string_value = text;
+    named.push_back(v);
+  };
+  add("policy", options.policy.c_str());
+  if (!options.gpu.empty()) add("gpu", options.gpu.c_str());
+  if (options.total_bytes != 0) {
+    strata_named_value v{};
+    v.struct_size = sizeof v;
+    v.name = "total_bytes";
+    v.type = STRATA_VALUE_INT64;
+    v.int64_value = static_cast<int64_t>(options.total_bytes);
+    named.push_back(v);
+  }
+  std::vector<int64_t> ints;  // context_bytes / page_bytes / total_bytes given as text -> int64
+  ints.reserve(options.options.size());
+  for (const auto& [name, value] : options.options) {
+    if (name == "context_bytes" || name == "page_bytes" || name == "total_bytes") {
+      char* end = nullptr;
+      const long long x = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || x < 0) {
+        *error = "option " + name + " needs a non-negative integer (got '" + value + "')";
+        return false;
+      }
+      strata_named_value v{};
+      v.struct_size = sizeof v;
+      v.name = name.c_str();
+      v.type = STRATA_VALUE_INT64;
+      v.int64_value = x;
+      named.push_back(v);
+    } else {
+      add(name.c_str(), value.c_str());
+    }
+  }
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.named_options = named.data();
+  o.num_named_options = static_cast<uint32_t>(named.size());
+  strata_device* d = nullptr;
+  if (strata_open("gpu-emu", &o, &d) != STRATA_OK) {
+    *error = ApiError("opening the gpu-emu backend");
+    return false;
+  }
+  struct Closer {
+    strata_device* d;
+    ~Closer() { strata_close(d); }
+  } closer{d};
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  strata_context ctx = 0;
+  if (strata_get_device_info(d, &info) != STRATA_OK || strata_context_create(d, nullptr, &ctx) != STRATA_OK) {
+    *error = ApiError("starting the replay");
+    return false;
+  }
+  r.total_bytes = info.hbm_capacity_bytes;
+  r.gpu = options.gpu.empty() ? "custom" : options.gpu;
+
+  const std::vector<Event> events = BuildEvents(trace);
+  r.events_total = events.size();
+  std::vector<strata_buffer> handles(trace.buffers.size(), 0);
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (options.max_events != 0 && r.events >= options.max_events) break;
+    ++r.events;
+    const Event& e = events[i];
+    const TraceBuffer& b = trace.buffers[e.buffer];
+    if (e.kind == 0) {
+      if (handles[e.buffer] == 0) continue;
+      ++r.frees;
+      if (strata_free(d, ctx, handles[e.buffer]) != STRATA_OK) {
+        *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
+        return false;
+      }
+      handles[e.buffer] = 0;
+      continue;
+    }
+    ++r.allocs;
+    if (b.size == 0) continue;  // nothing to allocate (the frameworks return no memory for 0 bytes)
+    strata_status st = strata_alloc(d, ctx, b.size, 0, 0, &handles[e.buffer]);
+    if (st == STRATA_RESOURCE_EXHAUSTED) {
+      strata_oom_info oom{};
+      oom.struct_size = sizeof oom;
+      const std::string message = strata_last_error_message();
+      if (strata_get_last_oom(d, &oom) != STRATA_OK) {
+        *error = ApiError("strata_get_last_oom");
+        return false;
+      }
+      if (options.defragment_on_oom && oom.kind == STRATA_OOM_FRAGMENTATION) {
+        strata_compact_result cr{};
+        cr.struct_size = sizeof cr;
+        if (strata_compact(d, ctx, nullptr, &cr) != STRATA_OK) {
+          *error = ApiError("strata_compact");
+          return false;
+        }
+        ++r.defragmentations;
+        r.defrag_bytes += cr.bytes_moved;
+        st = strata_alloc(d, ctx, b.size, 0, 0, &handles[e.buffer]);
+      }
+      if (st == STRATA_RESOURCE_EXHAUSTED) {
+        ++r.failed_allocs;
+        handles[e.buffer] = 0;
+        if (r.first_oom_event < 0) {
+          r.first_oom_event = static_cast<int64_t>(i);
+          r.first_oom_buffer_id = b.id;
+          r.first_oom_kind = strata_oom_kind_name(oom.kind);
+          r.first_oom_message = message;
+          r.first_oom_reserved_bytes = oom.reserved_bytes;
+          r.first_oom_live_bytes = oom.live_bytes;
+        }
+        continue;
+      }
+    }
+    if (st != STRATA_OK) {
+      *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
+      return false;
+    }
+  }
+  strata_memory_stats s{};
+  s.struct_size = sizeof s;
+  if (strata_get_memory_stats(d, 0, &s) != STRATA_OK) {
+    *error = ApiError("strata_get_memory_stats");
+    return false;
+  }
+  r.oom_capacity = s.oom_capacity;
+  r.oom_cap = s.oom_cap;
+  r.oom_fragmentation = s.oom_fragmentation;
+  r.peak_bytes_in_use = s.peak_bytes_in_use;
+  r.peak_pool_bytes = s.peak_pool_bytes;
+  r.bytes_limit = s.bytes_limit;
+  r.device_allocs = s.device_allocs;
+  r.device_frees = s.device_frees;
+  r.device_syncs = s.device_syncs;
+  r.stream_syncs = s.stream_syncs;
+  r.maps = s.maps;
+  r.unmaps = s.unmaps;
+  r.num_alloc_retries = s.num_alloc_retries;
+  r.host_bytes_copied = s.host_bytes_copied;
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return true;
+}
+
+std::string GpuJson(const GpuReplayResult& r) {
+  char buf[2048];
+  std::snprintf(buf, sizeof buf,
+                "\"backend\":\"gpu-emu\",\"policy\":\"%s\",\"gpu\":\"%s\",\"total_bytes\":%llu,\"events\":%llu,"
+                "\"events_total\":%llu,\"allocs\":%llu,\"frees\":%llu,\"failed_allocs\":%llu,"
+                "\"first_oom_buffer_id\":%lld,\"first_oom_event\":%lld,\"first_oom_kind\":\"%s\","
+                "\"first_oom_reserved_bytes\":%llu,\"first_oom_live_bytes\":%llu,\"oom_capacity\":%llu,"
+                "\"oom_cap\":%llu,\"oom_fragmentation\":%llu,\"peak_bytes_in_use\":%llu,\"peak_pool_bytes\":%llu,"
+                "\"bytes_limit\":%llu,\"device_allocs\":%llu,\"device_frees\":%llu,\"device_syncs\":%llu,"
+                "\"stream_syncs\":%llu,\"maps\":%llu,\"unmaps\":%llu,\"num_alloc_retries\":%llu,"
+                "\"defragmentations\":%llu,\"defrag_bytes\":%llu,\"host_bytes_copied\":%llu,\"wall_seconds\":%.4f",
+                JsonEscape(r.policy).c_str(), JsonEscape(r.gpu).c_str(), (unsigned long long)r.total_bytes,
+                (unsigned long long)r.events, (unsigned long long)r.events_total, (unsigned long long)r.allocs,
+                (unsigned long long)r.frees, (unsigned long long)r.failed_allocs, (long long)r.first_oom_buffer_id,
+                (long long)r.first_oom_event, r.first_oom_kind.c_str(), (unsigned long long)r.first_oom_reserved_bytes,
+                (unsigned long long)r.first_oom_live_bytes, (unsigned long long)r.oom_capacity,
+                (unsigned long long)r.oom_cap, (unsigned long long)r.oom_fragmentation,
+                (unsigned long long)r.peak_bytes_in_use, (unsigned long long)r.peak_pool_bytes,
+                (unsigned long long)r.bytes_limit, (unsigned long long)r.device_allocs,
+                (unsigned long long)r.device_frees, (unsigned long long)r.device_syncs,
+                (unsigned long long)r.stream_syncs, (unsigned long long)r.maps, (unsigned long long)r.unmaps,
+                (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations,
+                (unsigned long long)r.defrag_bytes, (unsigned long long)r.host_bytes_copied, r.wall_seconds);
+  return "{" + std::string(buf) + ",\"first_oom_message\":\"" + JsonEscape(r.first_oom_message) + "\"}";
+}
+
+std::string GpuTable(const GpuReplayResult& r) {
+  char buf[2048];
+  const double mib = 1024.0 * 1024.0;
+  std::snprintf(buf, sizeof buf,
+                "gpu-emu, policy %s, GPU %s (%.1f MiB total)\n"
+                "  events            %llu of %llu (%llu allocations, %llu frees)\n"
+                "  failed allocs     %llu (capacity %llu, cap %llu, fragmentation %llu)\n"
+                "  first OOM         %s\n"
+                "  peak in use       %.2f MiB, peak reserved %.2f MiB, limit %.2f MiB\n"
+                "  driver calls      %llu allocs, %llu frees, %llu maps, %llu unmaps; %llu device syncs, %llu "
+                "stream syncs, %llu retries\n"
+                "  defragmentations  %llu (%.2f MiB through the host, %.2f MiB copied)\n",
+                r.policy.c_str(), r.gpu.c_str(), r.total_bytes / mib, (unsigned long long)r.events,
+                (unsigned long long)r.events_total, (unsigned long long)r.allocs, (unsigned long long)r.frees,
+                (unsigned long long)r.failed_allocs, (unsigned long long)r.oom_capacity, (unsigned long long)r.oom_cap,
+                (unsigned long long)r.oom_fragmentation,
+                r.first_oom_event < 0 ? "none"
+                                      : ("event " + std::to_string(r.first_oom_event) + ", buffer " +
+                                         std::to_string(r.first_oom_buffer_id) + ", kind " + r.first_oom_kind)
+                                            .c_str(),
+                r.peak_bytes_in_use / mib, r.peak_pool_bytes / mib, r.bytes_limit / mib,
+                (unsigned long long)r.device_allocs, (unsigned long long)r.device_frees, (unsigned long long)r.maps,
+                (unsigned long long)r.unmaps, (unsigned long long)r.device_syncs, (unsigned long long)r.stream_syncs,
+                (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations, r.defrag_bytes / mib,
+                r.host_bytes_copied / mib);
+  std::string out = buf;
+  if (!r.first_oom_message.empty()) out += "  message           " + r.first_oom_message + "\n";
+  return out;
+}
+
+}  // namespace strata::replay

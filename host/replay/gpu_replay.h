@@ -1,0 +1,53 @@
+// Replays a buffer-lifetime trace through the host driver's C API on the `gpu-emu` backend: an emulated GPU
+// under one of the JAX / TensorFlow / PyTorch allocation policies (host/gpu). Reports what the framework
+// would: which allocation fails first and why (capacity, cap or fragmentation), at what reserved size, and
+// what the policy asked of the driver.
+#ifndef STRATA_HOST_REPLAY_GPU_REPLAY_H_
+#define STRATA_HOST_REPLAY_GPU_REPLAY_H_
+
+#include <stdint.h>
+
+#include <map>
+#include <string>
+
+#include "replay.h"
+
+namespace strata::replay {
+
+struct GpuReplayOptions {
+  std::string policy = "jax";
+  std::string gpu;                 // a preset name; empty: total_bytes (or the backend's default preset)
+  uint64_t total_bytes = 0;        // the GPU's total memory; 0: the preset's
+  bool defragment_on_oom = false;  // on a fragmentation OOM, JAX's Defragment() (host bounce), then retry once
+  uint64_t max_events = 0;
+  std::map<std::string, std::string> options;  // more gpu-emu open options (policy settings, context_bytes, ...)
+};
+
+struct GpuReplayResult {
+  std::string policy, gpu;
+  uint64_t total_bytes = 0;
+  uint64_t events = 0, events_total = 0;
+  uint64_t allocs = 0, frees = 0, failed_allocs = 0;
+  int64_t first_oom_buffer_id = -1;  // the trace's id; -1: none failed
+  int64_t first_oom_event = -1;      // index in replay order
+  std::string first_oom_kind = "none";
+  std::string first_oom_message;
+  uint64_t first_oom_reserved_bytes = 0, first_oom_live_bytes = 0;
+  uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0;
+  uint64_t peak_bytes_in_use = 0, peak_pool_bytes = 0, bytes_limit = 0;
+  uint64_t device_allocs = 0, device_frees = 0, device_syncs = 0, stream_syncs = 0, maps = 0, unmaps = 0;
+  uint64_t num_alloc_retries = 0;
+  uint64_t defragmentations = 0, defrag_bytes = 0, host_bytes_copied = 0;
+  double wall_seconds = 0;
+};
+
+// A RESOURCE_EXHAUSTED allocation is counted and its buffer skipped; anything else returns false with *error.
+bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error);
+
+std::string JsonEscape(const std::string& s);         // the body of a JSON string (quotes, backslashes, controls)
+std::string GpuJson(const GpuReplayResult& result);   // one line
+std::string GpuTable(const GpuReplayResult& result);  // several lines
+
+}  // namespace strata::replay
+
+#endif  // STRATA_HOST_REPLAY_GPU_REPLAY_H_
