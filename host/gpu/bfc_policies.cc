@@ -1,0 +1,481 @@
+// The BFC policies: JAX (jax, jax-growth; reference §1.1-1.2) and TensorFlow (tf, tf-growth; §1.5-1.6), each
+// a tsl BFC allocator (bfc_allocator.h) sized and configured as the framework does, with its selector
+// variable routing to the other families (XLA_PYTHON_CLIENT_ALLOCATOR, TF_GPU_ALLOCATOR).
+//
+// Environment handling and where it deliberately differs from the frameworks (each says why):
+//  * An empty variable counts as unset (Python's os.getenv would hand "" on; the result would be an error
+//    or the default anyway).
+//  * XLA_PYTHON_CLIENT_PREALLOCATE is exactly JAX's `value not in ('false', 'False', '0')`
+//    (jaxlib/xla_client.py:211-212): any other value means true, so it has no bad values.
+//  * TF logs and ignores an unparseable TF_FORCE_GPU_ALLOW_GROWTH, TF_ENABLE_GPU_GARBAGE_COLLECTION,
+//    TF_DEVICE_MIN_SYS_MEMORY_IN_MB or TF_GPU_ALLOCATOR; we refuse them with the variable named, so that a
+//    typo cannot silently change which policy a replay measured. A reserve larger than free memory is
+//    ignored as TF does (gpu_device.cc, SingleVirtualDeviceMemoryLimit).
+//  * Memory fraction grammar (newest XLA allocator_config.cc @09e3c08d): "F" fixed, "F+" preallocate F and
+//    grow to all memory, "S-C" preallocate S and grow to at most C. The BFC keeps one limit, so "+" / "-"
+//    become limit = C (1.0 for "+") with a first region of S (BfcOptions::initial_region_bytes); how the
+//    newest BFC uses the cap is unconfirmed in the reference. Fractions must lie in (0, 1]: above 1 is
+//    unified-memory oversubscription (TF_FORCE_UNIFIED_MEMORY), not emulated.
+//  * Not modelled: XLA's second (collective, 25 %, growth) and host BFC pools (se_gpu_pjrt_client.cc:
+//    1462-1475; they serve other memory spaces), gpu_system_memory_size, TF's debug allocators
+//    (memory_guard) and unified memory.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "bfc_allocator.h"
+#include "families.h"
+
+namespace strata::gpu {
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+constexpr uint64_t kGiB = 1ull << 30;
+// kGpuMemoryLimitGranularity (xla/pjrt/gpu/gpu_helpers.cc:55-62).
+constexpr uint64_t kGpuMemoryLimitGranularity = 2 * kMiB;
+
+bool IsJax(const std::string& name) { return name == "jax" || name == "jax-growth"; }
+bool IsTf(const std::string& name) { return name == "tf" || name == "tf-growth"; }
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// A setting's value and where it came from, for error messages.
+struct Setting {
+  std::string value;
+  std::string origin;  // "option 'x'" or the variable's name
+};
+
+std::optional<std::string> Env(const PolicyConfig& config, const char* var) {
+  if (!config.env) return std::nullopt;
+  const char* v = config.env(var);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return std::string(v);
+}
+
+// The explicit option if given, else the environment variable if set.
+std::optional<Setting> Lookup(const PolicyConfig& config, const char* option, const char* var) {
+  if (auto it = config.options.find(option); it != config.options.end()) {
+    return Setting{it->second, std::string("option '") + option + "'"};
+  }
+  if (var != nullptr && *var != '\0') {
+    if (auto v = Env(config, var)) return Setting{*v, var};
+  }
+  return std::nullopt;
+}
+
+bool ParseDouble(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  *out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(*out);
+}
+
+// Our own boolean spelling for options and TF's ReadBoolFromEnvVar: true/false/1/0, any case.
+bool ParseBool(const std::string& s, bool* out) {
+  const std::string l = Lower(s);
+  if (l == "true" || l == "1") {
+    *out = true;
+    return true;
+  }
+  if (l == "false" || l == "0") {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+// "F", "F+", "S-C" (see the file comment).
+struct MemFraction {
+  double start = 0.75, cap = 0.75;
+  bool flex = false;
+};
+
+bool ParseMemFraction(const Setting& s, MemFraction* out, std::string* error) {
+  auto bad = [&](const std::string& why) {
+    *error = s.origin + "='" + s.value + "' is not a valid memory fraction (" + why +
+             "; expected F, F+ or S-C with fractions of total memory in (0, 1], e.g. 0.75, 0.5+, 0.5-0.9)";
+    return false;
+  };
+  const std::string& v = s.value;
+  MemFraction f;
+  if (!v.empty() && v.back() == '+') {
+    if (!ParseDouble(v.substr(0, v.size() - 1), &f.start)) return bad("not a number");
+    f.cap = 1.0;
+    f.flex = true;
+  } else if (const size_t dash = v.find('-', 1); dash != std::string::npos) {
+    if (!ParseDouble(v.substr(0, dash), &f.start) || !ParseDouble(v.substr(dash + 1), &f.cap)) {
+      return bad("not a number");
+    }
+    f.flex = true;
+  } else {
+    if (!ParseDouble(v, &f.start)) return bad("not a number");
+    f.cap = f.start;
+  }
+  if (!(f.start > 0 && f.start <= 1 && f.cap > 0 && f.cap <= 1)) return bad("out of range");
+  if (f.start > f.cap) return bad("start above cap");
+  *out = f;
+  return true;
+}
+
+// RoundUpGpuMemoryLimit (gpu_helpers.cc:55-62, :155).
+uint64_t RoundUpGpuMemoryLimit(uint64_t bytes) {
+  return (bytes + kGpuMemoryLimitGranularity - 1) / kGpuMemoryLimitGranularity * kGpuMemoryLimitGranularity;
+}
+
+uint64_t FractionOf(uint64_t total, double fraction) {
+  return static_cast<uint64_t>(static_cast<double>(total) * fraction);
+}
+
+// TF's MinSystemMemory (gpu_device.cc, newest version read; reference §1.5), optimised build.
+uint64_t MinSystemMemory(uint64_t available, uint32_t cc_major) {
+  if (available < 2 * kGiB) return 225 * kMiB;
+  if (cc_major <= 6) return 500 * kMiB;
+  if (cc_major <= 7) return 1050 * kMiB;
+  if (cc_major <= 8) return 1536 * kMiB;
+  return 1800 * kMiB;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Option tables.
+
+constexpr const char* kJaxAllocators = "default, bfc, platform, address, cuda_async, vmm";
+constexpr const char* kTfAllocators = "bfc (unset), cuda_malloc_async, cuda_malloc, memory_guard";
+
+std::vector<PolicyOption> Options(const std::string& name) {
+  std::vector<PolicyOption> o;
+  if (IsJax(name)) {
+    o.push_back({"mem_fraction", "XLA_CLIENT_MEM_FRACTION", "0.75",
+                 "memory limit as a fraction of TOTAL device memory, rounded up to 2 MiB: F (fixed), F+ (F, grow "
+                 "to all), S-C (S, grow to C); the deprecated XLA_PYTHON_CLIENT_MEM_FRACTION is read too"});
+    if (name == "jax") {
+      o.push_back({"preallocate", "XLA_PYTHON_CLIENT_PREALLOCATE", "true",
+                   "take the whole limit as one region on the first allocation; false = growth regions 2, 4, 8 "
+                   "MiB ... under the same limit"});
+    }
+    o.push_back({"allocator", "XLA_PYTHON_CLIENT_ALLOCATOR", "default",
+                 std::string("JAX's allocator: ") + kJaxAllocators +
+                     " (platform/address -> jax-platform, cuda_async -> jax-async; vmm is not emulated)"});
+  } else if (IsTf(name)) {
+    o.push_back({"memory_fraction", "", "0",
+                 "per_process_gpu_memory_fraction: limit = total x fraction; 0 = free memory minus the "
+                 "reserve (MinSystemMemory)"});
+    o.push_back({"min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "",
+                 "memory kept out of the pool, MiB: limit = free - this (ignored if above free); default by "
+                 "free memory and compute capability: 225 / 500 / 1050 / 1536 / 1800 MiB"});
+    if (name == "tf") {
+      o.push_back({"allow_growth", "TF_FORCE_GPU_ALLOW_GROWTH", "false",
+                   "grow by regions of 2, 4, 8 MiB ... up to the limit instead of one region of the limit"});
+    }
+    o.push_back({"garbage_collection", "TF_ENABLE_GPU_GARBAGE_COLLECTION", "true",
+                 "on an OOM, give wholly free regions back and extend once more"});
+    o.push_back({"allocator", "TF_GPU_ALLOCATOR", "bfc",
+                 std::string("TF's allocator: ") + kTfAllocators +
+                     " (cuda_malloc_async -> tf-async, cuda_malloc -> one cudaMalloc per buffer; memory_guard is "
+                     "not emulated)"});
+  }
+  return o;
+}
+
+bool CheckOptionKeys(const std::string& name, const PolicyConfig& config, std::string* error) {
+  const std::vector<PolicyOption> known = Options(name);
+  for (const auto& [key, value] : config.options) {
+    bool ok = false;
+    for (const PolicyOption& k : known) ok = ok || k.name == key;
+    if (!ok) {
+      std::string list;
+      for (const PolicyOption& k : known) list += (list.empty() ? "" : ", ") + k.name;
+      *error = "unknown option '" + key + "' for GPU policy '" + name + "' (valid: " + list + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Hands the policy to another family: keeps the environment and the explicit options that family knows.
+bool Route(const std::string& target, PolicyFactory make, PolicyOptionsFn options, GpuDriver& driver,
+           const PolicyConfig& config, std::unique_ptr<Policy>* out, std::string* error) {
+  PolicyConfig routed;
+  routed.env = config.env;
+  const std::vector<PolicyOption> known = options(target);
+  for (const auto& [key, value] : config.options) {
+    for (const PolicyOption& k : known) {
+      if (k.name == key) routed.options[key] = value;
+    }
+  }
+  return make(target, driver, routed, out, error);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The policy.
+
+class BfcPolicy final : public Policy {
+ public:
+  BfcPolicy(std::string name, GpuDriver& driver, uint64_t limit, const BfcOptions& opts)
+      : name_(std::move(name)), driver_(driver), alloc_(driver, limit, "GPU_0_bfc", opts) {}
+
+  const char* name() const override { return name_.c_str(); }
+
+  uint64_t Allocate(uint64_t bytes, uint64_t alignment, Oom* oom) override {
+    const uint64_t ptr = alloc_.AllocateRaw(alignment, bytes);
+    if (ptr != 0) return ptr;
+    ++failed_;
+    const BfcStats s = alloc_.GetStats();
+    Oom o;
+    o.request_bytes = bytes;
+    o.rounded_bytes = BfcAllocator::RoundedBytes(bytes);
+    o.live_bytes = s.bytes_in_use;
+    o.reserved_bytes = s.pool_bytes;
+    o.largest_free_block_bytes = s.largest_free_block_bytes;
+    o.limit_bytes = s.bytes_limit;
+    o.device_free_bytes = driver_.free_bytes();
+    // What this process could get from the device: what is free there plus what the pool holds.
+    o.kind = ClassifyOom(o.rounded_bytes, o.live_bytes, o.limit_bytes, o.device_free_bytes + s.pool_bytes);
+    switch (o.kind) {
+      case OomKind::kCapacity:
+        ++oom_capacity_;
+        break;
+      case OomKind::kCap:
+        ++oom_cap_;
+        break;
+      default:
+        ++oom_fragmentation_;
+        break;
+    }
+    // The BFC's own log line (bfc_allocator.cc:596-610) with its summary numbers, ending with the hint.
+    o.message = "Allocator (" + alloc_.name() + ") ran out of memory trying to allocate " +
+                HumanReadableNumBytes(bytes) + " (rounded to " + std::to_string(o.rounded_bytes) +
+                "). Current allocation summary: bytes_in_use " + std::to_string(s.bytes_in_use) + ", pool_bytes " +
+                std::to_string(s.pool_bytes) + ", bytes_limit " + std::to_string(s.bytes_limit) +
+                ", largest_free_block_bytes " + std::to_string(s.largest_free_block_bytes) + ", regions " +
+                std::to_string(alloc_.Regions().size()) +
+                ". If this is caused by memory fragmentation, the environment variable "
+                "'TF_GPU_ALLOCATOR=cuda_malloc_async' may improve the situation.";
+    if (oom != nullptr) *oom = o;
+    return 0;
+  }
+
+  void Deallocate(uint64_t ptr) override {
+    if (alloc_.DeallocateRaw(ptr)) ++frees_;
+  }
+
+  PolicyStats Stats() const override {
+    const BfcStats b = alloc_.GetStats();
+    PolicyStats s;
+    s.bytes_in_use = b.bytes_in_use;
+    s.peak_bytes_in_use = b.peak_bytes_in_use;
+    s.requested_bytes = b.requested_bytes;
+    s.bytes_limit = b.bytes_limit;
+    s.pool_bytes = b.pool_bytes;
+    s.peak_pool_bytes = b.peak_pool_bytes;
+    s.largest_free_block_bytes = b.largest_free_block_bytes;
+    s.largest_alloc_size = b.largest_alloc_size;
+    s.num_allocs = b.num_allocs;
+    s.num_frees = frees_;
+    s.num_failed_allocs = failed_;
+    s.oom_capacity = oom_capacity_;
+    s.oom_cap = oom_cap_;
+    s.oom_fragmentation = oom_fragmentation_;
+    s.num_alloc_retries = alloc_.retries();
+    s.segments = alloc_.Regions().size();
+    s.fragmentation = alloc_.GetFragmentation();
+    return s;
+  }
+
+  // tsl ClearStats (bfc_allocator.cc:1608-1614); our own counters restart too.
+  void ResetPeak() override {
+    alloc_.ClearStats();
+    frees_ = failed_ = oom_capacity_ = oom_cap_ = oom_fragmentation_ = 0;
+  }
+
+ private:
+  std::string name_;
+  GpuDriver& driver_;
+  BfcAllocator alloc_;
+  uint64_t frees_ = 0, failed_ = 0, oom_capacity_ = 0, oom_cap_ = 0, oom_fragmentation_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// JAX: jaxlib/xla_client.py:170-219 -> se_gpu_pjrt_client.cc:1331-1375 -> gpu_helpers.cc:101-175.
+
+bool MakeJax(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
+             std::string* error) {
+  // The selector (xla_client.py:195-202; pjrt_c_api_gpu_internal.cc:134-167).
+  if (auto a = Lookup(config, "allocator", "XLA_PYTHON_CLIENT_ALLOCATOR")) {
+    const std::string& v = a->value;
+    if (v == "platform" || v == "address") {
+      return Route("jax-platform", MakePlatformPolicy, PlatformPolicyOptions, driver, config, out, error);
+    }
+    if (v == "cuda_async") return Route("jax-async", MakeAsyncPolicy, AsyncPolicyOptions, driver, config, out, error);
+    if (v == "vmm") {
+      *error = a->origin + "=vmm (XLA's VMM allocator) is not emulated; use default, bfc, platform or cuda_async";
+      return false;
+    }
+    if (v != "default" && v != "bfc") {
+      *error = a->origin + "='" + v + "' is not a valid allocator (allowed: " + kJaxAllocators + ")";
+      return false;
+    }
+  }
+
+  // Memory fraction: both variables set is JAX's ValueError (xla_client.py:182-190).
+  std::optional<Setting> fraction_setting;
+  if (auto it = config.options.find("mem_fraction"); it != config.options.end()) {
+    fraction_setting = Setting{it->second, "option 'mem_fraction'"};
+  } else {
+    const auto now = Env(config, "XLA_CLIENT_MEM_FRACTION");
+    const auto deprecated = Env(config, "XLA_PYTHON_CLIENT_MEM_FRACTION");
+    if (now && deprecated) {
+      *error =
+          "ValueError: XLA_CLIENT_MEM_FRACTION and XLA_PYTHON_CLIENT_MEM_FRACTION are both set; "
+          "XLA_PYTHON_CLIENT_MEM_FRACTION is deprecated, remove it";
+      return false;
+    }
+    if (now) fraction_setting = Setting{*now, "XLA_CLIENT_MEM_FRACTION"};
+    if (deprecated) fraction_setting = Setting{*deprecated, "XLA_PYTHON_CLIENT_MEM_FRACTION"};
+  }
+  MemFraction fraction;  // 0.75 (xla_gpu_allocator_config.h:50)
+  if (fraction_setting && !ParseMemFraction(*fraction_setting, &fraction, error)) return false;
+
+  // Preallocation (xla_gpu_allocator_config.h:62: default true).
+  bool preallocate = name == "jax";
+  if (name == "jax") {
+    if (auto it = config.options.find("preallocate"); it != config.options.end()) {
+      if (!ParseBool(it->second, &preallocate)) {
+        *error = "option 'preallocate'='" + it->second + "' is not a boolean (true, false, 1, 0)";
+        return false;
+      }
+    } else if (auto v = Env(config, "XLA_PYTHON_CLIENT_PREALLOCATE")) {
+      preallocate = *v != "false" && *v != "False" && *v != "0";  // xla_client.py:211-212
+    }
+  }
+
+  // limit = roundup(total x fraction, 2 MiB), of TOTAL memory (gpu_helpers.cc:137-155).
+  const uint64_t total = driver.total_bytes();
+  const uint64_t limit = RoundUpGpuMemoryLimit(FractionOf(total, fraction.cap));
+  BfcOptions opts;                   // tsl defaults: retry on, no GC, 128 MiB split threshold
+  opts.allow_growth = !preallocate;  // gpu_helpers.cc:170
+  if (fraction.flex && preallocate) {
+    opts.allow_growth = true;
+    opts.initial_region_bytes = RoundUpGpuMemoryLimit(FractionOf(total, fraction.start));
+  }
+  *out = std::make_unique<BfcPolicy>(name, driver, limit, opts);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// TensorFlow: gpu_device.cc (SingleVirtualDeviceMemoryLimit, MinSystemMemory), gpu_process_state.cc
+// (GetGPUAllocator), gpu_bfc_allocator.cc (GetAllowGrowthValue, GetGarbageCollectionValue).
+
+bool MakeTf(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
+            std::string* error) {
+  if (auto a = Lookup(config, "allocator", "TF_GPU_ALLOCATOR")) {
+    const std::string& v = a->value;
+    if (v == "cuda_malloc_async") {
+      return Route("tf-async", MakeAsyncPolicy, AsyncPolicyOptions, driver, config, out, error);
+    }
+    if (v == "cuda_malloc") {
+      // GPUcudaMallocAllocator: one cudaMalloc per buffer, the platform model under TF's name.
+      return Route("tf-cuda-malloc", MakePlatformPolicy, PlatformPolicyOptions, driver, config, out, error);
+    }
+    if (v == "memory_guard") {
+      *error = a->origin + "=memory_guard (TF's guard-band debug allocator) is not emulated";
+      return false;
+    }
+    if (v != "bfc") {
+      *error = a->origin + "='" + v + "' is not a valid allocator (allowed: " + kTfAllocators + ")";
+      return false;
+    }
+  }
+
+  // Memory limit.
+  double fraction = 0;
+  if (auto f = Lookup(config, "memory_fraction", nullptr)) {
+    if (!ParseDouble(f->value, &fraction) || fraction < 0 || fraction > 1) {
+      *error = f->origin + "='" + f->value +
+               "' is not a valid per_process_gpu_memory_fraction (a number in [0, 1]; above 1 is unified memory, "
+               "not emulated)";
+      return false;
+    }
+  }
+  const uint64_t total = driver.total_bytes();
+  const uint64_t available = driver.free_bytes();
+  uint64_t limit;
+  if (fraction == 0) {
+    // free - MinSystemMemory(free, cc), only if the reserve is below free.
+    limit = available;
+    const uint64_t reserve = MinSystemMemory(available, driver.cc_major());
+    if (reserve < limit) limit -= reserve;
+  } else {
+    limit = FractionOf(total, fraction);  // of TOTAL
+  }
+  // TF_DEVICE_MIN_SYS_MEMORY_IN_MB overrides the reserve, and the fraction too; ignored when above free.
+  if (auto r = Lookup(config, "min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB")) {
+    char* end = nullptr;
+    const long long mb = std::strtoll(r->value.c_str(), &end, 10);
+    if (r->value.empty() || end != r->value.c_str() + r->value.size() || mb < 0) {
+      *error = r->origin + "='" + r->value + "' is not a valid reserved device memory (whole MiB, >= 0)";
+      return false;
+    }
+    const uint64_t reserved = static_cast<uint64_t>(mb) * kMiB;
+    if (reserved <= available) limit = available - reserved;
+  }
+
+  // allow_growth: the option (default false), TF_FORCE_GPU_ALLOW_GROWTH=true|false overriding it
+  // (GetAllowGrowthValue); tf-growth is growth by name.
+  bool allow_growth = name == "tf-growth";
+  if (name == "tf") {
+    if (auto it = config.options.find("allow_growth"); it != config.options.end()) {
+      if (!ParseBool(it->second, &allow_growth)) {
+        *error = "option 'allow_growth'='" + it->second + "' is not a boolean (true, false, 1, 0)";
+        return false;
+      }
+    } else if (auto v = Env(config, "TF_FORCE_GPU_ALLOW_GROWTH")) {
+      if (*v == "true") {
+        allow_growth = true;
+      } else if (*v == "false") {
+        allow_growth = false;
+      } else {
+        *error = "The TF_FORCE_GPU_ALLOW_GROWTH environment variable is set but could not be parsed: \"" + *v +
+                 "\". Valid values are \"true\" or \"false\".";
+        return false;
+      }
+    }
+  }
+
+  // garbage_collection: default true unless TF_ENABLE_GPU_GARBAGE_COLLECTION=false (GetGarbageCollectionValue).
+  bool gc = true;
+  if (auto g = Lookup(config, "garbage_collection", "TF_ENABLE_GPU_GARBAGE_COLLECTION")) {
+    if (!ParseBool(g->value, &gc)) {
+      *error = g->origin + "='" + g->value + "' is not a boolean (true, false, 1, 0)";
+      return false;
+    }
+  }
+
+  BfcOptions opts;
+  opts.allow_growth = allow_growth;
+  opts.garbage_collection = gc;
+  opts.allow_retry_on_failure = true;  // !disallow_retry_on_allocation_failure (default false)
+  opts.fragmentation_fraction = 0;     // internal_fragmentation_fraction (default 0)
+  *out = std::make_unique<BfcPolicy>(name, driver, limit, opts);
+  return true;
+}
+
+}  // namespace
+
+bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
+                   std::string* error) {
+  if (!IsJax(name) && !IsTf(name)) {
+    *error = "'" + name + "' is not a BFC policy (jax, jax-growth, tf, tf-growth)";
+    return false;
+  }
+  if (!CheckOptionKeys(name, config, error)) return false;
+  return IsJax(name) ? MakeJax(name, driver, config, out, error) : MakeTf(name, driver, config, out, error);
+}
+
+std::vector<PolicyOption> BfcPolicyOptions(const std::string& name) { return Options(name); }
+
+}  // namespace strata::gpu
