@@ -1,0 +1,256 @@
+// PyTorch memory snapshots (torch.cuda.memory._snapshot(), pickled by _dump_snapshot or written as JSON)
+// to buffer lifetimes, following MemoryViz.js's process_alloc_data (reference/gpu-policies.md §3.2).
+#include <string>
+
+#include "document.h"
+#include "json_reader.h"
+#include "lifetimes.h"
+#include "pickle_reader.h"
+#include "workload.h"
+
+namespace strata::workload {
+namespace {
+
+constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 62;  // as replay::ParseTrace
+
+class SnapshotWalker {
+ public:
+  SnapshotWalker(const Document& doc, const ImportOptions& options, ImportStats* stats, std::string* error)
+      : doc_(doc), options_(options), stats_(stats), error_(error) {}
+
+  bool Run(replay::Trace* trace) {
+    const Value& root = doc_.root;
+    Value segments{}, traces{};
+    bool have_segments = false, have_traces = false;
+    if (root.kind == Kind::kList) {
+      // torch.cuda.memory_snapshot() (no history): the list of segments alone.
+      segments = root;
+      have_segments = true;
+    } else if (root.kind == Kind::kDict) {
+      if (const Value* v = doc_.Get(root, "segments")) segments = *v, have_segments = true;
+      if (const Value* v = doc_.Get(root, "device_traces")) traces = *v, have_traces = true;
+      if (!have_segments && !have_traces) {
+        return Fail(root, 0, "the top-level dict has neither 'segments' nor 'device_traces': not a PyTorch memory "
+                             "snapshot");
+      }
+    } else {
+      return Fail(root, 0, std::string("the top level is a ") + KindName(root.kind) +
+                               ", not a dict with 'segments' and 'device_traces': not a PyTorch memory snapshot");
+    }
+    const Container* segs = nullptr;
+    if (have_segments) {
+      if (segments.kind != Kind::kList) return Fail(segments, 0, "'segments' is not a list");
+      segs = doc_.Node(segments);
+    }
+    const Container* devs = nullptr;
+    if (have_traces) {
+      if (traces.kind != Kind::kList) return Fail(traces, 0, "'device_traces' is not a list");
+      devs = doc_.Node(traces);
+    }
+
+    // Which devices the snapshot knows: one trace list per device, and the segments' devices.
+    const int64_t device = options_.device;
+    uint64_t devices = devs != nullptr ? devs->items.size() : 0;
+    bool device_in_segments = false;
+    if (segs != nullptr) {
+      for (const Value& seg : segs->items) {
+        int64_t d = 0;
+        if (!SegmentDevice(seg, &d)) return false;
+        if (d == device) device_in_segments = true;
+        if (d >= 0 && static_cast<uint64_t>(d) + 1 > devices) devices = static_cast<uint64_t>(d) + 1;
+      }
+    }
+    stats_->devices = devices;
+    stats_->device = device;
+    const bool device_in_traces = devs != nullptr && device >= 0 && static_cast<uint64_t>(device) < devs->items.size();
+    if (!device_in_traces && !device_in_segments && !(devices == 0 && device == 0)) {
+      const std::string have = devices == 0   ? "it has none"
+                               : devices == 1 ? "it has device 0 only"
+                                              : "it has devices 0 to " + std::to_string(devices - 1);
+      return Fail(root, 0, "device " + std::to_string(device) + " is not in the snapshot (" + have + ")");
+    }
+
+    Lifetimes lifetimes;
+    uint64_t events = 0;
+    if (device_in_traces) {
+      const Value& list = devs->items[static_cast<size_t>(device)];
+      if (list.kind != Kind::kList) {
+        return Fail(list, devs->offset, "device_traces[" + std::to_string(device) + "] is not a list");
+      }
+      const Container* entries = doc_.Node(list);
+      events = entries->items.size();
+      for (uint64_t k = 0; k < events; ++k) {
+        if (!Event(entries->items[k], k, entries->offset, &lifetimes)) return false;
+      }
+    }
+    stats_->events = events;
+    if (segs != nullptr) {
+      for (const Value& seg : segs->items) {
+        if (!SegmentBlocks(seg, device, &lifetimes)) return false;
+      }
+    }
+    lifetimes.Finish(events + 1, trace, stats_);
+    return true;
+  }
+
+ private:
+  bool Fail(const Value& at, uint64_t fallback, const std::string& what) {
+    *error_ = "byte " + std::to_string(doc_.Offset(at, fallback)) + ": " + what;
+    return false;
+  }
+
+  // An integer field >= 0 of a dict; `what` names the dict in messages.
+  bool Unsigned(const Value& dict, const char* key, const std::string& what, uint64_t* out, bool* present = nullptr) {
+    const Value* v = doc_.Get(dict, key);
+    if (v == nullptr) {
+      if (present != nullptr) {
+        *present = false;
+        return true;
+      }
+      return Fail(dict, 0, what + " has no '" + key + "'");
+    }
+    if (present != nullptr) *present = true;
+    if (v->kind == Kind::kBigInt) return Fail(dict, 0, what + ": '" + key + "' is an integer beyond 64 bits");
+    if (v->kind != Kind::kInt) {
+      return Fail(dict, 0, what + ": '" + key + "' is a " + KindName(v->kind) + ", not an integer");
+    }
+    if (v->i < 0) return Fail(dict, 0, what + ": '" + key + "' is negative (" + std::to_string(v->i) + ")");
+    *out = static_cast<uint64_t>(v->i);
+    return true;
+  }
+
+  bool Size(const Value& dict, const char* key, const std::string& what, uint64_t* out, bool* present = nullptr) {
+    if (!Unsigned(dict, key, what, out, present)) return false;
+    if ((present == nullptr || *present) && *out > kMaxBufferBytes) {
+      return Fail(dict, 0, what + ": '" + key + "' (" + std::to_string(*out) + " bytes) is beyond any device");
+    }
+    return true;
+  }
+
+  bool SegmentDevice(const Value& seg, int64_t* device) {
+    if (seg.kind != Kind::kDict) return Fail(seg, 0, std::string("a segment is a ") + KindName(seg.kind) + ", not a dict");
+    const Value* v = doc_.Get(seg, "device");
+    if (v == nullptr) {
+      *device = 0;  // a single-device snapshot may leave it out
+      return true;
+    }
+    if (v->kind != Kind::kInt) return Fail(seg, 0, std::string("a segment's 'device' is a ") + KindName(v->kind));
+    *device = v->i;
+    return true;
+  }
+
+  void Skip(const std::string& action) {
+    for (auto& [name, count] : stats_->skipped) {
+      if (name == action) {
+        ++count;
+        return;
+      }
+    }
+    stats_->skipped.emplace_back(action, 1);
+  }
+
+  bool Event(const Value& entry, uint64_t k, uint64_t list_offset, Lifetimes* lifetimes) {
+    const std::string what = "device_traces[" + std::to_string(options_.device) + "][" + std::to_string(k) + "]";
+    if (entry.kind != Kind::kDict) {
+      return Fail(entry, list_offset, what + " is a " + KindName(entry.kind) + ", not a dict");
+    }
+    const Value* action_value = doc_.Get(entry, "action");
+    if (action_value == nullptr) return Fail(entry, 0, what + " has no 'action'");
+    const std::string* action = doc_.Str(*action_value);
+    if (action == nullptr) {
+      return Fail(entry, 0, what + ": 'action' is a " + KindName(action_value->kind) + ", not a string");
+    }
+    const bool alloc = *action == "alloc";
+    const bool requested = *action == "free_requested";
+    // 'free' is what older snapshots and MemoryViz.js call a completed free.
+    const bool completed = *action == "free_completed" || *action == "free";
+    if (!alloc && !requested && !completed) {
+      Skip(*action);  // segment_alloc/free/map/unmap, snapshot, oom: not buffer lifetimes
+      return true;
+    }
+    const std::string named = what + " (" + *action + ")";
+    uint64_t addr = 0, size = 0;
+    if (!Unsigned(entry, "addr", named, &addr) || !Size(entry, "size", named, &size)) return false;
+    const uint64_t time = k + 1;
+    if (alloc) {
+      ++stats_->allocs;
+      lifetimes->Alloc(addr, size, time);
+    } else if (requested) {
+      ++stats_->free_requests;
+      lifetimes->FreeRequested(addr, size, time);
+    } else {
+      ++stats_->frees;
+      lifetimes->Free(addr, size, time);
+    }
+    return true;
+  }
+
+  // Blocks still allocated at the dump with no open allocation in the trace were live before it started.
+  bool SegmentBlocks(const Value& seg, int64_t device, Lifetimes* lifetimes) {
+    int64_t d = 0;
+    if (!SegmentDevice(seg, &d)) return false;
+    if (d != device) return true;
+    const Value* blocks_value = doc_.Get(seg, "blocks");
+    if (blocks_value == nullptr) return true;
+    if (blocks_value->kind != Kind::kList) return Fail(seg, 0, "a segment's 'blocks' is not a list");
+    uint64_t addr = 0;
+    bool have_addr = false;
+    if (!Unsigned(seg, "address", "a segment", &addr, &have_addr)) return false;
+    const Container* blocks = doc_.Node(*blocks_value);
+    for (size_t k = 0; k < blocks->items.size(); ++k) {
+      const Value& block = blocks->items[k];
+      const std::string what = "a segment's blocks[" + std::to_string(k) + "]";
+      if (block.kind != Kind::kDict) return Fail(block, blocks->offset, what + " is not a dict");
+      uint64_t size = 0, requested = 0, own_addr = 0;
+      bool have_requested = false, have_own_addr = false;
+      if (!Size(block, "size", what, &size) || !Size(block, "requested_size", what, &requested, &have_requested) ||
+          !Unsigned(block, "address", what, &own_addr, &have_own_addr)) {
+        return false;
+      }
+      // Older snapshots give blocks no address: they tile their segment in order (as MemoryViz.js assumes).
+      const uint64_t block_addr = have_own_addr ? own_addr : addr;
+      addr = block_addr + size;
+      const Value* state_value = doc_.Get(block, "state");
+      const std::string* state = state_value != nullptr ? doc_.Str(*state_value) : nullptr;
+      if (state == nullptr || *state != "active_allocated") continue;
+      if (!have_own_addr && !have_addr) {
+        return Fail(block, 0, what + " is active_allocated but neither it nor its segment has an address");
+      }
+      if (lifetimes->IsOpen(block_addr)) continue;
+      ++stats_->segment_blocks;
+      lifetimes->Initial(block_addr, have_requested ? requested : size);
+    }
+    return true;
+  }
+
+  const Document& doc_;
+  const ImportOptions& options_;
+  ImportStats* stats_;
+  std::string* error_;
+};
+
+}  // namespace
+
+bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, replay::Trace* trace,
+                         ImportStats* stats, std::string* error) {
+  *stats = ImportStats{};
+  trace->buffers.clear();
+  Document doc;
+  if (!data.empty() && static_cast<uint8_t>(data[0]) == 0x80) {
+    PickleInfo info;
+    if (!ReadPickle(data, options.pickle, &doc, &info, error)) return false;
+    stats->source = "torch pickle (protocol " + std::to_string(info.protocol) + ")";
+  } else {
+    if (!ReadJson(data, options.json, &doc, error)) return false;
+    stats->source = "torch JSON";
+  }
+  SnapshotWalker walker(doc, options, stats, error);
+  if (!walker.Run(trace)) {
+    trace->buffers.clear();
+    return false;
+  }
+  stats->peak_live_bytes = replay::MaxLoad(*trace, 1);
+  return true;
+}
+
+}  // namespace strata::workload

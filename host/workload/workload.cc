@@ -1,0 +1,224 @@
+// Format detection, file import, the CSV exporter and the summary line.
+#include "workload.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace strata::workload {
+namespace {
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string_view FirstLine(std::string_view data) {
+  size_t start = 0;
+  // Skip blank lines and a UTF-8 byte-order mark.
+  if (data.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
+  while (start < data.size()) {
+    size_t end = data.find('\n', start);
+    if (end == std::string_view::npos) end = data.size();
+    std::string_view line = data.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) return line;
+    start = end + 1;
+  }
+  return {};
+}
+
+bool HasColumn(std::string_view line, std::string_view name) {
+  size_t start = 0;
+  while (start <= line.size()) {
+    size_t end = line.find(',', start);
+    if (end == std::string_view::npos) end = line.size();
+    std::string_view f = line.substr(start, end - start);
+    while (!f.empty() && (f.front() == ' ' || f.front() == '\t')) f.remove_prefix(1);
+    while (!f.empty() && (f.back() == ' ' || f.back() == '\t' || f.back() == '\r')) f.remove_suffix(1);
+    if (f == name) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* FormatName(Format format) {
+  switch (format) {
+    case Format::kAuto:
+      return "auto";
+    case Format::kCsv:
+      return "csv";
+    case Format::kTorch:
+      return "torch";
+    case Format::kRmm:
+      return "rmm";
+  }
+  return "?";
+}
+
+bool ParseFormat(const std::string& text, Format* format) {
+  for (Format f : {Format::kAuto, Format::kCsv, Format::kTorch, Format::kRmm}) {
+    if (text == FormatName(f)) {
+      *format = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+Format DetectFormat(std::string_view data) {
+  if (!data.empty() && static_cast<uint8_t>(data[0]) == 0x80) return Format::kTorch;
+  const size_t first = data.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && data[first] == '{') return Format::kTorch;
+  const std::string_view line = FirstLine(data);
+  if (HasColumn(line, "Action") && HasColumn(line, "Pointer") && HasColumn(line, "Size")) return Format::kRmm;
+  if (HasColumn(line, "id") && HasColumn(line, "lower") && HasColumn(line, "upper") && HasColumn(line, "size")) {
+    return Format::kCsv;
+  }
+  return Format::kAuto;
+}
+
+bool ImportTraceCsv(std::string_view data, const ImportOptions&, replay::Trace* trace, ImportStats* stats,
+                    std::string* error) {
+  *stats = ImportStats{};
+  stats->source = "trace CSV";
+  std::istringstream in{std::string(data)};
+  const std::string name = trace->name;
+  if (!replay::ParseTrace(in, name, trace, error)) return false;
+  stats->allocs = stats->frees = trace->buffers.size();
+  stats->events = 2 * trace->buffers.size();
+  uint64_t end = 0;
+  for (const replay::TraceBuffer& b : trace->buffers) end = std::max(end, b.upper);
+  for (const replay::TraceBuffer& b : trace->buffers) {
+    if (b.lower == 0) ++stats->initially_live;
+    if (b.upper == end) ++stats->never_freed;
+  }
+  stats->peak_live_bytes = replay::MaxLoad(*trace, 1);
+  return true;
+}
+
+bool Import(std::string_view data, Format format, const std::string& name, const ImportOptions& options,
+            replay::Trace* trace, ImportStats* stats, std::string* error) {
+  trace->name = name;
+  if (format == Format::kAuto) {
+    format = DetectFormat(data);
+    if (format == Format::kAuto) {
+      *stats = ImportStats{};
+      *error = data.empty() ? "byte 0: the file is empty"
+                            : "byte 0: cannot tell the format: not a pickle (first byte 0x80), JSON ('{'), an RMM log "
+                              "(header Thread,Time,Action,Pointer,Size,Stream) or a trace CSV (header "
+                              "id,lower,upper,size); name it with --format";
+      return false;
+    }
+  }
+  bool ok = false;
+  switch (format) {
+    case Format::kTorch:
+      ok = ImportTorchSnapshot(data, options, trace, stats, error);
+      break;
+    case Format::kRmm:
+      ok = ImportRmmLog(data, options, trace, stats, error);
+      break;
+    case Format::kCsv:
+    case Format::kAuto:
+      ok = ImportTraceCsv(data, options, trace, stats, error);
+      break;
+  }
+  trace->name = name;
+  return ok;
+}
+
+bool ImportFile(const std::string& path, Format format, const ImportOptions& options, replay::Trace* trace,
+                ImportStats* stats, std::string* error) {
+  *stats = ImportStats{};
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": not a regular file";
+    return false;
+  }
+  if (static_cast<uint64_t>(st.st_size) > options.max_input_bytes) {
+    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+             std::to_string(options.max_input_bytes);
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  std::string data(static_cast<size_t>(st.st_size), '\0');
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  if (static_cast<uint64_t>(in.gcount()) != data.size()) {
+    *error = path + ": read error";
+    return false;
+  }
+  std::string e;
+  if (!Import(data, format, BaseName(path), options, trace, stats, &e)) {
+    // "byte N: ..." reads "PATH: byte N: ...", a line number "PATH:N: ..." as replay::LoadTrace writes it.
+    *error = path + (e.rfind("byte ", 0) == 0 ? ": " : ":") + e;
+    return false;
+  }
+  return true;
+}
+
+bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* error) {
+  for (size_t k = 0; k < trace.buffers.size(); ++k) {
+    const replay::TraceBuffer& b = trace.buffers[k];
+    const std::string which = "buffer " + std::to_string(k) + " (id " + std::to_string(b.id) + ")";
+    if (b.upper <= b.lower) {
+      *error = which + ": upper " + std::to_string(b.upper) + " is not above lower " + std::to_string(b.lower);
+      return false;
+    }
+    if (b.size == 0 || b.size > (uint64_t{1} << 62)) {
+      *error = which + ": size " + std::to_string(b.size) + " cannot be written (1 to 2^62 bytes)";
+      return false;
+    }
+  }
+  std::string text = "id,lower,upper,size\n";
+  for (const replay::TraceBuffer& b : trace.buffers) {
+    text += std::to_string(b.id);
+    text += ',';
+    text += std::to_string(b.lower);
+    text += ',';
+    text += std::to_string(b.upper);
+    text += ',';
+    text += std::to_string(b.size);
+    text += '\n';
+  }
+  out << text;
+  if (!out) {
+    *error = "write failed";
+    return false;
+  }
+  return true;
+}
+
+std::string SummaryLine(const replay::Trace& trace, const ImportStats& stats) {
+  std::string s = trace.name + ": " + stats.source;
+  if (stats.device >= 0) {
+    s += ", device " + std::to_string(stats.device) + " of " + std::to_string(stats.devices);
+  }
+  s += ": " + std::to_string(stats.events) + " events, " + std::to_string(trace.buffers.size()) + " buffers (" +
+       std::to_string(stats.initially_live) + " initially live, " + std::to_string(stats.never_freed) +
+       " never freed), peak live " + std::to_string(stats.peak_live_bytes) + " bytes";
+  if (stats.closed_by_request != 0) s += ", " + std::to_string(stats.closed_by_request) + " freed at free_requested";
+  if (stats.zero_size_dropped != 0) s += ", " + std::to_string(stats.zero_size_dropped) + " zero-size dropped";
+  if (!stats.skipped.empty()) {
+    s += "; skipped";
+    bool first = true;
+    for (const auto& [action, count] : stats.skipped) {
+      s += (first ? " " : ", ") + std::to_string(count) + " " + action;
+      first = false;
+    }
+  }
+  return s;
+}
+
+}  // namespace strata::workload
