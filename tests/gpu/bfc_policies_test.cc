@@ -457,6 +457,25 @@ TEST(TfPolicy, GarbageCollectionVariable) {
   }
 }
 
+// With growth off the pool is one region of the limit, so GC (on) never helps: "in the allow_growth=false
+// model the entire memory is just one region" (PR tensorflow#30827, reference §1.5).
+TEST(TfPolicy, GarbageCollectionCannotHelpOneRegion) {
+  EmuGpu gpu(Device(64 * kMiB, 0, 9));  // limit = 64 MiB (the reserve is not below free)
+  Made m = Make("tf", gpu, {});
+  ASSERT_TRUE(m.ok) << m.error;
+  Policy& p = *m.policy;
+  Oom oom;
+  std::vector<uint64_t> live;
+  for (int i = 0; i < 16; ++i) live.push_back(p.Allocate(4 * kMiB, 0, &oom));
+  for (uint64_t x : live) ASSERT_NE(x, 0u);
+  for (size_t i = 0; i < live.size(); i += 2) p.Deallocate(live[i]);  // 32 MiB free in 4 MiB holes
+  EXPECT_EQ(p.Allocate(8 * kMiB, 0, &oom), 0u);
+  EXPECT_EQ(oom.kind, OomKind::kFragmentation);
+  EXPECT_EQ(oom.largest_free_block_bytes, 4 * kMiB);
+  EXPECT_EQ(gpu.counters().device_frees, 0u);
+  EXPECT_EQ(p.Stats().segments, 1u);
+}
+
 TEST(TfPolicy, AllocatorVariableRoutes) {
   EmuGpu gpu(Device(4 * kGiB));
   Made a = Make("tf", gpu, {{"TF_GPU_ALLOCATOR", "cuda_malloc_async"}});
