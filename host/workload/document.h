@@ -41,8 +41,8 @@ struct StringNode {
 
 struct Container {
   Kind kind = Kind::kList;
-  uint64_t offset = 0;        // byte offset of what created it in the source
-  std::vector<Value> items;   // kDict: key0, value0, key1, value1, ...
+  uint64_t offset = 0;       // byte offset of what created it in the source
+  std::vector<Value> items;  // kDict: key0, value0, key1, value1, ...
 };
 
 class Document {

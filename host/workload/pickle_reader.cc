@@ -140,8 +140,8 @@ class Reader {
   bool Extend(uint8_t op, const Value& target, size_t first, size_t end) {
     const Kind want = (op == 'a' || op == 'e') ? Kind::kList : Kind::kDict;
     if (target.kind != want) {
-      return Fail(op_pos_, OpName(op) + " needs a " + KindName(want) + " below its values, found a " +
-                               KindName(target.kind));
+      return Fail(op_pos_,
+                  OpName(op) + " needs a " + KindName(want) + " below its values, found a " + KindName(target.kind));
     }
     if (want == Kind::kDict) {
       if ((end - first) % 2 != 0) {
@@ -274,11 +274,11 @@ class Reader {
         if (!Take(op, 8, &b)) return false;
         for (int k = 0; k < 8; ++k) n = (n << 8) | static_cast<uint8_t>(b[k]);
         return Push(Value{Kind::kFloat, 0, static_cast<int64_t>(n)});
-      case 0x8c:  // SHORT_BINUNICODE
-      case 'X':   // BINUNICODE
-      case 0x8d:  // BINUNICODE8
-      case 'C':   // SHORT_BINBYTES
-      case 'B':   // BINBYTES
+      case 0x8c:    // SHORT_BINUNICODE
+      case 'X':     // BINUNICODE
+      case 0x8d:    // BINUNICODE8
+      case 'C':     // SHORT_BINBYTES
+      case 'B':     // BINBYTES
       case 0x8e: {  // BINBYTES8
         const int width = (op == 0x8c || op == 'C') ? 1 : (op == 'X' || op == 'B') ? 4 : 8;
         if (!TakeUnsigned(op, width, &n)) return false;
@@ -296,8 +296,8 @@ class Reader {
         return PushContainer(Kind::kList, {});
       case ')':
         return PushContainer(Kind::kTuple, {});
-      case 'l':  // LIST
-      case 't':  // TUPLE
+      case 'l':    // LIST
+      case 't':    // TUPLE
       case 'd': {  // DICT
         if (!PopMark(op, &first)) return false;
         std::vector<Value> items(stack_.begin() + first, stack_.end());
@@ -349,7 +349,8 @@ class Reader {
       case 'u':  // SETITEMS
         if (!PopMark(op, &first)) return false;
         if (first <= Base()) {
-          return Fail(op_pos_, OpName(op) + " needs a " + (op == 'e' ? "list" : "dict") + " below its MARK, found none");
+          return Fail(op_pos_,
+                      OpName(op) + " needs a " + (op == 'e' ? "list" : "dict") + " below its MARK, found none");
         }
         v = stack_[first - 1];
         if (!Extend(op, v, first, stack_.size())) return false;
@@ -400,75 +401,144 @@ class Reader {
 
 const char* PickleOpcodeName(uint8_t op) {
   switch (op) {
-    case '(': return "MARK";
-    case '.': return "STOP";
-    case '0': return "POP";
-    case '1': return "POP_MARK";
-    case '2': return "DUP";
-    case 'F': return "FLOAT";
-    case 'I': return "INT";
-    case 'J': return "BININT";
-    case 'K': return "BININT1";
-    case 'L': return "LONG";
-    case 'M': return "BININT2";
-    case 'N': return "NONE";
-    case 'P': return "PERSID";
-    case 'Q': return "BINPERSID";
-    case 'R': return "REDUCE";
-    case 'S': return "STRING";
-    case 'T': return "BINSTRING";
-    case 'U': return "SHORT_BINSTRING";
-    case 'V': return "UNICODE";
-    case 'X': return "BINUNICODE";
-    case 'a': return "APPEND";
-    case 'b': return "BUILD";
-    case 'c': return "GLOBAL";
-    case 'd': return "DICT";
-    case '}': return "EMPTY_DICT";
-    case 'e': return "APPENDS";
-    case 'g': return "GET";
-    case 'h': return "BINGET";
-    case 'i': return "INST";
-    case 'j': return "LONG_BINGET";
-    case 'l': return "LIST";
-    case ']': return "EMPTY_LIST";
-    case 'o': return "OBJ";
-    case 'p': return "PUT";
-    case 'q': return "BINPUT";
-    case 'r': return "LONG_BINPUT";
-    case 's': return "SETITEM";
-    case 't': return "TUPLE";
-    case ')': return "EMPTY_TUPLE";
-    case 'u': return "SETITEMS";
-    case 'G': return "BINFLOAT";
-    case 'B': return "BINBYTES";
-    case 'C': return "SHORT_BINBYTES";
-    case 0x80: return "PROTO";
-    case 0x81: return "NEWOBJ";
-    case 0x82: return "EXT1";
-    case 0x83: return "EXT2";
-    case 0x84: return "EXT4";
-    case 0x85: return "TUPLE1";
-    case 0x86: return "TUPLE2";
-    case 0x87: return "TUPLE3";
-    case 0x88: return "NEWTRUE";
-    case 0x89: return "NEWFALSE";
-    case 0x8a: return "LONG1";
-    case 0x8b: return "LONG4";
-    case 0x8c: return "SHORT_BINUNICODE";
-    case 0x8d: return "BINUNICODE8";
-    case 0x8e: return "BINBYTES8";
-    case 0x8f: return "EMPTY_SET";
-    case 0x90: return "ADDITEMS";
-    case 0x91: return "FROZENSET";
-    case 0x92: return "NEWOBJ_EX";
-    case 0x93: return "STACK_GLOBAL";
-    case 0x94: return "MEMOIZE";
-    case 0x95: return "FRAME";
-    case 0x96: return "BYTEARRAY8";
-    case 0x97: return "NEXT_BUFFER";
-    case 0x98: return "READONLY_BUFFER";
-    default: return nullptr;
+    case '(':
+      return "MARK";
+    case '.':
+      return "STOP";
+    case '0':
+      return "POP";
+    case '1':
+      return "POP_MARK";
+    case '2':
+      return "DUP";
+    case 'F':
+      return "FLOAT";
+    case 'I':
+      return "INT";
+    case 'J':
+      return "BININT";
+    case 'K':
+      return "BININT1";
+    case 'L':
+      return "LONG";
+    case 'M':
+      return "BININT2";
+    case 'N':
+      return "NONE";
+    case 'P':
+      return "PERSID";
+    case 'Q':
+      return "BINPERSID";
+    case 'R':
+      return "REDUCE";
+    case 'S':
+      return "STRING";
+    case 'T':
+      return "BINSTRING";
+    case 'U':
+      return "SHORT_BINSTRING";
+    case 'V':
+      return "UNICODE";
+    case 'X':
+      return "BINUNICODE";
+    case 'a':
+      return "APPEND";
+    case 'b':
+      return "BUILD";
+    case 'c':
+      return "GLOBAL";
+    case 'd':
+      return "DICT";
+    case '}':
+      return "EMPTY_DICT";
+    case 'e':
+      return "APPENDS";
+    case 'g':
+      return "GET";
+    case 'h':
+      return "BINGET";
+    case 'i':
+      return "INST";
+    case 'j':
+      return "LONG_BINGET";
+    case 'l':
+      return "LIST";
+    case ']':
+      return "EMPTY_LIST";
+    case 'o':
+      return "OBJ";
+    case 'p':
+      return "PUT";
+    case 'q':
+      return "BINPUT";
+    case 'r':
+      return "LONG_BINPUT";
+    case 's':
+      return "SETITEM";
+    case 't':
+      return "TUPLE";
+    case ')':
+      return "EMPTY_TUPLE";
+    case 'u':
+      return "SETITEMS";
+    case 'G':
+      return "BINFLOAT";
+    case 'B':
+      return "BINBYTES";
+    case 'C':
+      return "SHORT_BINBYTES";
+    case 0x80:
+      return "PROTO";
+    case 0x81:
+      return "NEWOBJ";
+    case 0x82:
+      return "EXT1";
+    case 0x83:
+      return "EXT2";
+    case 0x84:
+      return "EXT4";
+    case 0x85:
+      return "TUPLE1";
+    case 0x86:
+      return "TUPLE2";
+    case 0x87:
+      return "TUPLE3";
+    case 0x88:
+      return "NEWTRUE";
+    case 0x89:
+      return "NEWFALSE";
+    case 0x8a:
+      return "LONG1";
+    case 0x8b:
+      return "LONG4";
+    case 0x8c:
+      return "SHORT_BINUNICODE";
+    case 0x8d:
+      return "BINUNICODE8";
+    case 0x8e:
+      return "BINBYTES8";
+    case 0x8f:
+      return "EMPTY_SET";
+    case 0x90:
+      return "ADDITEMS";
+    case 0x91:
+      return "FROZENSET";
+    case 0x92:
+      return "NEWOBJ_EX";
+    case 0x93:
+      return "STACK_GLOBAL";
+    case 0x94:
+      return "MEMOIZE";
+    case 0x95:
+      return "FRAME";
+    case 0x96:
+      return "BYTEARRAY8";
+    case 0x97:
+      return "NEXT_BUFFER";
+    case 0x98:
+      return "READONLY_BUFFER";
+    default:
+      return nullptr;
   }
 }
 

@@ -17,11 +17,11 @@
 namespace strata::workload {
 
 struct PickleLimits {
-  uint64_t max_bytes = uint64_t{1} << 30;     // the whole pickle
-  uint32_t max_marks = 1024;                  // MARKs open at once (the nesting of MARK-built containers)
-  uint64_t max_stack = uint64_t{1} << 22;     // values on the stack at once (bounds nesting by EMPTY_*)
-  uint64_t max_memo = uint64_t{1} << 25;      // memo entries
-  uint64_t max_objects = uint64_t{1} << 26;   // strings + containers created
+  uint64_t max_bytes = uint64_t{1} << 30;    // the whole pickle
+  uint32_t max_marks = 1024;                 // MARKs open at once (the nesting of MARK-built containers)
+  uint64_t max_stack = uint64_t{1} << 22;    // values on the stack at once (bounds nesting by EMPTY_*)
+  uint64_t max_memo = uint64_t{1} << 25;     // memo entries
+  uint64_t max_objects = uint64_t{1} << 26;  // strings + containers created
 };
 
 struct PickleInfo {
@@ -31,8 +31,7 @@ struct PickleInfo {
 
 // Decodes one pickle that must fill `data` exactly (STOP is the last byte). On error returns false with
 // "byte N: what is wrong" in *error, N the offset of the opcode (or argument) that could not be read.
-bool ReadPickle(std::string_view data, const PickleLimits& limits, Document* doc, PickleInfo* info,
-                std::string* error);
+bool ReadPickle(std::string_view data, const PickleLimits& limits, Document* doc, PickleInfo* info, std::string* error);
 
 // The opcode's name as pickletools spells it ("GLOBAL", "BINGET"), or nullptr for a byte that is no opcode.
 const char* PickleOpcodeName(uint8_t op);

@@ -38,7 +38,10 @@ bool ParseHex(std::string_view s, uint64_t* out) {
   if (s.empty() || s.size() > 16) return false;
   uint64_t v = 0;
   for (char c : s) {
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) return false;
     v = (v << 4) | static_cast<uint64_t>(d);
   }
@@ -88,7 +91,10 @@ bool ImportRmmLog(std::string_view data, const ImportOptions&, replay::Trace* tr
     const std::vector<std::string_view> f = Split(line);
     if (!have_header) {
       for (size_t c = 0; c < f.size(); ++c) {
-        int* slot = f[c] == "Action" ? &col_action : f[c] == "Pointer" ? &col_pointer : f[c] == "Size" ? &col_size : nullptr;
+        int* slot = f[c] == "Action"    ? &col_action
+                    : f[c] == "Pointer" ? &col_pointer
+                    : f[c] == "Size"    ? &col_size
+                                        : nullptr;
         if (slot == nullptr) continue;
         if (*slot != -1) return fail("header names column '" + std::string(f[c]) + "' twice");
         *slot = static_cast<int>(c);

@@ -30,12 +30,14 @@ class SnapshotWalker {
       if (const Value* v = doc_.Get(root, "segments")) segments = *v, have_segments = true;
       if (const Value* v = doc_.Get(root, "device_traces")) traces = *v, have_traces = true;
       if (!have_segments && !have_traces) {
-        return Fail(root, 0, "the top-level dict has neither 'segments' nor 'device_traces': not a PyTorch memory "
-                             "snapshot");
+        return Fail(root, 0,
+                    "the top-level dict has neither 'segments' nor 'device_traces': not a PyTorch memory "
+                    "snapshot");
       }
     } else {
-      return Fail(root, 0, std::string("the top level is a ") + KindName(root.kind) +
-                               ", not a dict with 'segments' and 'device_traces': not a PyTorch memory snapshot");
+      return Fail(root, 0,
+                  std::string("the top level is a ") + KindName(root.kind) +
+                      ", not a dict with 'segments' and 'device_traces': not a PyTorch memory snapshot");
     }
     const Container* segs = nullptr;
     if (have_segments) {
@@ -128,7 +130,8 @@ class SnapshotWalker {
   }
 
   bool SegmentDevice(const Value& seg, int64_t* device) {
-    if (seg.kind != Kind::kDict) return Fail(seg, 0, std::string("a segment is a ") + KindName(seg.kind) + ", not a dict");
+    if (seg.kind != Kind::kDict)
+      return Fail(seg, 0, std::string("a segment is a ") + KindName(seg.kind) + ", not a dict");
     const Value* v = doc_.Get(seg, "device");
     if (v == nullptr) {
       *device = 0;  // a single-device snapshot may leave it out
@@ -231,8 +234,8 @@ class SnapshotWalker {
 
 }  // namespace
 
-bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, replay::Trace* trace,
-                         ImportStats* stats, std::string* error) {
+bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, replay::Trace* trace, ImportStats* stats,
+                         std::string* error) {
   *stats = ImportStats{};
   trace->buffers.clear();
   Document doc;

@@ -16,9 +16,7 @@ std::string BaseName(const std::string& path) {
 }
 
 std::string_view FirstLine(std::string_view data) {
-  size_t start = 0;
-  // Skip blank lines and a UTF-8 byte-order mark.
-  if (data.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
+  size_t start = 0;  // blank lines before the header are skipped, as replay::ParseTrace does
   while (start < data.size()) {
     size_t end = data.find('\n', start);
     if (end == std::string_view::npos) end = data.size();
@@ -174,6 +172,11 @@ bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* e
     const std::string which = "buffer " + std::to_string(k) + " (id " + std::to_string(b.id) + ")";
     if (b.upper <= b.lower) {
       *error = which + ": upper " + std::to_string(b.upper) + " is not above lower " + std::to_string(b.lower);
+      return false;
+    }
+    if (b.id == INT64_MIN) {
+      *error = which + ": id " + std::to_string(b.id) + " cannot be read back (replay::ParseTrace takes " +
+               std::to_string(INT64_MIN + 1) + " and up)";
       return false;
     }
     if (b.size == 0 || b.size > (uint64_t{1} << 62)) {

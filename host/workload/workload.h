@@ -35,26 +35,26 @@ struct ImportOptions {
 };
 
 struct ImportStats {
-  std::string source;        // "torch pickle (protocol 4)", "torch JSON", "RMM log", "trace CSV"
-  int64_t device = -1;       // torch: the device imported
-  uint64_t devices = 0;      // torch: devices the snapshot has (trace lists or segments)
-  uint64_t events = 0;       // source events read (torch: entries of the device's trace; RMM: data rows)
-  uint64_t allocs = 0;       // alloc / allocate events
-  uint64_t frees = 0;        // free_completed (or free) / free events
-  uint64_t free_requests = 0;       // torch: free_requested events
-  uint64_t initially_live = 0;      // buffers live from time 0 (allocated before recording started)
-  uint64_t never_freed = 0;         // buffers live until the end
-  uint64_t closed_by_request = 0;   // torch: freed at free_requested, no free_completed followed
-  uint64_t segment_blocks = 0;      // torch: active_allocated blocks with no alloc in the trace
-  uint64_t zero_size_dropped = 0;   // buffers of 0 bytes (a trace CSV cannot hold them)
-  uint64_t failed_allocs = 0;       // RMM: "allocate failure" rows
+  std::string source;              // "torch pickle (protocol 4)", "torch JSON", "RMM log", "trace CSV"
+  int64_t device = -1;             // torch: the device imported
+  uint64_t devices = 0;            // torch: devices the snapshot has (trace lists or segments)
+  uint64_t events = 0;             // source events read (torch: entries of the device's trace; RMM: data rows)
+  uint64_t allocs = 0;             // alloc / allocate events
+  uint64_t frees = 0;              // free_completed (or free) / free events
+  uint64_t free_requests = 0;      // torch: free_requested events
+  uint64_t initially_live = 0;     // buffers live from time 0 (allocated before recording started)
+  uint64_t never_freed = 0;        // buffers live until the end
+  uint64_t closed_by_request = 0;  // torch: freed at free_requested, no free_completed followed
+  uint64_t segment_blocks = 0;     // torch: active_allocated blocks with no alloc in the trace
+  uint64_t zero_size_dropped = 0;  // buffers of 0 bytes (a trace CSV cannot hold them)
+  uint64_t failed_allocs = 0;      // RMM: "allocate failure" rows
   std::vector<std::pair<std::string, uint64_t>> skipped;  // by action, in first-seen order
-  uint64_t peak_live_bytes = 0;     // peak of the summed live sizes (bytes, no rounding)
+  uint64_t peak_live_bytes = 0;                           // peak of the summed live sizes (bytes, no rounding)
 };
 
 // Each returns false with "byte N: what" (pickle, JSON) or "LINE: what" (CSV, RMM) in *error.
-bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, replay::Trace* trace,
-                         ImportStats* stats, std::string* error);
+bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, replay::Trace* trace, ImportStats* stats,
+                         std::string* error);
 bool ImportRmmLog(std::string_view data, const ImportOptions& options, replay::Trace* trace, ImportStats* stats,
                   std::string* error);
 bool ImportTraceCsv(std::string_view data, const ImportOptions& options, replay::Trace* trace, ImportStats* stats,
@@ -71,7 +71,7 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
                 ImportStats* stats, std::string* error);
 
 // The CSV trace format (header id,lower,upper,size), which replay::ParseTrace reads back exactly. Fails,
-// writing nothing, if a buffer is not valid there (upper <= lower, size 0 or beyond 2^62 bytes).
+// writing nothing, if a buffer is not valid there (upper <= lower, size 0 or beyond 2^62 bytes, id INT64_MIN).
 bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* error);
 
 // One line (no newline): source, events, buffers, initially live, never freed, peak live bytes, skipped.

@@ -1,0 +1,866 @@
+// strata_workload: the safe pickle reader, the PyTorch snapshot / RMM log importers and the CSV exporter.
+// Realistic snapshots come from Python's own pickler (make_snapshots.py, a CTest fixture); malformed and
+// hostile ones are assembled here byte by byte, and PickleWriter builds small valid ones for semantic cases.
+#include "workload.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "document.h"
+#include "json_reader.h"
+#include "pickle_reader.h"
+#include "replay.h"
+
+namespace strata::workload {
+namespace {
+
+// Bytes from a literal, embedded NULs included.
+template <size_t N>
+std::string B(const char (&s)[N]) {
+  return std::string(s, N - 1);
+}
+
+std::string Snapshots() { return STRATA_WORKLOAD_SNAPSHOTS; }
+
+std::string ReadFile(const std::string& name) {
+  const std::string path = Snapshots() + "/" + name;
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path << " is missing: run the tests through ctest (fixture workload.make_snapshots)";
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Csv(const replay::Trace& trace) {
+  std::ostringstream out;
+  std::string error;
+  EXPECT_TRUE(WriteTraceCsv(trace, out, &error)) << error;
+  return out.str();
+}
+
+// ---- A tiny pickle writer: the shape Python's pickler gives (memoized strings and containers, FRAME from
+// protocol 4), for small valid snapshots whose content a test wants to get wrong on purpose.
+
+struct Py {
+  enum T { kNone, kInt, kFloat, kStr, kList, kTuple, kDict } t = kNone;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::vector<Py> items;  // kDict: key, value, ...
+};
+Py None() { return Py{}; }
+Py I(int64_t v) { return Py{Py::kInt, v, 0, "", {}}; }
+Py F(double v) { return Py{Py::kFloat, 0, v, "", {}}; }
+Py S(const std::string& v) { return Py{Py::kStr, 0, 0, v, {}}; }
+Py L(std::vector<Py> v) { return Py{Py::kList, 0, 0, "", std::move(v)}; }
+Py T(std::vector<Py> v) { return Py{Py::kTuple, 0, 0, "", std::move(v)}; }
+Py D(std::vector<std::pair<std::string, Py>> kv) {
+  Py d{Py::kDict, 0, 0, "", {}};
+  for (auto& [k, v] : kv) {
+    d.items.push_back(S(k));
+    d.items.push_back(std::move(v));
+  }
+  return d;
+}
+
+class PickleWriter {
+ public:
+  explicit PickleWriter(int protocol) : protocol_(protocol) {}
+  std::string Dump(const Py& v) {
+    body_.clear();
+    strings_.clear();
+    next_memo_ = 0;
+    Write(v);
+    std::string out = "\x80";
+    out += static_cast<char>(protocol_);
+    if (protocol_ >= 4) {
+      out += '\x95';
+      Le(&out, body_.size() + 1, 8);  // the frame holds everything up to and including STOP
+    }
+    return out + body_ + ".";
+  }
+  // Offsets (in the dumped pickle) of every EMPTY_DICT, in writing order.
+  std::vector<size_t> dict_offsets;
+
+ private:
+  static void Le(std::string* out, uint64_t v, int n) {
+    for (int k = 0; k < n; ++k) out->push_back(static_cast<char>((v >> (8 * k)) & 0xff));
+  }
+  size_t HeaderBytes() const { return protocol_ >= 4 ? 11 : 2; }
+  void Memoize() {
+    if (protocol_ >= 4) {
+      body_ += '\x94';
+    } else if (next_memo_ < 256) {
+      body_ += 'q';
+      body_ += static_cast<char>(next_memo_);
+    } else {
+      body_ += 'r';
+      Le(&body_, next_memo_, 4);
+    }
+    ++next_memo_;
+  }
+  void Get(uint32_t index) {
+    if (index < 256) {
+      body_ += 'h';
+      body_ += static_cast<char>(index);
+    } else {
+      body_ += 'j';
+      Le(&body_, index, 4);
+    }
+  }
+  void Write(const Py& v) {
+    switch (v.t) {
+      case Py::kNone:
+        body_ += 'N';
+        return;
+      case Py::kInt:
+        if (v.i >= 0 && v.i < 256) {
+          body_ += 'K';
+          Le(&body_, static_cast<uint64_t>(v.i), 1);
+        } else if (v.i >= 0 && v.i < 65536) {
+          body_ += 'M';
+          Le(&body_, static_cast<uint64_t>(v.i), 2);
+        } else if (v.i >= INT32_MIN && v.i <= INT32_MAX) {
+          body_ += 'J';
+          Le(&body_, static_cast<uint64_t>(v.i), 4);
+        } else {
+          // LONG1, fewest bytes of two's complement that keep the sign.
+          int n = 1;
+          while (n < 8 && !(v.i >= -(int64_t{1} << (8 * n - 1)) && v.i < (int64_t{1} << (8 * n - 1)))) ++n;
+          body_ += '\x8a';
+          body_ += static_cast<char>(n);
+          Le(&body_, static_cast<uint64_t>(v.i), n);
+        }
+        return;
+      case Py::kFloat: {
+        uint64_t bits;
+        std::memcpy(&bits, &v.f, 8);
+        body_ += 'G';
+        for (int k = 7; k >= 0; --k) body_ += static_cast<char>((bits >> (8 * k)) & 0xff);
+        return;
+      }
+      case Py::kStr: {
+        auto it = strings_.find(v.s);
+        if (it != strings_.end()) return Get(it->second);
+        if (protocol_ >= 4 && v.s.size() < 256) {
+          body_ += '\x8c';
+          Le(&body_, v.s.size(), 1);
+        } else {
+          body_ += 'X';
+          Le(&body_, v.s.size(), 4);
+        }
+        body_ += v.s;
+        strings_[v.s] = next_memo_;
+        Memoize();
+        return;
+      }
+      case Py::kTuple:
+        if (v.items.empty()) {
+          body_ += ')';
+          return;
+        }
+        if (v.items.size() > 3) body_ += '(';
+        for (const Py& x : v.items) Write(x);
+        body_ += v.items.size() == 1 ? '\x85' : v.items.size() == 2 ? '\x86' : v.items.size() == 3 ? '\x87' : 't';
+        Memoize();
+        return;
+      case Py::kList:
+      case Py::kDict:
+        if (v.t == Py::kDict) dict_offsets.push_back(HeaderBytes() + body_.size());
+        body_ += v.t == Py::kList ? ']' : '}';
+        Memoize();
+        if (v.items.empty()) return;
+        body_ += '(';
+        for (const Py& x : v.items) Write(x);
+        body_ += v.t == Py::kList ? 'e' : 'u';
+        return;
+    }
+  }
+  int protocol_;
+  std::string body_;
+  std::map<std::string, uint32_t> strings_;
+  uint32_t next_memo_ = 0;
+};
+
+// A trace entry as PyTorch writes it.
+Py Entry(const std::string& action, int64_t addr, int64_t size, int64_t t) {
+  return D({{"action", S(action)},
+            {"addr", I(addr)},
+            {"size", I(size)},
+            {"stream", I(0)},
+            {"time_us", I(1'700'000'000'000'000 + t)},
+            {"frames", L({D({{"filename", S("train.py")}, {"line", I(7)}, {"name", S("step")}})})}});
+}
+Py Snapshot(std::vector<Py> trace, std::vector<Py> segments = {}) {
+  // Settings last, so the dicts before them keep their writing order; they exercise floats, tuples, None.
+  return D({{"segments", L(std::move(segments))},
+            {"device_traces", L({L(std::move(trace))})},
+            {"allocator_settings", D({{"garbage_collection_threshold", F(0.5)},
+                                      {"segment_pool_id", T({I(0), I(-1)})},
+                                      {"four", T({I(1), I(2), I(3), I(int64_t{1} << 40)})},
+                                      {"empty", T({})},
+                                      {"last_allocator_settings", None()}})}});
+}
+
+bool ImportBytes(const std::string& data, replay::Trace* trace, ImportStats* stats, std::string* error,
+                 const ImportOptions& options = {}) {
+  return Import(data, Format::kAuto, "test", options, trace, stats, error);
+}
+
+std::string ImportError(const std::string& data, const ImportOptions& options = {}) {
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  EXPECT_FALSE(ImportBytes(data, &trace, &stats, &error, options)) << "accepted: " << Csv(trace);
+  return error;
+}
+
+std::string PickleError(const std::string& data, const PickleLimits& limits = {}) {
+  Document doc;
+  std::string error;
+  EXPECT_FALSE(ReadPickle(data, limits, &doc, nullptr, &error));
+  return error;
+}
+
+// "\x80\x04" + body + "." without a frame.
+std::string P4(const std::string& body) { return std::string("\x80\x04", 2) + body + "."; }
+
+// ---- The reader on Python's own pickles.
+
+TEST(PickleReader, DecodesEveryValueKindPythonWritesInProtocols2To5) {
+  for (int protocol = 2; protocol <= 5; ++protocol) {
+    SCOPED_TRACE("protocol " + std::to_string(protocol));
+    const std::string data = ReadFile("values_p" + std::to_string(protocol) + ".pickle");
+    Document doc;
+    PickleInfo info;
+    std::string error;
+    ASSERT_TRUE(ReadPickle(data, {}, &doc, &info, &error)) << error;
+    EXPECT_EQ(info.protocol, protocol);
+    const Container* root = doc.Node(doc.root);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->items.size(), protocol >= 3 ? 25u : 24u);
+    const std::vector<Value>& v = root->items;
+    const Container* t3 = doc.Node(v[0]);
+    ASSERT_TRUE(t3 != nullptr && t3->kind == Kind::kTuple && t3->items.size() == 3);
+    EXPECT_EQ(t3->items[2].i, 3);
+    EXPECT_EQ(doc.Node(v[1])->items.size(), 0u);
+    EXPECT_EQ(doc.Node(v[2])->items.size(), 1u);
+    EXPECT_EQ(doc.Node(v[3])->items.size(), 4u);
+    EXPECT_EQ(v[4].kind, Kind::kBigInt);  // 2**3000 (LONG4)
+    EXPECT_EQ(v[5].kind, Kind::kBigInt);
+    EXPECT_EQ(v[6].i, -1);
+    EXPECT_EQ(v[7].i, -129);
+    EXPECT_EQ(v[8].i, int64_t{1} << 31);
+    EXPECT_EQ(v[9].i, -(int64_t{1} << 31));
+    EXPECT_EQ(v[10].kind, Kind::kInt);
+    EXPECT_EQ(v[10].i, INT64_MAX);
+    EXPECT_EQ(v[11].i, INT64_MIN);
+    EXPECT_EQ(v[12].kind, Kind::kBigInt);  // 2**64
+    EXPECT_EQ(doc.Float(v[13]), 1.5);
+    EXPECT_TRUE(std::signbit(doc.Float(v[14])));
+    std::string e200;
+    for (int k = 0; k < 200; ++k) e200 += "\xc3\xa9";
+    EXPECT_EQ(*doc.Str(v[15]), e200);
+    EXPECT_EQ(v[16].kind, Kind::kBool);
+    EXPECT_EQ(v[16].i, 1);
+    EXPECT_EQ(v[17].i, 0);
+    EXPECT_EQ(v[18].kind, Kind::kNone);
+    const Value* k = doc.Get(v[19], "k");
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->kind, Kind::kList);
+    // The same list twice is one container, as in Python.
+    EXPECT_EQ(v[20].kind, Kind::kList);
+    EXPECT_EQ(v[20].ref, v[21].ref);
+    EXPECT_EQ(v[22].i, 65535);
+    EXPECT_EQ(v[23].i, 65536);
+    if (protocol >= 3) {
+      EXPECT_EQ(v[24].kind, Kind::kBytes);
+      EXPECT_EQ(doc.strings[v[24].ref].text, std::string(300, 'y'));
+    }
+  }
+}
+
+TEST(PickleReader, DecodesHandAssembledOpcodesPythonRarelyWrites) {
+  // MARK ... LIST / DICT / TUPLE, DUP, POP, POP_MARK, BINUNICODE8, BINBYTES8, LONG4, negative BININT.
+  std::string body;
+  body += "(";             // MARK
+  body += "(K\x01K\x02l";  // [1, 2]
+  body +=
+      B("(\x8c\x01kK\x03"
+        "d");                                           // {'k': 3}
+  body += "(NNNNt";                                     // (None,)*4
+  body += std::string("\x8d\x02\0\0\0\0\0\0\0hi", 11);  // BINUNICODE8 'hi'
+  body += std::string("\x8e\x01\0\0\0\0\0\0\0z", 10);   // BINBYTES8 b'z'
+  body += std::string("\x8b\x02\0\0\0\xff\x7f", 7);     // LONG4 0x7fff
+  body += std::string("J\xfe\xff\xff\xff", 5);          // BININT -2
+  body +=
+      "K\x09"
+      "2"
+      "0";  // 9, DUP, POP
+  body +=
+      "(K\x01K\x02"
+      "1";      // MARK 1 2 POP_MARK
+  body += "l";  // LIST of everything since the first MARK
+  Document doc;
+  std::string error;
+  ASSERT_TRUE(ReadPickle(P4(body), {}, &doc, nullptr, &error)) << error;
+  const Container* root = doc.Node(doc.root);
+  ASSERT_NE(root, nullptr);
+  ASSERT_EQ(root->items.size(), 8u);
+  EXPECT_EQ(doc.Node(root->items[0])->items[1].i, 2);
+  EXPECT_EQ(doc.Get(root->items[1], "k")->i, 3);
+  EXPECT_EQ(doc.Node(root->items[2])->kind, Kind::kTuple);
+  EXPECT_EQ(*doc.Str(root->items[3]), "hi");
+  EXPECT_EQ(root->items[4].kind, Kind::kBytes);
+  EXPECT_EQ(root->items[5].i, 0x7fff);
+  EXPECT_EQ(root->items[6].i, -2);
+  EXPECT_EQ(root->items[7].i, 9);
+}
+
+TEST(PickleReader, AListThatHoldsItselfIsReadAndRejectedAsASnapshotWithoutLooping) {
+  const std::string data = ReadFile("cycle.pickle");
+  Document doc;
+  std::string error;
+  ASSERT_TRUE(ReadPickle(data, {}, &doc, nullptr, &error)) << error;
+  const Value* traces = doc.Get(doc.root, "device_traces");
+  ASSERT_NE(traces, nullptr);
+  EXPECT_EQ(doc.Node(*traces)->items[0].ref, traces->ref);
+  EXPECT_NE(ImportError(data).find("device_traces[0][0] is a list, not a dict"), std::string::npos);
+}
+
+// ---- Hostile and broken pickles.
+
+TEST(PickleReader, RefusesEveryOpcodeThatImportsOrCallsCode) {
+  const std::vector<std::pair<uint8_t, std::string>> refused = {
+      {'c', "GLOBAL"}, {0x93, "STACK_GLOBAL"}, {'R', "REDUCE"},     {'b', "BUILD"}, {'i', "INST"},
+      {'o', "OBJ"},    {0x81, "NEWOBJ"},       {0x92, "NEWOBJ_EX"}, {0x82, "EXT1"}, {0x83, "EXT2"},
+      {0x84, "EXT4"},  {'P', "PERSID"},        {'Q', "BINPERSID"}};
+  for (const auto& [op, name] : refused) {
+    const std::string error = PickleError(P4(std::string("N") + static_cast<char>(op) + "os\nsystem\n"));
+    EXPECT_NE(error.find("byte 3: opcode " + name + " ("), std::string::npos) << error;
+    EXPECT_NE(error.find("refused"), std::string::npos) << error;
+  }
+  // A protocol-2 GLOBAL as os.system would be pickled.
+  const std::string global =
+      B("\x80\x02"
+        "cposix\nsystem\nq\x00X\x04\x00\x00\x00trueq\x01\x85R.");
+  EXPECT_EQ(PickleError(global).rfind("byte 2: opcode GLOBAL (0x63) refused", 0), 0u) << PickleError(global);
+  // Python's own pickle of a call to os.system (STACK_GLOBAL then REDUCE).
+  const std::string evil = ReadFile("evil.pickle");
+  EXPECT_EQ(ImportError(evil).rfind("byte 25: opcode STACK_GLOBAL (0x93) refused", 0), 0u) << ImportError(evil);
+}
+
+TEST(PickleReader, NamesUnsupportedAndUnknownOpcodes) {
+  EXPECT_NE(PickleError(P4("I1\n")).find("byte 2: opcode INT (0x49) is not supported"), std::string::npos);
+  EXPECT_NE(PickleError(P4("\x8f")).find("EMPTY_SET (0x8f) is not supported"), std::string::npos);
+  EXPECT_NE(PickleError(P4("\x97")).find("NEXT_BUFFER (0x97) is not supported"), std::string::npos);
+  EXPECT_NE(PickleError(P4("N\xff")).find("byte 3: byte 0xff is not a pickle opcode"), std::string::npos);
+  EXPECT_NE(PickleError(std::string("\x80\x01N.", 4)).find("byte 0: pickle protocol 1 is not supported"),
+            std::string::npos);
+  EXPECT_NE(PickleError(std::string("\x80\x06N.", 4)).find("protocol 6 is not supported"), std::string::npos);
+}
+
+TEST(PickleReader, RejectsAbsurdLengthsBeforeAllocating) {
+  const std::string cases[] = {
+      P4(std::string("X\xff\xff\xff\xff", 5) + "abc"),                   // BINUNICODE 4 GiB
+      P4(std::string("\x8d\xff\xff\xff\xff\xff\xff\xff\x7f", 9) + "a"),  // BINUNICODE8 2^63
+      P4(std::string("\x8e\xff\xff\xff\xff\xff\xff\xff\xff", 9)),        // BINBYTES8 2^64-1
+      P4(std::string("B\x00\x00\x00\x80", 5)),                           // BINBYTES 2 GiB
+      P4(std::string("C\xc8", 2) + "xyz"),                               // SHORT_BINBYTES 200
+      P4(std::string("\x8c\xff", 2) + "x"),                              // SHORT_BINUNICODE 255
+      P4(std::string("\x8b\xff\xff\xff\x7f", 5)),                        // LONG4 2 GiB
+      P4(std::string("\x8a\xff", 2) + "12"),                             // LONG1 255
+  };
+  for (const std::string& data : cases) {
+    const std::string error = PickleError(data);
+    EXPECT_EQ(error.rfind("byte 2: ", 0), 0u) << error;
+    EXPECT_NE(error.find("left"), std::string::npos) << error;
+  }
+  EXPECT_NE(PickleError(P4(std::string("\x8b\xff\xff\xff\xff", 5))).find("LONG4 (0x8b) with a negative length -1"),
+            std::string::npos);
+  const std::string frame = std::string("\x80\x04\x95\xff\xff\xff\xff\xff\xff\xff\xff", 11) + "N.";
+  EXPECT_NE(PickleError(frame).find("byte 2: FRAME of 18446744073709551615 bytes runs past the end"),
+            std::string::npos);
+  const std::string nested_frame =
+      std::string("\x80\x04\x95\x0a\0\0\0\0\0\0\0", 11) + std::string("\x95\x01\0\0\0\0\0\0\0N", 10) + ".";
+  EXPECT_NE(PickleError(nested_frame).find("byte 11: FRAME starts 1 bytes before the end of the previous frame"),
+            std::string::npos)
+      << PickleError(nested_frame);
+}
+
+TEST(PickleReader, BoundsNestingMemoAndObjects) {
+  // 100,000 MARKs: refused at the 1,025th (byte 2 + 1024).
+  EXPECT_NE(PickleError(P4(std::string(100000, '('))).find("byte 1026: more than 1024 MARKs open"), std::string::npos);
+  PickleLimits small;
+  small.max_stack = 1000;
+  EXPECT_NE(PickleError(P4(std::string(2000, ']')), small).find("byte 1002: more than 1000 values on the stack"),
+            std::string::npos);
+  // A list nested 100,000 deep through the stack is within the default bounds and costs no recursion.
+  Document doc;
+  std::string error;
+  const std::string deep = P4(std::string(100000, ']') + std::string(99999, 'a'));
+  ASSERT_TRUE(ReadPickle(deep, {}, &doc, nullptr, &error)) << error;
+  EXPECT_EQ(ImportError(deep), "byte 3: a segment is a list, not a dict");
+
+  PickleLimits memo;
+  memo.max_memo = 10;
+  EXPECT_NE(PickleError(P4(std::string(20, 'N') + std::string(20, '\x94')), memo).find("byte 32: more than 10 memo"),
+            std::string::npos);
+  PickleLimits objects;
+  objects.max_objects = 5;
+  EXPECT_NE(PickleError(P4(std::string(6, ']')), objects).find("byte 7: more than 5 strings and containers"),
+            std::string::npos);
+  PickleLimits bytes;
+  bytes.max_bytes = 3;
+  EXPECT_NE(PickleError(P4("N"), bytes).find("byte 0: the pickle is 4 bytes, over the limit of 3"), std::string::npos);
+}
+
+TEST(PickleReader, SharedReferencesDoNotMultiplyMemory) {
+  // "Billion laughs": each level is a list of 100 references to the level below; 20 levels would be 100^20
+  // elements if copied. Shared, it is 20 small containers.
+  std::string body =
+      B("]\x94"
+        "0");  // level 0: memo 0, popped (the memo keeps it)
+  for (int level = 1; level <= 20; ++level) {
+    body += "](";
+    for (int k = 0; k < 100; ++k) body += 'j' + std::string(1, static_cast<char>(level - 1)) + std::string(3, '\0');
+    body += "e\x94";  // memo `level`
+    if (level < 20) body += "0";
+  }
+  Document doc;
+  std::string error;
+  ASSERT_TRUE(ReadPickle(P4(body), {}, &doc, nullptr, &error)) << error;
+  EXPECT_EQ(doc.containers.size(), 21u);
+}
+
+TEST(PickleReader, RejectsStructuralErrorsWithTheirOffset) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {P4("}K\x01"
+          "a"),
+       "byte 5: APPEND (0x61) needs a list below its values, found a dict"},
+      {P4("](K\x01K\x02u"), "byte 8: SETITEMS (0x75) needs a dict below its values, found a list"},
+      {P4("}(K\x01u"), "byte 6: SETITEMS (0x75) with an odd number of values (1)"},
+      {P4("}]K\x01s"), "byte 6: SETITEM (0x73): a list cannot be a dict key"},
+      {P4("(]K\x01"
+          "d"),
+       "byte 6: DICT (0x64): a list cannot be a dict key"},
+      {P4("NN"), "byte 4: STOP with 2 values on the stack (expected 1)"},
+      {P4("(N"), "byte 4: STOP with 1 MARK(s) open"},
+      {P4("N") + "junk", "byte 4: 4 bytes after STOP"},
+      {P4("NN\x87"), "byte 4: TUPLE3 (0x87) needs 3 values, the stack has 2"},
+      {P4("]Ne"), "byte 4: APPENDS (0x65) without a MARK"},
+      {P4("(e"), "byte 3: APPENDS (0x65) needs a list below its MARK, found none"},
+      {P4("0"), "byte 2: POP (0x30) without a MARK"},
+      {P4("]\x94h\x05"), "byte 4: BINGET (0x68) of memo entry 5, which was never stored"},
+      {P4("\x94"), "byte 2: MEMOIZE (0x94) on an empty stack"},
+      {P4("N(a"), "byte 4: APPEND (0x61) needs a list and a value; the stack has 0 values"},
+      {std::string("\x80\x04", 2), "byte 2: the data ends without STOP: truncated"},
+      {"", "byte 0: the data ends without STOP"},
+  };
+  for (const auto& [data, want] : cases) {
+    const std::string error = PickleError(data);
+    EXPECT_EQ(error.rfind(want, 0), 0u) << "got: " << error << "\nwant: " << want;
+  }
+}
+
+TEST(PickleReader, EveryTruncationOfARealSnapshotIsRejected) {
+  for (const char* name : {"small_p4.pickle", "basic_p2.pickle", "basic_p4.pickle"}) {
+    const std::string data = ReadFile(name);
+    ASSERT_GT(data.size(), 100u);
+    Document doc;
+    std::string error;
+    ASSERT_TRUE(ReadPickle(data, {}, &doc, nullptr, &error)) << name << ": " << error;
+    for (size_t n = 0; n < data.size(); ++n) {
+      replay::Trace trace;
+      ImportStats stats;
+      ASSERT_FALSE(ImportTorchSnapshot(std::string_view(data).substr(0, n), {}, &trace, &stats, &error))
+          << name << " cut at " << n;
+      ASSERT_EQ(error.rfind("byte ", 0), 0u) << name << " cut at " << n << ": " << error;
+      ASSERT_TRUE(trace.buffers.empty());
+    }
+  }
+}
+
+TEST(PickleReader, SurvivesEveryByteOfASnapshotReplaced) {
+  // Not a check of what is accepted, only that nothing crashes, hangs or reads out of bounds (run it under
+  // STRATA_SANITIZE=ON to be sure of the last).
+  const std::string data = ReadFile("small_p4.pickle");
+  const uint8_t replacements[] = {0x00, 0xff, 0x80, 0x7f, '(',  ')',  ']',  '}',  '.',  'h',  'j',  'a', 'e', 'u', 's',
+                                  't',  'd',  'l',  0x85, 0x87, 0x8a, 0x8b, 0x8c, 0x8d, 0x94, 0x95, 'X', '0', '1', '2'};
+  size_t accepted = 0;
+  for (size_t k = 0; k < data.size(); ++k) {
+    for (uint8_t r : replacements) {
+      std::string mutated = data;
+      mutated[k] = static_cast<char>(r);
+      replay::Trace trace;
+      ImportStats stats;
+      std::string error;
+      if (ImportTorchSnapshot(mutated, {}, &trace, &stats, &error)) {
+        ++accepted;
+      } else {
+        EXPECT_EQ(error.rfind("byte ", 0), 0u) << error;
+      }
+    }
+  }
+  std::mt19937_64 rng(20240611);
+  const std::string big = ReadFile("basic_p4.pickle");
+  for (int round = 0; round < 3000; ++round) {
+    std::string mutated = big;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) mutated[rng() % mutated.size()] = static_cast<char>(rng() & 0xff);
+    replay::Trace trace;
+    ImportStats stats;
+    std::string error;
+    if (ImportTorchSnapshot(mutated, {}, &trace, &stats, &error)) {
+      std::string csv_error;
+      std::ostringstream out;
+      EXPECT_TRUE(WriteTraceCsv(trace, out, &csv_error)) << csv_error;  // whatever is accepted is a valid trace
+    }
+  }
+  EXPECT_GT(accepted, 0u);  // some replacements are harmless (a different integer), and that is fine
+}
+
+// ---- PyTorch snapshots.
+
+// The trace basic() in make_snapshots.py describes, event k at time k + 1 (14 events, end 15).
+constexpr const char* kBasicDevice0 =
+    "id,lower,upper,size\n"
+    "0,0,7,4096\n"  // freed at event 6 with no alloc: live from the start
+    "1,0,10,64\n"   // free_requested at event 9, never completed, no alloc
+    "2,0,15,300\n"  // active_allocated block at dump, no alloc in the trace: requested_size
+    "3,2,5,512\n"   // alloc, free_requested, free_completed: closed at the completion
+    "4,3,9,1000\n"
+    "5,6,15,256\n"    // the same address again, never freed
+    "6,11,12,128\n";  // free_requested with no free_completed: closed at the request
+
+TEST(TorchSnapshot, ImportsProtocols2To5AndJsonToTheSameTrace) {
+  for (const char* name : {"basic_p2.pickle", "basic_p3.pickle", "basic_p4.pickle", "basic_p5.pickle", "basic.json"}) {
+    SCOPED_TRACE(name);
+    replay::Trace trace;
+    ImportStats stats;
+    std::string error;
+    ASSERT_TRUE(ImportFile(Snapshots() + "/" + name, Format::kAuto, {}, &trace, &stats, &error)) << error;
+    EXPECT_EQ(Csv(trace), kBasicDevice0);
+    EXPECT_EQ(stats.events, 14u);
+    EXPECT_EQ(stats.allocs, 4u);
+    EXPECT_EQ(stats.frees, 3u);
+    EXPECT_EQ(stats.free_requests, 4u);
+    EXPECT_EQ(stats.initially_live, 3u);
+    EXPECT_EQ(stats.never_freed, 2u);
+    EXPECT_EQ(stats.closed_by_request, 2u);
+    EXPECT_EQ(stats.segment_blocks, 1u);
+    EXPECT_EQ(stats.devices, 2u);
+    EXPECT_EQ(stats.device, 0);
+    EXPECT_EQ(stats.peak_live_bytes, 5972u);
+    const std::vector<std::pair<std::string, uint64_t>> skipped = {{"segment_alloc", 1}, {"snapshot", 1}, {"oom", 1}};
+    EXPECT_EQ(stats.skipped, skipped);
+    const std::string kind = std::string(name).find("json") != std::string::npos
+                                 ? "torch JSON"
+                                 : "torch pickle (protocol " + std::string(1, name[7]) + ")";
+    EXPECT_EQ(stats.source, kind);
+    EXPECT_EQ(SummaryLine(trace, stats),
+              std::string(name) + ": " + kind +
+                  ", device 0 of 2: 14 events, 7 buffers (3 initially live, 2 never freed), peak live 5972 bytes, "
+                  "2 freed at free_requested; skipped 1 segment_alloc, 1 snapshot, 1 oom");
+  }
+}
+
+TEST(TorchSnapshot, PicksAnotherDevice) {
+  ImportOptions options;
+  options.device = 1;
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportFile(Snapshots() + "/basic_p4.pickle", Format::kTorch, options, &trace, &stats, &error)) << error;
+  // alloc 0x1000 (t1) freed (t2), alloc 0x1000 again (t3, open: its block is not initial), block 0x2000 initial.
+  EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,0,4,50\n1,1,2,100\n2,3,4,200\n");
+  options.device = 2;
+  EXPECT_FALSE(ImportFile(Snapshots() + "/basic_p4.pickle", Format::kTorch, options, &trace, &stats, &error));
+  EXPECT_NE(error.find("basic_p4.pickle: byte 11: device 2 is not in the snapshot (it has devices 0 to 1)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(TorchSnapshot, StateOnlySnapshotSeedsTheLiveBlocksFromTheirSegment) {
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportFile(Snapshots() + "/state_only.pickle", Format::kAuto, {}, &trace, &stats, &error)) << error;
+  // Blocks without addresses tile the segment; without requested_size their size is used.
+  EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,0,1,512\n1,0,1,2048\n");
+  EXPECT_EQ(stats.events, 0u);
+  EXPECT_EQ(stats.initially_live, 2u);
+  EXPECT_EQ(stats.peak_live_bytes, 2560u);
+}
+
+TEST(TorchSnapshot, OldStyleTraceWithAFreeAndASnapshot) {
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportFile(Snapshots() + "/quirk_2024.pickle", Format::kAuto, {}, &trace, &stats, &error)) << error;
+  EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,0,1,512\n");
+  EXPECT_EQ(stats.events, 2u);
+  EXPECT_EQ(stats.skipped.size(), 1u);
+}
+
+TEST(TorchSnapshot, WriterPicklesInEveryProtocolImportAlike) {
+  // Address reuse twice over, and a free before any alloc at an address that is then allocated again.
+  const Py snap = Snapshot({Entry("free_completed", 0x5000, 64, 0), Entry("alloc", 0x5000, 32, 1),
+                            Entry("alloc", 0x6000, 16, 2), Entry("free_completed", 0x5000, 32, 3),
+                            Entry("alloc", 0x5000, 48, 4), Entry("free_requested", 0x5000, 48, 5),
+                            Entry("free_completed", 0x5000, 48, 6), Entry("free_completed", 0x6000, 16, 7)});
+  for (int protocol = 2; protocol <= 5; ++protocol) {
+    PickleWriter writer(protocol);
+    replay::Trace trace;
+    ImportStats stats;
+    std::string error;
+    ASSERT_TRUE(ImportBytes(writer.Dump(snap), &trace, &stats, &error)) << error;
+    EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,0,1,64\n1,2,4,32\n2,3,8,16\n3,5,7,48\n") << protocol;
+    EXPECT_EQ(stats.initially_live, 1u);
+  }
+}
+
+TEST(TorchSnapshot, ZeroByteBuffersAreDroppedAndCounted) {
+  PickleWriter writer(4);
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportBytes(writer.Dump(Snapshot({Entry("alloc", 0x10, 0, 0), Entry("alloc", 0x20, 8, 1)})), &trace,
+                          &stats, &error))
+      << error;
+  EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,2,3,8\n");
+  EXPECT_EQ(stats.zero_size_dropped, 1u);
+}
+
+TEST(TorchSnapshot, ContentErrorsNameTheEntryAndItsByteOffset) {
+  struct Case {
+    Py snapshot;
+    size_t dict;  // which EMPTY_DICT the error must point at (writing order)
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {Snapshot({Entry("alloc", 1, 2, 0), D({{"action", S("alloc")}, {"addr", I(5)}})}), 3,
+       "device_traces[0][1] (alloc) has no 'size'"},
+      {Snapshot({D({{"action", S("alloc")}, {"addr", I(5)}, {"size", I(-3)}})}), 1,
+       "device_traces[0][0] (alloc): 'size' is negative (-3)"},
+      {Snapshot({D({{"action", S("free_completed")}, {"addr", S("0x10")}, {"size", I(3)}})}), 1,
+       "device_traces[0][0] (free_completed): 'addr' is a str, not an integer"},
+      {Snapshot({D({{"action", I(1)}})}), 1, "device_traces[0][0]: 'action' is a int, not a string"},
+      {Snapshot({D({{"addr", I(1)}})}), 1, "device_traces[0][0] has no 'action'"},
+      {Snapshot({D({{"action", S("alloc")}, {"addr", I(5)}, {"size", I(int64_t{1} << 62 | 1)}})}), 1,
+       "device_traces[0][0] (alloc): 'size' (4611686018427387905 bytes) is beyond any device"},
+      {Snapshot({}, {D({{"device", I(0)}, {"address", I(0)}, {"blocks", I(3)}})}), 1,
+       "a segment's 'blocks' is not a list"},
+      {D({{"segments", L({})}, {"device_traces", D({})}}), 1, "'device_traces' is not a list"},
+      {D({{"nothing", L({})}}), 0,
+       "the top-level dict has neither 'segments' nor 'device_traces': not a PyTorch memory snapshot"},
+  };
+  for (int protocol : {2, 4}) {
+    for (const Case& c : cases) {
+      PickleWriter writer(protocol);
+      const std::string data = writer.Dump(c.snapshot);
+      const std::string error = ImportError(data);
+      ASSERT_LT(c.dict, writer.dict_offsets.size());
+      const size_t at = writer.dict_offsets[c.dict];
+      EXPECT_EQ(data[at], '}');
+      EXPECT_EQ(error, "byte " + std::to_string(at) + ": " + c.want) << "protocol " << protocol;
+    }
+  }
+  EXPECT_EQ(ImportError(PickleWriter(4).Dump(I(7))),
+            "byte 0: the top level is a int, not a dict with 'segments' and 'device_traces': not a PyTorch memory "
+            "snapshot");
+}
+
+TEST(TorchSnapshot, JsonErrorsNameTheirByteOffset) {
+  const std::string cut = "{\"segments\": [], \"device_traces\": [[{\"action\": \"alloc\", \"addr\": 1";
+  EXPECT_EQ(ImportError(cut),
+            "byte " + std::to_string(cut.size()) +
+                ": invalid JSON: syntax error while parsing object - unexpected end of input; expected '}'");
+  EXPECT_EQ(ImportError("{\"segments\": [}"),
+            "byte 14: invalid JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or a "
+            "literal");
+  std::string deep = "{\"segments\": ";
+  deep += std::string(100000, '[');
+  EXPECT_EQ(ImportError(deep), "byte 268: arrays and objects nested more than 256 deep");
+  const std::string entry_error =
+      ImportError("{\"segments\": [], \"device_traces\": [[{\"action\": \"alloc\", \"addr\": 1}]]}");
+  EXPECT_EQ(entry_error, "byte 36: device_traces[0][0] (alloc) has no 'size'");
+  // Every truncation of a small JSON snapshot is rejected.
+  const std::string json =
+      "{\"segments\": [], \"device_traces\": [[{\"action\": \"alloc\", \"addr\": 16, \"size\": 8}, "
+      "{\"action\": \"free_completed\", \"addr\": 16, \"size\": 8}]]}";
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportBytes(json, &trace, &stats, &error)) << error;
+  EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,1,2,8\n");
+  for (size_t n = 1; n < json.size(); ++n) {
+    EXPECT_FALSE(ImportTorchSnapshot(json.substr(0, n), {}, &trace, &stats, &error)) << n;
+    EXPECT_EQ(error.rfind("byte ", 0), 0u) << error;
+  }
+}
+
+// ---- RMM logs.
+
+TEST(RmmLog, PairsPerPointerSkipsFailuresAndSeedsEarlierBlocks) {
+  const std::string log =
+      "Thread,Time,Action,Pointer,Size,Stream\n"
+      "140,12:00:00.000001,allocate,0x7f0000000000,256,0x0\n"           // 1
+      "140,12:00:00.000002,allocate,0x7f0000000100,512,0x0\n"           // 2
+      "140,12:00:00.000003,free,0x7f0000000000,256,0x0\n"               // 3
+      "140,12:00:00.000004,allocate failure,(nil),1099511627776,0x0\n"  // 4
+      "140,12:00:00.000005,allocate,0x7F0000000000,128,0x0\r\n"         // 5: reuse, CRLF, upper-case hex
+      "141,12:00:00.000006,free,0x7f00000ff000,64,0x1\n"                // 6: allocated before logging
+      "\n"
+      "140,12:00:00.000007,free,0x7f0000000100,512,0x0\n";  // 7
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_EQ(DetectFormat(log), Format::kRmm);
+  ASSERT_TRUE(ImportBytes(log, &trace, &stats, &error)) << error;
+  EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,0,6,64\n1,1,3,256\n2,2,7,512\n3,5,8,128\n");
+  EXPECT_EQ(stats.events, 7u);
+  EXPECT_EQ(stats.failed_allocs, 1u);
+  EXPECT_EQ(stats.initially_live, 1u);
+  EXPECT_EQ(stats.never_freed, 1u);
+  EXPECT_EQ(stats.peak_live_bytes, 832u);
+  EXPECT_EQ(SummaryLine(trace, stats),
+            "test: RMM log: 7 events, 4 buffers (1 initially live, 1 never freed), peak live 832 bytes; skipped 1 "
+            "allocate failure");
+}
+
+TEST(RmmLog, ErrorsNameTheLine) {
+  const std::string header = "Thread,Time,Action,Pointer,Size,Stream\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {header + "1,t,allocate,0x10,8,0\n1,t,realloc,0x10,8,0\n",
+       "3: action 'realloc' is not one of allocate, "
+       "allocate failure, free"},
+      {header + "1,t,allocate,0xZZ,8,0\n", "2: pointer '0xZZ' is not a hex address or (nil)"},
+      {header + "1,t,allocate,0x10,-8,0\n", "2: size '-8' is not a non-negative integer"},
+      {header + "1,t,allocate,0x10,8\n", "2: expected 6 fields, got 5"},
+      {header + "\n\n1,t,allocate,0x10,99999999999999999999999,0\n", "4: size '99999999999999999999999' is not"},
+      {"Thread,Time,Action,Pointer,Stream\n", "1: an RMM log starts with the header"},
+      {"Thread,Time,Action,Action,Pointer,Size\n", "1: header names column 'Action' twice"},
+  };
+  for (const auto& [data, want] : cases) {
+    replay::Trace trace;
+    ImportStats stats;
+    std::string error;
+    EXPECT_FALSE(ImportRmmLog(data, {}, &trace, &stats, &error));
+    EXPECT_EQ(error.rfind(want, 0), 0u) << "got: " << error << "\nwant: " << want;
+  }
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  EXPECT_FALSE(ImportRmmLog("", {}, &trace, &stats, &error));
+  EXPECT_EQ(error, "1: empty log: no header line");
+}
+
+// ---- Detection, files, the exporter.
+
+TEST(Formats, DetectsByTheFirstBytes) {
+  EXPECT_EQ(DetectFormat(std::string("\x80\x04", 2)), Format::kTorch);
+  EXPECT_EQ(DetectFormat("  \n{\"segments\": []}"), Format::kTorch);
+  EXPECT_EQ(DetectFormat("Thread,Time,Action,Pointer,Size,Stream\n"), Format::kRmm);
+  EXPECT_EQ(DetectFormat("upper,lower,size,id,extra\n"), Format::kCsv);
+  EXPECT_EQ(DetectFormat("hello\n"), Format::kAuto);
+  EXPECT_EQ(DetectFormat(""), Format::kAuto);
+  Format f;
+  EXPECT_TRUE(ParseFormat("rmm", &f) && f == Format::kRmm);
+  EXPECT_FALSE(ParseFormat("pickle", &f));
+  EXPECT_EQ(ImportError("hello\n").rfind("byte 0: cannot tell the format", 0), 0u);
+  EXPECT_EQ(ImportError(""), "byte 0: the file is empty");
+}
+
+TEST(Formats, FileErrorsCarryThePath) {
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  EXPECT_FALSE(ImportFile("/nonexistent/x.pickle", Format::kAuto, {}, &trace, &stats, &error));
+  EXPECT_EQ(error, "/nonexistent/x.pickle: cannot open");
+  const std::string truncated = Snapshots() + "/truncated_p4.pickle";
+  EXPECT_FALSE(ImportFile(truncated, Format::kAuto, {}, &trace, &stats, &error));
+  EXPECT_EQ(error.rfind(truncated + ": byte 2: FRAME of ", 0), 0u) << error;
+  const std::string rmm = Snapshots() + "/bad_action.rmm.csv";
+  EXPECT_FALSE(ImportFile(rmm, Format::kAuto, {}, &trace, &stats, &error));
+  EXPECT_EQ(error.rfind(rmm + ":3: action 'realloc'", 0), 0u) << error;
+  ImportOptions tiny;
+  tiny.max_input_bytes = 10;
+  EXPECT_FALSE(ImportFile(Snapshots() + "/basic_p4.pickle", Format::kAuto, tiny, &trace, &stats, &error));
+  EXPECT_NE(error.find("byte 0: the file is 11660 bytes, over the limit of 10"), std::string::npos) << error;
+}
+
+TEST(TraceCsv, RoundTripsEveryImportExactly) {
+  std::vector<std::pair<std::string, Format>> inputs;
+  for (const char* name : {"basic_p2.pickle", "basic_p4.pickle", "basic.json", "state_only.pickle"}) {
+    inputs.emplace_back(Snapshots() + "/" + name, Format::kAuto);
+  }
+  for (const char* name : {"resnet50.csv", "minimalloc_A.csv", "iree_mobilebert.csv"}) {
+    inputs.emplace_back(std::string(STRATA_TRACE_DIR) + "/" + name, Format::kCsv);
+  }
+  for (const auto& [path, format] : inputs) {
+    SCOPED_TRACE(path);
+    replay::Trace trace;
+    ImportStats stats;
+    std::string error;
+    ASSERT_TRUE(ImportFile(path, format, {}, &trace, &stats, &error)) << error;
+    ASSERT_FALSE(trace.buffers.empty());
+    const std::string csv = Csv(trace);
+    std::istringstream in(csv);
+    replay::Trace back;
+    ASSERT_TRUE(replay::ParseTrace(in, trace.name, &back, &error)) << error;
+    ASSERT_EQ(back.buffers.size(), trace.buffers.size());
+    for (size_t k = 0; k < back.buffers.size(); ++k) {
+      EXPECT_EQ(back.buffers[k].id, trace.buffers[k].id);
+      EXPECT_EQ(back.buffers[k].lower, trace.buffers[k].lower);
+      EXPECT_EQ(back.buffers[k].upper, trace.buffers[k].upper);
+      EXPECT_EQ(back.buffers[k].size, trace.buffers[k].size);
+      if (format != Format::kCsv) {
+        EXPECT_EQ(back.buffers[k].line, trace.buffers[k].line);  // imports number them as the CSV will
+      }
+    }
+    EXPECT_EQ(Csv(back), csv);
+    EXPECT_EQ(replay::MaxLoad(back, 1), stats.peak_live_bytes);
+  }
+}
+
+TEST(TraceCsv, ExtremeValuesRoundTripAndInvalidBuffersAreNotWritten) {
+  replay::Trace trace;
+  trace.buffers.push_back({INT64_MIN + 1, 0, UINT64_MAX, uint64_t{1} << 62, 0});
+  trace.buffers.push_back({-1, UINT64_MAX - 1, UINT64_MAX, 1, 0});
+  const std::string csv = Csv(trace);
+  std::istringstream in(csv);
+  replay::Trace back;
+  std::string error;
+  ASSERT_TRUE(replay::ParseTrace(in, "x", &back, &error)) << error;
+  EXPECT_EQ(Csv(back), csv);
+  EXPECT_EQ(back.buffers[0].id, INT64_MIN + 1);
+  EXPECT_EQ(back.buffers[0].upper, UINT64_MAX);
+
+  std::ostringstream out;
+  trace.buffers.push_back({7, 5, 5, 1, 0});
+  EXPECT_FALSE(WriteTraceCsv(trace, out, &error));
+  EXPECT_EQ(error, "buffer 2 (id 7): upper 5 is not above lower 5");
+  EXPECT_TRUE(out.str().empty());
+  trace.buffers.back() = {8, 1, 2, 0, 0};
+  EXPECT_FALSE(WriteTraceCsv(trace, out, &error));
+  EXPECT_EQ(error, "buffer 2 (id 8): size 0 cannot be written (1 to 2^62 bytes)");
+  // replay::ParseTrace reads ids down to INT64_MIN + 1 only.
+  trace.buffers.back() = {INT64_MIN, 1, 2, 1, 0};
+  EXPECT_FALSE(WriteTraceCsv(trace, out, &error));
+  EXPECT_EQ(error,
+            "buffer 2 (id -9223372036854775808): id -9223372036854775808 cannot be read back (replay::ParseTrace "
+            "takes -9223372036854775807 and up)");
+  EXPECT_TRUE(out.str().empty());
+}
+
+}  // namespace
+}  // namespace strata::workload
