@@ -239,7 +239,11 @@ bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, re
   *stats = ImportStats{};
   trace->buffers.clear();
   Document doc;
-  if (!data.empty() && static_cast<uint8_t>(data[0]) == 0x80) {
+  // JSON starts with '{' (or '[' for a bare segment list) after any blank; anything else is read as a pickle,
+  // so a protocol 0/1 pickle is refused by the opcode it uses rather than as bad JSON.
+  const size_t first = data.find_first_not_of(" \t\r\n");
+  const bool json = first != std::string_view::npos && (data[first] == '{' || data[first] == '[');
+  if (!json) {
     PickleInfo info;
     if (!ReadPickle(data, options.pickle, &doc, &info, error)) return false;
     stats->source = "torch pickle (protocol " + std::to_string(info.protocol) + ")";

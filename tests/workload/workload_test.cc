@@ -679,6 +679,23 @@ TEST(TorchSnapshot, ContentErrorsNameTheEntryAndItsByteOffset) {
             "snapshot");
 }
 
+TEST(TorchSnapshot, AForcedFormatReadsAnythingButJsonAsAPickle) {
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  // pickle.dumps({}, protocol=0): "(dp0\n." uses PUT, a text opcode.
+  EXPECT_FALSE(Import("(dp0\n.", Format::kTorch, "p0", {}, &trace, &stats, &error));
+  EXPECT_EQ(error, "byte 2: opcode PUT (0x70) is not supported (not used by memory snapshots)");
+  EXPECT_FALSE(Import("", Format::kTorch, "empty", {}, &trace, &stats, &error));
+  EXPECT_EQ(error, "byte 0: the data ends without STOP: truncated");
+  // A bare list of segments (torch.cuda.memory_snapshot()) in JSON.
+  ASSERT_TRUE(
+      Import(" [{\"device\": 0, \"address\": 4096, \"blocks\": [{\"size\": 64, \"state\": \"active_allocated\"}]}]",
+             Format::kTorch, "segs", {}, &trace, &stats, &error))
+      << error;
+  EXPECT_EQ(Csv(trace), "id,lower,upper,size\n0,0,1,64\n");
+}
+
 TEST(TorchSnapshot, JsonErrorsNameTheirByteOffset) {
   const std::string cut = "{\"segments\": [], \"device_traces\": [[{\"action\": \"alloc\", \"addr\": 1";
   EXPECT_EQ(ImportError(cut),
