@@ -1,9 +1,14 @@
 // Clocking, reset, loading and tracing of the Verilated Strata device.
 #include "device.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -13,6 +18,27 @@
 #include "strata/regmap.h"
 
 namespace strata::sim {
+namespace {
+
+bool RunFst2Vcd(const std::string& fst, const std::string& vcd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::string a0 = "fst2vcd", a1 = "-f", a2 = fst, a3 = "-o", a4 = vcd;
+  char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, "fst2vcd", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return false;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace
 
 Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm)
     : trace_opts_(trace), context_(std::make_unique<VerilatedContext>()) {
@@ -55,8 +81,8 @@ bool Device::CloseTrace() {
   trace_->close();
   trace_.reset();
   if (trace_fst_path_ == trace_opts_.path) return true;
-  const std::string cmd = "fst2vcd -f '" + trace_fst_path_ + "' -o '" + trace_opts_.path + "' >/dev/null 2>&1";
-  if (std::system(cmd.c_str()) != 0) {
+  // GTKWave's converter, run with an argument vector (never through a shell: a path may hold any character).
+  if (!RunFst2Vcd(trace_fst_path_, trace_opts_.path)) {
     std::fprintf(stderr, "strata-sim: fst2vcd failed; the waveform is in %s\n", trace_fst_path_.c_str());
     return false;
   }

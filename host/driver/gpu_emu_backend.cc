@@ -54,9 +54,9 @@ class GpuEmuBackend : public Backend {
 
   // Makes one policy instance up front so that a bad variable or option fails strata_open, not the first call.
   Error Check() {
+    gpu::EmuGpu scratch(gpu_.spec());  // outlives the policy: its destructor returns pages to it
     std::unique_ptr<gpu::Policy> p;
     std::string error;
-    gpu::EmuGpu scratch(gpu_.spec());
     if (!gpu::MakePolicy(policy_, scratch, config_, &p, &error)) return {STRATA_INVALID_ARGUMENT, error};
     return {};
   }

@@ -1,5 +1,10 @@
 // The `sim` backend: the Strata model (Verilated chip + HBM model + host link) in this process, driven
 // through the command rings of strata/protocol.h exactly as a PCIe driver would drive the real device.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -196,8 +201,7 @@ class SimBackend final : public Backend {
     strata_cpl c;
     Error e = Call(cmd, &c);
     if (e.ok()) *out = c.value0;
-    if (e.status == STRATA_RESOURCE_EXHAUSTED &&
-        (c.field == STRATA_FIELD_QUOTA || c.field == STRATA_FIELD_MEMORY)) {
+    if (e.status == STRATA_RESOURCE_EXHAUSTED && (c.field == STRATA_FIELD_QUOTA || c.field == STRATA_FIELD_MEMORY)) {
       DiagnoseOom(context, bytes, c.field == STRATA_FIELD_QUOTA, &e);
     }
     return e;
@@ -392,7 +396,7 @@ class SimBackend final : public Backend {
     o.device_free_bytes = s.bytes_free;
     o.context_bytes_in_use = s.context_bytes_in_use;
     o.context_quota_bytes = s.context_quota_bytes;
-    o.kind = quota                                   ? STRATA_OOM_CAP
+    o.kind = quota                                    ? STRATA_OOM_CAP
              : s.bytes_in_use + bytes > s.bytes_limit ? STRATA_OOM_CAPACITY
                                                       : STRATA_OOM_FRAGMENTATION;
     ++oom_counts_[o.kind];
@@ -497,6 +501,17 @@ class SimBackend final : public Backend {
   std::map<uint32_t, strata_cpl> done_;
 };
 
+// "" when `path` can be created (or truncated) as a regular file; else why not. Opens without blocking, so a
+// FIFO cannot hang the caller.
+std::string CheckWritableFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  ::close(fd);
+  return regular ? "" : "not a regular file";
+}
+
 Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   const std::string preset = o.GetString("hbm_preset", "HBM2");
   const int64_t capacity = o.GetInt("hbm_capacity_bytes", int64_t{1} << 30);
@@ -525,6 +540,9 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
       return trace.path.size() >= 4 && trace.path.compare(trace.path.size() - 4, 4, ext) == 0;
     };
     if (!ends(".fst") && !ends(".vcd")) return {STRATA_INVALID_ARGUMENT, "trace file must end in .fst or .vcd"};
+    // Refuse a waveform that could not be written before the run, not after it.
+    const std::string why = CheckWritableFile(trace.path);
+    if (!why.empty()) return {STRATA_INVALID_ARGUMENT, "cannot write the waveform " + trace.path + ": " + why};
   }
   const int64_t timeout = o.GetInt("timeout_cycles", 0);
   if (timeout < 0) return {STRATA_INVALID_ARGUMENT, "timeout_cycles must not be negative"};

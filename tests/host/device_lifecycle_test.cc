@@ -1,7 +1,10 @@
 // Device lifetime on the sim backend: several devices in one process opened and closed in every order and
 // from several threads, handles that cross devices, and the timeout rule (strata.h, "Timeouts").
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -142,6 +145,49 @@ TEST(DeviceLifecycle, ATimedOutCallFailsTheDeviceUntilReopened) {
   d = OpenSim();
   ExpectWorks(d);
   EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+}  // namespace
+
+namespace {
+
+strata_status OpenWithTrace(const std::string& path, strata_device** d) {
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = 8 * kMiB;
+  o.trace_path = path.c_str();
+  o.trace_end_cycle = 2000;
+  return strata_open("sim", &o, d);
+}
+
+TEST(DeviceLifecycle, AWaveformThatCannotBeWrittenIsRefusedAtOpen) {
+  strata_device* d = nullptr;
+  EXPECT_EQ(OpenWithTrace("/nonexistent/dir/run.fst", &d), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("cannot write the waveform"), std::string::npos);
+  const std::string dir = ::testing::TempDir() + "strata_dir.fst";
+  std::remove(dir.c_str());
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  EXPECT_EQ(OpenWithTrace(dir, &d), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(d, nullptr);
+  rmdir(dir.c_str());
+}
+
+// A VCD path with shell syntax in it is a file name, nothing else (the converter runs without a shell).
+TEST(DeviceLifecycle, AVcdPathIsNeverRunThroughAShell) {
+  const std::string base = ::testing::TempDir();
+  // A shell would run `touch strata_pwned` in the working directory.
+  const std::string marker = "strata_pwned";
+  const std::string path = base + "a'b;touch " + marker + ";'.vcd";
+  std::remove(marker.c_str());
+  strata_device* d = nullptr;
+  ASSERT_EQ(OpenWithTrace(path, &d), STRATA_OK) << strata_last_error_message();
+  ExpectWorks(d);
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+  struct stat st {};
+  EXPECT_NE(stat(marker.c_str(), &st), 0) << "a command in the path ran";
+  ASSERT_EQ(stat(path.c_str(), &st), 0) << "no VCD written";
+  EXPECT_GT(st.st_size, 0);
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -114,7 +114,8 @@ class DriverTest : public ::testing::Test {
       } else {
         std::memcpy(&got, raw.data() + 4 * i, 4);
       }
-      if (got != want[i] && bad++ < 5) ADD_FAILURE() << "C[" << i / n << "][" << i % n << "] = " << got << ", want " << want[i];
+      if (got != want[i] && bad++ < 5)
+        ADD_FAILURE() << "C[" << i / n << "][" << i % n << "] = " << got << ", want " << want[i];
     }
     EXPECT_EQ(bad, 0u);
     for (strata_buffer h : {ha, hb, hc}) EXPECT_EQ(strata_free(dev_, ctx_, h), STRATA_OK);
@@ -287,8 +288,8 @@ TEST_F(DriverTest, BadInputGetsItsPreciseStatusAndChangesNothing) {
   auto add = [&](const char* what, strata_status got, strata_status want, const char* message) {
     cases.push_back({what, got, want, message});
     if (got != want || std::string(strata_last_error_message()).find(message) == std::string::npos) {
-      ADD_FAILURE() << what << ": got " << strata_status_name(got) << " (" << strata_last_error_message()
-                    << "), want " << strata_status_name(want) << " with '" << message << "'";
+      ADD_FAILURE() << what << ": got " << strata_status_name(got) << " (" << strata_last_error_message() << "), want "
+                    << strata_status_name(want) << " with '" << message << "'";
     }
   };
   add("double free", strata_free(dev_, ctx_, gone), STRATA_NOT_FOUND, "stale");
@@ -301,8 +302,7 @@ TEST_F(DriverTest, BadInputGetsItsPreciseStatusAndChangesNothing) {
   add("other's write", strata_write(dev_, ctx_, theirs, 0, buf.data(), 16), STRATA_PERMISSION_DENIED,
       "another context");
   add("read past end", strata_read(dev_, ctx_, mine, 4000, buf.data(), 97), STRATA_OUT_OF_RANGE, "outside the buffer");
-  add("write past end", strata_write(dev_, ctx_, mine, 1, buf.data(), 4096), STRATA_OUT_OF_RANGE,
-      "outside the buffer");
+  add("write past end", strata_write(dev_, ctx_, mine, 1, buf.data(), 4096), STRATA_OUT_OF_RANGE, "outside the buffer");
   // A large write whose end is out of range: refused before any chunk lands.
   add("big write past end", strata_write(dev_, ctx_, mine, 0, std::vector<uint8_t>(600 * kKiB).data(), 600 * kKiB),
       STRATA_OUT_OF_RANGE, "outside the buffer");
@@ -322,7 +322,8 @@ TEST_F(DriverTest, BadInputGetsItsPreciseStatusAndChangesNothing) {
   EXPECT_EQ(back, data) << "refused writes changed the buffer";
   ASSERT_EQ(strata_read(dev_, other, theirs, 0, back.data(), 4096), STRATA_OK);
   EXPECT_EQ(back, data) << "another context's buffer changed";
-  EXPECT_TRUE(std::all_of(buf.begin(), buf.end(), [](uint8_t b) { return b == 0xee; })) << "refused reads wrote host memory";
+  EXPECT_TRUE(std::all_of(buf.begin(), buf.end(), [](uint8_t b) { return b == 0xee; }))
+      << "refused reads wrote host memory";
 }
 
 // Shapes around the array size (16): 1x1x1, primes, just below and above multiples of 16, long K, tall
@@ -331,7 +332,7 @@ TEST_F(DriverTest, GemmRandomShapesAreBitExact) {
   Open(16 * kMiB);
   struct Shape {
     uint32_t m, n, k;
-  } shapes[] = {{1, 1, 1},  {2, 3, 5},   {13, 17, 31}, {15, 17, 16}, {16, 16, 16},  {33, 47, 65},
+  } shapes[] = {{1, 1, 1},    {2, 3, 5},    {13, 17, 31}, {15, 17, 16},  {16, 16, 16},  {33, 47, 65},
                 {97, 7, 129}, {3, 200, 40}, {300, 5, 3},  {31, 33, 700}, {130, 70, 257}};
   for (const Shape& sh : shapes) CheckGemm(sh.m, sh.n, sh.k);
   strata_device_info info{};
@@ -417,7 +418,8 @@ TEST_F(DriverTest, GemmBadInputGetsItsPreciseStatusAndChangesNothing) {
   add("unknown flag", Gemm(ha, hb, hc, 8, 8, 16, 0x10), STRATA_INVALID_ARGUMENT, "unknown flags");
   add("accumulate into int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_INT8, 1, 0),
       STRATA_INVALID_ARGUMENT, "ACCUMULATE needs an int32 C");
-  add("round without int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_ROUND), STRATA_INVALID_ARGUMENT, "ROUND needs INT8");
+  add("round without int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_ROUND), STRATA_INVALID_ARGUMENT,
+      "ROUND needs INT8");
   add("multiplier without int8", Gemm(ha, hb, hc, 8, 8, 16, 0, 3, 0), STRATA_INVALID_ARGUMENT, "quant_mult");
   add("shift 64", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_INT8, 1, 64), STRATA_INVALID_ARGUMENT, "quant_shift");
   add("args NULL", strata_gemm(dev_, ctx_, nullptr), STRATA_INVALID_ARGUMENT, "args");

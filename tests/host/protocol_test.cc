@@ -2,6 +2,8 @@
 // answered with status and field by the device's own decoder, garbage streams that change nothing, doorbell
 // misuse, in-order draining of transfers before a free, and pinned in-flight buffers that a
 // defragment-on-OOM must not move.
+#include "strata/protocol.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,7 +15,6 @@
 #include "elf_loader.h"
 #include "hbm/hbm_config.h"
 #include "host_link.h"
-#include "strata/protocol.h"
 #include "strata/regmap.h"
 
 namespace strata::sim {
@@ -30,7 +31,8 @@ class RawClient {
     EXPECT_TRUE(LoadElf(STRATA_RUNTIME_ELF, STRATA_SMEM_BASE, STRATA_SMEM_SIZE, image, error)) << error;
     header_addr_ = image.symbols.at(STRATA_RT_HEADER_SYMBOL);
     dev_.ResetAndLoad(image);
-    for (int i = 0; i < 10000 && link_.Read32(header_addr_ + offsetof(strata_rt_header, state)) != STRATA_RT_READY; ++i) {
+    for (int i = 0; i < 10000 && link_.Read32(header_addr_ + offsetof(strata_rt_header, state)) != STRATA_RT_READY;
+         ++i) {
     }
     uint32_t w[sizeof(strata_rt_header) / 4];
     link_.ReadBlock(header_addr_, w, sizeof w / 4);
@@ -113,7 +115,8 @@ class RawClient {
     return c;
   }
   void Stage(uint32_t slot, const std::vector<uint8_t>& data) {
-    link_.Wait(link_.CopyToDevice(data.data(), h_.staging_address + slot * uint64_t{h_.staging_slot_bytes}, data.size()));
+    link_.Wait(
+        link_.CopyToDevice(data.data(), h_.staging_address + slot * uint64_t{h_.staging_slot_bytes}, data.size()));
   }
   std::vector<uint8_t> Unstage(uint32_t slot, size_t n) {
     std::vector<uint8_t> v(n);
