@@ -74,7 +74,11 @@ bool BfcAllocator::Extend(uint64_t /*alignment*/, uint64_t rounded_bytes) {
   uint64_t bytes_received = 0;
   uint64_t mem_addr = SubAllocatorAlloc(bytes, &bytes_received);
   while (mem_addr == 0) {
-    bytes = RoundedBytes(static_cast<uint64_t>(static_cast<float>(bytes) * kBackpedalFactor));
+    const uint64_t smaller = RoundedBytes(static_cast<uint64_t>(static_cast<float>(bytes) * kBackpedalFactor));
+    // The reference's back-pedal is strictly decreasing; rounding up to 256 stops it at 256 B (0.9 x 256
+    // rounds back to 256), where the source would retry forever: give up when it no longer shrinks.
+    if (smaller >= bytes) return false;
+    bytes = smaller;
     if (bytes < rounded_bytes) return false;
     mem_addr = SubAllocatorAlloc(bytes, &bytes_received);
   }

@@ -299,5 +299,22 @@ TEST(BfcAllocator, DestructorReturnsEveryRegion) {
   EXPECT_EQ(gpu.used_pages(), 0u);
 }
 
+// A full device and a 256-byte request: 0.9 x 256 rounds back up to 256, so a back-pedal that is not
+// strictly decreasing would ask the driver forever (found replaying a 1 MiB trace on a 1 MiB device).
+TEST(BfcAllocator, BackPedalStopsWhenItNoLongerShrinks) {
+  GpuSpec spec = Device(kMiB);
+  spec.page_bytes = 64 * 1024;
+  EmuGpu gpu(spec);
+  BfcOptions o;
+  o.allow_growth = true;
+  BfcAllocator a(gpu, 2 * kMiB, "GPU_0_bfc", o);
+  ASSERT_NE(a.AllocateRaw(0, 900 * 1024), 0u);  // back-pedals to a region the device can give
+  int filled = 0;
+  while (a.AllocateRaw(0, 256) != 0 && filled < 10000) ++filled;  // fill what is left, 256 B at a time
+  EXPECT_LT(filled, 10000);
+  EXPECT_EQ(a.AllocateRaw(0, 100), 0u);  // back-pedals down to 256 B, then fails (no hang)
+  ExpectSane(a);
+}
+
 }  // namespace
 }  // namespace strata::gpu

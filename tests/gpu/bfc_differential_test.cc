@@ -145,7 +145,9 @@ class SimpleBfc {
     uint64_t bytes = std::min(region_, avail);
     uint64_t va = d_.Malloc(bytes);
     while (va == 0) {
-      bytes = Round256(static_cast<uint64_t>(static_cast<float>(bytes) * 0.9f));
+      const uint64_t smaller = Round256(static_cast<uint64_t>(static_cast<float>(bytes) * 0.9f));
+      if (smaller >= bytes) return false;  // strictly decreasing (stuck at 256 B otherwise)
+      bytes = smaller;
       if (bytes < rounded) return false;
       va = d_.Malloc(bytes);
     }
