@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the allocator's and the runtime decoder's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+# Runs the allocator's, the runtime decoder's, the GPU policies' and the driver core's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
 # (build/asan) and their libFuzzer targets for a bounded time each (build/fuzz, clang). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS]
 # Environment: JOBS (default 2), BUILD_ROOT (default <repo>/build), CTEST_REGEX (default: the allocator).
 set -euo pipefail
@@ -7,12 +7,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build_root="${BUILD_ROOT:-$root/build}"
 jobs="${JOBS:-2}"
 fuzz_seconds="${1:-30}"
-regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder}"
+regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder|^gpu\.|^host\.core\.|^host\.gpu_emu\.}"
 
 echo "== ASan+UBSan unit tests ($build_root/asan)" >&2
 cmake -S "$root" -B "$build_root/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTRATA_BUILD_SIM=OFF -DSTRATA_BUILD_FIRMWARE_IMAGES=OFF -DSTRATA_SANITIZE=ON >&2
-cmake --build "$build_root/asan" -j "$jobs" --target alloc_test strata-replay runtime_decoder_test >&2
+cmake --build "$build_root/asan" -j "$jobs" --target alloc_test strata-replay runtime_decoder_test gpu_test driver_core_test gpu_emu_test >&2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$build_root/asan" -R "$regex" --output-on-failure -j "$jobs"
 

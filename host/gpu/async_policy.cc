@@ -33,6 +33,7 @@
 #include <set>
 
 #include "families.h"
+#include "tf_memory.h"
 
 namespace strata::gpu {
 namespace {
@@ -417,15 +418,6 @@ bool ParsePrealloc(const PolicyConfig& config, int64_t* out, std::string* error)
   return true;
 }
 
-// MinSystemMemory(available, cc_major) of tensorflow/core/common_runtime/gpu/gpu_device.cc (§1.5).
-uint64_t MinSystemMemory(uint64_t available, uint32_t cc_major) {
-  if (available < (1ull << 31)) return 225 * kMiB;
-  if (cc_major <= 6) return 500 * kMiB;
-  if (cc_major <= 7) return 1050 * kMiB;
-  if (cc_major <= 8) return 1536 * kMiB;
-  return 1800 * kMiB;
-}
-
 bool CheckOptions(const std::string& name, const PolicyConfig& config, std::string* error) {
   const auto valid = AsyncPolicyOptions(name);
   for (const auto& [key, value] : config.options) {
@@ -487,7 +479,7 @@ bool TfSettings(GpuDriver& driver, const PolicyConfig& config, AsyncSettings* ou
   if (fraction > 0) {
     limit = static_cast<uint64_t>(static_cast<double>(driver.total_bytes()) * fraction);
   } else {
-    uint64_t reserve = MinSystemMemory(free, driver.cc_major());
+    uint64_t reserve = TfMinSystemMemory(free, driver.cc_major());
     const Setting mb = Lookup(config, "min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB");
     if (mb.present) {
       int64_t v = 0;

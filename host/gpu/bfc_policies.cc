@@ -27,6 +27,7 @@
 
 #include "bfc_allocator.h"
 #include "families.h"
+#include "tf_memory.h"
 
 namespace strata::gpu {
 namespace {
@@ -129,15 +130,6 @@ uint64_t RoundUpGpuMemoryLimit(uint64_t bytes) {
 
 uint64_t FractionOf(uint64_t total, double fraction) {
   return static_cast<uint64_t>(static_cast<double>(total) * fraction);
-}
-
-// TF's MinSystemMemory (gpu_device.cc, newest version read; reference §1.5), optimised build.
-uint64_t MinSystemMemory(uint64_t available, uint32_t cc_major) {
-  if (available < 2 * kGiB) return 225 * kMiB;
-  if (cc_major <= 6) return 500 * kMiB;
-  if (cc_major <= 7) return 1050 * kMiB;
-  if (cc_major <= 8) return 1536 * kMiB;
-  return 1800 * kMiB;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -407,7 +399,7 @@ bool MakeTf(const std::string& name, GpuDriver& driver, const PolicyConfig& conf
   if (fraction == 0) {
     // free - MinSystemMemory(free, cc), only if the reserve is below free.
     limit = available;
-    const uint64_t reserve = MinSystemMemory(available, driver.cc_major());
+    const uint64_t reserve = TfMinSystemMemory(available, driver.cc_major());
     if (reserve < limit) limit -= reserve;
   } else {
     limit = FractionOf(total, fraction);  // of TOTAL
