@@ -1,24 +1,23 @@
 // strata-sim: runs a firmware ELF on the Strata platform and reports what happened.
-#include <systemc>
+#include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-
-#include <unistd.h>
-
+#include <systemc>
 #include <vector>
 
 #include "../firmware/apps/gemm/gemm_mailbox.h"
+#include "../firmware/include/strata/status.h"
 #include "elf_loader.h"
 #include "hbm/hbm_model.h"
 #include "npy.h"
 #include "platform.h"
 #include "strata/regmap.h"
-#include "../firmware/include/strata/status.h"
 
 namespace {
 
@@ -51,12 +50,22 @@ void PrintHelp() {
 }
 
 // Bytes with an optional K/M/G suffix (powers of 1024).
-bool ParseBytes(const char* text, uint64_t& out) {
-  if (text == nullptr || *text == '\0' || *text == '-') return false;
-  char* end = nullptr;
+// A decimal number, or hex with 0x. No sign, no spaces, and no leading zero ("010" would be octal to strtoull
+// and 10 to a person: refused). *end is left after the digits.
+bool ParseNumber(const char* text, unsigned long long& v, char** end) {
+  if (text == nullptr || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  const bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  if (!hex && text[0] == '0' && std::isdigit(static_cast<unsigned char>(text[1]))) return false;
+  if (hex && !std::isxdigit(static_cast<unsigned char>(text[2]))) return false;
   errno = 0;
-  unsigned long long v = std::strtoull(text, &end, 0);
-  if (errno != 0 || end == text) return false;
+  v = std::strtoull(text, end, hex ? 16 : 10);
+  return errno == 0 && *end != text;
+}
+
+bool ParseBytes(const char* text, uint64_t& out) {
+  unsigned long long v = 0;
+  char* end = nullptr;
+  if (!ParseNumber(text, v, &end)) return false;
   int shift = 0;
   if (*end == 'K' || *end == 'k') shift = 10;
   if (*end == 'M' || *end == 'm') shift = 20;
@@ -68,11 +77,9 @@ bool ParseBytes(const char* text, uint64_t& out) {
 }
 
 bool ParseU64(const char* text, uint64_t& out) {
-  if (text == nullptr || *text == '\0' || *text == '-') return false;
+  unsigned long long v = 0;
   char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 0);
-  if (errno != 0 || *end != '\0') return false;
+  if (!ParseNumber(text, v, &end) || *end != '\0') return false;
   out = v;
   return true;
 }
@@ -81,7 +88,6 @@ int Usage(const std::string& why) {
   std::fprintf(stderr, "strata-sim: %s\nTry 'strata-sim --help'.\n", why.c_str());
   return kExitUsage;
 }
-
 
 void PrintGemmHelp() {
   std::printf(
@@ -207,14 +213,15 @@ int RunGemm(int argc, char* argv[]) {
     if (!strata::sim::ReadNpy(c_path, c, error)) return input_error(error);
     if (c.descr != "<i4") return input_error(c_path + ": C must be int32 ('<i4'), not '" + c.descr + "'");
     if (c.rows != m || c.cols != n) {
-      return input_error("shape mismatch: C is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) +
-                         ", A.B is " + std::to_string(m) + "x" + std::to_string(n));
+      return input_error("shape mismatch: C is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + ", A.B is " +
+                         std::to_string(m) + "x" + std::to_string(n));
     }
   }
   strata::sim::ElfImage image;
   if (!strata::sim::LoadElf(fw_path, STRATA_SMEM_BASE, STRATA_SMEM_SIZE, image, error)) return input_error(error);
   const auto sym = image.symbols.find("strata_gemm_mailbox");
-  if (sym == image.symbols.end()) return input_error(fw_path + ": no strata_gemm_mailbox symbol (not the GEMM firmware)");
+  if (sym == image.symbols.end())
+    return input_error(fw_path + ": no strata_gemm_mailbox symbol (not the GEMM firmware)");
 
   // HBM layout: A, B, C_in, C_out, each 4 KiB aligned.
   auto align = [](uint64_t x) { return (x + 4095) & ~uint64_t{4095}; };
@@ -277,8 +284,8 @@ int RunGemm(int argc, char* argv[]) {
   const double n2 = double(box.array_n) * box.array_n;
   const double util = box.cycles ? macs / (n2 * double(box.cycles)) : 0.0;
   // Roofline: the array's MAC rate against moving every operand through HBM once at peak.
-  const double hbm_bytes = double(m) * k + double(k) * n + double(m) * n * (int8 ? 1 : 4) +
-                           (c_path.empty() ? 0.0 : double(m) * n * 4);
+  const double hbm_bytes =
+      double(m) * k + double(k) * n + double(m) * n * (int8 ? 1 : 4) + (c_path.empty() ? 0.0 : double(m) * n * 4);
   const double peak = config.hbm.PeakBytesPerCycle();
   const double compute_cycles = n2 > 0 ? macs / n2 : 0.0;
   const double memory_cycles = peak > 0 ? hbm_bytes / peak : 0.0;
@@ -329,7 +336,8 @@ int sc_main(int argc, char* argv[]) {
       if (i + 1 >= argc) return Usage("--trace needs a file name");
       config.trace.path = argv[++i];
       const std::string& p = config.trace.path;
-      const bool ok = (p.size() > 4 && (p.compare(p.size() - 4, 4, ".fst") == 0 || p.compare(p.size() - 4, 4, ".vcd") == 0));
+      const bool ok =
+          (p.size() > 4 && (p.compare(p.size() - 4, 4, ".fst") == 0 || p.compare(p.size() - 4, 4, ".vcd") == 0));
       if (!ok) return Usage("--trace file must end in .fst or .vcd: " + p);
     } else if (arg == "--trace-start") {
       if (!value(v)) return Usage("--trace-start needs a cycle number");
@@ -398,12 +406,12 @@ int sc_main(int argc, char* argv[]) {
   const double cpi = r.instret ? static_cast<double>(r.cycles) / r.instret : 0.0;
   const double speed = r.wall_seconds > 0 ? r.cycles / r.wall_seconds : 0.0;
   if (json) {
-    std::printf(
-        "{\"elf\":\"%s\",\"result\":\"%s\",\"tohost\":%u,\"fail_code\":%u,\"cycles\":%" PRIu64
-        ",\"instructions\":%" PRIu64 ",\"cpi\":%.4f,\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
-        elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, r.wall_seconds, speed,
-        config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
-        config.trace.path.empty() ? "" : "\"");
+    std::printf("{\"elf\":\"%s\",\"result\":\"%s\",\"tohost\":%u,\"fail_code\":%u,\"cycles\":%" PRIu64
+                ",\"instructions\":%" PRIu64
+                ",\"cpi\":%.4f,\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
+                elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, r.wall_seconds, speed,
+                config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
+                config.trace.path.empty() ? "" : "\"");
   } else if (!quiet) {
     std::fprintf(stderr, "\nstrata-sim: %s", verdict);
     if (r.outcome == RunOutcome::kFail) std::fprintf(stderr, " (firmware code %u)", r.fail_code);
@@ -416,10 +424,14 @@ int sc_main(int argc, char* argv[]) {
     if (!config.trace.path.empty()) std::fprintf(stderr, "  waveform      %s\n", config.trace.path.c_str());
   }
   switch (r.outcome) {
-    case RunOutcome::kPass: return kExitPass;
-    case RunOutcome::kFail: return kExitFail;
-    case RunOutcome::kTimeout: return kExitTimeout;
-    default: return kExitBadTohost;
+    case RunOutcome::kPass:
+      return kExitPass;
+    case RunOutcome::kFail:
+      return kExitFail;
+    case RunOutcome::kTimeout:
+      return kExitTimeout;
+    default:
+      return kExitBadTohost;
   }
 }
 
