@@ -30,9 +30,10 @@ extern "C" {
 #endif
 
 #define STRATA_API_VERSION_MAJOR 1
-#define STRATA_API_VERSION_MINOR 2 /* 1.1: strata_gemm works; quantized GEMM; device info grew.
-                                      1.2: backend registry (strata_list_backends), named open options,
-                                      a timed-out device fails until closed, handles carry the device */
+#define STRATA_API_VERSION_MINOR                                         \
+  2 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+       1.2: backend registry (strata_list_backends), named open options, \
+       a timed-out device fails until closed, handles carry the device */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -77,30 +78,29 @@ strata_status strata_list_backends(const char** names, size_t capacity, size_t* 
 
 typedef struct strata_option_info {
   uint32_t struct_size;
-  const char* name;          /* valid while the program runs */
+  const char* name; /* valid while the program runs */
   strata_value_type type;
   const char* default_value; /* as text; "" when there is none */
   const char* help;          /* one line */
 } strata_option_info;
 /* The options `backend` accepts (as strata_list_backends): up to `capacity` into `out`, the total into *count.
  * UNIMPLEMENTED for an unknown backend. */
-strata_status strata_get_backend_options(const char* backend, strata_option_info* out, size_t capacity,
-                                         size_t* count);
+strata_status strata_get_backend_options(const char* backend, strata_option_info* out, size_t capacity, size_t* count);
 
 /* The classic options. Each field that is set (non-zero, non-NULL) is the named option of the same name
  * (e.g. hbm_preset -> "hbm_preset"); named_options come after them and win. A field the chosen backend
  * does not accept is refused like an unknown named option. */
 typedef struct strata_open_options {
   uint32_t struct_size;
-  const char* hbm_preset;       /* sim: "HBM2" (default), "HBM2e", "HBM3" */
-  uint64_t hbm_capacity_bytes;  /* sim: 0 = 1 GiB; a multiple of the preset's row stripe (256 KiB) */
-  const char* pcie_preset;      /* sim: "gen4x16" (default), "gen5x16" */
-  const char* trace_path;       /* sim: waveform file (.fst or .vcd); NULL = none */
-  const char* firmware_path;    /* sim: runtime ELF; NULL = $STRATA_RUNTIME_FIRMWARE, else the build's */
-  uint64_t timeout_cycles;      /* sim: see "Timeouts" below; 0 = the default rule */
+  const char* hbm_preset;      /* sim: "HBM2" (default), "HBM2e", "HBM3" */
+  uint64_t hbm_capacity_bytes; /* sim: 0 = 1 GiB; a multiple of the preset's row stripe (256 KiB) */
+  const char* pcie_preset;     /* sim: "gen4x16" (default), "gen5x16" */
+  const char* trace_path;      /* sim: waveform file (.fst or .vcd); NULL = none */
+  const char* firmware_path;   /* sim: runtime ELF; NULL = $STRATA_RUNTIME_FIRMWARE, else the build's */
+  uint64_t timeout_cycles;     /* sim: see "Timeouts" below; 0 = the default rule */
   /* Since 1.1 (a 1.0 caller's smaller struct leaves them 0). */
-  uint64_t trace_start_cycle;   /* sim: record the waveform from this device cycle on */
-  uint64_t trace_end_cycle;     /* sim: ... up to this one (exclusive); 0 = to the end */
+  uint64_t trace_start_cycle; /* sim: record the waveform from this device cycle on */
+  uint64_t trace_end_cycle;   /* sim: ... up to this one (exclusive); 0 = to the end */
   /* Since 1.2. */
   const strata_named_value* named_options;
   uint32_t num_named_options;
@@ -137,10 +137,10 @@ typedef struct strata_device_info {
   uint32_t granule_bytes;
   uint32_t last_command_cycles; /* device cycles the firmware spent on the last command it answered */
   /* Since 1.1 (a 1.0 caller's smaller struct gets the fields above only). */
-  uint32_t mxu_array_n;              /* the matrix unit is an N x N systolic array */
-  uint64_t hbm_bytes_read;           /* HBM traffic since open (DMA, compaction, host-link copies) */
+  uint32_t mxu_array_n;    /* the matrix unit is an N x N systolic array */
+  uint64_t hbm_bytes_read; /* HBM traffic since open (DMA, compaction, host-link copies) */
   uint64_t hbm_bytes_written;
-  double hbm_peak_bytes_per_cycle;   /* the HBM preset's peak, per device cycle */
+  double hbm_peak_bytes_per_cycle; /* the HBM preset's peak, per device cycle */
 } strata_device_info;
 /* Never talks to the device (does not block). */
 strata_status strata_get_device_info(strata_device* device, strata_device_info* out);
@@ -152,8 +152,7 @@ typedef struct strata_context_options {
   uint64_t quota_bytes;
   double quota_fraction; /* (0, 1] */
 } strata_context_options;
-strata_status strata_context_create(strata_device* device, const strata_context_options* options,
-                                    strata_context* out);
+strata_status strata_context_create(strata_device* device, const strata_context_options* options, strata_context* out);
 /* Frees every buffer of the context. NOT_FOUND for an unknown or destroyed context. */
 strata_status strata_context_destroy(strata_device* device, strata_context context);
 
@@ -188,7 +187,7 @@ typedef struct strata_gemm_args {
   uint32_t struct_size;
   strata_buffer a, b, c;
   uint32_t m, n, k;
-  uint32_t flags;       /* STRATA_GEMM_FLAG_ACCUMULATE | _RELU | _INT8 | _ROUND */
+  uint32_t flags; /* STRATA_GEMM_FLAG_ACCUMULATE | _RELU | _INT8 | _ROUND */
   /* Since 1.1 (zero for a 1.0 caller's smaller struct). */
   int32_t quant_mult;   /* INT8 only */
   uint32_t quant_shift; /* INT8 only: 0 .. 63 */
@@ -233,19 +232,19 @@ typedef struct strata_memory_stats {
   uint32_t contexts;
   /* Since 1.2: the GPU policies' figures under their frameworks' names (0 where a backend has no such thing;
    * a 1.1 caller's smaller struct gets the fields above only). On sim, pool_bytes is the heap. */
-  uint64_t pool_bytes;           /* taken from the device by the allocator: tsl pool_bytes, PyTorch reserved */
+  uint64_t pool_bytes; /* taken from the device by the allocator: tsl pool_bytes, PyTorch reserved */
   uint64_t peak_pool_bytes;
   uint64_t requested_bytes;      /* live requests as asked (bytes_in_use counts what the allocator charged) */
   uint64_t inactive_split_bytes; /* PyTorch: free parts of split blocks */
   uint64_t largest_alloc_size;
-  uint64_t num_alloc_retries;    /* PyTorch num_alloc_retries, BFC retries, cudaMallocAsync retries */
-  uint64_t device_allocs;        /* cudaMalloc / cuMemCreate calls */
+  uint64_t num_alloc_retries; /* PyTorch num_alloc_retries, BFC retries, cudaMallocAsync retries */
+  uint64_t device_allocs;     /* cudaMalloc / cuMemCreate calls */
   uint64_t device_frees;
-  uint64_t device_syncs;         /* full-device synchronisations */
+  uint64_t device_syncs; /* full-device synchronisations */
   uint64_t stream_syncs;
-  uint64_t maps, unmaps;         /* cuMemMap / cuMemUnmap (VMM policies) */
-  uint64_t host_bytes_copied;    /* host-bounce defragmentation (JAX's Defragment) */
-  uint64_t oom_capacity;         /* failed allocations by kind (strata_oom_kind) */
+  uint64_t maps, unmaps;      /* cuMemMap / cuMemUnmap (VMM policies) */
+  uint64_t host_bytes_copied; /* host-bounce defragmentation (JAX's Defragment) */
+  uint64_t oom_capacity;      /* failed allocations by kind (strata_oom_kind) */
   uint64_t oom_cap;
   uint64_t oom_fragmentation;
 } strata_memory_stats;
@@ -270,7 +269,7 @@ typedef struct strata_oom_info {
   uint64_t live_bytes;     /* device-wide bytes in use at that moment */
   uint64_t reserved_bytes; /* held by the allocator (pool) at that moment */
   uint64_t largest_free_block_bytes;
-  uint64_t limit_bytes;    /* the limit that applied (0 = none) */
+  uint64_t limit_bytes; /* the limit that applied (0 = none) */
   uint64_t device_free_bytes;
   uint64_t context_bytes_in_use;
   uint64_t context_quota_bytes; /* 0 = none */
