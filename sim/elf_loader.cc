@@ -8,6 +8,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "regular_file.h"
+
 namespace strata::sim {
 namespace {
 
@@ -31,6 +33,8 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
     error = path + ": " + why;
     return false;
   };
+  // An ELF that fits SMEM is small; 64 MiB leaves room for debug sections.
+  if (const std::string why = CheckRegularFile(path, 64ull << 20); !why.empty()) return fail(why);
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail("cannot open file (" + std::string(std::strerror(errno)) + ")");
   std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -39,7 +43,8 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
   if (file.size() < EI_NIDENT || std::memcmp(file.data(), ELFMAG, SELFMAG) != 0) {
     return fail("not an ELF file (bad magic)");
   }
-  if (file[EI_CLASS] == ELFCLASS64) return fail("64-bit ELF; the control core is RV32 (build with -march=rv32im -mabi=ilp32)");
+  if (file[EI_CLASS] == ELFCLASS64)
+    return fail("64-bit ELF; the control core is RV32 (build with -march=rv32im -mabi=ilp32)");
   if (file[EI_CLASS] != ELFCLASS32) return fail("unknown ELF class " + std::to_string(file[EI_CLASS]));
   if (file[EI_DATA] != ELFDATA2LSB) return fail("big-endian ELF; RISC-V is little-endian");
 
@@ -89,7 +94,8 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
         !ReadStruct(file, uint64_t{eh.e_shoff} + uint64_t{sh.sh_link} * sizeof(Elf32_Shdr), strtab)) {
       continue;
     }
-    if (uint64_t{sh.sh_offset} + sh.sh_size > file.size() || uint64_t{strtab.sh_offset} + strtab.sh_size > file.size()) {
+    if (uint64_t{sh.sh_offset} + sh.sh_size > file.size() ||
+        uint64_t{strtab.sh_offset} + strtab.sh_size > file.size()) {
       return fail("symbol table lies outside the file");
     }
     for (uint32_t off = 0; off + sizeof(Elf32_Sym) <= sh.sh_size; off += sizeof(Elf32_Sym)) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "regular_file.h"
+
 namespace strata::sim {
 
 struct NpyArray {
@@ -98,6 +100,9 @@ inline bool ParseHeader(const std::string& h, std::string& descr, bool& fortran,
 
 // Reads `path`; on failure returns false with `error` naming the file and the problem.
 inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) {
+  if (const std::string why = sim::CheckRegularFile(path, 4ull << 30); !why.empty()) {
+    return error = path + ": " + why, false;
+  }
   std::ifstream f(path, std::ios::binary);
   if (!f) return error = path + ": cannot open file", false;
   std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -147,8 +152,8 @@ inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) 
 
 // Writes a 2-D int8 or int32 array as format 1.0.
 inline bool WriteNpy(const std::string& path, const NpyArray& a, std::string& error) {
-  std::string dict = "{'descr': '" + a.descr + "', 'fortran_order': False, 'shape': (" + std::to_string(a.rows) +
-                     ", " + std::to_string(a.cols) + "), }";
+  std::string dict = "{'descr': '" + a.descr + "', 'fortran_order': False, 'shape': (" + std::to_string(a.rows) + ", " +
+                     std::to_string(a.cols) + "), }";
   size_t total = 10 + dict.size() + 1;
   const size_t pad = (64 - total % 64) % 64;
   dict.append(pad, ' ');

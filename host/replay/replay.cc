@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "regular_file.h"
+
 namespace strata::replay {
 namespace {
 
@@ -127,6 +129,10 @@ bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::st
 }
 
 bool LoadTrace(const std::string& path, Trace* trace, std::string* error) {
+  if (const std::string why = sim::CheckRegularFile(path, 1ull << 30); !why.empty()) {
+    *error = path + ": " + why;
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     *error = path + ": cannot open";
