@@ -36,6 +36,7 @@ constexpr uint64_t kDefaultTimeoutCycles = 2'000'000'000;
 const char* OpName(uint32_t opcode) {
   static const char* const kNames[] = {"noop",  "create_context", "destroy_context", "alloc", "free",
                                        "write", "read",           "compact",         "stats", "gemm"};
+  static_assert(sizeof kNames / sizeof kNames[0] == STRATA_OP_COUNT, "one name per opcode of strata/protocol.h");
   return opcode < STRATA_OP_COUNT ? kNames[opcode] : "unknown";
 }
 
