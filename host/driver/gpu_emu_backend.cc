@@ -140,16 +140,7 @@ class GpuEmuBackend : public Backend {
     gpu::Oom oom;
     const uint64_t ptr = t->policy->Allocate(bytes, alignment, &oom);
     if (ptr == 0) {
-      last_oom_ = strata_oom_info{};
-      last_oom_.kind = ToC(oom.kind);
-      last_oom_.request_bytes = bytes;
-      last_oom_.live_bytes = LiveBytes();
-      last_oom_.reserved_bytes = oom.reserved_bytes;
-      last_oom_.largest_free_block_bytes = oom.largest_free_block_bytes;
-      last_oom_.limit_bytes = oom.limit_bytes;
-      last_oom_.device_free_bytes = gpu_.free_bytes();
-      last_oom_.context_bytes_in_use = t->bytes;
-      last_oom_.context_quota_bytes = t->quota;
+      RecordOom(*t, bytes, oom.kind, oom.limit_bytes);
       return {STRATA_RESOURCE_EXHAUSTED,
               std::string("out of memory (") + gpu::OomKindName(oom.kind) + "): requested " + Bytes(bytes) +
                   ", in use " + Bytes(oom.live_bytes) + ", reserved " + Bytes(oom.reserved_bytes) +
@@ -408,11 +399,9 @@ class GpuEmuBackend : public Backend {
     last_oom_.device_free_bytes = gpu_.free_bytes();
     last_oom_.context_bytes_in_use = t.bytes;
     last_oom_.context_quota_bytes = t.quota;
-    if (t.policy) {
-      const gpu::PolicyStats s = t.policy->Stats();
-      last_oom_.reserved_bytes = s.pool_bytes;
-      last_oom_.largest_free_block_bytes = s.largest_free_block_bytes;
-    }
+    const gpu::PolicyStats s = t.policy->Stats();  // the state at the failure
+    last_oom_.reserved_bytes = s.pool_bytes;
+    last_oom_.largest_free_block_bytes = s.largest_free_block_bytes;
   }
 
   // what: "" for the transfer calls, "buffer A/B/C" for GEMM operands (named in the message).
@@ -429,6 +418,16 @@ class GpuEmuBackend : public Backend {
       return {STRATA_NOT_FOUND, prefix + "the handle is stale (its buffer was freed)"};
     if (s.context != context) return {STRATA_PERMISSION_DENIED, prefix + "the buffer belongs to another context"};
     *index = static_cast<uint32_t>(low - 1);
+    return {};
+  }
+
+  // Resolve for a transfer: [offset, offset + bytes) must lie inside the buffer's requested size.
+  Error ResolveRange(strata_context context, strata_buffer h, uint64_t offset, uint64_t bytes, uint32_t* index) {
+    Error e = Resolve(context, h, "", index);
+    if (!e.ok()) return e;
+    const Slot& s = slots_[*index];
+    if (offset > s.bytes || bytes > s.bytes - offset)
+      return {STRATA_OUT_OF_RANGE, "the range reaches outside the buffer"};
     return {};
   }
 

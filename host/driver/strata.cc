@@ -131,6 +131,13 @@ Error UntagContext(const strata_device* d, strata_context c, strata_context* out
   return {};
 }
 
+// Both of a call's ids, context first (its error wins, as the backend would report it).
+Error Untag(const strata_device* d, strata_context context, strata_buffer buffer, strata_context* c, strata_buffer* b) {
+  Error e = UntagContext(d, context, c);
+  if (e.ok()) e = UntagBuffer(d, buffer, b);
+  return e;
+}
+
 // A struct passed in must be at least as large as API 1.0's; an older caller's smaller struct is
 // accepted as long as it holds every field this version needs.
 template <typename T>
@@ -461,8 +468,7 @@ strata_status strata_free(strata_device* device, strata_context context, strata_
   return Guarded(kCall, [&] {
     strata_context c;
     strata_buffer b;
-    Error e = UntagContext(device, context, &c);
-    if (e.ok()) e = UntagBuffer(device, buffer, &b);
+    Error e = Untag(device, context, buffer, &c, &b);
     if (e.ok()) e = device->backend->Free(c, b);
     return Answer(kCall, device, e);
   });
@@ -477,8 +483,7 @@ strata_status strata_write(strata_device* device, strata_context context, strata
   return Guarded(kCall, [&] {
     strata_context c;
     strata_buffer b;
-    Error e = UntagContext(device, context, &c);
-    if (e.ok()) e = UntagBuffer(device, buffer, &b);
+    Error e = Untag(device, context, buffer, &c, &b);
     if (e.ok() && bytes != 0) e = device->backend->Write(c, b, offset, src, bytes);
     return Answer(kCall, device, e);
   });
@@ -493,8 +498,7 @@ strata_status strata_read(strata_device* device, strata_context context, strata_
   return Guarded(kCall, [&] {
     strata_context c;
     strata_buffer b;
-    Error e = UntagContext(device, context, &c);
-    if (e.ok()) e = UntagBuffer(device, buffer, &b);
+    Error e = Untag(device, context, buffer, &c, &b);
     if (e.ok() && bytes != 0) e = device->backend->Read(c, b, offset, dst, bytes);
     return Answer(kCall, device, e);
   });

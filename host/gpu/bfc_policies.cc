@@ -227,17 +227,7 @@ class BfcPolicy final : public Policy {
     o.device_free_bytes = driver_.free_bytes();
     // What this process could get from the device: what is free there plus what the pool holds.
     o.kind = ClassifyOom(o.rounded_bytes, o.live_bytes, o.limit_bytes, o.device_free_bytes + s.pool_bytes);
-    switch (o.kind) {
-      case OomKind::kCapacity:
-        ++oom_capacity_;
-        break;
-      case OomKind::kCap:
-        ++oom_cap_;
-        break;
-      default:
-        ++oom_fragmentation_;
-        break;
-    }
+    ooms_.Count(o.kind);
     // The BFC's own log line (bfc_allocator.cc:596-610) with its summary numbers, ending with the hint.
     o.message = "Allocator (" + alloc_.name() + ") ran out of memory trying to allocate " +
                 HumanReadableNumBytes(bytes) + " (rounded to " + std::to_string(o.rounded_bytes) +
@@ -269,9 +259,7 @@ class BfcPolicy final : public Policy {
     s.num_allocs = b.num_allocs;
     s.num_frees = frees_;
     s.num_failed_allocs = failed_;
-    s.oom_capacity = oom_capacity_;
-    s.oom_cap = oom_cap_;
-    s.oom_fragmentation = oom_fragmentation_;
+    ooms_.CopyTo(&s);
     s.num_alloc_retries = alloc_.retries();
     s.segments = alloc_.Regions().size();
     s.fragmentation = alloc_.GetFragmentation();
@@ -281,14 +269,16 @@ class BfcPolicy final : public Policy {
   // tsl ClearStats (bfc_allocator.cc:1608-1614); our own counters restart too.
   void ResetPeak() override {
     alloc_.ClearStats();
-    frees_ = failed_ = oom_capacity_ = oom_cap_ = oom_fragmentation_ = 0;
+    frees_ = failed_ = 0;
+    ooms_ = {};
   }
 
  private:
   std::string name_;
   GpuDriver& driver_;
   BfcAllocator alloc_;
-  uint64_t frees_ = 0, failed_ = 0, oom_capacity_ = 0, oom_cap_ = 0, oom_fragmentation_ = 0;
+  uint64_t frees_ = 0, failed_ = 0;
+  OomCounts ooms_;
 };
 
 // ---------------------------------------------------------------------------------------------------

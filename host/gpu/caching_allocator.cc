@@ -144,9 +144,7 @@ PolicyStats CachingAllocator::Stats() const {
   s.num_allocs = num_allocs_;
   s.num_frees = num_frees_;
   s.num_failed_allocs = num_failed_;
-  s.oom_capacity = oom_capacity_;
-  s.oom_cap = oom_cap_;
-  s.oom_fragmentation = oom_fragmentation_;
+  ooms_.CopyTo(&s);
   s.num_alloc_retries = counters_.num_alloc_retries;
   // segment.all.current for cudaMalloc segments; an expandable segment counts while it has mapped pages
   // (PyTorch's segment stat does not follow map/unmap; this is the number a segment plot would show).
@@ -711,17 +709,7 @@ void CachingAllocator::FillOom(uint64_t requested, const AllocParams& p, Oom* oo
   // What this process could hold at most: what the device has free plus what this policy holds (every
   // releasable cached block has been released by now).
   const OomKind kind = ClassifyOom(p.size, allocated_bytes_, limit, device_free + total_allocated_memory_);
-  switch (kind) {
-    case OomKind::kCapacity:
-      ++oom_capacity_;
-      break;
-    case OomKind::kCap:
-      ++oom_cap_;
-      break;
-    default:
-      ++oom_fragmentation_;
-      break;
-  }
+  ooms_.Count(kind);
   if (oom == nullptr) return;
   oom->kind = kind;
   oom->request_bytes = requested;

@@ -189,7 +189,7 @@ class CachingAllocator final : public Policy {
   uint64_t allocated_bytes_ = 0, peak_allocated_bytes_ = 0, peak_reserved_bytes_ = 0;
   uint64_t requested_bytes_ = 0, inactive_split_bytes_ = 0, largest_alloc_ = 0;
   uint64_t num_allocs_ = 0, num_frees_ = 0, num_failed_ = 0, segment_count_ = 0;
-  uint64_t oom_capacity_ = 0, oom_cap_ = 0, oom_fragmentation_ = 0;
+  OomCounts ooms_;
   TorchCounters counters_;
 };
 

@@ -43,17 +43,7 @@ class PlatformPolicy final : public Policy {
       o.limit_bytes = 0;
       o.device_free_bytes = driver_.free_bytes();
       o.kind = ClassifyOom(padded, in_use_, 0, o.device_free_bytes + in_use_);
-      switch (o.kind) {
-        case OomKind::kCapacity:
-          ++oom_capacity_;
-          break;
-        case OomKind::kCap:
-          ++oom_cap_;
-          break;
-        default:
-          ++oom_fragmentation_;
-          break;
-      }
+      ooms_.Count(o.kind);
       // StreamExecutorMemoryAllocator's RESOURCE_EXHAUSTED text (stream_executor_memory_allocator.cc).
       o.message = "RESOURCE_EXHAUSTED: Failed to allocate request for " + HumanReadableNumBytes(bytes) + " (" +
                   std::to_string(bytes) + "B) on device ordinal 0";
@@ -91,9 +81,7 @@ class PlatformPolicy final : public Policy {
     s.num_allocs = allocs_;
     s.num_frees = frees_;
     s.num_failed_allocs = failed_;
-    s.oom_capacity = oom_capacity_;
-    s.oom_cap = oom_cap_;
-    s.oom_fragmentation = oom_fragmentation_;
+    ooms_.CopyTo(&s);
     s.segments = live_.size();
     return s;
   }
@@ -101,7 +89,8 @@ class PlatformPolicy final : public Policy {
   void ResetPeak() override {
     peak_ = in_use_;
     largest_alloc_ = 0;
-    allocs_ = frees_ = failed_ = oom_capacity_ = oom_cap_ = oom_fragmentation_ = 0;
+    allocs_ = frees_ = failed_ = 0;
+    ooms_ = {};
   }
 
  private:
@@ -112,7 +101,8 @@ class PlatformPolicy final : public Policy {
   GpuDriver& driver_;
   std::map<uint64_t, Buffer> live_;  // returned ptr -> buffer
   uint64_t in_use_ = 0, requested_ = 0, peak_ = 0, largest_alloc_ = 0;
-  uint64_t allocs_ = 0, frees_ = 0, failed_ = 0, oom_capacity_ = 0, oom_cap_ = 0, oom_fragmentation_ = 0;
+  uint64_t allocs_ = 0, frees_ = 0, failed_ = 0;
+  OomCounts ooms_;
 };
 
 }  // namespace

@@ -61,6 +61,21 @@ struct PolicyStats {
   double fragmentation = 0;        // (pool - in_use - largest_free) / (pool - in_use), 0 when nothing is free
 };
 
+// Failed allocations by kind: what every policy counts for PolicyStats::oom_*.
+struct OomCounts {
+  uint64_t capacity = 0, cap = 0, fragmentation = 0;
+  void Count(OomKind kind) {
+    if (kind == OomKind::kCapacity) ++capacity;
+    if (kind == OomKind::kCap) ++cap;
+    if (kind == OomKind::kFragmentation) ++fragmentation;
+  }
+  void CopyTo(PolicyStats* s) const {
+    s->oom_capacity = capacity;
+    s->oom_cap = cap;
+    s->oom_fragmentation = fragmentation;
+  }
+};
+
 // Where a policy reads its framework's environment variables (tests inject their own).
 using EnvLookup = std::function<const char*(const char*)>;
 EnvLookup ProcessEnvironment();  // std::getenv

@@ -54,8 +54,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     v.int64_value = static_cast<int64_t>(options.total_bytes);
     named.push_back(v);
   }
-  std::vector<int64_t> ints;  // context_bytes / page_bytes / total_bytes given as text -> int64
-  ints.reserve(options.options.size());
+  // context_bytes / page_bytes / total_bytes are int64 options; given as text on the command line.
   for (const auto& [name, value] : options.options) {
     if (name == "context_bytes" || name == "page_bytes" || name == "total_bytes") {
       char* end = nullptr;
