@@ -3,6 +3,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -19,8 +20,17 @@ std::string Hex(uint64_t v) {
   return s.str();
 }
 
+// The file's bytes, read-only (C++17 has no std::span).
+struct Bytes {
+  const uint8_t* ptr;
+  size_t n;
+  const uint8_t* data() const { return ptr; }
+  size_t size() const { return n; }
+  uint8_t operator[](size_t i) const { return ptr[i]; }
+};
+
 template <typename T>
-bool ReadStruct(const std::vector<uint8_t>& file, uint64_t offset, T& out) {
+bool ReadStruct(const Bytes& file, uint64_t offset, T& out) {
   if (offset > file.size() || file.size() - offset < sizeof(T)) return false;
   std::memcpy(&out, file.data() + offset, sizeof(T));
   return true;
@@ -37,9 +47,18 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
   if (const std::string why = CheckRegularFile(path, 64ull << 20); !why.empty()) return fail(why);
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail("cannot open file (" + std::string(std::strerror(errno)) + ")");
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return fail("read error");
+  return ParseElf(bytes.data(), bytes.size(), path, mem_base, mem_size, image, error);
+}
 
+bool ParseElf(const uint8_t* data, size_t size, const std::string& name, uint32_t mem_base, uint32_t mem_size,
+              ElfImage& image, std::string& error) {
+  auto fail = [&](const std::string& why) {
+    error = name + ": " + why;
+    return false;
+  };
+  const Bytes file{data, size};
   if (file.size() < EI_NIDENT || std::memcmp(file.data(), ELFMAG, SELFMAG) != 0) {
     return fail("not an ELF file (bad magic)");
   }
@@ -57,6 +76,14 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
   ElfImage result;
   result.entry = eh.e_entry;
   const uint64_t mem_end = uint64_t{mem_base} + mem_size;
+  // Every segment is checked before any is copied: overlapping segments are refused (no linker writes them),
+  // so what is copied adds up to at most mem_size however many program headers the file has.
+  struct Span {
+    uint64_t start, end;
+    unsigned index;
+    bool operator<(const Span& o) const { return start < o.start; }
+  };
+  std::vector<Span> spans;
   for (unsigned i = 0; i < eh.e_phnum; ++i) {
     Elf32_Phdr ph;
     if (!ReadStruct(file, uint64_t{eh.e_phoff} + uint64_t{i} * sizeof(Elf32_Phdr), ph)) {
@@ -73,6 +100,20 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
       return fail("segment " + std::to_string(i) + " [" + Hex(start) + ", " + Hex(end) + ") lies outside SMEM [" +
                   Hex(mem_base) + ", " + Hex(mem_end) + ")");
     }
+    spans.push_back({start, end, i});
+  }
+  std::vector<Span> by_address = spans;
+  std::sort(by_address.begin(), by_address.end());
+  for (size_t k = 1; k < by_address.size(); ++k) {
+    const Span &a = by_address[k - 1], &b = by_address[k];
+    if (b.start < a.end) {
+      return fail("segments " + std::to_string(std::min(a.index, b.index)) + " and " +
+                  std::to_string(std::max(a.index, b.index)) + " overlap at " + Hex(b.start));
+    }
+  }
+  for (const Span& span : spans) {
+    Elf32_Phdr ph;
+    ReadStruct(file, uint64_t{eh.e_phoff} + uint64_t{span.index} * sizeof(Elf32_Phdr), ph);  // read above
     ElfSegment seg;
     seg.address = ph.p_paddr;
     seg.bytes.assign(ph.p_memsz, 0);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "regular_file.h"
@@ -98,16 +99,10 @@ inline bool ParseHeader(const std::string& h, std::string& descr, bool& fortran,
 
 }  // namespace npy_detail
 
-// Reads `path`; on failure returns false with `error` naming the file and the problem.
-inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) {
-  if (const std::string why = sim::CheckRegularFile(path, 4ull << 30); !why.empty()) {
-    return error = path + ": " + why, false;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return error = path + ": cannot open file", false;
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+// Parses a whole .npy file held in memory; on failure returns false with `error` starting with `name`.
+inline bool ParseNpy(std::string_view bytes, const std::string& name, NpyArray& out, std::string& error) {
   auto fail = [&](const std::string& why) {
-    error = path + ": not a valid .npy file: " + why;
+    error = name + ": not a valid .npy file: " + why;
     return false;
   };
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return fail("missing \\x93NUMPY magic");
@@ -125,7 +120,7 @@ inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) 
     return fail("unsupported format version " + std::to_string(major) + " (1.0 and 2.0 are read)");
   }
   if (bytes.size() < pos + header_len) return fail("truncated header");
-  const std::string header = bytes.substr(pos, header_len);
+  const std::string header(bytes.substr(pos, header_len));
   std::string descr, why;
   bool fortran = false;
   std::vector<uint64_t> shape;
@@ -140,7 +135,8 @@ inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) 
   out.rows = shape[0];
   out.cols = shape[1];
   const uint64_t n = out.rows * out.cols;
-  if (out.rows != 0 && n / out.rows != out.cols) return fail("shape too large");
+  // Neither the element count nor the byte count may wrap (2^62 int32 elements would need 0 bytes).
+  if ((out.rows != 0 && n / out.rows != out.cols) || n > UINT64_MAX / out.elem_size()) return fail("shape too large");
   const uint64_t want = n * out.elem_size();
   const uint64_t have = bytes.size() - pos - header_len;
   if (have != want) {
@@ -150,8 +146,19 @@ inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) 
   return true;
 }
 
-// Writes a 2-D int8 or int32 array as format 1.0.
-inline bool WriteNpy(const std::string& path, const NpyArray& a, std::string& error) {
+// Reads `path`; on failure returns false with `error` naming the file and the problem.
+inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) {
+  if (const std::string why = sim::CheckRegularFile(path, 4ull << 30); !why.empty()) {
+    return error = path + ": " + why, false;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return error = path + ": cannot open file", false;
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return ParseNpy(bytes, path, out, error);
+}
+
+// The header (format 1.0, padded to 64 bytes) that precedes a 2-D int8 or int32 array's data.
+inline std::string NpyHeader(const NpyArray& a) {
   std::string dict = "{'descr': '" + a.descr + "', 'fortran_order': False, 'shape': (" + std::to_string(a.rows) + ", " +
                      std::to_string(a.cols) + "), }";
   size_t total = 10 + dict.size() + 1;
@@ -163,9 +170,14 @@ inline bool WriteNpy(const std::string& path, const NpyArray& a, std::string& er
   head.push_back('\x00');
   head.push_back(static_cast<char>(dict.size() & 0xff));
   head.push_back(static_cast<char>(dict.size() >> 8));
+  return head + dict;
+}
+
+// Writes a 2-D int8 or int32 array as format 1.0.
+inline bool WriteNpy(const std::string& path, const NpyArray& a, std::string& error) {
   std::ofstream f(path, std::ios::binary);
   if (!f) return error = path + ": cannot create file", false;
-  f << head << dict;
+  f << NpyHeader(a);
   f.write(reinterpret_cast<const char*>(a.data.data()), static_cast<std::streamsize>(a.data.size()));
   if (!f) return error = path + ": write failed", false;
   return true;
