@@ -52,6 +52,7 @@ std::string GpuPresetNames() {
 
 EmuGpu::EmuGpu(const GpuSpec& spec) : spec_(spec), next_va_(kVaBase) {
   if (spec_.page_bytes == 0) spec_.page_bytes = 2ull << 20;
+  books_.page = spec_.page_bytes;
   const uint64_t usable = spec_.total_bytes > spec_.context_bytes ? spec_.total_bytes - spec_.context_bytes : 0;
   capacity_pages_ = usable / spec_.page_bytes;
 }
@@ -68,17 +69,17 @@ uint64_t EmuGpu::Malloc(uint64_t bytes) {
   used_pages_ += pages;
   const uint64_t va = next_va_;
   next_va_ += pages * spec_.page_bytes;
-  mallocs_[va] = pages * spec_.page_bytes;
+  books_.mallocs[va] = pages * spec_.page_bytes;
   ++counters_.device_allocs;
   return va;
 }
 
 bool EmuGpu::Free(uint64_t va) {
-  const auto it = mallocs_.find(va);
-  if (it == mallocs_.end()) return false;
+  const auto it = books_.mallocs.find(va);
+  if (it == books_.mallocs.end()) return false;
   used_pages_ -= it->second / spec_.page_bytes;
   data_.erase(data_.lower_bound(va), data_.lower_bound(va + it->second));
-  mallocs_.erase(it);
+  books_.mallocs.erase(it);
   ++counters_.device_frees;
   ++counters_.device_syncs;  // cudaFree synchronises the device
   return true;
@@ -88,26 +89,19 @@ uint64_t EmuGpu::ReserveVa(uint64_t bytes) {
   const uint64_t size = RoundUp(std::max<uint64_t>(bytes, 1), spec_.page_bytes);
   const uint64_t va = next_va_;
   next_va_ += size;
-  reservations_[va] = size;
+  books_.reservations[va] = size;
   return va;
 }
 
 bool EmuGpu::Map(uint64_t va, uint64_t bytes) {
   const uint64_t page = spec_.page_bytes;
-  if (bytes == 0 || va % page != 0 || bytes % page != 0) return false;
-  auto r = reservations_.upper_bound(va);
-  if (r == reservations_.begin()) return false;
-  --r;
-  if (va + bytes > r->first + r->second) return false;
-  for (uint64_t p = va; p < va + bytes; p += page) {
-    if (mapped_pages_.count(p) != 0) return false;
-  }
+  if (!books_.CanMap(va, bytes)) return false;
   const uint64_t pages = bytes / page;
   if (pages > capacity_pages_ - used_pages_) {
     ++counters_.failed_device_allocs;
     return false;
   }
-  for (uint64_t p = va; p < va + bytes; p += page) mapped_pages_[p] = true;
+  for (uint64_t p = va; p < va + bytes; p += page) books_.pages[p] = true;
   used_pages_ += pages;
   ++counters_.maps;
   ++counters_.device_allocs;  // one cuMemCreate per mapping
@@ -117,12 +111,9 @@ bool EmuGpu::Map(uint64_t va, uint64_t bytes) {
 
 bool EmuGpu::Unmap(uint64_t va, uint64_t bytes) {
   const uint64_t page = spec_.page_bytes;
-  if (bytes == 0 || va % page != 0 || bytes % page != 0) return false;
+  if (!books_.AllMapped(va, bytes)) return false;
   for (uint64_t p = va; p < va + bytes; p += page) {
-    if (mapped_pages_.count(p) == 0) return false;
-  }
-  for (uint64_t p = va; p < va + bytes; p += page) {
-    mapped_pages_.erase(p);
+    books_.pages.erase(p);
     data_.erase(p);
   }
   used_pages_ -= bytes / page;
@@ -131,23 +122,8 @@ bool EmuGpu::Unmap(uint64_t va, uint64_t bytes) {
   return true;
 }
 
-bool EmuGpu::Mapped(uint64_t va, uint64_t bytes) const {
-  if (bytes == 0) return true;
-  if (va + bytes < va) return false;
-  auto m = mallocs_.upper_bound(va);
-  if (m != mallocs_.begin()) {
-    --m;
-    if (va >= m->first && va + bytes <= m->first + m->second) return true;
-  }
-  const uint64_t page = spec_.page_bytes;
-  for (uint64_t p = va / page * page; p < va + bytes; p += page) {
-    if (mapped_pages_.count(p) == 0) return false;
-  }
-  return true;
-}
-
 bool EmuGpu::Write(uint64_t va, const void* src, uint64_t bytes) {
-  if (!Mapped(va, bytes)) return false;
+  if (!books_.Backed(va, bytes)) return false;
   const uint64_t page = spec_.page_bytes;
   const auto* in = static_cast<const uint8_t*>(src);
   while (bytes > 0) {
@@ -165,7 +141,7 @@ bool EmuGpu::Write(uint64_t va, const void* src, uint64_t bytes) {
 }
 
 bool EmuGpu::Read(uint64_t va, void* dst, uint64_t bytes) const {
-  if (!Mapped(va, bytes)) return false;
+  if (!books_.Backed(va, bytes)) return false;
   const uint64_t page = spec_.page_bytes;
   auto* out = static_cast<uint8_t*>(dst);
   while (bytes > 0) {

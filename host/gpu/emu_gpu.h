@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "va_books.h"
+
 namespace strata::gpu {
 
 // What a GPU looks like to the frameworks: cudaMemGetInfo's total and free, the compute capability
@@ -70,6 +72,11 @@ class GpuDriver {
   virtual void DeviceSynchronize() { ++counters_.device_syncs; }
   virtual void StreamSynchronize() { ++counters_.stream_syncs; }
 
+  // Data (cudaMemcpy): the range must lie in memory that Malloc or Map gave; false otherwise (nothing
+  // copied). Policies never touch data; the backends do (transfers, GEMM, defragmentation).
+  virtual bool Write(uint64_t va, const void* src, uint64_t bytes) = 0;
+  virtual bool Read(uint64_t va, void* dst, uint64_t bytes) const = 0;
+
   DriverCounters& counters() { return counters_; }
   const DriverCounters& counters() const { return counters_; }
 
@@ -98,19 +105,15 @@ class EmuGpu final : public GpuDriver {
   bool Unmap(uint64_t va, uint64_t bytes) override;
 
   // Data, kept sparsely (pages materialise on first write; unwritten bytes read as 0).
-  // The range must lie in mapped memory; false otherwise (nothing copied).
-  bool Write(uint64_t va, const void* src, uint64_t bytes);
-  bool Read(uint64_t va, void* dst, uint64_t bytes) const;
+  bool Write(uint64_t va, const void* src, uint64_t bytes) override;
+  bool Read(uint64_t va, void* dst, uint64_t bytes) const override;
 
  private:
-  bool Mapped(uint64_t va, uint64_t bytes) const;
   GpuSpec spec_;
   uint64_t capacity_pages_;  // (total - context) / page
   uint64_t used_pages_ = 0;
   uint64_t next_va_;                               // bump allocator in a 2^47-byte VA
-  std::map<uint64_t, uint64_t> mallocs_;           // va -> bytes (page-rounded)
-  std::map<uint64_t, uint64_t> reservations_;      // va -> bytes
-  std::map<uint64_t, bool> mapped_pages_;          // page va -> mapped (VMM)
+  VaBooks<bool> books_;                            // mallocs (page-rounded), reservations, mapped pages
   std::map<uint64_t, std::vector<uint8_t>> data_;  // page va -> contents (materialised on write)
 };
 

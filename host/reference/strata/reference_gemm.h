@@ -7,6 +7,13 @@
 #include <cstdint>
 #include <vector>
 
+// The CUDA GEMM kernel (host/gpu/cuda_gemm.cu) requantizes with this very function.
+#ifdef __CUDACC__
+#define STRATA_REFERENCE_HOST_DEVICE __host__ __device__
+#else
+#define STRATA_REFERENCE_HOST_DEVICE
+#endif
+
 namespace strata::reference {
 
 struct GemmSpec {
@@ -19,7 +26,7 @@ struct GemmSpec {
 };
 
 // sat8((x * mult [+ 2^(shift-1) when rounding]) >> shift), the shift arithmetic.
-inline int8_t Requantize(int32_t x, int64_t mult, uint32_t shift, bool round) {
+inline STRATA_REFERENCE_HOST_DEVICE int8_t Requantize(int32_t x, int64_t mult, uint32_t shift, bool round) {
   __int128 p = static_cast<__int128>(x) * mult;
   if (round && shift > 0) p += static_cast<__int128>(1) << (shift - 1);
   p >>= shift;

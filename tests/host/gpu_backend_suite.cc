@@ -1,0 +1,272 @@
+// The GPU backends' conformance tests (gpu_backend_suite.h): what every backend x policy must do through the C API.
+#include "gpu_backend_suite.h"
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "strata/reference_gemm.h"
+
+namespace strata::gpu_suite {
+
+strata_named_value Str(const char* name, const char* v) {
+  strata_named_value n{};
+  n.struct_size = sizeof n;
+  n.name = name;
+  n.type = STRATA_VALUE_STRING;
+  n.string_value = v;
+  return n;
+}
+
+strata_named_value Int(const char* name, int64_t v) {
+  strata_named_value n{};
+  n.struct_size = sizeof n;
+  n.name = name;
+  n.type = STRATA_VALUE_INT64;
+  n.int64_value = v;
+  return n;
+}
+
+strata_status OpenBackend(const char* backend, const std::vector<strata_named_value>& named, strata_device** d) {
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.named_options = named.data();
+  o.num_named_options = static_cast<uint32_t>(named.size());
+  return strata_open(backend, &o, d);
+}
+
+bool BackendListed(const char* backend) {
+  size_t count = 0;
+  if (strata_list_backends(nullptr, 0, &count) != STRATA_OK) return false;
+  std::vector<const char*> names(count);
+  if (strata_list_backends(names.data(), count, &count) != STRATA_OK) return false;
+  for (const char* n : names) {
+    if (std::strcmp(n, backend) == 0) return true;
+  }
+  return false;
+}
+
+std::vector<GpuCase> EveryPolicyOn(const char* backend) {
+  std::vector<GpuCase> cases;
+  for (const char* p :
+       {"jax", "jax-growth", "jax-platform", "jax-async", "tf", "tf-growth", "tf-async", "torch", "torch-expandable"}) {
+    cases.push_back({backend, p});
+  }
+  return cases;
+}
+
+void PrintTo(const GpuCase& c, std::ostream* os) { *os << c.backend << ' ' << c.policy; }
+
+std::string GpuCaseName(const ::testing::TestParamInfo<GpuCase>& info) {
+  std::string n = info.param.policy;
+  for (char& c : n) c = c == '-' ? '_' : c;
+  return n;
+}
+
+void GpuBackendTest::SetUp() {
+  std::vector<strata_named_value> named = {Str("policy", GetParam().policy)};
+  if (std::strcmp(GetParam().backend, "gpu-emu") == 0) {
+    named.push_back(Int("total_bytes", 1024 * kMiB));
+    named.push_back(Int("context_bytes", 0));
+  }
+  const strata_status s = OpenBackend(GetParam().backend, named, &dev_);
+  if (s == STRATA_UNAVAILABLE) GTEST_SKIP() << strata_last_error_message();
+  ASSERT_EQ(s, STRATA_OK) << strata_last_error_message();
+  ASSERT_EQ(strata_context_create(dev_, nullptr, &ctx_), STRATA_OK) << strata_last_error_message();
+}
+
+void GpuBackendTest::TearDown() {
+  if (dev_ != nullptr) {
+    EXPECT_EQ(strata_close(dev_), STRATA_OK);
+  }
+}
+
+strata_memory_stats GpuBackendTest::Stats() {
+  strata_memory_stats s{};
+  s.struct_size = sizeof s;
+  EXPECT_EQ(strata_get_memory_stats(dev_, 0, &s), STRATA_OK) << strata_last_error_message();
+  return s;
+}
+
+uint64_t GpuBackendTest::TotalBytes() {
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  EXPECT_EQ(strata_get_device_info(dev_, &info), STRATA_OK);
+  return info.hbm_capacity_bytes;
+}
+
+namespace {
+
+TEST_P(GpuBackendTest, CopiesAreBitExactAcrossAllocationSizes) {
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<strata_buffer, std::vector<uint8_t>>> live;
+  for (uint64_t bytes : {1ull, 255ull, 256ull, 4097ull, 1ull << 20, (3ull << 20) + 5, 25ull << 20}) {
+    strata_buffer b = 0;
+    ASSERT_EQ(strata_alloc(dev_, ctx_, bytes, 0, 0, &b), STRATA_OK) << strata_last_error_message();
+    std::vector<uint8_t> data(bytes);
+    for (auto& x : data) x = static_cast<uint8_t>(rng());
+    ASSERT_EQ(strata_write(dev_, ctx_, b, 0, data.data(), bytes), STRATA_OK);
+    live.emplace_back(b, std::move(data));
+  }
+  ASSERT_EQ(strata_free(dev_, ctx_, live[2].first), STRATA_OK);  // a hole in the middle
+  live.erase(live.begin() + 2);
+  for (auto& [b, data] : live) {
+    std::vector<uint8_t> back(data.size());
+    ASSERT_EQ(strata_read(dev_, ctx_, b, 0, back.data(), back.size()), STRATA_OK);
+    EXPECT_EQ(back, data);
+  }
+  const strata_memory_stats s = Stats();
+  EXPECT_EQ(s.live_buffers, live.size());
+  EXPECT_GE(s.bytes_in_use, s.requested_bytes);
+  EXPECT_GE(s.pool_bytes, s.bytes_in_use);
+  EXPECT_GE(s.peak_pool_bytes, s.pool_bytes);
+  EXPECT_EQ(s.num_allocs, 7u);
+  EXPECT_EQ(s.num_frees, 1u);
+}
+
+// One GEMM through the API against the reference; C starts as `c_init` (int32 values, for ACCUMULATE).
+void CheckGemm(strata_device* dev, strata_context ctx, uint32_t m, uint32_t n, uint32_t k, uint32_t flags,
+               const std::vector<int8_t>& a, const std::vector<int8_t>& b, const std::vector<int32_t>& c_init) {
+  const bool int8 = flags & STRATA_GEMM_FLAG_INT8;
+  strata_buffer ha, hb, hc;
+  ASSERT_EQ(strata_alloc(dev, ctx, a.size(), 0, 0, &ha), STRATA_OK);
+  ASSERT_EQ(strata_alloc(dev, ctx, b.size(), 0, 0, &hb), STRATA_OK);
+  ASSERT_EQ(strata_alloc(dev, ctx, uint64_t{m} * n * (int8 ? 1 : 4), 0, 0, &hc), STRATA_OK);
+  ASSERT_EQ(strata_write(dev, ctx, ha, 0, a.data(), a.size()), STRATA_OK);
+  ASSERT_EQ(strata_write(dev, ctx, hb, 0, b.data(), b.size()), STRATA_OK);
+  if (!c_init.empty()) {
+    ASSERT_EQ(strata_write(dev, ctx, hc, 0, c_init.data(), c_init.size() * 4), STRATA_OK);
+  }
+  strata_gemm_args g{};
+  g.struct_size = sizeof g;
+  g.a = ha, g.b = hb, g.c = hc, g.m = m, g.n = n, g.k = k, g.flags = flags;
+  if (int8) g.quant_mult = 3, g.quant_shift = 9;
+  ASSERT_EQ(strata_gemm(dev, ctx, &g), STRATA_OK) << strata_last_error_message();
+  reference::GemmSpec spec;
+  spec.m = m, spec.n = n, spec.k = k, spec.relu = flags & STRATA_GEMM_FLAG_RELU, spec.int8 = int8;
+  spec.round = flags & STRATA_GEMM_FLAG_ROUND, spec.quant_mult = 3, spec.quant_shift = 9;
+  const std::vector<int32_t> want = reference::Gemm(a.data(), b.data(), c_init.empty() ? nullptr : c_init.data(), spec);
+  if (int8) {
+    std::vector<int8_t> got(uint64_t{m} * n);
+    ASSERT_EQ(strata_read(dev, ctx, hc, 0, got.data(), got.size()), STRATA_OK);
+    EXPECT_EQ(std::vector<int32_t>(got.begin(), got.end()), want);
+  } else {
+    std::vector<int32_t> got(uint64_t{m} * n);
+    ASSERT_EQ(strata_read(dev, ctx, hc, 0, got.data(), got.size() * 4), STRATA_OK);
+    EXPECT_EQ(got, want);
+  }
+  g.c = ha;  // C may not be A
+  EXPECT_EQ(strata_gemm(dev, ctx, &g), STRATA_INVALID_ARGUMENT);
+  for (strata_buffer h : {ha, hb, hc}) EXPECT_EQ(strata_free(dev, ctx, h), STRATA_OK);
+}
+
+TEST_P(GpuBackendTest, GemmMatchesTheReference) {
+  for (uint32_t flags : {0u, STRATA_GEMM_FLAG_RELU, STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND,
+                         STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_RELU, STRATA_GEMM_FLAG_ACCUMULATE,
+                         STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_RELU}) {
+    SCOPED_TRACE(flags);
+    const uint32_t m = 37, k = 53, n = 29;  // partial tiles in every dimension
+    std::mt19937 rng(flags + 1);
+    std::vector<int8_t> a(m * k), b(k * n);
+    for (auto& x : a) x = static_cast<int8_t>(rng());
+    for (auto& x : b) x = static_cast<int8_t>(rng());
+    std::vector<int32_t> c_init;
+    if (flags & STRATA_GEMM_FLAG_ACCUMULATE) {
+      c_init.resize(m * n);
+      for (auto& x : c_init) x = static_cast<int32_t>(rng());  // near the int32 limits too: sums wrap
+    }
+    CheckGemm(dev_, ctx_, m, n, k, flags, a, b, c_init);
+  }
+}
+
+// -128 x -128 summed 140,000 times passes 2^31: the sum wraps modulo 2^32 as the reference's and the matrix unit's.
+TEST_P(GpuBackendTest, GemmSumsWrapAroundLikeTheReference) {
+  const uint32_t m = 2, n = 3, k = 140000;
+  CheckGemm(dev_, ctx_, m, n, k, 0, std::vector<int8_t>(m * k, -128), std::vector<int8_t>(k * n, -128), {});
+}
+
+TEST_P(GpuBackendTest, HandleMisuseGetsItsPreciseStatusAndChangesNothing) {
+  strata_buffer b;
+  ASSERT_EQ(strata_alloc(dev_, ctx_, 4096, 0, 0, &b), STRATA_OK);
+  strata_context other;
+  ASSERT_EQ(strata_context_create(dev_, nullptr, &other), STRATA_OK);
+  const strata_memory_stats before = Stats();
+  char buf[16] = {};
+  EXPECT_EQ(strata_free(dev_, other, b), STRATA_PERMISSION_DENIED);
+  EXPECT_EQ(strata_read(dev_, ctx_, b, 4090, buf, 16), STRATA_OUT_OF_RANGE);
+  EXPECT_EQ(strata_write(dev_, ctx_, b, UINT64_MAX - 4, buf, 16), STRATA_OUT_OF_RANGE);
+  strata_buffer x;
+  EXPECT_EQ(strata_alloc(dev_, ctx_, 0, 0, 0, &x), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(strata_alloc(dev_, ctx_, 64, 3, 0, &x), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(strata_alloc(dev_, 0, 64, 0, 0, &x), STRATA_NOT_FOUND);
+  const strata_memory_stats after = Stats();
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.live_buffers, before.live_buffers);
+  EXPECT_EQ(strata_free(dev_, ctx_, b), STRATA_OK);
+  EXPECT_EQ(strata_free(dev_, ctx_, b), STRATA_NOT_FOUND);  // stale
+}
+
+TEST_P(GpuBackendTest, QuotaFailsWithKindCapAndNumbers) {
+  strata_context_options co{};
+  co.struct_size = sizeof co;
+  co.quota_bytes = 8 * kMiB;
+  strata_context q;
+  ASSERT_EQ(strata_context_create(dev_, &co, &q), STRATA_OK);
+  strata_buffer b;
+  ASSERT_EQ(strata_alloc(dev_, q, 6 * kMiB, 0, 0, &b), STRATA_OK);
+  EXPECT_EQ(strata_alloc(dev_, q, 4 * kMiB, 0, 0, &b), STRATA_RESOURCE_EXHAUSTED);
+  EXPECT_NE(std::string(strata_last_error_message()).find("quota"), std::string::npos);
+  strata_oom_info oom{};
+  oom.struct_size = sizeof oom;
+  ASSERT_EQ(strata_get_last_oom(dev_, &oom), STRATA_OK);
+  EXPECT_EQ(oom.kind, STRATA_OOM_CAP);
+  EXPECT_EQ(oom.request_bytes, 4 * kMiB);
+  EXPECT_EQ(oom.context_quota_bytes, 8 * kMiB);
+  EXPECT_EQ(oom.context_bytes_in_use, 6 * kMiB);
+}
+
+TEST_P(GpuBackendTest, MoreThanTheDeviceFailsWithKindCapacity) {
+  const uint64_t request = 2 * TotalBytes();
+  strata_buffer b;
+  EXPECT_EQ(strata_alloc(dev_, ctx_, request, 0, 0, &b), STRATA_RESOURCE_EXHAUSTED);
+  const std::string message = strata_last_error_message();
+  strata_oom_info oom{};
+  oom.struct_size = sizeof oom;
+  ASSERT_EQ(strata_get_last_oom(dev_, &oom), STRATA_OK);
+  EXPECT_EQ(oom.kind, STRATA_OOM_CAPACITY) << strata_oom_kind_name(oom.kind);
+  char want[96];
+  std::snprintf(want, sizeof want, "out of memory (capacity): requested %.2f GiB", request / double(1ull << 30));
+  EXPECT_NE(message.find(want), std::string::npos) << message;
+  EXPECT_EQ(Stats().oom_capacity, 1u);
+}
+
+TEST_P(GpuBackendTest, DefragmentationKeepsEveryByte) {
+  std::vector<std::pair<strata_buffer, std::vector<uint8_t>>> live;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 40; ++i) {
+    const uint64_t bytes = 1 + rng() % (3 * kMiB);
+    strata_buffer b;
+    ASSERT_EQ(strata_alloc(dev_, ctx_, bytes, 0, 0, &b), STRATA_OK);
+    std::vector<uint8_t> data(bytes);
+    for (auto& x : data) x = static_cast<uint8_t>(rng());
+    ASSERT_EQ(strata_write(dev_, ctx_, b, 0, data.data(), bytes), STRATA_OK);
+    live.emplace_back(b, std::move(data));
+  }
+  for (size_t i = 0; i < live.size(); i += 2) ASSERT_EQ(strata_free(dev_, ctx_, live[i].first), STRATA_OK);
+  uint64_t kept = 0;
+  for (size_t i = 1; i < live.size(); i += 2) kept += live[i].second.size();
+  strata_compact_result r{};
+  r.struct_size = sizeof r;
+  ASSERT_EQ(strata_compact(dev_, ctx_, nullptr, &r), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(r.moves, 20u);
+  EXPECT_EQ(r.bytes_moved, kept);
+  EXPECT_EQ(Stats().host_bytes_copied, 2 * kept);  // to the host and back
+  for (size_t i = 1; i < live.size(); i += 2) {
+    std::vector<uint8_t> back(live[i].second.size());
+    ASSERT_EQ(strata_read(dev_, ctx_, live[i].first, 0, back.data(), back.size()), STRATA_OK);
+    EXPECT_EQ(back, live[i].second);
+  }
+}
+
+}  // namespace
+}  // namespace strata::gpu_suite
