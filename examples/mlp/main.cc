@@ -1,28 +1,37 @@
 // strata-mlp: a small MLP inference service on the Strata model, through the host API only.
 //
-// Two tenants share the device, as two processes share a GPU:
-//   serving  (quota: 3/4 of device memory, like XLA_PYTHON_CLIENT_MEM_FRACTION=.75) runs a 3-layer int8
-//            MLP. Weights are uploaded once and stay; every step a request of random batch size arrives:
-//            its input is uploaded, each layer allocates its output activation, multiplies on the matrix
-//            unit (ReLU + requantization to int8 on the way out of the array) and frees its input. The
-//            logits are held until a client collects them, 1..6 steps later, in random order.
-//   batch    a background job that keeps buffers of random sizes for random, longer times.
-// The mix of lifetimes and sizes fragments device memory until an allocation fails for want of a
-// contiguous block; the firmware then defragments on the spot (compaction with HBM->HBM DMA) and the
-// request succeeds. When fragmentation passes --compact-at, the service also compacts explicitly.
+// Two tenants share the device, as two processes share a GPU, each with a quota:
+//   serving  runs a 3-layer int8 MLP. Weights are uploaded once and stay; every step a request of random
+//            batch size arrives: its input is uploaded, each layer allocates its output activation,
+//            multiplies on the matrix unit (ReLU + requantization to int8 on the way out of the array) and
+//            frees its input. The logits are held until a client collects them, 1..6 steps later, in
+//            random order. Its quota is its worst case (ServingReservation): the weights, the largest
+//            request's two live activations and the most logits that can wait at once.
+//   batch    a background job that keeps buffers of random sizes for random, longer times. Its quota is
+//            the rest of device memory; when it is at its quota, or memory is short, it waits.
+// The quotas add up to the heap, so no tenant can starve the other: with defragment-on-OOM every allocation
+// inside a quota succeeds. The mix of lifetimes and sizes still fragments device memory until an allocation
+// fails for want of a contiguous block; the firmware then defragments on the spot (compaction with
+// HBM->HBM DMA) and the request succeeds. When fragmentation passes --compact-at, the service also
+// compacts explicitly.
 // Every result is checked bit-exactly against a CPU reference of the same int8 network.
 //
 // usage: strata-mlp [--steps N] [--seed S] [--hbm-capacity BYTES] [--hbm PRESET] [--trace FILE]
 //                   [--trace-cycles START:END] [--report FILE] [--quiet] [--help]
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -148,6 +157,18 @@ int ParseArgs(int argc, char** argv, Options* o) {
   return 0;
 }
 
+// "" when `path` can be created (or truncated) as a file to write; else why not. Refused before the run, so
+// that a report that cannot be written does not cost a run first. Opens without blocking (a FIFO cannot
+// hang it); a directory, FIFO or socket is refused, a character device such as /dev/null is allowed.
+std::string CheckOutputPath(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  struct stat st {};
+  const bool ok = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode));
+  ::close(fd);
+  return ok ? "" : "not a regular file";
+}
+
 struct Layer {
   uint32_t in, out;
   bool relu_int8;  // hidden layers: ReLU + requantize to int8; the last layer keeps int32 logits
@@ -157,6 +178,25 @@ struct Layer {
 // Requantization scales keep typical activations inside int8 (a few saturate, as in real int8 nets).
 const Layer kLayers[] = {{256, 1024, true, 3, 12}, {1024, 256, true, 5, 14}, {256, 64, false, 0, 0}};
 constexpr uint32_t kMinBatch = 16, kMaxBatch = 192;
+constexpr int kMaxWaitSteps = 6;  // a client collects its logits 1..6 steps after the request
+
+// The serving tenant's worst case in bytes (each buffer rounded up to the allocator's granule): the weights,
+// the largest request's input and output of its largest layer, and the logits of the kMaxWaitSteps - 1
+// earlier requests that may still be waiting for their clients.
+uint64_t ServingReservation(uint64_t granule) {
+  auto rounded = [granule](uint64_t bytes) { return (bytes + granule - 1) / granule * granule; };
+  uint64_t weights = 0, peak = 0, in_bytes = 1;  // the first layer's input is int8
+  for (const Layer& l : kLayers) {
+    const uint64_t out_bytes = l.relu_int8 ? 1 : 4;
+    weights += rounded(uint64_t{l.in} * l.out);
+    peak = std::max(peak,
+                    rounded(uint64_t{kMaxBatch} * l.in * in_bytes) + rounded(uint64_t{kMaxBatch} * l.out * out_bytes));
+    in_bytes = out_bytes;
+  }
+  const Layer& last = kLayers[std::size(kLayers) - 1];
+  const uint64_t logits = rounded(uint64_t{kMaxBatch} * last.out * 4);
+  return weights + peak + (kMaxWaitSteps - 1) * logits;
+}
 
 std::string Mib(uint64_t bytes) {
   char b[32];
@@ -166,13 +206,12 @@ std::string Mib(uint64_t bytes) {
 
 struct Snapshot {  // allocator state for the report
   strata_memory_stats s;
-  std::string Json() const {
-    char b[512];
-    std::snprintf(b, sizeof b,
-                  "{\"bytes_in_use\":%" PRIu64 ",\"bytes_free\":%" PRIu64 ",\"largest_free_block_bytes\":%" PRIu64
-                  ",\"fragmentation\":%.4f,\"live_buffers\":%u}",
-                  s.bytes_in_use, s.bytes_free, s.largest_free_block_bytes, s.fragmentation, s.live_buffers);
-    return b;
+  nlohmann::ordered_json Json() const {
+    return {{"bytes_in_use", s.bytes_in_use},
+            {"bytes_free", s.bytes_free},
+            {"largest_free_block_bytes", s.largest_free_block_bytes},
+            {"fragmentation", s.fragmentation},
+            {"live_buffers", s.live_buffers}};
   }
   std::string Text() const {
     char b[256];
@@ -213,7 +252,14 @@ int Run(const Options& o) {
   // the weight uploads and the input upload), whatever the seed.
   open.trace_start_cycle = o.trace_end != 0 ? o.trace_start : 394'000;
   open.trace_end_cycle = o.trace_end != 0 ? o.trace_end : 400'000;
-  strata::Device device("sim", &open);
+  std::unique_ptr<strata::Device> opened;
+  try {
+    opened = std::make_unique<strata::Device>("sim", &open);
+  } catch (const strata::Error& e) {  // a bad option (HBM preset, waveform path) is a bad argument
+    std::fprintf(stderr, "strata-mlp: %s\n", e.what());
+    return e.status() == STRATA_INVALID_ARGUMENT ? 2 : 1;
+  }
+  strata::Device& device = *opened;
   const strata_device_info info0 = device.Info();
   std::printf("Strata MLP inference: layers 256-1024-256-64 (int8, ReLU, requantized), batch %u..%u, %d requests\n",
               kMinBatch, kMaxBatch, o.steps);
@@ -221,8 +267,17 @@ int Run(const Options& o) {
               Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str(), info0.mxu_array_n,
               info0.mxu_array_n);
 
-  strata::Context serving = device.CreateContext(0, 0.75);
-  strata::Context batch_job = device.CreateContext();
+  const uint64_t reservation = ServingReservation(info0.granule_bytes);
+  if (reservation >= info0.heap_bytes) {
+    std::fprintf(stderr,
+                 "strata-mlp: the service needs %s of device heap but %s has %s: give a larger --hbm-capacity\n",
+                 Mib(reservation).c_str(), Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str());
+    return 2;
+  }
+  strata::Context serving = device.CreateContext(reservation);
+  strata::Context batch_job = device.CreateContext(info0.heap_bytes - reservation);
+  std::printf("tenants: serving quota %s (its worst case), batch job quota %s (the rest)\n", Mib(reservation).c_str(),
+              Mib(info0.heap_bytes - reservation).c_str());
 
   // Weights: long-lived.
   std::vector<std::vector<int8_t>> weights;
@@ -236,7 +291,7 @@ int Run(const Options& o) {
   std::deque<Held> held;
   std::vector<Background> background;
   uint64_t gemm_cycles = 0, macs = 0, gemms = 0, explicit_compactions = 0, explicit_moved = 0, explicit_cycles = 0;
-  uint64_t mismatches = 0, collected = 0, allocs = 0;
+  uint64_t mismatches = 0, collected = 0, allocs = 0, batch_waits = 0;
   bool have_compaction_snapshot = false;
   Snapshot before_compaction{}, after_compaction{};
   const uint64_t compactions0 = device.MemoryStats().compactions;
@@ -264,13 +319,14 @@ int Run(const Options& o) {
     for (auto it = background.begin(); it != background.end();) {
       it = it->due_step <= step ? background.erase(it) : it + 1;
     }
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 3; ++k) {
       const uint64_t bytes = (32 + rng() % 224) * kKiB;
       try {
         background.push_back({batch_job.Alloc(bytes), step + 2 + static_cast<int>(rng() % 10)});
         ++allocs;
       } catch (const strata::Error& e) {
-        if (e.status() != STRATA_RESOURCE_EXHAUSTED) throw;  // the job simply waits for room
+        if (e.status() != STRATA_RESOURCE_EXHAUSTED) throw;  // at its quota or short of memory: it waits
+        ++batch_waits;
       }
     }
 
@@ -306,7 +362,7 @@ int Run(const Options& o) {
       want = strata::reference::Gemm(x.data(), weights[li].data(), nullptr, spec);
       if (l.relu_int8) x.assign(want.begin(), want.end());  // int8 values in int32: narrow for the next layer
     }
-    held.push_back({std::move(act), std::move(want), batch, step + 1 + static_cast<int>(rng() % 6)});
+    held.push_back({std::move(act), std::move(want), batch, step + 1 + static_cast<int>(rng() % kMaxWaitSteps)});
 
     const strata_memory_stats s = serving.MemoryStats();
     if (s.fragmentation > o.compact_at && s.bytes_free > 0) {
@@ -354,10 +410,11 @@ int Run(const Options& o) {
   std::printf("HBM          read %s, written %s: %.1f B/cycle = %.1f%% of %s peak (%.0f B/cycle)\n",
               Mib(info.hbm_bytes_read).c_str(), Mib(info.hbm_bytes_written).c_str(), hbm_bpc,
               100 * hbm_bpc / info.hbm_peak_bytes_per_cycle, o.hbm.c_str(), info.hbm_peak_bytes_per_cycle);
-  std::printf("allocator    %" PRIu64 " allocations; defragment-on-OOM compactions %" PRIu64
-              "; explicit compactions %" PRIu64 " (moved %s in %.2f M cycles); all compaction moved %s\n",
-              allocs, oom_compactions, explicit_compactions, Mib(explicit_moved).c_str(), explicit_cycles / 1e6,
-              Mib(end.compaction_bytes_moved).c_str());
+  std::printf("allocator    %" PRIu64 " allocations (the batch job waited %" PRIu64
+              " times); defragment-on-OOM compactions %" PRIu64 "; explicit compactions %" PRIu64
+              " (moved %s in %.2f M cycles); all compaction moved %s\n",
+              allocs, batch_waits, oom_compactions, explicit_compactions, Mib(explicit_moved).c_str(),
+              explicit_cycles / 1e6, Mib(end.compaction_bytes_moved).c_str());
   if (have_compaction_snapshot) {
     std::printf("  before the first explicit compaction: %s\n", before_compaction.Text().c_str());
     std::printf("  after it:                             %s\n", after_compaction.Text().c_str());
@@ -366,32 +423,47 @@ int Run(const Options& o) {
   }
   std::printf("wall time    %.1f s (%.2f M device cycles/s)\n", wall, cycles / 1e6 / wall);
   if (!o.report.empty()) {
-    std::ofstream f(o.report);
-    char b[2048];
-    std::snprintf(b, sizeof b,
-                  "{\"example\":\"mlp\",\"requests\":%d,\"seed\":%u,\"hbm\":\"%s\",\"hbm_capacity_bytes\":%" PRIu64
-                  ",\"mxu_array_n\":%u,\"results_checked\":%" PRIu64 ",\"mismatches\":%" PRIu64
-                  ",\"device_cycles\":%" PRIu64 ",\"gemms\":%" PRIu64 ",\"gemm_cycles\":%" PRIu64 ",\"macs\":%" PRIu64
-                  ",\"mxu_utilization_in_gemm\":%.4f,\"mxu_utilization_run\":%.4f,\"hbm_bytes_read\":%" PRIu64
-                  ",\"hbm_bytes_written\":%" PRIu64
-                  ",\"hbm_bytes_per_cycle\":%.2f,\"hbm_peak_bytes_per_cycle\":%.1f"
-                  ",\"allocations\":%" PRIu64 ",\"defragment_on_oom\":%" PRIu64 ",\"explicit_compactions\":%" PRIu64
-                  ",\"explicit_compaction_bytes\":%" PRIu64 ",\"explicit_compaction_cycles\":%" PRIu64
-                  ",\"compaction_bytes_moved\":%" PRIu64
-                  ",\"before_compaction\":%s,\"after_compaction\":%s,\"end\":%s"
-                  ",\"wall_seconds\":%.2f,\"waveform\":\"%s\",\"trace_cycles\":[%" PRIu64 ",%" PRIu64
-                  "]"
-                  ",\"first_gemm_cycle\":%" PRIu64 "}\n",
-                  o.steps, o.seed, o.hbm.c_str(), o.hbm_capacity, info.mxu_array_n, outputs, mismatches, cycles, gemms,
-                  gemm_cycles, macs, util_gemm, util_run, info.hbm_bytes_read, info.hbm_bytes_written, hbm_bpc,
-                  info.hbm_peak_bytes_per_cycle, allocs, oom_compactions, explicit_compactions, explicit_moved,
-                  explicit_cycles, end.compaction_bytes_moved,
-                  have_compaction_snapshot ? before_compaction.Json().c_str() : "null",
-                  have_compaction_snapshot ? after_compaction.Json().c_str() : "null", Snapshot{end}.Json().c_str(),
-                  wall, o.trace.c_str(), open.trace_start_cycle, open.trace_end_cycle, first_gemm_cycle);
-    f << b;
-    if (!f) {
-      std::fprintf(stderr, "strata-mlp: cannot write the report to %s\n", o.report.c_str());
+    nlohmann::ordered_json r;
+    r["example"] = "mlp";
+    r["requests"] = o.steps;
+    r["seed"] = o.seed;
+    r["hbm"] = o.hbm;
+    r["hbm_capacity_bytes"] = o.hbm_capacity;
+    r["mxu_array_n"] = info.mxu_array_n;
+    r["results_checked"] = outputs;
+    r["mismatches"] = mismatches;
+    r["device_cycles"] = cycles;
+    r["gemms"] = gemms;
+    r["gemm_cycles"] = gemm_cycles;
+    r["macs"] = macs;
+    r["mxu_utilization_in_gemm"] = util_gemm;
+    r["mxu_utilization_run"] = util_run;
+    r["hbm_bytes_read"] = info.hbm_bytes_read;
+    r["hbm_bytes_written"] = info.hbm_bytes_written;
+    r["hbm_bytes_per_cycle"] = hbm_bpc;
+    r["hbm_peak_bytes_per_cycle"] = info.hbm_peak_bytes_per_cycle;
+    r["allocations"] = allocs;
+    r["batch_waits"] = batch_waits;
+    r["serving_quota_bytes"] = reservation;
+    r["batch_quota_bytes"] = info0.heap_bytes - reservation;
+    r["defragment_on_oom"] = oom_compactions;
+    r["explicit_compactions"] = explicit_compactions;
+    r["explicit_compaction_bytes"] = explicit_moved;
+    r["explicit_compaction_cycles"] = explicit_cycles;
+    r["compaction_bytes_moved"] = end.compaction_bytes_moved;
+    r["before_compaction"] = have_compaction_snapshot ? before_compaction.Json() : nlohmann::ordered_json();
+    r["after_compaction"] = have_compaction_snapshot ? after_compaction.Json() : nlohmann::ordered_json();
+    r["end"] = Snapshot{end}.Json();
+    r["wall_seconds"] = wall;
+    r["waveform"] = o.trace;
+    r["trace_cycles"] = {open.trace_start_cycle, open.trace_end_cycle};
+    r["first_gemm_cycle"] = first_gemm_cycle;
+    const std::string text = r.dump() + "\n";
+    std::FILE* f = std::fopen(o.report.c_str(), "w");
+    bool written = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (f != nullptr && std::fclose(f) != 0) written = false;  // a full disk shows up here
+    if (!written) {
+      std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), std::strerror(errno));
       return 1;
     }
     std::printf("report       %s\n", o.report.c_str());
@@ -409,6 +481,12 @@ int main(int argc, char** argv) {
   Options o;
   const int parsed = ParseArgs(argc, argv, &o);
   if (parsed != 0) return parsed == 1 ? 0 : 2;
+  if (!o.report.empty()) {
+    if (const std::string why = CheckOutputPath(o.report); !why.empty()) {
+      std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
+      return 2;
+    }
+  }
   try {
     return Run(o);
   } catch (const strata::Error& e) {

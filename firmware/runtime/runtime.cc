@@ -195,7 +195,8 @@ Result FreeBuffer(Context& ctx, uint64_t handle) {
     --ctx.buffers;
     g_owner[static_cast<uint32_t>(handle) - 1] = 0;
   }
-  return {s, STRATA_FIELD_HANDLE};
+  if (s != STRATA_OK) return {s, STRATA_FIELD_HANDLE};
+  return {};  // a completion names a field only when something was wrong
 }
 
 // ---- commands ----
@@ -209,7 +210,7 @@ Result CreateContext(const strata_cmd& cmd, uint64_t* id_out) {
   const uint32_t generation = (g_context_generation[slot] + 1) & 0xffffffu;
   g_context_generation[slot] = generation == 0 ? 1 : generation;
   ctx.id = (g_context_generation[slot] << 8) | (slot + 1);
-  ctx.quota = c.quota_bytes != 0  ? c.quota_bytes
+  ctx.quota = c.quota_bytes != 0 ? c.quota_bytes
               : c.quota_ppm != 0 ? g_limits.heap_bytes * c.quota_ppm / 1000000u
                                  : g_limits.heap_bytes;
   ctx.bytes_in_use = 0;
@@ -285,10 +286,9 @@ Result StartTransfer(const strata_cmd& cmd, uint32_t slot, uint32_t start) {
   const uint64_t staging = g_staging + uint64_t{t.slot} * STRATA_RT_STAGING_SLOT_BYTES;
   const bool write = cmd.opcode == STRATA_OP_WRITE;
   uint32_t ticket = 0;
-  const strata_status s = dma::Submit(kTransferQueue,
-                                      {dma::Tier::kHbm, write ? staging : buffer, dma::Tier::kHbm,
-                                       write ? buffer : staging, t.bytes},
-                                      &ticket);
+  const strata_status s = dma::Submit(
+      kTransferQueue, {dma::Tier::kHbm, write ? staging : buffer, dma::Tier::kHbm, write ? buffer : staging, t.bytes},
+      &ticket);
   if (s != STRATA_OK) {
     g_alloc.Unpin(h);
     return {STRATA_INTERNAL, STRATA_FIELD_DMA};
@@ -306,7 +306,8 @@ Result Compact(const strata_cmd& cmd, uint64_t* bytes_out, uint32_t* moves_out) 
   uint32_t moves_left = c.max_moves == 0 ? UINT32_MAX : c.max_moves;
   for (uint32_t round = 0; round < 4096 && bytes_left != 0 && moves_left != 0; ++round) {
     alloc::CompactionPlan plan;
-    strata_status s = g_alloc.PlanCompaction(alloc::CompactionBudget{bytes_left, moves_left}, g_moves, kMaxMoves, &plan);
+    strata_status s =
+        g_alloc.PlanCompaction(alloc::CompactionBudget{bytes_left, moves_left}, g_moves, kMaxMoves, &plan);
     if (s != STRATA_OK) return {s, STRATA_FIELD_BUDGET};
     if (plan.num_moves == 0) {
       g_alloc.CommitCompaction(plan);
@@ -421,10 +422,17 @@ void Execute(const strata_cmd& cmd) {
     r = {STRATA_NOT_FOUND, STRATA_FIELD_CONTEXT};
   } else {
     switch (cmd.opcode) {
-      case STRATA_OP_NOOP: break;
-      case STRATA_OP_CREATE_CONTEXT: r = CreateContext(cmd, &value0); break;
-      case STRATA_OP_DESTROY_CONTEXT: r = DestroyContext(*ctx, slot); break;
-      case STRATA_OP_ALLOC: r = Allocate(cmd, *ctx, slot, &value0); break;
+      case STRATA_OP_NOOP:
+        break;
+      case STRATA_OP_CREATE_CONTEXT:
+        r = CreateContext(cmd, &value0);
+        break;
+      case STRATA_OP_DESTROY_CONTEXT:
+        r = DestroyContext(*ctx, slot);
+        break;
+      case STRATA_OP_ALLOC:
+        r = Allocate(cmd, *ctx, slot, &value0);
+        break;
       case STRATA_OP_FREE: {
         Drain();
         alloc::BufferInfo info;
@@ -437,10 +445,18 @@ void Execute(const strata_cmd& cmd) {
         r = StartTransfer(cmd, slot, start);
         if (r.status == STRATA_OK) return;  // completes when its DMA does
         break;
-      case STRATA_OP_COMPACT: r = Compact(cmd, &value0, &value1); break;
-      case STRATA_OP_STATS: WriteStats(cmd.seq, cmd.context, ctx); break;
-      case STRATA_OP_GEMM: r = Gemm(cmd, slot, &value0, &value1); break;
-      default: r = {STRATA_INTERNAL, STRATA_FIELD_OPCODE}; break;  // Decode let an opcode through
+      case STRATA_OP_COMPACT:
+        r = Compact(cmd, &value0, &value1);
+        break;
+      case STRATA_OP_STATS:
+        WriteStats(cmd.seq, cmd.context, ctx);
+        break;
+      case STRATA_OP_GEMM:
+        r = Gemm(cmd, slot, &value0, &value1);
+        break;
+      default:
+        r = {STRATA_INTERNAL, STRATA_FIELD_OPCODE};
+        break;  // Decode let an opcode through
     }
   }
   Post(cmd.seq, cmd.opcode, cmd.context, r, start, value0, value1);
@@ -470,14 +486,15 @@ void Sleep() {
 uint64_t ProbeHbmBytes() {
   alignas(64) static uint8_t scratch[64];
   auto readable = [](uint64_t units) {
-    return dma::Copy(kCompactQueue, {dma::Tier::kHbm, (units - 1) * 64, dma::Tier::kSmem, dma::SmemOffset(scratch), 64}) ==
-           STRATA_OK;
+    return dma::Copy(kCompactQueue,
+                     {dma::Tier::kHbm, (units - 1) * 64, dma::Tier::kSmem, dma::SmemOffset(scratch), 64}) == STRATA_OK;
   };
-  constexpr uint64_t kMaxUnits = uint64_t{1} << 34;  // 1 TiB
+  constexpr uint64_t kMaxUnits = STRATA_RT_MAX_HBM_BYTES / 64;
   if (!readable(1)) return 0;
   uint64_t lo = 1;
   while (lo < kMaxUnits && readable(lo * 2)) lo *= 2;
-  uint64_t hi = lo * 2;  // not readable (or beyond the limit)
+  if (lo == kMaxUnits) return STRATA_RT_MAX_HBM_BYTES;  // hosts refuse more; never report more than managed
+  uint64_t hi = lo * 2;                                 // not readable
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;
     (readable(mid) ? lo : hi) = mid;

@@ -20,6 +20,7 @@
 #include "hbm/hbm_model.h"
 #include "host_link.h"
 #include "runtime/decoder.h"
+#include "runtime_header.h"
 #include "strata/protocol.h"
 #include "strata/regmap.h"
 
@@ -119,7 +120,7 @@ class SimBackend final : public Backend {
     device_.reset();
   }
 
-  Error Boot(const std::string& firmware_path) {
+  Error Boot(const std::string& firmware_path, uint64_t hbm_capacity_bytes) {
     sim::ElfImage image;
     std::string error;
     if (!sim::LoadElf(firmware_path, STRATA_SMEM_BASE, STRATA_SMEM_SIZE, image, error)) {
@@ -140,18 +141,12 @@ class SimBackend final : public Backend {
     }
     uint32_t words[kHeaderWords];
     link_->ReadBlock(header_address_, words, kHeaderWords);
-    std::memcpy(&header_, words, sizeof header_);
+    ReadRuntimeHeader(words, &header_);
     if (header_.magic != STRATA_PROTO_MAGIC || header_.state != STRATA_RT_READY) {
       return {STRATA_UNAVAILABLE,
               "the runtime firmware did not start (state " + std::to_string(header_.state) + "); console: " + console_};
     }
-    if (header_.version_major != STRATA_PROTO_VERSION_MAJOR || header_.header_bytes != sizeof(strata_rt_header) ||
-        header_.sq_entries != STRATA_RT_SQ_ENTRIES || header_.cq_entries != STRATA_RT_CQ_ENTRIES) {
-      return {STRATA_FAILED_PRECONDITION, "the firmware speaks protocol " + std::to_string(header_.version_major) +
-                                              "." + std::to_string(header_.version_minor) + ", the driver " +
-                                              std::to_string(STRATA_PROTO_VERSION_MAJOR) + ".x"};
-    }
-    return {};
+    return CheckRuntimeHeader(header_, hbm_capacity_bytes);
   }
 
   const char* name() const override { return "sim"; }
@@ -517,6 +512,11 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   const std::string preset = o.GetString("hbm_preset", "HBM2");
   const int64_t capacity = o.GetInt("hbm_capacity_bytes", int64_t{1} << 30);
   if (capacity <= 0) return {STRATA_INVALID_ARGUMENT, "hbm_capacity_bytes must be positive"};
+  if (static_cast<uint64_t>(capacity) > STRATA_RT_MAX_HBM_BYTES) {
+    return {STRATA_INVALID_ARGUMENT, "hbm_capacity_bytes " + std::to_string(capacity) +
+                                         " is more than the runtime firmware manages (" +
+                                         std::to_string(STRATA_RT_MAX_HBM_BYTES >> 30) + " GiB)"};
+  }
   hbm::HbmConfig hbm;
   if (!hbm::HbmConfig::FromName(preset, &hbm, static_cast<uint64_t>(capacity))) {
     return {STRATA_INVALID_ARGUMENT, "unknown HBM preset '" + preset + "' (HBM2, HBM2e, HBM3)"};
@@ -553,7 +553,7 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
     firmware = env != nullptr && *env != '\0' ? env : STRATA_RUNTIME_FIRMWARE_DEFAULT;
   }
   auto backend = std::make_unique<SimBackend>(trace, hbm, pcie, static_cast<uint64_t>(timeout));
-  Error e = backend->Boot(firmware);
+  Error e = backend->Boot(firmware, static_cast<uint64_t>(capacity));
   if (!e.ok()) return e;
   *out = std::move(backend);
   return {};

@@ -82,6 +82,7 @@ bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::st
     return false;
   };
   bool have_header = false;
+  uint64_t total = 0;  // every size so far: bounded so that no load, sum or rounding downstream can wrap
   while (std::getline(in, line)) {
     ++line_no;
     if (Trim(line).empty()) continue;
@@ -118,7 +119,11 @@ bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::st
     if (b.upper <= b.lower)
       return fail("upper (" + f[col_upper] + ") must be greater than lower (" + f[col_lower] + ")");
     if (b.size == 0) return fail("size must be at least 1 byte");
-    if (b.size > (uint64_t{1} << 62)) return fail("size " + f[col_size] + " is beyond any device");
+    if (b.size > kMaxTraceBytes) return fail("size " + f[col_size] + " is beyond any device");
+    if (b.size > kMaxTraceBytes - total) {
+      return fail("the sizes up to here add up to more than 2^62 bytes (beyond any device; sums would overflow)");
+    }
+    total += b.size;
     trace->buffers.push_back(b);
   }
   if (!have_header) {

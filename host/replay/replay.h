@@ -26,6 +26,10 @@ struct Trace {
   std::vector<TraceBuffer> buffers;
 };
 
+// The most bytes a trace may hold: one buffer's size, and all of its sizes added up (so that no load, sum or
+// rounding computed from a trace can wrap 64 bits).
+constexpr uint64_t kMaxTraceBytes = uint64_t{1} << 62;
+
 // Parses the CSV: a header naming at least id, lower, upper, size (any order, extra columns ignored),
 // then one buffer per line. On error returns false with "LINE: what is wrong" in *error.
 bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::string* error);
@@ -35,7 +39,7 @@ bool LoadTrace(const std::string& path, Trace* trace, std::string* error);
 // One step of a replay: at each time, the buffers that end are freed, then those that start are allocated.
 struct Event {
   uint64_t time;
-  uint32_t kind;  // 0 free, 1 allocate: frees first at equal times
+  uint32_t kind;    // 0 free, 1 allocate: frees first at equal times
   uint32_t buffer;  // index into Trace::buffers
 };
 // Every buffer's allocation and free, in replay order (time, frees first, then file order).
@@ -75,8 +79,8 @@ struct ReplayResult {
   double ns_per_alloc = 0;            // mean, including any compaction planning it triggered
   double ns_per_free = 0;
   uint32_t granule_bytes = 0;
-  uint64_t events = 0;        // replayed (fewer than events_total with max_events)
-  uint64_t events_total = 0;  // 2 x buffers
+  uint64_t events = 0;          // replayed (fewer than events_total with max_events)
+  uint64_t events_total = 0;    // 2 x buffers
   bool events_bounded = false;  // max_events was given: ToJson/ToTable name the event counts
 };
 

@@ -5,19 +5,20 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cstdio>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
+#include "strata/protocol.h"
 #include "strata/strata.h"
 
 namespace strata::replay {
 namespace {
 
-constexpr uint64_t kStagingBytes = 4ull * 256 * 1024;  // STRATA_RT_STAGING_SLOTS x STRATA_RT_STAGING_SLOT_BYTES
-constexpr uint64_t kHbmStripe = 256ull * 1024;         // HBM capacity granularity of every preset
+constexpr uint64_t kStagingBytes = uint64_t{STRATA_RT_STAGING_SLOTS} * STRATA_RT_STAGING_SLOT_BYTES;  // above the heap
+constexpr uint64_t kHbmStripe = 256ull * 1024;  // HBM capacity granularity of every preset
 
 std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
 
@@ -101,8 +102,9 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
     *error = "the sim backend needs a capacity that is a positive multiple of the 256-byte granule";
     return false;
   }
-  if (capacity > (uint64_t{1} << 40)) {
-    *error = "capacity " + std::to_string(capacity) + " bytes is beyond the firmware's 1 TiB HBM probe";
+  if (capacity > STRATA_RT_MAX_HBM_BYTES - kStagingBytes) {
+    *error = "capacity " + std::to_string(capacity) + " bytes is beyond what the runtime firmware manages (" +
+             std::to_string(STRATA_RT_MAX_HBM_BYTES - kStagingBytes) + " bytes of heap)";
     return false;
   }
 
@@ -284,14 +286,15 @@ std::string SimJsonFields(const SimReplayResult& r) {
      << ",\"pad_bytes\":" << r.pad_bytes << ",\"device_events\":" << r.events << ",\"device_allocs\":" << r.allocs
      << ",\"device_frees\":" << r.frees << ",\"device_failed_allocs\":" << r.failed_allocs
      << ",\"device_compactions\":" << r.compactions << ",\"device_compaction_allocs\":" << r.compaction_allocs
-     << ",\"device_moves\":" << r.moves
-     << ",\"device_bytes_moved\":" << r.bytes_moved << ",\"compaction_cycles\":" << r.compaction_cycles
+     << ",\"device_moves\":" << r.moves << ",\"device_bytes_moved\":" << r.bytes_moved
+     << ",\"compaction_cycles\":" << r.compaction_cycles
      << ",\"compaction_alloc_cycles\":" << r.compaction_alloc_cycles;
   summary("device_cycles_per_alloc", r.alloc_cycles);
   summary("device_cycles_per_free", r.free_cycles);
   summary("round_trip_cycles_per_alloc", r.alloc_round_trip);
   summary("round_trip_cycles_per_free", r.free_round_trip);
-  os << ",\"device_cycles\":" << r.device_cycles << ",\"wall_seconds\":" << wall << ",\"sim_cycles_per_second\":" << rate;
+  os << ",\"device_cycles\":" << r.device_cycles << ",\"wall_seconds\":" << wall
+     << ",\"sim_cycles_per_second\":" << rate;
   return os.str();
 }
 
@@ -317,11 +320,11 @@ std::string SimTable(const SimReplayResult& r) {
                  std::to_string(r.pad_bytes) + " B");
   row("events", std::to_string(r.events) + " of " + std::to_string(r.events_total));
   row("failed allocs", std::to_string(r.failed_allocs));
-  row("compactions", std::to_string(r.compaction_allocs) + " allocations compacted (" +
-                         std::to_string(r.compactions) + " plans), " + std::to_string(r.moves) + " moves, " +
-                         std::to_string(r.bytes_moved) + " B moved");
-  row("compaction cyc", std::to_string(r.compaction_cycles) + " copying; allocations that compacted: " +
-                            std::to_string(r.compaction_alloc_cycles));
+  row("compactions", std::to_string(r.compaction_allocs) + " allocations compacted (" + std::to_string(r.compactions) +
+                         " plans), " + std::to_string(r.moves) + " moves, " + std::to_string(r.bytes_moved) +
+                         " B moved");
+  row("compaction cyc", std::to_string(r.compaction_cycles) +
+                            " copying; allocations that compacted: " + std::to_string(r.compaction_alloc_cycles));
   row("alloc cycles", cyc(r.alloc_cycles) + "  p50 / p99 / max, firmware");
   row("free cycles", cyc(r.free_cycles));
   row("alloc round trip", cyc(r.alloc_round_trip) + "  as the host sees it");

@@ -9,7 +9,7 @@
 namespace strata::workload {
 namespace {
 
-constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 62;
+constexpr uint64_t kMaxBufferBytes = replay::kMaxTraceBytes;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

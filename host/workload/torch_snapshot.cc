@@ -11,7 +11,7 @@
 namespace strata::workload {
 namespace {
 
-constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 62;  // as replay::ParseTrace
+constexpr uint64_t kMaxBufferBytes = replay::kMaxTraceBytes;
 
 class SnapshotWalker {
  public:

@@ -167,6 +167,7 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
 }
 
 bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* error) {
+  uint64_t total = 0;
   for (size_t k = 0; k < trace.buffers.size(); ++k) {
     const replay::TraceBuffer& b = trace.buffers[k];
     const std::string which = "buffer " + std::to_string(k) + " (id " + std::to_string(b.id) + ")";
@@ -179,10 +180,15 @@ bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* e
                std::to_string(INT64_MIN + 1) + " and up)";
       return false;
     }
-    if (b.size == 0 || b.size > (uint64_t{1} << 62)) {
+    if (b.size == 0 || b.size > replay::kMaxTraceBytes) {
       *error = which + ": size " + std::to_string(b.size) + " cannot be written (1 to 2^62 bytes)";
       return false;
     }
+    if (b.size > replay::kMaxTraceBytes - total) {  // replay::ParseTrace would refuse to read it back
+      *error = which + ": the sizes up to here add up to more than 2^62 bytes";
+      return false;
+    }
+    total += b.size;
   }
   std::string text = "id,lower,upper,size\n";
   for (const replay::TraceBuffer& b : trace.buffers) {

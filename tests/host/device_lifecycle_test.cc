@@ -160,6 +160,33 @@ strata_status OpenWithTrace(const std::string& path, strata_device** d) {
   return strata_open("sim", &o, d);
 }
 
+// The runtime firmware manages at most STRATA_RT_MAX_HBM_BYTES: a larger device is refused at open with the
+// limit in the message, not booted with the firmware silently seeing less. The limit itself opens (the
+// model's memory is sparse) and the firmware reports exactly the capacity asked for.
+TEST(DeviceLifecycle, HbmBeyondWhatTheFirmwareManagesIsRefused) {
+  for (const uint64_t capacity : {(1ull << 40) + (256ull << 10), 2ull << 40, 1ull << 62}) {
+    strata_open_options o{};
+    o.struct_size = sizeof o;
+    o.hbm_capacity_bytes = capacity;
+    strata_device* d = nullptr;
+    EXPECT_EQ(strata_open("sim", &o, &d), STRATA_INVALID_ARGUMENT) << capacity;
+    EXPECT_NE(std::strstr(strata_last_error_message(), "more than the runtime firmware manages (1024 GiB)"), nullptr)
+        << strata_last_error_message();
+    EXPECT_EQ(d, nullptr);
+  }
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = 1ull << 40;
+  strata_device* d = nullptr;
+  ASSERT_EQ(strata_open("sim", &o, &d), STRATA_OK) << strata_last_error_message();
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  ASSERT_EQ(strata_get_device_info(d, &info), STRATA_OK);
+  EXPECT_EQ(info.hbm_capacity_bytes, 1ull << 40);
+  ExpectWorks(d);
+  strata_close(d);
+}
+
 TEST(DeviceLifecycle, AWaveformThatCannotBeWrittenIsRefusedAtOpen) {
   strata_device* d = nullptr;
   EXPECT_EQ(OpenWithTrace("/nonexistent/dir/run.fst", &d), STRATA_INVALID_ARGUMENT);

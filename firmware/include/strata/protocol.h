@@ -36,6 +36,9 @@ extern "C" {
 #define STRATA_RT_MAX_CONTEXTS 16u
 #define STRATA_RT_STAGING_SLOTS 4u
 #define STRATA_RT_STAGING_SLOT_BYTES (256u * 1024u)  // one READ/WRITE moves at most this much
+// The most HBM the runtime probes and manages (1 TiB); a host refuses a larger device instead of letting
+// the firmware see less than is there.
+#define STRATA_RT_MAX_HBM_BYTES (1ull << 40)
 
 // Runtime state in the header.
 enum strata_rt_state { STRATA_RT_BOOTING = 0, STRATA_RT_READY = 1, STRATA_RT_FAILED = 2 };
@@ -188,7 +191,10 @@ typedef struct strata_rt_header {
   uint32_t magic;
   uint16_t version_major;
   uint16_t version_minor;
-  uint32_t header_bytes;  // sizeof(strata_rt_header)
+  uint32_t header_bytes;  // sizeof(strata_rt_header) of the firmware's version. Growth rule: a minor version
+                          // only appends fields (offsets never move); a host accepts any size >= the 1.0
+                          // header, reads fields past header_bytes as 0 and ignores what it does not know
+                          // (host/driver/runtime_header.h).
   uint32_t state;         // strata_rt_state
   uint32_t sq_address, sq_entries, cq_address, cq_entries;
   uint32_t stats_address;

@@ -10,6 +10,9 @@
  *   behaviour changes: code built against an older major may not work.
  *   MINOR bumps when something is added: a function, a field at the end of a struct (older callers
  *   pass the smaller struct_size and keep working), a flag, a backend, an option. Never removes.
+ *   The same rule holds one level down, between this driver and the device's runtime firmware
+ *   (strata/protocol.h, strata_rt_header.header_bytes): the firmware's header only grows at the end, and
+ *   the driver accepts any header at least as large as the 1.0 header, reading fields it lacks as 0.
  *
  * Threads and blocking: every call is thread-safe; calls on one device are serialised (a device is
  * one command stream). Every call that talks to the device blocks until the device answered it, so

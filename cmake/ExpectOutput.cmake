@@ -1,6 +1,6 @@
 # Runs the command after `--` and checks its exit status (STATUS) and that its combined
 # output matches REGEX; optionally that CHECK_FILE exists and is not empty afterwards.
-include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/CommandAfterSeparator.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/CommandAfterSeparator.cmake)
 if(CHECK_FILE)
   file(REMOVE ${CHECK_FILE})
 endif()
