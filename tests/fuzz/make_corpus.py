@@ -148,6 +148,52 @@ def main():
     put("alloc_fuzz", "best_fit", bytes([1, 0x42]) + bytes((i * 37) & 0xff for i in range(200)))
     put("alloc_fuzz", "first_fit_small", bytes([2, 0xf1]) + bytes((i * 11 + 5) & 0xff for i in range(120)))
 
+    # The runtime: two bytes of HBM size, then host turns: [take, progress, batch - 1, commands...] where each
+    # command is an opcode byte and its choices (runtime_fuzz.cc, BuildOne). One command per turn here.
+    def turn(*cmds):
+        return bytes([1, 3, len(cmds) - 1]) + b"".join(cmds)
+    u16 = lambda v: struct.pack("<H", v)
+    u32 = lambda v: struct.pack("<I", v)
+    create = bytes([1, 0])
+    def alloc(ctx, size, shift=0, align=None, no_compact=False):
+        return bytes([3, ctx, shift | (0x40 if align is not None else 0) | (0x80 if no_compact else 0)]) + \
+            u16(size) + (bytes([align]) if align is not None else b"")
+    def xfer(op, ctx, buf, slot, offset, length):
+        return bytes([op, ctx, buf, slot]) + u32(offset) + bytes([0 if length > 4096 else 1]) + u32(length - 1)
+    write = lambda *a: xfer(6, *a)
+    read = lambda *a: xfer(8, *a)
+    free = lambda ctx, buf: bytes([5, ctx, buf])
+    gemm = lambda ctx, a, b, c, flags, m: bytes([9, ctx, a, b, c, flags, m]) + u16(64)
+    compact = bytes([10, 0, 0])
+    stats = bytes([11, 1, 0])
+    basic = b"\0\0" + turn(create) + turn(alloc(0, 4095)) + turn(alloc(0, 1000, 2)) + turn(alloc(0, 300)) + \
+        turn(write(0, 0, 0, 0, 4096)) + turn(read(0, 0, 1, 0, 4096)) + turn(gemm(0, 0, 1, 2, 0, 4)) + \
+        turn(read(0, 2, 2, 0, 300)) + turn(stats) + turn(free(0, 1)) + turn(compact) + turn(read(0, 0, 3, 8, 100)) + \
+        turn(bytes([2, 0]))
+    put("runtime_fuzz", "basic", basic)
+    # Fill the heap with buffers, free every other one, write, then ask for more than any hole: defragment on OOM.
+    frag = b"\x00\x00" + turn(create)
+    for i in range(12):
+        frag += turn(alloc(0, 0xffff, 2))  # 256 KiB each
+    for i in range(0, 12, 2):
+        frag += turn(free(0, i // 2 * 1))
+    frag += turn(write(0, 0, 0, 0, 65536)) + turn(write(0, 0, 3, 1000, 5000))
+    frag += turn(alloc(0, 0xffff, 4)) + turn(read(0, 0, 1, 0, 65536)) + turn(stats)
+    put("runtime_fuzz", "defragment", frag)
+    # Transfers in flight while the ring fills: several writes and reads in one batch, DMA held back.
+    pipe = b"\x10\x00" + turn(create) + turn(create) + turn(alloc(0, 5000)) + turn(alloc(1, 6000))
+    pipe += bytes([1, 0, 5]) + write(0, 0, 0, 0, 5000) + write(1, 0, 1, 0, 6000) + read(0, 0, 2, 0, 5000) + \
+        read(1, 0, 3, 7, 10) + bytes([11, 0]) + compact
+    pipe += bytes([0, 1, 0]) + bytes([0]) + turn(stats) + turn(read(0, 0, 0, 0, 5000))
+    put("runtime_fuzz", "in_flight", pipe)
+    # Raw commands: a FREE with another context's handle, a WRITE past the end, garbage.
+    raw = lambda cmd, fix, pick: bytes([0xe0]) + cmd.ljust(64, b"\0") + bytes([fix, pick])
+    hdr = lambda op, flags=0: struct.pack("<BBHIII", op, flags, 0, 0, 0, 0)
+    raws = b"\x00\x00" + turn(create) + turn(create) + turn(alloc(0, 100)) + turn(alloc(1, 200)) + \
+        turn(raw(hdr(4), 0x2b, 1)) + turn(raw(hdr(5) + struct.pack("<QQII", 0, 150, 100, 0), 0xab, 0)) + \
+        turn(raw(bytes(range(64)), 0, 0)) + turn(raw(hdr(3) + struct.pack("<QQ", 64, 0), 0x0b, 0)) + turn(stats)
+    put("runtime_fuzz", "raw", raws)
+    put("runtime_fuzz", "small_hbm", b"\xff\x10" + turn(create))
     print("wrote", CORPUS)
 
 

@@ -265,6 +265,28 @@ TEST(RuntimeProtocol, FreeWaitsForTheTransferInFlight) {
   EXPECT_EQ(c.order()[c.order().size() - 2], w) << "the write completes before the free";
 }
 
+// Found by runtime_fuzz: a FREE that succeeded came back with field HANDLE; the protocol says NONE on success.
+TEST(RuntimeProtocol, SuccessfulCommandsNameNoField) {
+  RawClient c(8 * kMiB);
+  const uint32_t ctx = c.CreateContext();
+  const uint64_t b = c.Alloc(ctx, 4 * kKiB);
+  c.WriteBuffer(ctx, b, std::vector<uint8_t>(4 * kKiB, 7));
+  std::vector<strata_cmd> cmds(4);
+  cmds[0] = RawClient::Transfer(STRATA_OP_READ, ctx, b, 4 * kKiB, 0);
+  cmds[1].opcode = STRATA_OP_COMPACT;
+  cmds[1].context = ctx;
+  cmds[2].opcode = STRATA_OP_FREE;
+  cmds[2].context = ctx;
+  cmds[2].u.buffer.handle = b;
+  cmds[3].opcode = STRATA_OP_DESTROY_CONTEXT;
+  cmds[3].context = ctx;
+  for (const strata_cmd& cmd : cmds) {
+    const strata_cpl r = c.Call(cmd);
+    EXPECT_EQ(r.status, STRATA_OK) << "opcode " << int{cmd.opcode};
+    EXPECT_EQ(r.field, STRATA_FIELD_NONE) << "opcode " << int{cmd.opcode};
+  }
+}
+
 TEST(RuntimeProtocol, PinnedBuffersStayPutDuringDefragmentOnOom) {
   RawClient c(8 * kMiB);  // 7 MiB heap
   const uint32_t ctx = c.CreateContext();
