@@ -1,30 +1,37 @@
 #!/usr/bin/env bash
-# Runs the allocator's, the runtime decoder's, the GPU policies' and the driver core's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build/asan) and their libFuzzer targets for a bounded time each (build/fuzz, clang). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS]
+# Runs the allocator's, the runtime decoder's, the file readers', the GPU policies' and the driver core's unit tests under AddressSanitizer +
+# UndefinedBehaviorSanitizer (build/asan), then every libFuzzer target (tests/fuzz: allocator, decoder, whole runtime, ELF, .npy, trace CSV,
+# PyTorch pickle and JSON, RMM log) for a bounded time each (build/fuzz, clang), each starting from a scratch copy of its committed seed corpus
+# (tests/fuzz/corpus/<target>; the repository is never written). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 18: about 3 minutes
+# for the nine targets on two cores).
 # Environment: JOBS (default 2), BUILD_ROOT (default <repo>/build), CTEST_REGEX (default: the allocator).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build_root="${BUILD_ROOT:-$root/build}"
 jobs="${JOBS:-2}"
-fuzz_seconds="${1:-30}"
-regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder|^gpu\.|^host\.core\.|^host\.gpu_emu\.}"
+fuzz_seconds="${1:-18}"
+regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder|^readers\.|^gpu\.|^host\.core\.|^host\.gpu_emu\.}"
 
 echo "== ASan+UBSan unit tests ($build_root/asan)" >&2
 cmake -S "$root" -B "$build_root/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTRATA_BUILD_SIM=OFF -DSTRATA_BUILD_FIRMWARE_IMAGES=OFF -DSTRATA_SANITIZE=ON >&2
-cmake --build "$build_root/asan" -j "$jobs" --target alloc_test strata-replay runtime_decoder_test gpu_test driver_core_test gpu_emu_test >&2
+cmake --build "$build_root/asan" -j "$jobs" --target alloc_test strata-replay runtime_decoder_test reader_test gpu_test driver_core_test gpu_emu_test >&2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$build_root/asan" -R "$regex" --output-on-failure -j "$jobs"
 
 echo "== libFuzzer targets for ${fuzz_seconds}s each ($build_root/fuzz)" >&2
 CC=clang CXX=clang++ cmake -S "$root" -B "$build_root/fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTRATA_BUILD_SIM=OFF -DSTRATA_BUILD_FIRMWARE_IMAGES=OFF -DSTRATA_FUZZ=ON >&2
-cmake --build "$build_root/fuzz" -j "$jobs" --target alloc_fuzz runtime_decoder_fuzz >&2
-for fuzzer in alloc_fuzz runtime_decoder_fuzz; do
-  corpus="$build_root/fuzz/${fuzzer}_corpus"
+fuzzers=(alloc_fuzz runtime_decoder_fuzz runtime_fuzz elf_loader_fuzz npy_fuzz trace_csv_fuzz torch_pickle_fuzz torch_json_fuzz
+  rmm_log_fuzz)
+cmake --build "$build_root/fuzz" -j "$jobs" --target "${fuzzers[@]}" >&2
+for fuzzer in "${fuzzers[@]}"; do
+  corpus="$build_root/fuzz/corpus/$fuzzer"  # scratch: the committed seeds plus what this run finds
+  rm -rf "$corpus"
   mkdir -p "$corpus"
-  echo "== $fuzzer" >&2
-  "$build_root/fuzz/tests/firmware/fuzz/$fuzzer" -max_total_time="$fuzz_seconds" -max_len=4096 \
-    -print_final_stats=1 "$corpus"
+  cp "$root/tests/fuzz/corpus/$fuzzer"/* "$corpus"/
+  echo "== $fuzzer (${fuzz_seconds}s from $(ls "$corpus" | wc -l) seeds)" >&2
+  "$build_root/fuzz/tests/firmware/fuzz/$fuzzer" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
+    -artifact_prefix="$build_root/fuzz/$fuzzer-" "$corpus"
 done
 echo "test-sanitizers: OK" >&2
