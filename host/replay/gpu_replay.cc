@@ -33,6 +33,7 @@ std::string JsonEscape(const std::string& s) {
 bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error) {
   GpuReplayResult& r = *result;
   r = GpuReplayResult{};
+  r.backend = options.backend;
   r.policy = options.policy;
   const auto wall0 = std::chrono::steady_clock::now();
   std::vector<strata_named_value> named;
@@ -54,9 +55,9 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     v.int64_value = static_cast<int64_t>(options.total_bytes);
     named.push_back(v);
   }
-  // context_bytes / page_bytes / total_bytes are int64 options; given as text on the command line.
+  // context_bytes / page_bytes / total_bytes / device are int64 options; given as text on the command line.
   for (const auto& [name, value] : options.options) {
-    if (name == "context_bytes" || name == "page_bytes" || name == "total_bytes") {
+    if (name == "context_bytes" || name == "page_bytes" || name == "total_bytes" || name == "device") {
       char* end = nullptr;
       const long long x = std::strtoll(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || x < 0) {
@@ -78,8 +79,8 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   o.named_options = named.data();
   o.num_named_options = static_cast<uint32_t>(named.size());
   strata_device* d = nullptr;
-  if (strata_open("gpu-emu", &o, &d) != STRATA_OK) {
-    *error = ApiError("opening the gpu-emu backend");
+  if (strata_open(options.backend.c_str(), &o, &d) != STRATA_OK) {
+    *error = ApiError(("opening the " + options.backend + " backend").c_str());
     return false;
   }
   struct Closer {
@@ -94,7 +95,12 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     return false;
   }
   r.total_bytes = info.hbm_capacity_bytes;
-  r.gpu = options.gpu.empty() ? "custom" : options.gpu;
+  if (options.backend == "cuda") {
+    const auto device = options.options.find("device");
+    r.gpu = "cuda device " + (device == options.options.end() ? std::string("0") : device->second);
+  } else {
+    r.gpu = options.gpu.empty() ? "custom" : options.gpu;
+  }
 
   const std::vector<Event> events = BuildEvents(trace);
   r.events_total = events.size();
@@ -181,27 +187,27 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
 
 std::string GpuJson(const GpuReplayResult& r) {
   char buf[2048];
-  std::snprintf(buf, sizeof buf,
-                "\"backend\":\"gpu-emu\",\"policy\":\"%s\",\"gpu\":\"%s\",\"total_bytes\":%llu,\"events\":%llu,"
-                "\"events_total\":%llu,\"allocs\":%llu,\"frees\":%llu,\"failed_allocs\":%llu,"
-                "\"first_oom_buffer_id\":%lld,\"first_oom_event\":%lld,\"first_oom_kind\":\"%s\","
-                "\"first_oom_reserved_bytes\":%llu,\"first_oom_live_bytes\":%llu,\"oom_capacity\":%llu,"
-                "\"oom_cap\":%llu,\"oom_fragmentation\":%llu,\"peak_bytes_in_use\":%llu,\"peak_pool_bytes\":%llu,"
-                "\"bytes_limit\":%llu,\"device_allocs\":%llu,\"device_frees\":%llu,\"device_syncs\":%llu,"
-                "\"stream_syncs\":%llu,\"maps\":%llu,\"unmaps\":%llu,\"num_alloc_retries\":%llu,"
-                "\"defragmentations\":%llu,\"defrag_bytes\":%llu,\"host_bytes_copied\":%llu,\"wall_seconds\":%.4f",
-                JsonEscape(r.policy).c_str(), JsonEscape(r.gpu).c_str(), (unsigned long long)r.total_bytes,
-                (unsigned long long)r.events, (unsigned long long)r.events_total, (unsigned long long)r.allocs,
-                (unsigned long long)r.frees, (unsigned long long)r.failed_allocs, (long long)r.first_oom_buffer_id,
-                (long long)r.first_oom_event, r.first_oom_kind.c_str(), (unsigned long long)r.first_oom_reserved_bytes,
-                (unsigned long long)r.first_oom_live_bytes, (unsigned long long)r.oom_capacity,
-                (unsigned long long)r.oom_cap, (unsigned long long)r.oom_fragmentation,
-                (unsigned long long)r.peak_bytes_in_use, (unsigned long long)r.peak_pool_bytes,
-                (unsigned long long)r.bytes_limit, (unsigned long long)r.device_allocs,
-                (unsigned long long)r.device_frees, (unsigned long long)r.device_syncs,
-                (unsigned long long)r.stream_syncs, (unsigned long long)r.maps, (unsigned long long)r.unmaps,
-                (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations,
-                (unsigned long long)r.defrag_bytes, (unsigned long long)r.host_bytes_copied, r.wall_seconds);
+  std::snprintf(
+      buf, sizeof buf,
+      "\"backend\":\"%s\",\"policy\":\"%s\",\"gpu\":\"%s\",\"total_bytes\":%llu,\"events\":%llu,"
+      "\"events_total\":%llu,\"allocs\":%llu,\"frees\":%llu,\"failed_allocs\":%llu,"
+      "\"first_oom_buffer_id\":%lld,\"first_oom_event\":%lld,\"first_oom_kind\":\"%s\","
+      "\"first_oom_reserved_bytes\":%llu,\"first_oom_live_bytes\":%llu,\"oom_capacity\":%llu,"
+      "\"oom_cap\":%llu,\"oom_fragmentation\":%llu,\"peak_bytes_in_use\":%llu,\"peak_pool_bytes\":%llu,"
+      "\"bytes_limit\":%llu,\"device_allocs\":%llu,\"device_frees\":%llu,\"device_syncs\":%llu,"
+      "\"stream_syncs\":%llu,\"maps\":%llu,\"unmaps\":%llu,\"num_alloc_retries\":%llu,"
+      "\"defragmentations\":%llu,\"defrag_bytes\":%llu,\"host_bytes_copied\":%llu,\"wall_seconds\":%.4f",
+      JsonEscape(r.backend).c_str(), JsonEscape(r.policy).c_str(), JsonEscape(r.gpu).c_str(),
+      (unsigned long long)r.total_bytes, (unsigned long long)r.events, (unsigned long long)r.events_total,
+      (unsigned long long)r.allocs, (unsigned long long)r.frees, (unsigned long long)r.failed_allocs,
+      (long long)r.first_oom_buffer_id, (long long)r.first_oom_event, r.first_oom_kind.c_str(),
+      (unsigned long long)r.first_oom_reserved_bytes, (unsigned long long)r.first_oom_live_bytes,
+      (unsigned long long)r.oom_capacity, (unsigned long long)r.oom_cap, (unsigned long long)r.oom_fragmentation,
+      (unsigned long long)r.peak_bytes_in_use, (unsigned long long)r.peak_pool_bytes, (unsigned long long)r.bytes_limit,
+      (unsigned long long)r.device_allocs, (unsigned long long)r.device_frees, (unsigned long long)r.device_syncs,
+      (unsigned long long)r.stream_syncs, (unsigned long long)r.maps, (unsigned long long)r.unmaps,
+      (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations,
+      (unsigned long long)r.defrag_bytes, (unsigned long long)r.host_bytes_copied, r.wall_seconds);
   return "{" + std::string(buf) + ",\"first_oom_message\":\"" + JsonEscape(r.first_oom_message) + "\"}";
 }
 
@@ -209,7 +215,7 @@ std::string GpuTable(const GpuReplayResult& r) {
   char buf[2048];
   const double mib = 1024.0 * 1024.0;
   std::snprintf(buf, sizeof buf,
-                "gpu-emu, policy %s, GPU %s (%.1f MiB total)\n"
+                "%s, policy %s, GPU %s (%.1f MiB total)\n"
                 "  events            %llu of %llu (%llu allocations, %llu frees)\n"
                 "  failed allocs     %llu (capacity %llu, cap %llu, fragmentation %llu)\n"
                 "  first OOM         %s\n"
@@ -217,7 +223,7 @@ std::string GpuTable(const GpuReplayResult& r) {
                 "  driver calls      %llu allocs, %llu frees, %llu maps, %llu unmaps; %llu device syncs, %llu "
                 "stream syncs, %llu retries\n"
                 "  defragmentations  %llu (%.2f MiB through the host, %.2f MiB copied)\n",
-                r.policy.c_str(), r.gpu.c_str(), r.total_bytes / mib, (unsigned long long)r.events,
+                r.backend.c_str(), r.policy.c_str(), r.gpu.c_str(), r.total_bytes / mib, (unsigned long long)r.events,
                 (unsigned long long)r.events_total, (unsigned long long)r.allocs, (unsigned long long)r.frees,
                 (unsigned long long)r.failed_allocs, (unsigned long long)r.oom_capacity, (unsigned long long)r.oom_cap,
                 (unsigned long long)r.oom_fragmentation,

@@ -1,6 +1,6 @@
-// Replays a buffer-lifetime trace through the host driver's C API on the `gpu-emu` backend: an emulated GPU
-// under one of the JAX / TensorFlow / PyTorch allocation policies (host/gpu). Reports what the framework
-// would: which allocation fails first and why (capacity, cap or fragmentation), at what reserved size, and
+// Replays a buffer-lifetime trace through the host driver's C API on a GPU backend: `gpu-emu` (an emulated GPU)
+// or `cuda` (a real one), under one of the JAX / TensorFlow / PyTorch allocation policies (host/gpu). Reports what the
+// framework would: which allocation fails first and why (capacity, cap or fragmentation), at what reserved size, and
 // what the policy asked of the driver.
 #ifndef STRATA_HOST_REPLAY_GPU_REPLAY_H_
 #define STRATA_HOST_REPLAY_GPU_REPLAY_H_
@@ -15,16 +15,17 @@
 namespace strata::replay {
 
 struct GpuReplayOptions {
+  std::string backend = "gpu-emu";  // or "cuda"
   std::string policy = "jax";
   std::string gpu;                 // a preset name; empty: total_bytes (or the backend's default preset)
   uint64_t total_bytes = 0;        // the GPU's total memory; 0: the preset's
   bool defragment_on_oom = false;  // on a fragmentation OOM, JAX's Defragment() (host bounce), then retry once
   uint64_t max_events = 0;
-  std::map<std::string, std::string> options;  // more gpu-emu open options (policy settings, context_bytes, ...)
+  std::map<std::string, std::string> options;  // more open options (policy settings, context_bytes, device, ...)
 };
 
 struct GpuReplayResult {
-  std::string policy, gpu;
+  std::string backend, policy, gpu;
   uint64_t total_bytes = 0;
   uint64_t events = 0, events_total = 0;
   uint64_t allocs = 0, frees = 0, failed_allocs = 0;

@@ -23,7 +23,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: strata-replay TRACE.csv [--backend host|sim|gpu-emu] [--policy P]\n"
+    "usage: strata-replay TRACE.csv [--backend host|sim|gpu-emu|cuda] [--policy P]\n"
     "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
     "                     [--max-events N] [--hbm HBM2|HBM2e|HBM3] [--firmware ELF]\n"
     "                     [--option NAME=VALUE]... [--json] [--check] [--verbose]\n"
@@ -40,8 +40,10 @@ constexpr const char* kUsage =
     "                    compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)\n"
     "                    gpu-emu: the trace through the driver's C API on an emulated GPU under a\n"
     "                    framework's allocation policy (--policy; docs/gpu-policies.md) instead\n"
+    "                    cuda: the same on the real GPU through CUDA (exit status 3 with the CUDA\n"
+    "                    error where there is no GPU or driver)\n"
     "  --policy P        host: placement policy (default tlsf; the firmware uses tlsf)\n"
-    "                    gpu-emu: jax (default), jax-growth, jax-platform, jax-async, tf, tf-growth,\n"
+    "                    gpu-emu, cuda: jax (default), jax-growth, jax-platform, jax-async, tf, tf-growth,\n"
     "                    tf-async, torch, torch-expandable; each reads its framework's environment\n"
     "                    variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)\n"
     "  --compaction M    off (default) or on-oom: when an allocation fails although enough memory\n"
@@ -54,8 +56,9 @@ constexpr const char* kUsage =
     "                    gpu-emu: the GPU's total memory: BYTES, <F>x, or a GPU preset (h100-80g,\n"
     "                    a100-40g, ...; default h100-80g). With BYTES or <F>x the CUDA context\n"
     "                    takes nothing unless --option context_bytes=N says otherwise\n"
-    "  --option N=V      gpu-emu: an open option (gpu-emu's own or the policy's, e.g. mem_fraction=0.5,\n"
-    "                    page_bytes=65536); repeatable; overrides the environment\n"
+    "  --option N=V      gpu-emu, cuda: an open option (the backend's own or the policy's, e.g.\n"
+    "                    mem_fraction=0.5, page_bytes=65536 (gpu-emu), device=1 (cuda));\n"
+    "                    repeatable; overrides the environment\n"
     "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256; sim: 256 only)\n"
     "  --max-events N    stop after N events (allocations + frees; a trace has 2 per buffer)\n"
     "  --hbm PRESET      sim: HBM preset (default HBM2)\n"
@@ -67,7 +70,8 @@ constexpr const char* kUsage =
     "  --help            this text\n"
     "\n"
     "Exit status: 0 when every allocation succeeded, 1 when some failed, 2 on bad usage or input,\n"
-    "3 when the sim or gpu-emu backend failed (firmware missing, device error, bad policy setting).\n";
+    "3 when the sim, gpu-emu or cuda backend failed (firmware missing, no GPU, device error, bad policy\n"
+    "setting).\n";
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "strata-replay: %s\n\n%s", message.c_str(), kUsage);
@@ -83,20 +87,31 @@ int LoadOrFail(const std::string& path, strata::replay::Trace* trace) {
   return 0;
 }
 
-// --backend gpu-emu: the trace through the C API on an emulated GPU under a framework's policy.
+// --backend gpu-emu|cuda: the trace through the C API on an emulated or a real GPU under a framework's policy.
 int RunGpu(const std::string& trace_path, const std::string& backend, const std::string& policy,
            const std::string& capacity_text, const std::map<std::string, std::string>& named,
            const strata::replay::ReplayOptions& options, bool json) {
 #ifndef STRATA_REPLAY_HAVE_GPU
   (void)trace_path, (void)policy, (void)capacity_text, (void)named, (void)options, (void)json;
-  std::fprintf(stderr, "strata-replay: --backend %s: this build has no gpu-emu backend\n", backend.c_str());
+  std::fprintf(stderr, "strata-replay: --backend %s: this build has no GPU backends\n", backend.c_str());
   return 2;
 #else
-  (void)backend;
+#ifndef STRATA_REPLAY_HAVE_CUDA
+  if (backend == "cuda") {
+    std::fprintf(stderr, "strata-replay: --backend cuda: this build has no cuda backend (no CUDA toolkit)\n");
+    return 2;
+  }
+#endif
   if (options.check_every_op) return Usage("--check runs on the host allocator only");
+  if (backend == "cuda" && !capacity_text.empty()) {
+    return Usage(
+        "--capacity is the emulated GPU's size; --backend cuda replays on the real GPU's memory "
+        "(--option context_bytes=N holds memory back)");
+  }
   strata::replay::Trace trace;
   if (int rc = LoadOrFail(trace_path, &trace)) return rc;
   strata::replay::GpuReplayOptions go;
+  go.backend = backend;
   go.policy = policy;
   go.options = named;
   go.max_events = options.max_events;
@@ -116,7 +131,7 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
   strata::replay::GpuReplayResult r;
   std::string error;
   if (!strata::replay::GpuReplay(trace, go, &r, &error)) {
-    std::fprintf(stderr, "strata-replay: %s: gpu-emu backend: %s\n", trace_path.c_str(), error.c_str());
+    std::fprintf(stderr, "strata-replay: %s: %s backend: %s\n", trace_path.c_str(), backend.c_str(), error.c_str());
     return 3;
   }
   if (json) {
@@ -165,8 +180,8 @@ int main(int argc, char** argv) {
       named_options[v.substr(0, eq)] = v.substr(eq + 1);
     } else if (arg == "--backend") {
       if (!value(&backend)) return Usage("--backend needs a value");
-      if (backend != "host" && backend != "sim" && backend != "gpu-emu") {
-        return Usage("unknown backend '" + backend + "' (host, sim or gpu-emu)");
+      if (backend != "host" && backend != "sim" && backend != "gpu-emu" && backend != "cuda") {
+        return Usage("unknown backend '" + backend + "' (host, sim, gpu-emu or cuda)");
       }
     } else if (arg == "--max-events") {
       if (!value(&v)) return Usage("--max-events needs a value");
@@ -212,8 +227,8 @@ int main(int argc, char** argv) {
     }
   }
   if (trace_path.empty()) return Usage("no trace given");
-  const bool sim = backend == "sim", gpu = backend == "gpu-emu";
-  if (!gpu && !named_options.empty()) return Usage("--option needs --backend gpu-emu");
+  const bool sim = backend == "sim", gpu = backend == "gpu-emu" || backend == "cuda";
+  if (!gpu && !named_options.empty()) return Usage("--option needs --backend gpu-emu or cuda");
   if (gpu)
     return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options, json);
   if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
