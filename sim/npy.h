@@ -3,6 +3,7 @@
 #ifndef STRATA_SIM_NPY_H_
 #define STRATA_SIM_NPY_H_
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -179,7 +180,8 @@ inline bool WriteNpy(const std::string& path, const NpyArray& a, std::string& er
   if (!f) return error = path + ": cannot create file", false;
   f << NpyHeader(a);
   f.write(reinterpret_cast<const char*>(a.data.data()), static_cast<std::streamsize>(a.data.size()));
-  if (!f) return error = path + ": write failed", false;
+  f.close();  // a full disk shows up when the buffer is flushed
+  if (!f) return error = path + ": write failed (" + std::strerror(errno) + ")", false;
   return true;
 }
 

@@ -1,10 +1,13 @@
 // Reading a user's file safely: only a regular file, and only up to a size bound, so that a directory, a FIFO
 // (which would block), /dev/zero (which never ends) or a huge file gets a clear error instead of a hang or
 // memory exhaustion. Header-only, POSIX; used by the ELF and .npy loaders and strata-replay's trace reader.
+// And the same for a file to write: checked before a run, so output that cannot be written fails fast.
 #ifndef STRATA_SIM_REGULAR_FILE_H_
 #define STRATA_SIM_REGULAR_FILE_H_
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -25,6 +28,24 @@ inline std::string CheckRegularFile(const std::string& path, uint64_t max_bytes)
     return "larger than " + std::to_string(max_bytes >> 20) + " MiB (" + std::to_string(st.st_size) + " bytes)";
   }
   return "";
+}
+
+// "" when `path` can be created (or opened to be overwritten) as a file to write; else why not ("not a
+// regular file (a directory)", the errno text). Opens without blocking, so a FIFO cannot hang the caller; a
+// directory, FIFO or socket is refused, a character device such as /dev/null is allowed. Creates the file if
+// it is missing.
+inline std::string CheckWritableFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+    return S_ISDIR(st.st_mode)    ? "not a regular file (a directory)"
+           : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                                  : "not a regular file (a socket or block device)";
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  const bool ok = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode));
+  ::close(fd);
+  return ok ? "" : "not a regular file";
 }
 
 }  // namespace strata::sim

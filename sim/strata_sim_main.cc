@@ -17,6 +17,7 @@
 #include "hbm/hbm_model.h"
 #include "npy.h"
 #include "platform.h"
+#include "regular_file.h"
 #include "strata/regmap.h"
 
 namespace {
@@ -189,6 +190,13 @@ int RunGemm(int argc, char* argv[]) {
     }
   }
   if (a_path.empty() || b_path.empty() || out_path.empty()) return Usage("gemm needs --a, --b and --out");
+  // Output that could not be written is refused before the run, not found missing after it.
+  for (const std::string* out : {&out_path, &config.trace.path}) {
+    if (out->empty()) continue;
+    if (const std::string why = strata::sim::CheckWritableFile(*out); !why.empty()) {
+      return Usage("cannot write " + *out + ": " + why);
+    }
+  }
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30)) {
     return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
   }
@@ -370,6 +378,11 @@ int sc_main(int argc, char* argv[]) {
     }
   }
   if (elf_path.empty()) return Usage("no firmware ELF given");
+  if (!config.trace.path.empty()) {
+    if (const std::string why = strata::sim::CheckWritableFile(config.trace.path); !why.empty()) {
+      return Usage("cannot write the waveform " + config.trace.path + ": " + why);
+    }
+  }
   if (config.trace.end <= config.trace.start) return Usage("--trace-end must be after --trace-start");
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity)) {
     return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");

@@ -10,6 +10,7 @@
 
 #include "alloc/allocator.h"
 #include "arch/arch.h"
+#include "drivers/console.h"
 #include "drivers/dma.h"
 #include "drivers/mxu.h"
 #include "hal/mmio.h"
@@ -527,8 +528,10 @@ void Boot() {
   h.sq_head = 0;
   h.commands_served = 0;
   h.mxu_array_n = mxu::ArraySize();
-  if (hbm < 2 * kStagingBytes) {
-    h.state = STRATA_RT_FAILED;  // too small to hold the staging slots and a heap
+  if (hbm < STRATA_RT_MIN_HBM_BYTES) {  // too small to hold the staging slots and a heap
+    console::Printf("runtime: %u KiB of HBM is too little: the runtime needs at least %u KiB\n",
+                    static_cast<uint32_t>(hbm >> 10), static_cast<uint32_t>(STRATA_RT_MIN_HBM_BYTES >> 10));
+    h.state = STRATA_RT_FAILED;
     for (;;) arch::WaitForInterrupt();
   }
   g_staging = (hbm - kStagingBytes) & ~uint64_t{4095};
@@ -536,6 +539,7 @@ void Boot() {
   options.capacity_bytes = g_staging;
   options.granule_bytes = alloc::kDefaultGranuleBytes;
   if (g_alloc.Init(g_nodes.nodes, Storage::kNumNodes, options) != STRATA_OK) {
+    console::Puts("runtime: the allocator refused the heap\n");
     h.state = STRATA_RT_FAILED;
     for (;;) arch::WaitForInterrupt();
   }

@@ -19,6 +19,7 @@
 #include "hbm/hbm_config.h"
 #include "hbm/hbm_model.h"
 #include "host_link.h"
+#include "regular_file.h"
 #include "runtime/decoder.h"
 #include "runtime_header.h"
 #include "strata/protocol.h"
@@ -497,21 +498,15 @@ class SimBackend final : public Backend {
   std::map<uint32_t, strata_cpl> done_;
 };
 
-// "" when `path` can be created (or truncated) as a regular file; else why not. Opens without blocking, so a
-// FIFO cannot hang the caller.
-std::string CheckWritableFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
-  if (fd < 0) return std::strerror(errno);
-  struct stat st {};
-  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  ::close(fd);
-  return regular ? "" : "not a regular file";
-}
-
 Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   const std::string preset = o.GetString("hbm_preset", "HBM2");
   const int64_t capacity = o.GetInt("hbm_capacity_bytes", int64_t{1} << 30);
   if (capacity <= 0) return {STRATA_INVALID_ARGUMENT, "hbm_capacity_bytes must be positive"};
+  if (static_cast<uint64_t>(capacity) < STRATA_RT_MIN_HBM_BYTES) {
+    return {STRATA_INVALID_ARGUMENT,
+            "hbm_capacity_bytes " + std::to_string(capacity) + " is less than the runtime firmware needs (" +
+                std::to_string(STRATA_RT_MIN_HBM_BYTES) + " bytes: its staging slots and a heap as large)"};
+  }
   if (static_cast<uint64_t>(capacity) > STRATA_RT_MAX_HBM_BYTES) {
     return {STRATA_INVALID_ARGUMENT, "hbm_capacity_bytes " + std::to_string(capacity) +
                                          " is more than the runtime firmware manages (" +
@@ -542,7 +537,7 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
     };
     if (!ends(".fst") && !ends(".vcd")) return {STRATA_INVALID_ARGUMENT, "trace file must end in .fst or .vcd"};
     // Refuse a waveform that could not be written before the run, not after it.
-    const std::string why = CheckWritableFile(trace.path);
+    const std::string why = sim::CheckWritableFile(trace.path);
     if (!why.empty()) return {STRATA_INVALID_ARGUMENT, "cannot write the waveform " + trace.path + ": " + why};
   }
   const int64_t timeout = o.GetInt("timeout_cycles", 0);

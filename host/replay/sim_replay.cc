@@ -112,7 +112,9 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
   strata_open_options o{};
   o.struct_size = sizeof o;
   o.hbm_preset = options.hbm_preset.c_str();
-  o.hbm_capacity_bytes = (capacity + kStagingBytes + kHbmStripe - 1) / kHbmStripe * kHbmStripe;
+  // A device below the runtime's minimum is grown to it; the pad buffer below keeps the trace at `capacity`.
+  o.hbm_capacity_bytes = std::max<uint64_t>((capacity + kStagingBytes + kHbmStripe - 1) / kHbmStripe * kHbmStripe,
+                                            STRATA_RT_MIN_HBM_BYTES);
   o.firmware_path = options.firmware_path.empty() ? nullptr : options.firmware_path.c_str();
   DeviceCloser dev;
   if (strata_open("sim", &o, &dev.device) != STRATA_OK) {

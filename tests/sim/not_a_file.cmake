@@ -1,16 +1,18 @@
 # Runs the command after `--` with a path that is not a regular file (WHAT: dir, devzero or fifo) as its
 # last argument (after PREFIX, whose words are separated by '|'), and checks exit status 2 and the "not a regular file" message.
+# SUFFIX (e.g. .fst) ends the path's name, for commands that look at the extension first.
 # TIMEOUT guards against a blocking open.
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/CommandAfterSeparator.cmake)
 string(REPLACE "|" ";" PREFIX "${PREFIX}")
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
 if(WHAT STREQUAL "dir")
-  set(path ${DIR})
+  set(path ${DIR}/dir${SUFFIX})
+  file(MAKE_DIRECTORY ${path})
 elseif(WHAT STREQUAL "devzero")
   set(path /dev/zero)
 else()
-  set(path ${DIR}/fifo)
+  set(path ${DIR}/fifo${SUFFIX})
   execute_process(COMMAND mkfifo ${path} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "mkfifo failed")

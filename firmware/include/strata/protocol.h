@@ -39,6 +39,8 @@ extern "C" {
 // The most HBM the runtime probes and manages (1 TiB); a host refuses a larger device instead of letting
 // the firmware see less than is there.
 #define STRATA_RT_MAX_HBM_BYTES (1ull << 40)
+// The least HBM the runtime boots on: the staging slots and a heap at least as large.
+#define STRATA_RT_MIN_HBM_BYTES (2ull * STRATA_RT_STAGING_SLOTS * STRATA_RT_STAGING_SLOT_BYTES)
 
 // Runtime state in the header.
 enum strata_rt_state { STRATA_RT_BOOTING = 0, STRATA_RT_READY = 1, STRATA_RT_FAILED = 2 };
