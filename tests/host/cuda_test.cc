@@ -12,16 +12,11 @@
 
 namespace strata::gpu_suite {
 INSTANTIATE_GPU_BACKEND_SUITE(Cuda, "cuda");
-}  // namespace strata::gpu_suite
 
 namespace {
 
-using strata::gpu_suite::Int;
-using strata::gpu_suite::kMiB;
-using strata::gpu_suite::Str;
-
 strata_status OpenCuda(const std::vector<strata_named_value>& named, strata_device** d) {
-  return strata::gpu_suite::OpenBackend("cuda", named, d);
+  return OpenBackend("cuda", named, d);
 }
 
 // Skips the calling test, with strata_open's message, where there is no GPU.
@@ -34,7 +29,14 @@ strata_status OpenCuda(const std::vector<strata_named_value>& named, strata_devi
 
 std::string Message() { return strata_last_error_message(); }
 
-TEST(CudaBackend, TheBackendIsListed) { EXPECT_TRUE(strata::gpu_suite::BackendListed("cuda")); }
+strata_device_info Info(strata_device* d) {
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  EXPECT_EQ(strata_get_device_info(d, &info), STRATA_OK);
+  return info;
+}
+
+TEST(CudaBackend, TheBackendIsListed) { EXPECT_TRUE(BackendListed("cuda")); }
 
 // Here (no driver): UNAVAILABLE, the CUDA call and error named, no device handed out.
 TEST(CudaBackend, WithoutAGpuOpenFailsUnavailableNamingTheCudaError) {
@@ -74,9 +76,7 @@ TEST(CudaBackend, BadOptionsAreRefusedBeforeCudaIsTouched) {
 TEST(CudaBackend, DeviceInfoDescribesTheGpu) {
   strata_device* d = nullptr;
   OPEN_CUDA_OR_SKIP({}, &d);
-  strata_device_info info{};
-  info.struct_size = sizeof info;
-  ASSERT_EQ(strata_get_device_info(d, &info), STRATA_OK);
+  const strata_device_info info = Info(d);
   EXPECT_STREQ(info.backend, "cuda");
   EXPECT_GT(info.hbm_capacity_bytes, 0u);
   EXPECT_LT(info.heap_bytes, info.hbm_capacity_bytes);  // the CUDA context takes something
@@ -88,18 +88,17 @@ TEST(CudaBackend, DeviceInfoDescribesTheGpu) {
 TEST(CudaBackend, ContextBytesHoldsBackMemory) {
   strata_device* d = nullptr;
   OPEN_CUDA_OR_SKIP({}, &d);
-  strata_device_info info{};
-  info.struct_size = sizeof info;
-  ASSERT_EQ(strata_get_device_info(d, &info), STRATA_OK);
+  strata_device_info info = Info(d);
   ASSERT_EQ(strata_close(d), STRATA_OK);
   const uint64_t context = info.hbm_capacity_bytes - info.heap_bytes;
   EXPECT_EQ(OpenCuda({Int("context_bytes", 1)}, &d), STRATA_INVALID_ARGUMENT);
   EXPECT_NE(Message().find("is less than the CUDA context"), std::string::npos) << Message();
   const int64_t wanted = static_cast<int64_t>(context + 1024 * kMiB);
   ASSERT_EQ(OpenCuda({Int("context_bytes", wanted)}, &d), STRATA_OK) << Message();
-  ASSERT_EQ(strata_get_device_info(d, &info), STRATA_OK);
+  info = Info(d);
   EXPECT_EQ(info.heap_bytes, info.hbm_capacity_bytes - static_cast<uint64_t>(wanted));
   EXPECT_EQ(strata_close(d), STRATA_OK);
 }
 
 }  // namespace
+}  // namespace strata::gpu_suite

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "named_values.h"
 #include "strata/strata.h"
 
 namespace strata::driver {
@@ -101,22 +102,8 @@ class DriverCore : public ::testing::Test {
   }
 };
 
-strata_named_value Str(const char* name, const char* v) {
-  strata_named_value n{};
-  n.struct_size = sizeof n;
-  n.name = name;
-  n.type = STRATA_VALUE_STRING;
-  n.string_value = v;
-  return n;
-}
-strata_named_value Int(const char* name, int64_t v) {
-  strata_named_value n{};
-  n.struct_size = sizeof n;
-  n.name = name;
-  n.type = STRATA_VALUE_INT64;
-  n.int64_value = v;
-  return n;
-}
+using strata::test_values::Int;
+using strata::test_values::Str;
 
 TEST_F(DriverCore, ListsRegisteredBackends) {
   size_t count = 0;

@@ -9,24 +9,6 @@
 
 namespace strata::gpu_suite {
 
-strata_named_value Str(const char* name, const char* v) {
-  strata_named_value n{};
-  n.struct_size = sizeof n;
-  n.name = name;
-  n.type = STRATA_VALUE_STRING;
-  n.string_value = v;
-  return n;
-}
-
-strata_named_value Int(const char* name, int64_t v) {
-  strata_named_value n{};
-  n.struct_size = sizeof n;
-  n.name = name;
-  n.type = STRATA_VALUE_INT64;
-  n.int64_value = v;
-  return n;
-}
-
 strata_status OpenBackend(const char* backend, const std::vector<strata_named_value>& named, strata_device** d) {
   strata_open_options o{};
   o.struct_size = sizeof o;

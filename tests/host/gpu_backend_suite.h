@@ -12,14 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "named_values.h"
 #include "strata/strata.h"
 
 namespace strata::gpu_suite {
 
 constexpr uint64_t kMiB = 1ull << 20;
 
-strata_named_value Str(const char* name, const char* v);
-strata_named_value Int(const char* name, int64_t v);
+using test_values::Int;
+using test_values::Str;
 strata_status OpenBackend(const char* backend, const std::vector<strata_named_value>& named, strata_device** d);
 bool BackendListed(const char* backend);  // strata_list_backends names it
 

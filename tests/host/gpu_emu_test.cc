@@ -11,16 +11,11 @@
 
 namespace strata::gpu_suite {
 INSTANTIATE_GPU_BACKEND_SUITE(GpuEmu, "gpu-emu");
-}  // namespace strata::gpu_suite
 
 namespace {
 
-using strata::gpu_suite::Int;
-using strata::gpu_suite::kMiB;
-using strata::gpu_suite::Str;
-
 strata_status OpenGpu(const std::vector<strata_named_value>& named, strata_device** d) {
-  return strata::gpu_suite::OpenBackend("gpu-emu", named, d);
+  return OpenBackend("gpu-emu", named, d);
 }
 
 TEST(GpuEmuOptions, BadOptionsAreRefusedByName) {
@@ -35,7 +30,7 @@ TEST(GpuEmuOptions, BadOptionsAreRefusedByName) {
   EXPECT_EQ(d, nullptr);
 }
 
-TEST(GpuEmuOptions, TheBackendIsListed) { EXPECT_TRUE(strata::gpu_suite::BackendListed("gpu-emu")); }
+TEST(GpuEmuOptions, TheBackendIsListed) { EXPECT_TRUE(BackendListed("gpu-emu")); }
 
 // JAX's default: bytes_limit = roundup(0.75 x total, 2 MiB); a request beyond it fails with kind "cap" while
 // a quarter of the device is free (reference §6).
@@ -62,3 +57,4 @@ TEST(GpuEmuPolicies, JaxCapsAtThreeQuartersOfTotal) {
 }
 
 }  // namespace
+}  // namespace strata::gpu_suite
