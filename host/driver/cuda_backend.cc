@@ -39,9 +39,9 @@ Error OpenCuda(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   gpu::PolicyConfig config;
   Error e = GpuPolicyFromOptions(o, kCudaOptions, &policy, &config);
   // Settings are checked before CUDA is touched, so that a bad one is INVALID_ARGUMENT on any machine.
-  gpu::GpuSpec typical;
-  gpu::GpuPresetByName("h100-80g", &typical);
-  if (e.ok()) e = CheckGpuPolicy(policy, config, typical);
+  gpu::GpuSpec largest;  // the largest preset: a setting that only fits a smaller GPU is caught below, at open
+  gpu::GpuPresetByName("b200", &largest);
+  if (e.ok()) e = CheckGpuPolicy(policy, config, largest);
   if (!e.ok()) return e;
 
   std::string error;

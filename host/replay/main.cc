@@ -98,7 +98,9 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
 #else
 #ifndef STRATA_REPLAY_HAVE_CUDA
   if (backend == "cuda") {
-    std::fprintf(stderr, "strata-replay: --backend cuda: this build has no cuda backend (no CUDA toolkit)\n");
+    std::fprintf(stderr,
+                 "strata-replay: --backend cuda: this build has no cuda backend (CMake found no CUDA toolkit, or "
+                 "STRATA_WITH_CUDA=OFF)\n");
     return 2;
   }
 #endif
