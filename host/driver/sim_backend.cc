@@ -60,7 +60,7 @@ std::string Explain(const strata_cpl& c) {
       if (status == STRATA_RESOURCE_EXHAUSTED) return "the context's memory quota has no room for this";
       break;
     case STRATA_FIELD_MEMORY:
-      return "not enough device memory (even after compaction)";
+      return "not enough device memory";  // Alloc says whether compaction was tried
     case STRATA_FIELD_CONTEXT_TABLE:
       return "too many contexts";
     case STRATA_FIELD_BUFFER_TABLE:
@@ -199,6 +199,10 @@ class SimBackend final : public Backend {
     Error e = Call(cmd, &c);
     if (e.ok()) *out = c.value0;
     if (e.status == STRATA_RESOURCE_EXHAUSTED && (c.field == STRATA_FIELD_QUOTA || c.field == STRATA_FIELD_MEMORY)) {
+      if (c.field == STRATA_FIELD_MEMORY) {
+        e.message += (flags & STRATA_ALLOC_FLAG_NO_COMPACT) != 0 ? " (no compaction: STRATA_ALLOC_FLAG_NO_COMPACT)"
+                                                                 : " (even after compaction)";
+      }
       DiagnoseOom(context, bytes, c.field == STRATA_FIELD_QUOTA, &e);
     }
     return e;

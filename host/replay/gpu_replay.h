@@ -45,7 +45,6 @@ struct GpuReplayResult {
 // A RESOURCE_EXHAUSTED allocation is counted and its buffer skipped; anything else returns false with *error.
 bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error);
 
-std::string JsonEscape(const std::string& s);         // the body of a JSON string (quotes, backslashes, controls)
 std::string GpuJson(const GpuReplayResult& result);   // one line
 std::string GpuTable(const GpuReplayResult& result);  // several lines
 

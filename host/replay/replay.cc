@@ -70,6 +70,23 @@ uint64_t RoundUp(uint64_t bytes, uint32_t granule) { return (bytes + granule - 1
 
 }  // namespace
 
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::string* error) {
   trace->name = name;
   trace->buffers.clear();
@@ -341,22 +358,7 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
 
 namespace {
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string JsonString(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
 
 std::string Num(double v, int digits) {
   char buf[64];

@@ -30,6 +30,9 @@ struct Trace {
 // rounding computed from a trace can wrap 64 bits).
 constexpr uint64_t kMaxTraceBytes = uint64_t{1} << 62;
 
+// The body of a JSON string for `s` (quotes, backslashes and control characters escaped).
+std::string JsonEscape(const std::string& s);
+
 // Parses the CSV: a header naming at least id, lower, upper, size (any order, extra columns ignored),
 // then one buffer per line. On error returns false with "LINE: what is wrong" in *error.
 bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::string* error);

@@ -188,7 +188,12 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
     if (e.kind == 1) {
       ++r.allocs;
       if (b.size > capacity) {  // larger than the heap: the decoder would refuse the size itself
-        ++r.failed_allocs;
+        if (r.failed_allocs++ == 0) {
+          r.first_oom_buffer_id = b.id;
+          r.first_oom_event = static_cast<int64_t>(r.events - 1);
+          r.first_oom_message = "requested " + std::to_string(b.size) + " B, more than the capacity of " +
+                                std::to_string(capacity) + " B (not sent to the device)";
+        }
         continue;
       }
       if (!get_info()) return false;  // the clock now (a STATS round trip may have run since the last call)
@@ -206,7 +211,11 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
         handles[e.buffer] = h;
         r.bytes_allocated += (b.size + 255) / 256 * 256;
       } else if (st == STRATA_RESOURCE_EXHAUSTED) {
-        ++r.failed_allocs;
+        if (r.failed_allocs++ == 0) {
+          r.first_oom_buffer_id = b.id;
+          r.first_oom_event = static_cast<int64_t>(r.events - 1);
+          r.first_oom_message = message;
+        }
       } else {
         *error = "line " + std::to_string(b.line) + ": " + message;
         return false;
@@ -286,8 +295,13 @@ std::string SimJsonFields(const SimReplayResult& r) {
   std::snprintf(rate, sizeof rate, "%.0f", r.wall_seconds > 0 ? r.device_cycles / r.wall_seconds : 0.0);
   os << ",\"backend\":\"sim\",\"hbm_capacity_bytes\":" << r.hbm_capacity_bytes << ",\"heap_bytes\":" << r.heap_bytes
      << ",\"pad_bytes\":" << r.pad_bytes << ",\"device_events\":" << r.events << ",\"device_allocs\":" << r.allocs
-     << ",\"device_frees\":" << r.frees << ",\"device_failed_allocs\":" << r.failed_allocs
-     << ",\"device_compactions\":" << r.compactions << ",\"device_compaction_allocs\":" << r.compaction_allocs
+     << ",\"device_frees\":" << r.frees << ",\"device_failed_allocs\":" << r.failed_allocs;
+  if (r.failed_allocs != 0) {
+    os << ",\"device_first_oom_buffer_id\":" << r.first_oom_buffer_id
+       << ",\"device_first_oom_event\":" << r.first_oom_event << ",\"device_first_oom_message\":\""
+       << JsonEscape(r.first_oom_message) << "\"";
+  }
+  os << ",\"device_compactions\":" << r.compactions << ",\"device_compaction_allocs\":" << r.compaction_allocs
      << ",\"device_moves\":" << r.moves << ",\"device_bytes_moved\":" << r.bytes_moved
      << ",\"compaction_cycles\":" << r.compaction_cycles
      << ",\"compaction_alloc_cycles\":" << r.compaction_alloc_cycles;
@@ -322,6 +336,10 @@ std::string SimTable(const SimReplayResult& r) {
                  std::to_string(r.pad_bytes) + " B");
   row("events", std::to_string(r.events) + " of " + std::to_string(r.events_total));
   row("failed allocs", std::to_string(r.failed_allocs));
+  if (r.failed_allocs != 0) {
+    row("first OOM", "buffer " + std::to_string(r.first_oom_buffer_id) + " (event " +
+                         std::to_string(r.first_oom_event) + "): " + r.first_oom_message);
+  }
   row("compactions", std::to_string(r.compaction_allocs) + " allocations compacted (" + std::to_string(r.compactions) +
                          " plans), " + std::to_string(r.moves) + " moves, " + std::to_string(r.bytes_moved) +
                          " B moved");

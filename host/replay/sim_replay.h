@@ -46,17 +46,22 @@ struct SimReplayResult {
   uint64_t pad_bytes = 0;           // heap_bytes - capacity: held by a pad buffer allocated first (offset 0)
   uint64_t allocs = 0, frees = 0;
   uint64_t failed_allocs = 0;
+  // The first failed allocation: its buffer id, its event index (replay order) and the driver's message,
+  // which carries the numbers (requested, free, largest free block, the context's quota and use).
+  int64_t first_oom_buffer_id = -1;
+  int64_t first_oom_event = -1;
+  std::string first_oom_message;
   // The firmware allocator's stats (a moved pad would count). `compactions` counts committed plans: the
   // runtime plans at most 64 moves at a time, so one allocation may commit several.
   uint64_t compactions = 0, moves = 0, bytes_moved = 0;
-  uint64_t compaction_allocs = 0;        // allocations that compacted (the host replay's `compactions`)
-  uint64_t compaction_cycles = 0;        // HBM->HBM copy cycles of those compactions (stats compaction_cycles)
-  uint64_t compaction_alloc_cycles = 0;  // firmware cycles of the allocations that compacted (plan+copy+commit)
-  uint64_t bytes_allocated = 0;          // granule-rounded sizes of successful allocations
-  CycleSummary alloc_cycles, free_cycles;            // firmware: decode to completion posted (strata_cpl.cycles)
-  CycleSummary alloc_round_trip, free_round_trip;    // host-seen: call to return, PCIe round trips included
-  uint64_t device_cycles = 0;  // device clock over the replay (boot excluded)
-  double wall_seconds = 0;     // open + replay + close
+  uint64_t compaction_allocs = 0;          // allocations that compacted (the host replay's `compactions`)
+  uint64_t compaction_cycles = 0;          // HBM->HBM copy cycles of those compactions (stats compaction_cycles)
+  uint64_t compaction_alloc_cycles = 0;    // firmware cycles of the allocations that compacted (plan+copy+commit)
+  uint64_t bytes_allocated = 0;            // granule-rounded sizes of successful allocations
+  CycleSummary alloc_cycles, free_cycles;  // firmware: decode to completion posted (strata_cpl.cycles)
+  CycleSummary alloc_round_trip, free_round_trip;  // host-seen: call to return, PCIe round trips included
+  uint64_t device_cycles = 0;                      // device clock over the replay (boot excluded)
+  double wall_seconds = 0;                         // open + replay + close
 };
 
 // Opens the sim backend with an HBM sized for options.capacity_bytes, creates a context whose quota is
