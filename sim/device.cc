@@ -11,8 +11,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
-#include "Vtpu_top.h"
 #include "hbm/hbm_model.h"
 #include "hbm_bridge.h"
 #include "strata/regmap.h"
@@ -40,28 +40,31 @@ bool RunFst2Vcd(const std::string& fst, const std::string& vcd) {
 
 }  // namespace
 
-Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm)
+Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm, int mxu_n)
     : trace_opts_(trace), context_(std::make_unique<VerilatedContext>()) {
   hbm_ = std::make_unique<hbm::HbmModel>(hbm);
   bridge_ = std::make_unique<HbmBridge>(*hbm_);
   if (!trace_opts_.path.empty()) context_->traceEverOn(true);
   // A Verilated model registers (and on destruction unregisters) its scopes through the calling thread's
   // current context; with several devices in a process (or threads that did not create this one) that
-  // would be another model's, and ~Vtpu_top then blocks in VerilatedMutex::lock. Name ours explicitly.
+  // would be another model's, and ~Vtpu_top_nN then blocks in VerilatedMutex::lock. Name ours explicitly.
   Verilated::threadContextp(context_.get());
-  top_ = std::make_unique<Vtpu_top>(context_.get(), "strata");  // waveform root: strata.tpu_top...
-  top_->clk_i = 0;
-  top_->rst_ni = 0;
-  top_->core_rst_ni = 0;
-  top_->hbm_capacity_i = hbm_->capacity();
-  top_->eval();
+  chip_ = MakeChipModel(mxu_n, context_.get(), "strata");  // waveform root: strata.tpu_top...
+  if (!chip_) {
+    Verilated::threadContextp(nullptr);
+    throw std::invalid_argument("no chip with a " + std::to_string(mxu_n) + "x" + std::to_string(mxu_n) +
+                                " matrix unit in this build (built: " + BuiltMxuSizesText() + ")");
+  }
+  chip_->SetReset(false, false);
+  chip_->SetHbmCapacity(hbm_->capacity());
+  chip_->FallingEdge();
   if (!trace_opts_.path.empty()) {
     const std::string& p = trace_opts_.path;
     const bool vcd = p.size() >= 4 && p.compare(p.size() - 4, 4, ".vcd") == 0;
     // The model is built with FST tracing (one format per Verilation); VCD is converted.
     trace_fst_path_ = vcd ? p + ".tmp.fst" : p;
     trace_ = std::make_unique<VerilatedFstC>();
-    top_->trace(trace_.get(), trace_opts_.depth > 0 ? trace_opts_.depth : 99);
+    chip_->AttachTrace(trace_.get(), trace_opts_.depth > 0 ? trace_opts_.depth : 99);
     trace_->open(trace_fst_path_.c_str());
   }
 }
@@ -70,8 +73,8 @@ Device::~Device() {
   VerilatedContext* const previous = Verilated::threadContextp();
   Verilated::threadContextp(context_.get());  // see the constructor
   CloseTrace();
-  top_->final();
-  top_.reset();
+  chip_->Final();
+  chip_.reset();
   // The context dies with this device: leave the thread no dangling pointer to it.
   Verilated::threadContextp(previous == context_.get() ? nullptr : previous);
 }
@@ -92,15 +95,12 @@ bool Device::CloseTrace() {
 
 void Device::Tick() {
   const bool dump = trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
-  top_->clk_i = 0;
-  top_->eval();
+  chip_->FallingEdge();
   if (dump) trace_->dump(cycle_ * 1000);  // 1 GHz: timestamps in ps
   for (auto& hook : hooks_) {
     if (hook) hook();
   }
-  bridge_->BeforeRisingEdge(*top_);
-  top_->clk_i = 1;
-  top_->eval();
+  chip_->RisingEdge(*bridge_);  // the bridge's ports, then the rising edge
   if (dump) trace_->dump(cycle_ * 1000 + 500);
   ++cycle_;
 }
@@ -115,18 +115,17 @@ void Device::RemoveCycleHook(int id) {
 }
 
 void Device::HoldInReset() {
-  top_->rst_ni = 0;
-  top_->core_rst_ni = 0;
-  top_->irq_i = 0;
-  top_->host_req_i = 0;
+  chip_->SetReset(false, false);
+  chip_->SetIrq(0);
+  chip_->SetHostRequest(HostPortRequest{});
   for (int i = 0; i < 4; ++i) Tick();
-  top_->rst_ni = 1;  // the rest of the chip runs; the core stays held
+  chip_->SetReset(true, false);  // the rest of the chip runs; the core stays held
   Tick();
 }
 
 void Device::ResetAndLoad(const ElfImage& image) {
   HoldInReset();
-  top_->tohost_addr_i = image.tohost.value_or(0);
+  chip_->SetTohostAddress(image.tohost.value_or(0));
   for (const ElfSegment& seg : image.segments) {
     const uint32_t begin = seg.address;
     const uint32_t end = begin + static_cast<uint32_t>(seg.bytes.size());
@@ -143,26 +142,23 @@ void Device::ResetAndLoad(const ElfImage& image) {
       HostWrite32(word, data, be);
     }
   }
-  top_->core_rst_ni = 1;
+  chip_->SetReset(true, true);
 }
 
 uint32_t Device::HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable) {
-  top_->host_req_i = 1;
-  top_->host_we_i = write;
-  top_->host_addr_i = address & ~3u;
-  top_->host_be_i = byte_enable & 0xf;
-  top_->host_wdata_i = value;
+  HostPortRequest request{true, write, address & ~3u, static_cast<uint8_t>(byte_enable & 0xf), value};
+  chip_->SetHostRequest(request);
   // host_gnt_o is combinational from this cycle's requests: sample it before the rising edge.
   for (;;) {
-    top_->clk_i = 0;
-    top_->eval();
-    const bool granted = top_->host_gnt_o;
+    chip_->FallingEdge();
+    const bool granted = chip_->host_granted();
     Tick();
     if (granted) break;
   }
-  top_->host_req_i = 0;
-  top_->host_we_i = 0;
-  return top_->host_rdata_o;  // read data is registered at the granted edge
+  request.valid = false;
+  request.write = false;
+  chip_->SetHostRequest(request);
+  return chip_->host_read_data();  // read data is registered at the granted edge
 }
 
 void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) {
@@ -171,12 +167,6 @@ void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) 
 
 uint32_t Device::HostRead32(uint32_t address) { return HostAccess(false, address, 0, 0xf); }
 
-bool Device::console_valid() const { return top_->console_valid_o; }
-char Device::console_char() const { return static_cast<char>(top_->console_data_o); }
-bool Device::tohost_valid() const { return top_->tohost_valid_o; }
-uint32_t Device::tohost_value() const { return top_->tohost_data_o; }
-uint64_t Device::instret() const { return top_->instret_o; }
-bool Device::sleeping() const { return top_->sleeping_o; }
-void Device::set_irq(uint32_t lines) { top_->irq_i = lines & ((1u << STRATA_NUM_IRQS) - 1); }
+void Device::set_irq(uint32_t lines) { chip_->SetIrq(lines & ((1u << STRATA_NUM_IRQS) - 1)); }
 
 }  // namespace strata::sim

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "chip_model.h"
 #include "elf_loader.h"
 #include "hbm/hbm_config.h"
 
-class Vtpu_top;
 class VerilatedContext;
 class VerilatedFstC;
 
@@ -34,7 +34,10 @@ struct TraceOptions {
 // The chip (Verilated RTL) with its HBM stack (cycle-level model) behind the DMA bridge.
 class Device {
  public:
-  Device(const TraceOptions& trace, const hbm::HbmConfig& hbm);
+  static constexpr int kDefaultMxuN = 16;
+  // The chip with an mxu_n x mxu_n matrix unit; throws std::invalid_argument (naming the built
+  // sizes, BuiltMxuSizesText()) when this build has no such chip.
+  Device(const TraceOptions& trace, const hbm::HbmConfig& hbm, int mxu_n = kDefaultMxuN);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -54,13 +57,14 @@ class Device {
   uint32_t HostRead32(uint32_t address);
 
   // Outputs sampled after the last rising edge.
-  bool console_valid() const;
-  char console_char() const;
-  bool tohost_valid() const;
-  uint32_t tohost_value() const;
-  uint64_t instret() const;
-  bool sleeping() const;
+  bool console_valid() const { return chip_->console_valid(); }
+  char console_char() const { return chip_->console_char(); }
+  bool tohost_valid() const { return chip_->tohost_valid(); }
+  uint32_t tohost_value() const { return chip_->tohost_value(); }
+  uint64_t instret() const { return chip_->instret(); }
+  bool sleeping() const { return chip_->sleeping(); }
   void set_irq(uint32_t lines);
+  int mxu_n() const { return chip_->mxu_n(); }
 
   // Models that must act every cycle (before the rising edge) register here; returns an id.
   int AddCycleHook(std::function<void()> hook);
@@ -77,7 +81,7 @@ class Device {
 
   TraceOptions trace_opts_;
   std::unique_ptr<VerilatedContext> context_;
-  std::unique_ptr<Vtpu_top> top_;
+  std::unique_ptr<ChipModel> chip_;
   std::unique_ptr<VerilatedFstC> trace_;
   std::string trace_fst_path_;
   std::unique_ptr<hbm::HbmModel> hbm_;

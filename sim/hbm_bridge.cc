@@ -4,20 +4,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "Vtpu_top.h"
-
 namespace strata::sim {
 namespace {
 
-constexpr size_t kMaxCommands = 32;   // accepted and unfinished row commands
 constexpr uint32_t kReadWindow = 32;  // READ: lines in flight or waiting for the RTL (64 B/cycle port)
-
-uint8_t WideByte(const VlWide<16>& w, unsigned i) { return static_cast<uint8_t>(w[i / 4] >> (8 * (i % 4))); }
-
-void SetWideByte(VlWide<16>& w, unsigned i, uint8_t v) {
-  const unsigned shift = 8 * (i % 4);
-  w[i / 4] = (w[i / 4] & ~(0xffu << shift)) | (uint32_t{v} << shift);
-}
 
 }  // namespace
 
@@ -49,62 +39,33 @@ void HbmBridge::Queue(const hbm::HbmRequest& request, uint64_t command, uint64_t
   to_submit_.push_back(r);
 }
 
-void HbmBridge::BeforeRisingEdge(Vtpu_top& top) {
-  // Row commands.
-  top.mem_cmd_ready_i = 0;
-  if (top.mem_cmd_valid_o && commands_.size() < kMaxCommands) {
-    top.mem_cmd_ready_i = 1;
-    Command c{};
-    c.id = next_command_++;
-    c.op = static_cast<Op>(top.mem_cmd_op_o);
-    c.tag = top.mem_cmd_tag_o;
-    c.src = top.mem_cmd_src_o;
-    c.dst = top.mem_cmd_dst_o;
-    c.len = top.mem_cmd_len_o;
-    c.tier = top.mem_cmd_chip_tier_o;
-    c.backward = c.op == Op::kCopy && c.dst > c.src && c.dst < c.src + c.len;
-    commands_.push_back(c);
-    ++stats_.commands;
-  }
+void HbmBridge::AcceptCommand(uint8_t op, bool tag, uint64_t src, uint64_t dst, uint64_t len, uint8_t tier) {
+  Command c{};
+  c.id = next_command_++;
+  c.op = static_cast<Op>(op);
+  c.tag = tag;
+  c.src = src;
+  c.dst = dst;
+  c.len = len;
+  c.tier = tier;
+  c.backward = c.op == Op::kCopy && c.dst > c.src && c.dst < c.src + c.len;
+  commands_.push_back(c);
+  ++stats_.commands;
+}
 
-  // WRITE beats: they belong to the oldest WRITE of their queue that still expects bytes.
-  top.mem_wr_ready_i = 0;
-  if (top.mem_wr_valid_o && to_submit_.size() < max_queued_) {
-    const bool tag = top.mem_wr_tag_o;
-    for (Command& c : commands_) {
-      if (c.op == Op::kWrite && c.tag == tag && c.received < c.len) {
-        top.mem_wr_ready_i = 1;
-        uint8_t data[64];
-        for (unsigned i = 0; i < 64; ++i) data[i] = WideByte(top.mem_wr_data_o, i);
-        AcceptWriteBeat(c, top.mem_wr_be_o, data);
-        break;
-      }
-    }
-  }
+void HbmBridge::BeatDelivered() {
+  if (Command* c = Find(beats_.front().command)) --c->undelivered;
+  beats_.pop_front();
+}
 
-  // READ beats to the RTL, one per cycle.
-  top.mem_rd_valid_i = 0;
-  if (!beats_.empty()) {
-    const Beat& b = beats_.front();
-    top.mem_rd_valid_i = 1;
-    top.mem_rd_tier_i = b.tier;
-    top.mem_rd_addr_i = b.addr;
-    top.mem_rd_be_i = b.be;
-    for (unsigned i = 0; i < 64; ++i) SetWideByte(top.mem_rd_data_i, i, b.data[i]);
-    if (top.mem_rd_ready_o) {
-      if (Command* c = Find(b.command)) --c->undelivered;
-      beats_.pop_front();
-    }
+HbmBridge::Command* HbmBridge::FindWriteTarget(bool tag) {
+  for (Command& c : commands_) {
+    if (c.op == Op::kWrite && c.tag == tag && c.received < c.len) return &c;
   }
+  return nullptr;
+}
 
-  // One completion per cycle.
-  top.mem_done_valid_i = 0;
-  if (!done_.empty()) {
-    top.mem_done_valid_i = 1;
-    top.mem_done_tag_i = done_.front();
-    done_.pop_front();
-  }
-
+void HbmBridge::AdvanceHbm() {
   Generate();
   for (uint32_t n = 0; n < submits_per_cycle_ && !to_submit_.empty(); ++n) {
     if (!hbm_.Submit(to_submit_.front())) break;

@@ -17,8 +17,6 @@
 
 #include "hbm/hbm_model.h"
 
-class Vtpu_top;
-
 namespace strata::sim {
 
 struct BridgeStats {
@@ -34,7 +32,10 @@ class HbmBridge {
 
   // Called between the falling and the rising clock edge: samples the DMA's outputs, drives the
   // handshake inputs that the rising edge will see, then advances the HBM model one cycle.
-  void BeforeRisingEdge(Vtpu_top& top);
+  // Defined in hbm_bridge_ports.h for any Verilated tpu_top class (one per matrix-unit size), so
+  // the ports cost no calls; the chip model (verilated_chip.h) calls it.
+  template <class Top>
+  void BeforeRisingEdge(Top& top);
   bool Idle() const;
   const BridgeStats& stats() const { return stats_; }
 
@@ -68,7 +69,15 @@ class HbmBridge {
     uint64_t offset;  // byte offset of the request within the command's row
   };
 
+  static constexpr size_t kMaxCommands = 32;  // accepted and unfinished row commands
+
   Command* Find(uint64_t id);
+  void AcceptCommand(uint8_t op, bool tag, uint64_t src, uint64_t dst, uint64_t len, uint8_t tier);
+  void BeatDelivered();  // the RTL took beats_.front()
+  // WRITE beats belong to the oldest WRITE of their queue that still expects bytes.
+  Command* FindWriteTarget(bool tag);
+  // The cycle's work after the ports: queue reads, submit to the HBM, tick it, retire commands.
+  void AdvanceHbm();
   void Generate();
   void Queue(const hbm::HbmRequest& request, uint64_t command, uint64_t offset);
   void OnResponse(const hbm::HbmResponse& response);

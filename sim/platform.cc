@@ -7,7 +7,7 @@
 namespace strata::sim {
 
 Platform::Platform(const sc_core::sc_module_name& name, const PlatformConfig& config)
-    : sc_core::sc_module(name), config_(config), device_(config.trace, config.hbm) {
+    : sc_core::sc_module(name), config_(config), device_(config.trace, config.hbm, config.mxu_n) {
   if (!config_.console) {
     config_.console = [](char c) {
       std::fputc(c, stdout);

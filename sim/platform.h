@@ -24,6 +24,7 @@ struct PlatformConfig {
   uint64_t max_cycles = 200'000'000;
   TraceOptions trace;
   hbm::HbmConfig hbm = hbm::HbmConfig::Hbm2(4ull << 30);
+  int mxu_n = Device::kDefaultMxuN;  // the matrix unit's size: one of BuiltMxuSizes()
   uint32_t quantum_cycles = 1024;
   bool progress = false;  // a progress line on stderr every few seconds of wall time
   std::function<void(char)> console;  // default: stdout

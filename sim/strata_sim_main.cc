@@ -1,6 +1,7 @@
 // strata-sim: runs a firmware ELF on the Strata platform and reports what happened.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -13,6 +14,7 @@
 
 #include "../firmware/apps/gemm/gemm_mailbox.h"
 #include "../firmware/include/strata/status.h"
+#include "chip_model.h"
 #include "elf_loader.h"
 #include "hbm/hbm_model.h"
 #include "npy.h"
@@ -38,6 +40,7 @@ void PrintHelp() {
       "  --trace-start C     first cycle to record (default 0)\n"
       "  --trace-end C       stop recording at cycle C (default: end of run)\n"
       "  --trace-depth D     hierarchy levels to record (default: all)\n"
+      "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
       "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
       "  --hbm-capacity B    HBM capacity in bytes, K/M/G suffixes allowed (default 4G; up to 64G+;\n"
       "                      the backing store is sparse, so only touched pages cost host memory)\n"
@@ -47,7 +50,8 @@ void PrintHelp() {
       "  -h, --help          this help\n"
       "\n"
       "exit status: 0 firmware passed (tohost = 1); 1 firmware failed (odd tohost, code = tohost >> 1);\n"
-      "             2 bad usage or unloadable ELF; 3 --max-cycles reached; 4 unsupported tohost value\n");
+      "             2 bad usage or unloadable ELF; 3 --max-cycles reached; 4 unsupported tohost value\n",
+      strata::sim::BuiltMxuSizesText().c_str());
 }
 
 // Bytes with an optional K/M/G suffix (powers of 1024).
@@ -90,6 +94,20 @@ int Usage(const std::string& why) {
   return kExitUsage;
 }
 
+// --mxu-n N: a size this build has a chip for; otherwise the message that names the built ones.
+bool ParseMxuN(const char* text, int& out, std::string& why) {
+  uint64_t v = 0;
+  const std::vector<int>& built = strata::sim::BuiltMxuSizes();
+  if (text == nullptr || !ParseU64(text, v) ||
+      std::find(built.begin(), built.end(), static_cast<int64_t>(v)) == built.end()) {
+    why = std::string("--mxu-n ") + (text ? text : "") +
+          ": this build has no such chip (built: " + strata::sim::BuiltMxuSizesText() + ")";
+    return false;
+  }
+  out = static_cast<int>(v);
+  return true;
+}
+
 void PrintGemmHelp() {
   std::printf(
       "usage: strata-sim gemm --a A.npy --b B.npy --out C.npy [options]\n"
@@ -105,13 +123,15 @@ void PrintGemmHelp() {
       "  --relu              ReLU on the int32 result\n"
       "  --int8 MULT,SHIFT   requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)\n"
       "  --firmware FILE     GEMM firmware image (default: the build's rv32/apps/gemm/gemm.elf)\n"
+      "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
       "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
       "  --per-tile          issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)\n"
       "  --max-cycles N      give up after N cycles (default 2000000000)\n"
       "  --json              print the summary as one JSON object\n"
       "  --trace FILE        waveform (.fst or .vcd); --trace-start/--trace-end/--trace-depth as for runs\n"
       "\n"
-      "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout\n");
+      "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout\n",
+      strata::sim::BuiltMxuSizesText().c_str());
 }
 
 std::string DefaultGemmFirmware() {
@@ -153,6 +173,9 @@ int RunGemm(int argc, char* argv[]) {
       if (!str(fw_path)) return Usage("--firmware needs a file");
     } else if (arg == "--hbm") {
       if (!str(hbm_preset)) return Usage("--hbm needs a preset name");
+    } else if (arg == "--mxu-n") {
+      std::string why;
+      if (!ParseMxuN(i + 1 < argc ? argv[++i] : nullptr, config.mxu_n, why)) return Usage(why);
     } else if (arg == "--relu") {
       relu = true;
     } else if (arg == "--per-tile") {
@@ -356,6 +379,9 @@ int sc_main(int argc, char* argv[]) {
     } else if (arg == "--trace-depth") {
       if (!value(v) || v == 0 || v > 99) return Usage("--trace-depth needs a number from 1 to 99");
       config.trace.depth = static_cast<int>(v);
+    } else if (arg == "--mxu-n") {
+      std::string why;
+      if (!ParseMxuN(i + 1 < argc ? argv[++i] : nullptr, config.mxu_n, why)) return Usage(why);
     } else if (arg == "--hbm") {
       if (i + 1 >= argc) return Usage("--hbm needs a preset name (HBM2, HBM2e, HBM3)");
       hbm_preset = argv[++i];
@@ -421,9 +447,9 @@ int sc_main(int argc, char* argv[]) {
   if (json) {
     std::printf("{\"elf\":\"%s\",\"result\":\"%s\",\"tohost\":%u,\"fail_code\":%u,\"cycles\":%" PRIu64
                 ",\"instructions\":%" PRIu64
-                ",\"cpi\":%.4f,\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
-                elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, r.wall_seconds, speed,
-                config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
+                ",\"cpi\":%.4f,\"mxu_n\":%d,\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
+                elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, config.mxu_n,
+                r.wall_seconds, speed, config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
                 config.trace.path.empty() ? "" : "\"");
   } else if (!quiet) {
     std::fprintf(stderr, "\nstrata-sim: %s", verdict);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GEMM benchmark: matrix-unit utilization (MACs / (N^2 cycles)) against its roofline limit under
 # the HBM preset, and simulated cycles per second, for 256^3, 1024^3 and a skinny 4096x64x16 GEMM
-# at N = 16 (plus 256^3 at N = 8 and 32 when strata-sim-n8/-n32 are built).
+# at N = 16 (plus 256^3 at N = 8 and 32 when the build has those chips: strata-sim --mxu-n N).
 # usage: bench/gemm/run.sh [BUILD_DIR]   (stdout: one JSON object per line; progress on stderr)
 # GEMM_BENCH_PER_TILE=1 also runs each shape with the old one-command-per-weight-tile issue path.
 set -euo pipefail
@@ -34,6 +34,7 @@ for shape in "256 256 256" "4096 64 16" "1024 1024 1024"; do
   run "$sim" $shape
   if [ "${GEMM_BENCH_PER_TILE:-0}" = 1 ]; then run "$sim" $shape --per-tile; fi
 done
+built="$("$sim" --help | sed -n 's/.*--mxu-n N.*this build has \([0-9, ]*\)).*/\1/p')"
 for n in 8 32; do
-  if [ -x "$build/sim/strata-sim-n$n" ]; then run "$build/sim/strata-sim-n$n" 256 256 256; fi
+  if [[ ", $built," == *", $n,"* ]]; then run "$sim" 256 256 256 --mxu-n "$n"; fi
 done

@@ -16,7 +16,7 @@
 // compacts explicitly.
 // Every result is checked bit-exactly against a CPU reference of the same int8 network.
 //
-// usage: strata-mlp [--steps N] [--seed S] [--hbm-capacity BYTES] [--hbm PRESET] [--trace FILE]
+// usage: strata-mlp [--steps N] [--seed S] [--hbm-capacity BYTES] [--hbm PRESET] [--mxu-n N] [--trace FILE]
 //                   [--trace-cycles START:END] [--report FILE] [--quiet] [--help]
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -48,6 +48,7 @@ struct Options {
   uint32_t seed = 1;
   uint64_t hbm_capacity = 4 * kMiB;
   std::string hbm = "HBM2";
+  int64_t mxu_n = 16;  // the sim backend's option mxu_n: the chip's matrix unit is N x N
   std::string trace = "out/mlp.fst";
   uint64_t trace_start = 0, trace_end = 0;  // 0, 0: a window around the second step's first GEMM
   std::string report = "out/mlp-report.json";
@@ -64,6 +65,7 @@ const char kUsage[] =
     "  --seed S                  random seed for weights, inputs, batch sizes and lifetimes (default 1)\n"
     "  --hbm-capacity BYTES      device memory, K/M/G suffixes (default 4M; a multiple of 256K, >= 3M)\n"
     "  --hbm PRESET              HBM2 (default), HBM2e, HBM3\n"
+    "  --mxu-n N                 the chip with an N x N matrix unit (default 16; 8 and 32 are built too)\n"
     "  --trace FILE              waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)\n"
     "  --trace-cycles START:END  device cycles to record (default 394000:400000: the first GEMM)\n"
     "  --report FILE             JSON report (default out/mlp-report.json; 'none' for no file)\n"
@@ -106,7 +108,7 @@ int ParseArgs(int argc, char** argv, Options* o) {
     } else if (a == "--quiet") {
       o->quiet = true;
     } else if (a == "--steps" || a == "--seed" || a == "--hbm-capacity" || a == "--hbm" || a == "--trace" ||
-               a == "--trace-cycles" || a == "--report" || a == "--compact-at") {
+               a == "--trace-cycles" || a == "--report" || a == "--compact-at" || a == "--mxu-n") {
       if ((v = value()) == nullptr) return 2;
       char* end = nullptr;
       if (a == "--steps") {
@@ -129,6 +131,13 @@ int ParseArgs(int argc, char** argv, Options* o) {
         }
       } else if (a == "--hbm") {
         o->hbm = v;
+      } else if (a == "--mxu-n") {  // the sizes this build has are the sim backend's to check
+        const long long n = std::strtoll(v, &end, 10);
+        if (*end != '\0' || n < 1) {
+          std::fprintf(stderr, "strata-mlp: --mxu-n wants an array size (like 8, 16 or 32), not '%s'\n", v);
+          return 2;
+        }
+        o->mxu_n = n;
       } else if (a == "--trace") {
         o->trace = std::string(v) == "none" ? "" : v;
       } else if (a == "--report") {
@@ -252,6 +261,13 @@ int Run(const Options& o) {
   // the weight uploads and the input upload), whatever the seed.
   open.trace_start_cycle = o.trace_end != 0 ? o.trace_start : 394'000;
   open.trace_end_cycle = o.trace_end != 0 ? o.trace_end : 400'000;
+  strata_named_value mxu_n{};
+  mxu_n.struct_size = sizeof mxu_n;
+  mxu_n.name = "mxu_n";
+  mxu_n.type = STRATA_VALUE_INT64;
+  mxu_n.int64_value = o.mxu_n;
+  open.named_options = &mxu_n;
+  open.num_named_options = 1;
   std::unique_ptr<strata::Device> opened;
   try {
     opened = std::make_unique<strata::Device>("sim", &open);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -105,8 +106,8 @@ std::string Explain(const strata_cpl& c) {
 class SimBackend final : public Backend {
  public:
   SimBackend(const sim::TraceOptions& trace, const hbm::HbmConfig& hbm, const sim::PcieConfig& pcie,
-             uint64_t timeout_cycles)
-      : device_(std::make_unique<sim::Device>(trace, hbm)),
+             uint64_t timeout_cycles, int mxu_n)
+      : device_(std::make_unique<sim::Device>(trace, hbm, mxu_n)),
         timeout_cycles_(timeout_cycles),
         limit_(timeout_cycles != 0 ? timeout_cycles : kDefaultTimeoutCycles),
         hbm_peak_bytes_per_cycle_(hbm.PeakBytesPerCycle()) {
@@ -551,7 +552,8 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
     const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE");
     firmware = env != nullptr && *env != '\0' ? env : STRATA_RUNTIME_FIRMWARE_DEFAULT;
   }
-  auto backend = std::make_unique<SimBackend>(trace, hbm, pcie, static_cast<uint64_t>(timeout));
+  auto backend =
+      std::make_unique<SimBackend>(trace, hbm, pcie, static_cast<uint64_t>(timeout), static_cast<int>(mxu_n));
   Error e = backend->Boot(firmware, static_cast<uint64_t>(capacity));
   if (!e.ok()) return e;
   *out = std::move(backend);
@@ -579,3 +581,12 @@ STRATA_REGISTER_BACKEND(
      OpenSim})
 
 }  // namespace strata::driver
+  const int64_t mxu_n = o.GetInt("mxu_n", sim::Device::kDefaultMxuN);
+  const std::vector<int>& built = sim::BuiltMxuSizes();
+  if (std::find(built.begin(), built.end(), mxu_n) == built.end()) {
+    return {STRATA_INVALID_ARGUMENT,
+            "mxu_n " + std::to_string(mxu_n) +
+                ": this build has no chip with that matrix unit (built: " + sim::BuiltMxuSizesText() + ")"};
+  }
+         {"mxu_n", STRATA_VALUE_INT64, "16",
+          "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)"},

@@ -1,6 +1,6 @@
 // GEMM check: writes random int8 A, B (and int32 C_in) as .npy, runs `strata-sim gemm`, and
 // compares the output bit-exactly with a plain C++ reference GEMM (with ReLU / requantization).
-// usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile]
+// usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile] [--mxu-n N]
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +17,9 @@ using strata::sim::NpyArray;
 
 int main(int argc, char** argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile]\n");
+    std::fprintf(stderr,
+                 "usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile] "
+                 "[--mxu-n N]\n");
     return 2;
   }
   const std::string sim = argv[1];
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
     else if (a == "--relu") relu = true;
     else if (a == "--extreme") extreme = true;
     else if (a == "--per-tile") extra += " --per-tile";
+    else if (a == "--mxu-n" && i + 1 < argc) extra += std::string(" --mxu-n ") + argv[++i];
     else if (a == "--int8" && i + 1 < argc) {
       int8 = true;
       std::sscanf(argv[++i], "%lld,%u", &mult, &shift);
