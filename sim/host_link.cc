@@ -18,9 +18,12 @@ PcieConfig PcieConfig::Gen4x16() { return {"gen4x16", 16.0 * 16 / 8 * 128.0 / 13
 PcieConfig PcieConfig::Gen5x16() { return {"gen5x16", 32.0 * 16 / 8 * 128.0 / 130.0 * 0.85, 800}; }
 
 bool PcieConfig::FromName(const std::string& name, PcieConfig* out) {
-  if (name == "gen4x16" || name == "gen4") *out = Gen4x16();
-  else if (name == "gen5x16" || name == "gen5") *out = Gen5x16();
-  else return false;
+  if (name == "gen4x16" || name == "gen4")
+    *out = Gen4x16();
+  else if (name == "gen5x16" || name == "gen5")
+    *out = Gen5x16();
+  else
+    return false;
   return true;
 }
 
@@ -60,7 +63,8 @@ uint64_t HostLink::StartCopy(bool to_device, uint64_t hbm_address, uint64_t byte
   c.to_device = to_device;
   c.hbm = hbm_address;
   c.bytes = bytes;
-  c.start_cycle = device_.edges() + config_.latency_cycles;
+  c.requested_cycle = device_.edges();
+  c.start_cycle = c.requested_cycle + config_.latency_cycles;
   copies_.push_back(std::move(c));
   return copies_.back().id;
 }
@@ -140,6 +144,16 @@ void HostLink::Tick() {
   for (auto it = copies_.begin(); it != copies_.end();) {
     if (it->completed == it->bytes && it->finish_cycle != 0 && now >= it->finish_cycle) {
       if (!it->to_device && it->bytes) std::memcpy(it->host_dst, it->data.data(), it->bytes);
+      if (sink_ != nullptr) {
+        Event e;
+        e.track = "pcie";
+        e.name = it->to_device ? "to_device" : "from_device";
+        e.begin_cycle = it->requested_cycle;
+        e.end_cycle = now;
+        e.value = static_cast<int64_t>(it->bytes);
+        e.id = it->id;
+        sink_->OnEvent(e);
+      }
       it = copies_.erase(it);
     } else if (it->bytes == 0 && now >= it->start_cycle) {
       it = copies_.erase(it);

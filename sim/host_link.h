@@ -16,13 +16,14 @@
 #include <vector>
 
 #include "device.h"
+#include "event_sink.h"
 
 namespace strata::sim {
 
 struct PcieConfig {
   std::string name;
-  double bytes_per_cycle;    // effective payload bandwidth per direction at the 1 GHz core clock
-  uint32_t latency_cycles;   // one-way latency of a transfer start / MMIO request
+  double bytes_per_cycle;   // effective payload bandwidth per direction at the 1 GHz core clock
+  uint32_t latency_cycles;  // one-way latency of a transfer start / MMIO request
   static PcieConfig Gen4x16();
   static PcieConfig Gen5x16();
   static bool FromName(const std::string& name, PcieConfig* out);
@@ -56,6 +57,8 @@ class HostLink {
   uint64_t Wait(uint64_t id);
 
   const PcieConfig& config() const { return config_; }
+  // Each finished copy is reported as a span on track "pcie" ("to_device" / "from_device", bytes). Null: none.
+  void set_event_sink(EventSink* sink) { sink_ = sink; }
 
  private:
   struct Copy {
@@ -63,12 +66,13 @@ class HostLink {
     bool to_device;
     uint64_t hbm;
     uint64_t bytes;
-    uint8_t* host_dst = nullptr;     // from device
-    std::vector<uint8_t> data;       // staging: host bytes (to device) or device bytes (from)
-    uint64_t start_cycle;            // first cycle after the start latency
-    uint64_t issued = 0;             // bytes whose HBM request was queued
-    uint64_t completed = 0;          // bytes whose HBM response arrived
-    uint64_t finish_cycle = 0;       // from device: the cycle the last byte reaches the host
+    uint8_t* host_dst = nullptr;  // from device
+    std::vector<uint8_t> data;    // staging: host bytes (to device) or device bytes (from)
+    uint64_t requested_cycle;     // when the host asked for it
+    uint64_t start_cycle;         // first cycle after the start latency
+    uint64_t issued = 0;          // bytes whose HBM request was queued
+    uint64_t completed = 0;       // bytes whose HBM response arrived
+    uint64_t finish_cycle = 0;    // from device: the cycle the last byte reaches the host
     bool finished = false;
   };
   // Checks the range and queues a copy without its data; returns its id or 0.
@@ -82,6 +86,7 @@ class HostLink {
   double from_credit_ = 0;  // each direction has its own)
   uint64_t next_id_ = 1;
   int hook_ = -1;
+  EventSink* sink_ = nullptr;
 };
 
 }  // namespace strata::sim

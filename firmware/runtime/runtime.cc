@@ -36,8 +36,6 @@ constexpr uint32_t kMaxMoves = 64;      // compaction moves per plan round
 constexpr uint32_t kMaxInflight = 4;    // transfers queued on the DMA at once (<= its queue depth)
 constexpr uint32_t kTransferQueue = 0;  // staging <-> buffer
 constexpr uint32_t kCompactQueue = 1;   // HBM -> HBM moves
-constexpr uint32_t kSqMask = STRATA_RT_SQ_ENTRIES - 1;
-constexpr uint32_t kCqMask = STRATA_RT_CQ_ENTRIES - 1;
 constexpr uint64_t kStagingBytes = uint64_t{STRATA_RT_STAGING_SLOTS} * STRATA_RT_STAGING_SLOT_BYTES;
 constexpr uint64_t kMaxDmaChunk = uint64_t{1} << 30;
 static_assert(kMaxInflight <= STRATA_DMA_QUEUE_DEPTH, "Submit must never sleep behind a full transfer queue");
@@ -85,7 +83,7 @@ struct Result {
 
 void Post(uint32_t seq, uint8_t opcode, uint32_t context, Result r, uint32_t start, uint64_t value0 = 0,
           uint32_t value1 = 0) {
-  volatile strata_cpl& e = g_cq[g_cq_tail & kCqMask];
+  volatile strata_cpl& e = g_cq[strata_rt_cq_slot(g_cq_tail)];
   e.seq = seq;
   e.status = static_cast<uint16_t>(r.status);
   e.opcode = opcode;
@@ -94,7 +92,7 @@ void Post(uint32_t seq, uint8_t opcode, uint32_t context, Result r, uint32_t sta
   e.value0 = value0;
   e.value1 = value1;
   e.cycles = arch::ReadCycle32() - start;
-  e.phase = ((g_cq_tail / STRATA_RT_CQ_ENTRIES) & 1u) ? 0u : 1u;  // last: publishes the entry
+  e.phase = strata_rt_cq_phase(g_cq_tail);  // last: publishes the entry
   ++g_cq_tail;
   strata_runtime_header.commands_served = strata_runtime_header.commands_served + 1;
 }
@@ -284,7 +282,7 @@ Result StartTransfer(const strata_cmd& cmd, uint32_t slot, uint32_t start) {
   const Handle h{t.handle};
   if (g_alloc.Pin(h) != STRATA_OK) return {STRATA_RESOURCE_EXHAUSTED, STRATA_FIELD_HANDLE};  // pin count saturated
   const uint64_t buffer = info.offset + t.offset;
-  const uint64_t staging = g_staging + uint64_t{t.slot} * STRATA_RT_STAGING_SLOT_BYTES;
+  const uint64_t staging = strata_rt_staging_slot_address(g_staging, t.slot);
   const bool write = cmd.opcode == STRATA_OP_WRITE;
   uint32_t ticket = 0;
   const strata_status s = dma::Submit(
@@ -384,22 +382,13 @@ void WriteStats(uint32_t seq, uint32_t context, const Context* ctx) {
   strata_rt_stats out{};
   out.seq = seq;
   out.context = context;
-  out.bytes_in_use = s.bytes_in_use;
-  out.peak_bytes_in_use = s.peak_bytes_in_use;
-  out.bytes_limit = s.bytes_limit;
-  out.bytes_free = s.bytes_free;
-  out.largest_free_block_bytes = s.largest_free_block_bytes;
-  out.num_allocs = s.num_allocs;
-  out.num_frees = s.num_frees;
-  out.num_failed_allocs = s.num_failed_allocs;
-  out.compactions = s.compactions;
-  out.compaction_moves = s.compaction_moves;
-  out.compaction_bytes_moved = s.compaction_bytes_moved;
-  out.compaction_cycles = s.compaction_cycles + g_oom_copy_cycles;
+#define STRATA_COPY_(type, name) out.name = s.name;
+  STRATA_RT_STATS_FROM_ALLOCATOR_64(STRATA_COPY_)
+  STRATA_RT_STATS_FROM_ALLOCATOR_32(STRATA_COPY_)
+#undef STRATA_COPY_
+  out.compaction_cycles += g_oom_copy_cycles;  // the allocator's wrapper does not time defragment-on-OOM copies
   out.context_bytes_in_use = ctx ? ctx->bytes_in_use : 0;
   out.context_quota_bytes = ctx ? ctx->quota : 0;
-  out.live_buffers = s.live_buffers;
-  out.fragmentation_ppm = s.fragmentation_ppm;
   out.contexts = g_num_contexts;
   out.context_buffers = ctx ? ctx->buffers : 0;
   // Word by word through memcpy: reading the struct through uint32_t lvalues would break strict aliasing.
@@ -465,7 +454,7 @@ void Execute(const strata_cmd& cmd) {
 
 // Copies the next command out of the ring (the host may reuse the entry once sq_head passes it).
 void TakeCommand(strata_cmd* cmd) {
-  const volatile uint32_t* src = reinterpret_cast<const volatile uint32_t*>(&g_sq[g_sq_head & kSqMask]);
+  const volatile uint32_t* src = reinterpret_cast<const volatile uint32_t*>(&g_sq[strata_rt_sq_slot(g_sq_head)]);
   uint32_t words[sizeof(strata_cmd) / 4];
   for (uint32_t i = 0; i < sizeof(strata_cmd) / 4; ++i) words[i] = src[i];
   memcpy(cmd, words, sizeof words);  // not through uint32_t lvalues: strict aliasing

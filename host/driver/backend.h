@@ -84,6 +84,12 @@ class Backend {
     *out = strata_oom_info{};
     return {};
   }
+  // strata_set_event_sink; fn null removes the sink.
+  virtual Error SetEventSink(strata_event_fn fn, void* user) {
+    (void)fn;
+    (void)user;
+    return {STRATA_UNIMPLEMENTED, std::string("the ") + name() + " backend reports no events"};
+  }
 };
 
 using BackendOpenFn = Error (*)(const OpenOptions& options, std::unique_ptr<Backend>* out);

@@ -28,6 +28,12 @@ Error CheckRuntimeHeader(const strata_rt_header& h, uint64_t hbm_capacity_bytes)
                                             std::to_string(STRATA_RT_SQ_ENTRIES) + "/" +
                                             std::to_string(STRATA_RT_CQ_ENTRIES)};
   }
+  if (h.staging_slots != STRATA_RT_STAGING_SLOTS || h.staging_slot_bytes != STRATA_RT_STAGING_SLOT_BYTES) {
+    return {STRATA_FAILED_PRECONDITION, "the firmware's staging area is " + std::to_string(h.staging_slots) + " x " +
+                                            std::to_string(h.staging_slot_bytes) + " bytes, the driver's " +
+                                            std::to_string(STRATA_RT_STAGING_SLOTS) + " x " +
+                                            std::to_string(STRATA_RT_STAGING_SLOT_BYTES)};
+  }
   if (h.hbm_capacity_bytes != hbm_capacity_bytes) {
     return {STRATA_FAILED_PRECONDITION, "the firmware found " + std::to_string(h.hbm_capacity_bytes) +
                                             " bytes of HBM on a device of " + std::to_string(hbm_capacity_bytes)};

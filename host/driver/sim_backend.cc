@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "device.h"
 #include "elf_loader.h"
+#include "event_sink.h"
 #include "hbm/hbm_config.h"
 #include "hbm/hbm_model.h"
 #include "host_link.h"
@@ -326,8 +327,19 @@ class SimBackend final : public Backend {
       out->moves = c.value1;
       out->bytes_moved = c.value0;
       out->device_cycles = device_->edges() - t0;
+      if (events_.fn != nullptr) {
+        events_.Span("compaction", "compact", t0, device_->edges(), static_cast<int64_t>(c.value0), c.seq);
+      }
     }
     return e;
+  }
+
+  Error SetEventSink(strata_event_fn fn, void* user) override {
+    events_.fn = fn;
+    events_.user = user;
+    link_->set_event_sink(fn != nullptr ? &events_ : nullptr);
+    submitted_.clear();
+    return {};
   }
 
   Error MemoryStats(strata_context context, strata_memory_stats* out) override {
@@ -342,25 +354,14 @@ class SimBackend final : public Backend {
     strata_rt_stats s;
     std::memcpy(&s, words, sizeof s);
     if (s.seq != c.seq) return {STRATA_INTERNAL, "stats area does not hold this request's answer"};
-    out->live_buffers = s.live_buffers;
-    out->bytes_in_use = s.bytes_in_use;
-    out->peak_bytes_in_use = s.peak_bytes_in_use;
-    out->bytes_limit = s.bytes_limit;
-    out->bytes_free = s.bytes_free;
-    out->largest_free_block_bytes = s.largest_free_block_bytes;
-    out->num_allocs = s.num_allocs;
-    out->num_frees = s.num_frees;
-    out->num_failed_allocs = s.num_failed_allocs;
+#define STRATA_COPY_(type, name) out->name = s.name;
+    STRATA_RT_STATS_FROM_ALLOCATOR_64(STRATA_COPY_)
+    STRATA_RT_STATS_FROM_RUNTIME_64(STRATA_COPY_)
+    STRATA_RT_STATS_FROM_RUNTIME_32(STRATA_COPY_)
+#undef STRATA_COPY_
+    out->live_buffers = s.live_buffers;  // fragmentation_ppm is the device's fixed-point form of:
     out->fragmentation =
         s.bytes_free == 0 ? 0.0 : static_cast<double>(s.bytes_free - s.largest_free_block_bytes) / s.bytes_free;
-    out->compactions = s.compactions;
-    out->compaction_moves = s.compaction_moves;
-    out->compaction_bytes_moved = s.compaction_bytes_moved;
-    out->compaction_cycles = s.compaction_cycles;
-    out->context_bytes_in_use = s.context_bytes_in_use;
-    out->context_quota_bytes = s.context_quota_bytes;
-    out->context_buffers = s.context_buffers;
-    out->contexts = s.contexts;
     out->pool_bytes = s.bytes_limit;  // the heap is the device's one pool, taken at boot
     out->peak_pool_bytes = s.bytes_limit;
     out->oom_capacity = oom_counts_[STRATA_OOM_CAPACITY];
@@ -409,9 +410,7 @@ class SimBackend final : public Backend {
                   (s.context_quota_bytes ? std::to_string(s.context_quota_bytes) + " B" : std::string("none"));
   }
 
-  uint64_t SlotAddress(uint32_t slot) const {
-    return header_.staging_address + uint64_t{slot} * header_.staging_slot_bytes;
-  }
+  uint64_t SlotAddress(uint32_t slot) const { return strata_rt_staging_slot_address(header_.staging_address, slot); }
 
   static strata_cmd TransferCommand(uint8_t opcode, strata_context context, strata_buffer buffer, uint64_t offset,
                                     uint32_t len, uint32_t slot) {
@@ -439,12 +438,12 @@ class SimBackend final : public Backend {
   // Reads the next completion slot; true if it held a new completion.
   bool PollOnce() {
     uint32_t words[kCplWords];
-    link_->ReadBlock(header_.cq_address + (cq_head_ % STRATA_RT_CQ_ENTRIES) * sizeof(strata_cpl), words, kCplWords);
-    const uint32_t phase = ((cq_head_ / STRATA_RT_CQ_ENTRIES) & 1u) ? 0u : 1u;
-    if (words[0] != phase) return false;
+    link_->ReadBlock(header_.cq_address + strata_rt_cq_slot(cq_head_) * sizeof(strata_cpl), words, kCplWords);
+    if (words[0] != strata_rt_cq_phase(cq_head_)) return false;
     strata_cpl c;
     std::memcpy(&c, words, sizeof c);
     done_[c.seq] = c;
+    if (events_.fn != nullptr) ReportCompletion(c);
     ++cq_head_;
     --outstanding_;
     link_->Write32(header_address_ + offsetof(strata_rt_header, cq_head), cq_head_);
@@ -459,12 +458,53 @@ class SimBackend final : public Backend {
     if (next_seq_ == 0) next_seq_ = 1;
     uint32_t words[kCmdWords];
     std::memcpy(words, &cmd, sizeof cmd);
-    link_->WriteBlock(header_.sq_address + (sq_tail_ % STRATA_RT_SQ_ENTRIES) * sizeof(strata_cmd), words, kCmdWords);
+    link_->WriteBlock(header_.sq_address + strata_rt_sq_slot(sq_tail_) * sizeof(strata_cmd), words, kCmdWords);
     ++sq_tail_;
     ++outstanding_;
+    if (events_.fn != nullptr) submitted_[cmd.seq] = device_->edges();
     link_->RingDoorbell(sq_tail_);
     return cmd.seq;
   }
+
+  // The command's span (submission to the host seeing its completion) and the firmware's time on it.
+  void ReportCompletion(const strata_cpl& c) {
+    const uint64_t now = device_->edges();
+    const auto it = submitted_.find(c.seq);
+    if (it == submitted_.end()) return;  // submitted before the sink was set
+    events_.Span("command", OpName(c.opcode), it->second, now, c.status, c.seq);
+    submitted_.erase(it);
+    const uint64_t firmware = std::min<uint64_t>(c.cycles, now);
+    events_.Span(c.opcode == STRATA_OP_GEMM ? "mxu" : "firmware", OpName(c.opcode), now - firmware, now, c.status,
+                 c.seq);
+  }
+
+  // Events of the model's parts (sim::EventSink) and of this backend, passed to the C API's sink.
+  struct Events : sim::EventSink {
+    strata_event_fn fn = nullptr;
+    void* user = nullptr;
+    void OnEvent(const sim::Event& e) override {
+      strata_event out{};
+      out.struct_size = sizeof out;
+      out.kind = e.kind == sim::EventKind::kCounter ? STRATA_EVENT_COUNTER : STRATA_EVENT_SPAN;
+      out.track = e.track;
+      out.name = e.name;
+      out.begin_cycle = e.begin_cycle;
+      out.end_cycle = e.end_cycle;
+      out.value = e.value;
+      out.id = e.id;
+      fn(user, &out);
+    }
+    void Span(const char* track, const char* name, uint64_t begin, uint64_t end, int64_t value, uint64_t id) {
+      sim::Event e;
+      e.track = track;
+      e.name = name;
+      e.begin_cycle = begin;
+      e.end_cycle = end;
+      e.value = value;
+      e.id = id;
+      OnEvent(e);
+    }
+  };
 
   Error Await(uint32_t seq, strata_cpl* out) {
     const uint64_t start = device_->edges();
@@ -501,6 +541,8 @@ class SimBackend final : public Backend {
   strata_oom_info last_oom_{};
   uint64_t oom_counts_[4] = {};
   std::map<uint32_t, strata_cpl> done_;
+  Events events_;
+  std::map<uint32_t, uint64_t> submitted_;  // seq -> submission cycle, kept only while a sink listens
 };
 
 Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
@@ -547,6 +589,13 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   }
   const int64_t timeout = o.GetInt("timeout_cycles", 0);
   if (timeout < 0) return {STRATA_INVALID_ARGUMENT, "timeout_cycles must not be negative"};
+  const int64_t mxu_n = o.GetInt("mxu_n", sim::Device::kDefaultMxuN);
+  const std::vector<int>& built = sim::BuiltMxuSizes();
+  if (std::find(built.begin(), built.end(), mxu_n) == built.end()) {
+    return {STRATA_INVALID_ARGUMENT,
+            "mxu_n " + std::to_string(mxu_n) +
+                ": this build has no chip with that matrix unit (built: " + sim::BuiltMxuSizesText() + ")"};
+  }
   std::string firmware = o.GetString("firmware_path");
   if (firmware.empty()) {
     const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE");
@@ -575,18 +624,11 @@ STRATA_REGISTER_BACKEND(
          {"trace_start_cycle", STRATA_VALUE_INT64, "0", "record the waveform from this device cycle on"},
          {"trace_end_cycle", STRATA_VALUE_INT64, "0", "... up to this one (exclusive); 0 = to the end"},
          {"firmware_path", STRATA_VALUE_STRING, "", "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the build's"},
+         {"mxu_n", STRATA_VALUE_INT64, "16",
+          "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)"},
          {"timeout_cycles", STRATA_VALUE_INT64, "0",
           "device cycles a call may wait; 0 = 2e9, and more for a large GEMM (strata.h, Timeouts)"},
      },
      OpenSim})
 
 }  // namespace strata::driver
-  const int64_t mxu_n = o.GetInt("mxu_n", sim::Device::kDefaultMxuN);
-  const std::vector<int>& built = sim::BuiltMxuSizes();
-  if (std::find(built.begin(), built.end(), mxu_n) == built.end()) {
-    return {STRATA_INVALID_ARGUMENT,
-            "mxu_n " + std::to_string(mxu_n) +
-                ": this build has no chip with that matrix unit (built: " + sim::BuiltMxuSizesText() + ")"};
-  }
-         {"mxu_n", STRATA_VALUE_INT64, "16",
-          "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)"},

@@ -595,6 +595,12 @@ strata_status strata_get_last_oom(strata_device* device, strata_oom_info* out) {
   });
 }
 
+strata_status strata_set_event_sink(strata_device* device, strata_event_fn fn, void* user) {
+  constexpr const char* kCall = "strata_set_event_sink";
+  STRATA_LOCK_DEVICE(kCall, device);
+  return Guarded(kCall, [&] { return Answer(kCall, device, device->backend->SetEventSink(fn, user)); });
+}
+
 strata_status strata_synchronize(strata_device* device) {
   constexpr const char* kCall = "strata_synchronize";
   STRATA_LOCK_DEVICE(kCall, device);

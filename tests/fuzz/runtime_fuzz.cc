@@ -410,8 +410,7 @@ void Consume(Host& h, uint32_t max) {
   volatile strata_rt_header& hdr = strata_runtime_header;
   for (uint32_t n = 0; n < max; ++n) {
     const volatile strata_cpl& e = runtime::g_cq[h.cq_head & runtime::kCqMask];
-    const uint32_t phase = ((h.cq_head / STRATA_RT_CQ_ENTRIES) & 1u) ? 0u : 1u;
-    if (e.phase != phase) break;
+    if (e.phase != strata_rt_cq_phase(h.cq_head)) break;
     strata_cpl cpl;
     memcpy(&cpl, const_cast<const strata_cpl*>(&e), sizeof cpl);
     ++h.cq_head;

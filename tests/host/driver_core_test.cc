@@ -199,7 +199,7 @@ TEST_F(DriverCore, OlderCallersStructsStillWork) {
   v.struct_size = sizeof v;
   ASSERT_EQ(strata_get_version(&v), STRATA_OK);
   EXPECT_EQ(v.api_major, 1u);
-  EXPECT_EQ(v.api_minor, 2u);
+  EXPECT_EQ(v.api_minor, 3u);
 }
 
 TEST_F(DriverCore, HandlesAndContextsFromAnotherDeviceAreRefused) {
@@ -238,6 +238,18 @@ TEST_F(DriverCore, DoubleCloseAndUseAfterCloseAreDetected) {
   EXPECT_EQ(strata_context_create(d, nullptr, &c), STRATA_INVALID_ARGUMENT);
   EXPECT_EQ(strata_synchronize(d), STRATA_INVALID_ARGUMENT);
   EXPECT_EQ(strata_close(nullptr), STRATA_OK);
+}
+
+// A backend that reports no events says so; a closed device is refused.
+TEST_F(DriverCore, EventSinksOnABackendWithoutEvents) {
+  strata_device* d = Open();
+  auto fn = [](void*, const strata_event*) {};
+  EXPECT_EQ(strata_set_event_sink(d, fn, nullptr), STRATA_UNIMPLEMENTED);
+  EXPECT_NE(std::string(strata_last_error_message()).find("the fake backend reports no events"), std::string::npos)
+      << strata_last_error_message();
+  EXPECT_EQ(strata_set_event_sink(nullptr, fn, nullptr), STRATA_INVALID_ARGUMENT);
+  strata_close(d);
+  EXPECT_EQ(strata_set_event_sink(d, fn, nullptr), STRATA_INVALID_ARGUMENT);
 }
 
 TEST_F(DriverCore, ABackendExceptionBecomesAStatus) {

@@ -45,7 +45,7 @@ class RawClient {
     c.seq = next_seq_++;
     uint32_t w[16];
     std::memcpy(w, &c, sizeof c);
-    link_.WriteBlock(h_.sq_address + (tail_ % STRATA_RT_SQ_ENTRIES) * sizeof(strata_cmd), w, 16);
+    link_.WriteBlock(h_.sq_address + strata_rt_sq_slot(tail_) * sizeof(strata_cmd), w, 16);
     ++tail_;
     return c.seq;
   }
@@ -62,8 +62,8 @@ class RawClient {
         return c;
       }
       uint32_t w[8];
-      link_.ReadBlock(h_.cq_address + (head_ % STRATA_RT_CQ_ENTRIES) * sizeof(strata_cpl), w, 8);
-      if (w[0] != (((head_ / STRATA_RT_CQ_ENTRIES) & 1u) ? 0u : 1u)) continue;
+      link_.ReadBlock(h_.cq_address + strata_rt_cq_slot(head_) * sizeof(strata_cpl), w, 8);
+      if (w[0] != strata_rt_cq_phase(head_)) continue;
       strata_cpl c;
       std::memcpy(&c, w, sizeof c);
       order_.push_back(c.seq);
@@ -115,12 +115,11 @@ class RawClient {
     return c;
   }
   void Stage(uint32_t slot, const std::vector<uint8_t>& data) {
-    link_.Wait(
-        link_.CopyToDevice(data.data(), h_.staging_address + slot * uint64_t{h_.staging_slot_bytes}, data.size()));
+    link_.Wait(link_.CopyToDevice(data.data(), strata_rt_staging_slot_address(h_.staging_address, slot), data.size()));
   }
   std::vector<uint8_t> Unstage(uint32_t slot, size_t n) {
     std::vector<uint8_t> v(n);
-    link_.Wait(link_.CopyFromDevice(h_.staging_address + slot * uint64_t{h_.staging_slot_bytes}, v.data(), n));
+    link_.Wait(link_.CopyFromDevice(strata_rt_staging_slot_address(h_.staging_address, slot), v.data(), n));
     return v;
   }
   std::vector<uint8_t> ReadBuffer(uint32_t ctx, uint64_t handle, uint32_t n) {

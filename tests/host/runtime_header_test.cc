@@ -21,6 +21,8 @@ strata_rt_header Good() {
   h.sq_entries = STRATA_RT_SQ_ENTRIES;
   h.cq_entries = STRATA_RT_CQ_ENTRIES;
   h.hbm_capacity_bytes = kHbm;
+  h.staging_slots = STRATA_RT_STAGING_SLOTS;
+  h.staging_slot_bytes = STRATA_RT_STAGING_SLOT_BYTES;
   return h;
 }
 
@@ -84,6 +86,17 @@ TEST(RuntimeHeader, OtherRingSizesAreRefused) {
   h = Good();
   h.cq_entries = 0;
   EXPECT_EQ(CheckRuntimeHeader(h, kHbm).status, STRATA_FAILED_PRECONDITION);
+}
+
+TEST(RuntimeHeader, AnotherStagingAreaIsRefused) {
+  strata_rt_header h = Good();
+  h.staging_slots = STRATA_RT_STAGING_SLOTS + 1;
+  EXPECT_EQ(CheckRuntimeHeader(h, kHbm).status, STRATA_FAILED_PRECONDITION);
+  h = Good();
+  h.staging_slot_bytes = STRATA_RT_STAGING_SLOT_BYTES / 2;
+  const Error e = CheckRuntimeHeader(h, kHbm);
+  EXPECT_EQ(e.status, STRATA_FAILED_PRECONDITION);
+  EXPECT_NE(e.message.find("staging area"), std::string::npos) << e.message;
 }
 
 TEST(RuntimeHeader, HbmTheFirmwareDidNotFindIsRefused) {

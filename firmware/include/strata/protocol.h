@@ -42,6 +42,18 @@ extern "C" {
 // The least HBM the runtime boots on: the staging slots and a heap at least as large.
 #define STRATA_RT_MIN_HBM_BYTES (2ull * STRATA_RT_STAGING_SLOTS * STRATA_RT_STAGING_SLOT_BYTES)
 
+// Ring arithmetic, in one place for the firmware and every host: positions are free-running uint32 counters;
+// a completion at position i carries phase 1 on the ring's first pass, 0 on the second, and so on.
+static inline uint32_t strata_rt_sq_slot(uint32_t position) { return position % STRATA_RT_SQ_ENTRIES; }
+static inline uint32_t strata_rt_cq_slot(uint32_t position) { return position % STRATA_RT_CQ_ENTRIES; }
+static inline uint32_t strata_rt_cq_phase(uint32_t position) {
+  return ((position / STRATA_RT_CQ_ENTRIES) & 1u) ? 0u : 1u;
+}
+// HBM address of staging slot `slot` above the heap (header.staging_address).
+static inline uint64_t strata_rt_staging_slot_address(uint64_t staging_address, uint32_t slot) {
+  return staging_address + (uint64_t)slot * STRATA_RT_STAGING_SLOT_BYTES;
+}
+
 // Runtime state in the header.
 enum strata_rt_state { STRATA_RT_BOOTING = 0, STRATA_RT_READY = 1, STRATA_RT_FAILED = 2 };
 
@@ -165,28 +177,42 @@ typedef struct strata_cpl {
 } strata_cpl;
 
 // Memory statistics (the names JAX and TensorFlow use), written by STATS into the header's stats area.
+// The fields of strata_rt_stats, listed once: the struct is declared from these lists, and so are the two
+// copies (the firmware's from alloc::Stats, the driver's into strata_memory_stats), which use the same
+// names. X(type, name).
+#define STRATA_RT_STATS_FROM_ALLOCATOR_64(X) \
+  X(uint64_t, bytes_in_use)                  \
+  X(uint64_t, peak_bytes_in_use)             \
+  X(uint64_t, bytes_limit)                   \
+  X(uint64_t, bytes_free)                    \
+  X(uint64_t, largest_free_block_bytes)      \
+  X(uint64_t, num_allocs)                    \
+  X(uint64_t, num_frees)                     \
+  X(uint64_t, num_failed_allocs)             \
+  X(uint64_t, compactions)                   \
+  X(uint64_t, compaction_moves)              \
+  X(uint64_t, compaction_bytes_moved)        \
+  X(uint64_t, compaction_cycles)
+#define STRATA_RT_STATS_FROM_RUNTIME_64(X)                           \
+  X(uint64_t, context_bytes_in_use) /* of `context` (0: device-wide) */ \
+  X(uint64_t, context_quota_bytes)
+#define STRATA_RT_STATS_FROM_ALLOCATOR_32(X) \
+  X(uint32_t, live_buffers)                  \
+  X(uint32_t, fragmentation_ppm)
+#define STRATA_RT_STATS_FROM_RUNTIME_32(X) \
+  X(uint32_t, contexts)                    \
+  X(uint32_t, context_buffers)
+
+#define STRATA_RT_STATS_DECLARE_(type, name) type name;
 typedef struct strata_rt_stats {
   uint32_t seq;  // of the STATS command that wrote them
   uint32_t context;
-  uint64_t bytes_in_use;
-  uint64_t peak_bytes_in_use;
-  uint64_t bytes_limit;
-  uint64_t bytes_free;
-  uint64_t largest_free_block_bytes;
-  uint64_t num_allocs;
-  uint64_t num_frees;
-  uint64_t num_failed_allocs;
-  uint64_t compactions;
-  uint64_t compaction_moves;
-  uint64_t compaction_bytes_moved;
-  uint64_t compaction_cycles;
-  uint64_t context_bytes_in_use;   // of `context` (0 for device-wide)
-  uint64_t context_quota_bytes;
-  uint32_t live_buffers;
-  uint32_t fragmentation_ppm;
-  uint32_t contexts;
-  uint32_t context_buffers;
+  STRATA_RT_STATS_FROM_ALLOCATOR_64(STRATA_RT_STATS_DECLARE_)
+  STRATA_RT_STATS_FROM_RUNTIME_64(STRATA_RT_STATS_DECLARE_)
+  STRATA_RT_STATS_FROM_ALLOCATOR_32(STRATA_RT_STATS_DECLARE_)
+  STRATA_RT_STATS_FROM_RUNTIME_32(STRATA_RT_STATS_DECLARE_)
 } strata_rt_stats;
+#undef STRATA_RT_STATS_DECLARE_
 
 // At STRATA_RT_HEADER_SYMBOL. Addresses are device (SMEM) addresses; HBM addresses are 64-bit.
 typedef struct strata_rt_header {

@@ -34,9 +34,10 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  2 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  3 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
-       a timed-out device fails until closed, handles carry the device */
+       a timed-out device fails until closed, handles carry the device;  \
+       1.3: event sinks (strata_set_event_sink) */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -282,6 +283,31 @@ strata_status strata_get_last_oom(strata_device* device, strata_oom_info* out);
 
 /* Waits until the device has answered everything submitted so far, then makes one no-op round trip. */
 strata_status strata_synchronize(strata_device* device);
+
+/* Events (since 1.3): what happens inside a run, timed on the device clock, for timelines and profiles.
+ * A span took [begin_cycle, end_cycle); a counter is a value at begin_cycle (== end_cycle). Tracks on sim:
+ *   "command"  each command, from its submission to the host seeing its completion; name = the opcode
+ *              ("alloc", "write", "gemm", ...), value = its status, id = its sequence number;
+ *   "firmware" the firmware's own time on it (the completion's cycle count, ending when the host saw it);
+ *   "mxu"      the same for GEMMs: the matrix-unit kernel;
+ *   "pcie"     each host<->HBM copy ("to_device" / "from_device"), value = bytes;
+ *   "compaction" each strata_compact ("compact", value = bytes moved).
+ * The sink runs synchronously on the calling thread while the device is locked: it must not call the API
+ * on the same device. track and name are static strings. With no sink (the default) nothing is recorded
+ * and the run is cycle-for-cycle the same as with one. Backends without events: UNIMPLEMENTED. */
+typedef enum strata_event_kind { STRATA_EVENT_SPAN = 1, STRATA_EVENT_COUNTER = 2 } strata_event_kind;
+typedef struct strata_event {
+  uint32_t struct_size;
+  strata_event_kind kind;
+  const char* track;
+  const char* name;
+  uint64_t begin_cycle, end_cycle;
+  int64_t value;
+  uint64_t id; /* 0: none */
+} strata_event;
+typedef void (*strata_event_fn)(void* user, const strata_event* event);
+/* Sets (fn non-NULL) or removes (fn NULL) the device's one event sink. */
+strata_status strata_set_event_sink(strata_device* device, strata_event_fn fn, void* user);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,139 @@
+// Event sinks on the sim backend (strata.h, "Events"): a sink sees every command, copy, GEMM and compaction
+// with consistent timing, and listening changes nothing: the same run takes the same device cycles with and
+// without a sink.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "strata/strata.h"
+
+namespace {
+
+struct Recorded {
+  std::vector<strata_event> events;
+  std::map<std::string, int64_t> bytes;  // track/name -> sum of values
+  static void Record(void* user, const strata_event* e) {
+    auto* r = static_cast<Recorded*>(user);
+    r->events.push_back(*e);
+    r->bytes[std::string(e->track) + "/" + e->name] += e->value;
+  }
+  size_t Count(const char* track, const char* name = nullptr) const {
+    size_t n = 0;
+    for (const strata_event& e : events) {
+      n += std::strcmp(e.track, track) == 0 && (name == nullptr || std::strcmp(e.name, name) == 0);
+    }
+    return n;
+  }
+};
+
+// The same work on a fresh device: alloc, write, read, a GEMM, a hole and a compaction, frees. Returns the
+// device cycles at the end; `bytes_out` counts the bytes written and read.
+uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t* read) {
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = 8ull << 20;
+  strata_device* d = nullptr;
+  EXPECT_EQ(strata_open("sim", &o, &d), STRATA_OK) << strata_last_error_message();
+  if (d == nullptr) return 0;
+  if (sink != nullptr) EXPECT_EQ(strata_set_event_sink(d, &Recorded::Record, sink), STRATA_OK);
+  strata_context c = 0;
+  EXPECT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
+  const uint32_t m = 16 + seed % 40, n = 16 + seed % 24, k = 32 + seed % 50;
+  std::vector<int8_t> a(uint64_t{m} * k), b(uint64_t{k} * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i * 7 + seed);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(i * 3 - seed);
+  strata_buffer ba = 0, bb = 0, bc = 0, hole = 0;
+  EXPECT_EQ(strata_alloc(d, c, a.size(), 0, 0, &ba), STRATA_OK);
+  EXPECT_EQ(strata_alloc(d, c, 300 * 1024 + seed, 0, 0, &hole), STRATA_OK);
+  EXPECT_EQ(strata_alloc(d, c, b.size(), 0, 0, &bb), STRATA_OK);
+  EXPECT_EQ(strata_alloc(d, c, uint64_t{m} * n * 4, 0, 0, &bc), STRATA_OK);
+  std::vector<uint8_t> big(300 * 1024 + seed, static_cast<uint8_t>(seed));
+  EXPECT_EQ(strata_write(d, c, hole, 0, big.data(), big.size()), STRATA_OK);
+  EXPECT_EQ(strata_write(d, c, ba, 0, a.data(), a.size()), STRATA_OK);
+  EXPECT_EQ(strata_write(d, c, bb, 0, b.data(), b.size()), STRATA_OK);
+  *written = big.size() + a.size() + b.size();
+  const strata_gemm_args g{sizeof g, ba, bb, bc, m, n, k, 0, 0, 0};
+  EXPECT_EQ(strata_gemm(d, c, &g), STRATA_OK) << strata_last_error_message();
+  std::vector<int32_t> out(uint64_t{m} * n);
+  EXPECT_EQ(strata_read(d, c, bc, 0, out.data(), out.size() * 4), STRATA_OK);
+  *read = out.size() * 4;
+  EXPECT_EQ(strata_free(d, c, hole), STRATA_OK);
+  strata_compact_options co{sizeof co, 0, 0};
+  strata_compact_result cr{};
+  cr.struct_size = sizeof cr;
+  EXPECT_EQ(strata_compact(d, c, &co, &cr), STRATA_OK);
+  EXPECT_GT(cr.bytes_moved, 0u);
+  EXPECT_EQ(strata_synchronize(d), STRATA_OK);
+  strata_device_info info{};
+  info.struct_size = sizeof info;
+  EXPECT_EQ(strata_get_device_info(d, &info), STRATA_OK);
+  if (sink != nullptr) {
+    EXPECT_EQ(sink->bytes["compaction/compact"], static_cast<int64_t>(cr.bytes_moved));
+  }
+  strata_close(d);
+  return info.device_cycles;
+}
+
+TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
+  for (const uint32_t seed : {1u, 7u, 23u}) {
+    uint64_t written = 0, read = 0;
+    const uint64_t quiet = RunWorkload(nullptr, seed, &written, &read);
+    Recorded r;
+    const uint64_t listened = RunWorkload(&r, seed, &written, &read);
+    EXPECT_EQ(quiet, listened) << "seed " << seed;
+    // Commands: 1 context + 4 allocs + 3 writes + 1 gemm + 1 read + 1 free + 1 compact + the syncs' no-ops and
+    // the stats reads; each has a span on "command" and its firmware time on "firmware" or "mxu".
+    EXPECT_EQ(r.Count("command", "alloc"), 4u);
+    EXPECT_EQ(r.Count("command", "gemm"), 1u);
+    EXPECT_EQ(r.Count("mxu", "gemm"), 1u);
+    EXPECT_EQ(r.Count("command", "free"), 1u);
+    EXPECT_EQ(r.Count("command"), r.Count("firmware") + r.Count("mxu"));
+    // Every byte written and read crossed the host link once.
+    EXPECT_EQ(r.bytes["pcie/to_device"], static_cast<int64_t>(written)) << "seed " << seed;
+    EXPECT_EQ(r.bytes["pcie/from_device"], static_cast<int64_t>(read)) << "seed " << seed;
+    EXPECT_EQ(r.Count("compaction", "compact"), 1u);
+    for (const strata_event& e : r.events) {
+      EXPECT_EQ(e.struct_size, sizeof(strata_event));
+      EXPECT_EQ(e.kind, STRATA_EVENT_SPAN);
+      EXPECT_LE(e.begin_cycle, e.end_cycle) << e.track << "/" << e.name;
+      EXPECT_LE(e.end_cycle, listened) << e.track << "/" << e.name;
+      if (std::strcmp(e.track, "command") == 0) EXPECT_EQ(e.value, STRATA_OK) << e.name;
+    }
+    // The GEMM's matrix-unit time lies inside its command's span.
+    const strata_event* cmd = nullptr;
+    const strata_event* mxu = nullptr;
+    for (const strata_event& e : r.events) {
+      if (std::strcmp(e.name, "gemm") == 0) (std::strcmp(e.track, "mxu") == 0 ? mxu : cmd) = &e;
+    }
+    ASSERT_NE(cmd, nullptr);
+    ASSERT_NE(mxu, nullptr);
+    EXPECT_EQ(cmd->id, mxu->id);
+    EXPECT_GE(mxu->begin_cycle, cmd->begin_cycle);
+    EXPECT_EQ(mxu->end_cycle, cmd->end_cycle);
+    EXPECT_GT(mxu->end_cycle - mxu->begin_cycle, 100u);
+  }
+}
+
+TEST(EventSink, RemovingTheSinkStopsEvents) {
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = 8ull << 20;
+  strata_device* d = nullptr;
+  ASSERT_EQ(strata_open("sim", &o, &d), STRATA_OK) << strata_last_error_message();
+  Recorded r;
+  ASSERT_EQ(strata_set_event_sink(d, &Recorded::Record, &r), STRATA_OK);
+  strata_context c = 0;
+  ASSERT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
+  const size_t seen = r.events.size();
+  EXPECT_GE(seen, 2u);
+  ASSERT_EQ(strata_set_event_sink(d, nullptr, nullptr), STRATA_OK);
+  strata_buffer b = 0;
+  ASSERT_EQ(strata_alloc(d, c, 4096, 0, 0, &b), STRATA_OK);
+  EXPECT_EQ(r.events.size(), seen);
+  strata_close(d);
+}
+
+}  // namespace
