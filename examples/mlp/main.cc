@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/named_options.hpp"
 #include "strata/reference_gemm.h"
 #include "strata/strata.hpp"
 
@@ -54,6 +55,9 @@ struct Options {
   std::string report = "out/mlp-report.json";
   double compact_at = 0.6;  // explicit compaction when fragmentation exceeds this
   bool quiet = false;
+  std::string backend = "sim";
+  std::vector<std::string> options;  // NAME=VALUE open options (--option, --policy)
+  std::string sim_only;              // the first sim-only flag given, to refuse it on another backend
 };
 
 const char kUsage[] =
@@ -70,6 +74,10 @@ const char kUsage[] =
     "  --trace-cycles START:END  device cycles to record (default 394000:400000: the first GEMM)\n"
     "  --report FILE             JSON report (default out/mlp-report.json; 'none' for no file)\n"
     "  --compact-at F            compact explicitly when fragmentation exceeds F (default 0.6; 1 = never)\n"
+    "  --backend NAME            sim (default), gpu-emu or cuda: the same service on an (emulated) GPU\n"
+    "  --policy P                GPU backends: the framework's allocation policy (jax, tf, torch, ...;\n"
+    "                            docs/gpu-policies.md)\n"
+    "  --option NAME=VALUE       any open option of the backend (repeatable; strata_get_backend_options)\n"
     "  --quiet                   no progress lines on stderr\n"
     "  --help                    this text\n"
     "Exit status: 0 all results match, 1 a mismatch or device error, 2 bad arguments.\n";
@@ -107,9 +115,21 @@ int ParseArgs(int argc, char** argv, Options* o) {
       return 1;
     } else if (a == "--quiet") {
       o->quiet = true;
+    } else if (a == "--backend" || a == "--policy" || a == "--option") {
+      if ((v = value()) == nullptr) return 2;
+      if (a == "--backend") {
+        o->backend = v;
+      } else {
+        o->options.push_back(a == "--policy" ? std::string("policy=") + v : std::string(v));
+      }
     } else if (a == "--steps" || a == "--seed" || a == "--hbm-capacity" || a == "--hbm" || a == "--trace" ||
                a == "--trace-cycles" || a == "--report" || a == "--compact-at" || a == "--mxu-n") {
       if ((v = value()) == nullptr) return 2;
+      const bool no_trace = a == "--trace" && std::string(v) == "none";  // "no waveform" suits every backend
+      if (o->sim_only.empty() && !no_trace &&
+          (a == "--hbm-capacity" || a == "--hbm" || a == "--trace" || a == "--trace-cycles" || a == "--mxu-n")) {
+        o->sim_only = a;
+      }
       char* end = nullptr;
       if (a == "--steps") {
         const long n = std::strtol(v, &end, 10);
@@ -252,36 +272,42 @@ int Run(const Options& o) {
     return v;
   };
 
+  const bool sim = o.backend == "sim";
   strata_open_options open{};
   open.struct_size = sizeof open;
-  open.hbm_preset = o.hbm.c_str();
-  open.hbm_capacity_bytes = o.hbm_capacity;
-  open.trace_path = o.trace.empty() ? nullptr : o.trace.c_str();
-  // The default window: the first request's first GEMM starts near cycle 394,000 (after the firmware's boot,
-  // the weight uploads and the input upload), whatever the seed.
-  open.trace_start_cycle = o.trace_end != 0 ? o.trace_start : 394'000;
-  open.trace_end_cycle = o.trace_end != 0 ? o.trace_end : 400'000;
-  strata_named_value mxu_n{};
-  mxu_n.struct_size = sizeof mxu_n;
-  mxu_n.name = "mxu_n";
-  mxu_n.type = STRATA_VALUE_INT64;
-  mxu_n.int64_value = o.mxu_n;
-  open.named_options = &mxu_n;
-  open.num_named_options = 1;
+  if (sim) {
+    open.hbm_preset = o.hbm.c_str();
+    open.hbm_capacity_bytes = o.hbm_capacity;
+    open.trace_path = o.trace.empty() ? nullptr : o.trace.c_str();
+    // The default window: the first request's first GEMM starts near cycle 394,000 (after the firmware's boot,
+    // the weight uploads and the input upload), whatever the seed.
+    open.trace_start_cycle = o.trace_end != 0 ? o.trace_start : 394'000;
+    open.trace_end_cycle = o.trace_end != 0 ? o.trace_end : 400'000;
+  }
   std::unique_ptr<strata::Device> opened;
   try {
-    opened = std::make_unique<strata::Device>("sim", &open);
-  } catch (const strata::Error& e) {  // a bad option (HBM preset, waveform path) is a bad argument
+    strata::NamedOptions named(o.backend);
+    if (sim) named.Add("mxu_n", std::to_string(o.mxu_n));
+    for (const std::string& text : o.options) named.AddText(text);
+    open.named_options = named.data();
+    open.num_named_options = named.size();
+    opened = std::make_unique<strata::Device>(o.backend.c_str(), &open);
+  } catch (const strata::Error& e) {  // an unknown backend, a bad option (HBM preset, waveform path, policy)
     std::fprintf(stderr, "strata-mlp: %s\n", e.what());
-    return e.status() == STRATA_INVALID_ARGUMENT ? 2 : 1;
+    return e.status() == STRATA_INVALID_ARGUMENT || e.status() == STRATA_UNIMPLEMENTED ? 2 : 1;
   }
   strata::Device& device = *opened;
   const strata_device_info info0 = device.Info();
   std::printf("Strata MLP inference: layers 256-1024-256-64 (int8, ReLU, requantized), batch %u..%u, %d requests\n",
               kMinBatch, kMaxBatch, o.steps);
-  std::printf("device: sim backend, %s %s (heap %s), %ux%u matrix unit\n", o.hbm.c_str(),
-              Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str(), info0.mxu_array_n,
-              info0.mxu_array_n);
+  if (sim) {
+    std::printf("device: sim backend, %s %s (heap %s), %ux%u matrix unit\n", o.hbm.c_str(),
+                Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str(), info0.mxu_array_n,
+                info0.mxu_array_n);
+  } else {
+    std::printf("device: %s backend, %s of memory (%s for the service's tenants)\n", info0.backend,
+                Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str());
+  }
 
   const uint64_t reservation = ServingReservation(info0.granule_bytes);
   if (reservation >= info0.heap_bytes) {
@@ -410,22 +436,32 @@ int Run(const Options& o) {
   const uint64_t oom_compactions = end.compactions - compactions0 - explicit_compactions;
   const uint64_t cycles = info.device_cycles;
   const double n2 = double(info.mxu_array_n) * info.mxu_array_n;
-  const double util_gemm = gemm_cycles ? macs / (n2 * gemm_cycles) : 0;
-  const double util_run = macs / (n2 * cycles);
+  const bool clocked = cycles != 0 && n2 != 0;  // the model has a clock and an array; a GPU backend neither
+  const double util_gemm = clocked && gemm_cycles ? macs / (n2 * gemm_cycles) : 0;
+  const double util_run = clocked ? macs / (n2 * cycles) : 0;
   const uint64_t hbm_bytes = info.hbm_bytes_read + info.hbm_bytes_written;
-  const double hbm_bpc = double(hbm_bytes) / cycles;
+  const double hbm_bpc = clocked ? double(hbm_bytes) / cycles : 0;
   const uint64_t outputs = collected;
 
   std::printf("results      %" PRIu64 "/%d requests checked against the CPU reference: %s\n", outputs, o.steps,
               mismatches == 0 ? "all bit-exact" : "MISMATCH");
   if (mismatches != 0) std::printf("             %" PRIu64 " logits differ\n", mismatches);
-  std::printf("device       %.2f M cycles; %" PRIu64 " GEMMs took %.2f M cycles (%.1f G MACs)\n", cycles / 1e6, gemms,
-              gemm_cycles / 1e6, macs / 1e9);
-  std::printf("matrix unit  utilization %.2f during GEMMs, %.2f over the whole run (MACs / (N^2 x cycles))\n",
-              util_gemm, util_run);
-  std::printf("HBM          read %s, written %s: %.1f B/cycle = %.1f%% of %s peak (%.0f B/cycle)\n",
-              Mib(info.hbm_bytes_read).c_str(), Mib(info.hbm_bytes_written).c_str(), hbm_bpc,
-              100 * hbm_bpc / info.hbm_peak_bytes_per_cycle, o.hbm.c_str(), info.hbm_peak_bytes_per_cycle);
+  if (clocked) {
+    std::printf("device       %.2f M cycles; %" PRIu64 " GEMMs took %.2f M cycles (%.1f G MACs)\n", cycles / 1e6, gemms,
+                gemm_cycles / 1e6, macs / 1e9);
+    std::printf("matrix unit  utilization %.2f during GEMMs, %.2f over the whole run (MACs / (N^2 x cycles))\n",
+                util_gemm, util_run);
+    std::printf("HBM          read %s, written %s: %.1f B/cycle = %.1f%% of %s peak (%.0f B/cycle)\n",
+                Mib(info.hbm_bytes_read).c_str(), Mib(info.hbm_bytes_written).c_str(), hbm_bpc,
+                100 * hbm_bpc / info.hbm_peak_bytes_per_cycle, o.hbm.c_str(), info.hbm_peak_bytes_per_cycle);
+  } else {
+    const strata_memory_stats all = device.MemoryStats();
+    std::printf("device       %" PRIu64 " GEMMs (%.1f G MACs) on the %s backend: no device clock\n", gemms, macs / 1e9,
+                info.backend);
+    std::printf("GPU memory   pool %s (peak %s), %" PRIu64 " driver allocations, %s copied through the host\n",
+                Mib(all.pool_bytes).c_str(), Mib(all.peak_pool_bytes).c_str(), all.device_allocs,
+                Mib(all.host_bytes_copied).c_str());
+  }
   std::printf("allocator    %" PRIu64 " allocations (the batch job waited %" PRIu64
               " times); defragment-on-OOM compactions %" PRIu64 "; explicit compactions %" PRIu64
               " (moved %s in %.2f M cycles); all compaction moved %s\n",
@@ -497,6 +533,14 @@ int main(int argc, char** argv) {
   Options o;
   const int parsed = ParseArgs(argc, argv, &o);
   if (parsed != 0) return parsed == 1 ? 0 : 2;
+  if (o.backend != "sim") {
+    if (!o.sim_only.empty()) {
+      std::fprintf(stderr, "strata-mlp: %s is an option of the sim backend, not of %s (see --option)\n",
+                   o.sim_only.c_str(), o.backend.c_str());
+      return 2;
+    }
+    o.trace.clear();  // waveforms are the model's
+  }
   if (!o.report.empty()) {
     if (const std::string why = CheckOutputPath(o.report); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());

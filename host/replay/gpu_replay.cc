@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
+#include "strata/named_options.hpp"
 #include "strata/strata.h"
 
 namespace strata::replay {
@@ -19,48 +21,22 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   r.backend = options.backend;
   r.policy = options.policy;
   const auto wall0 = std::chrono::steady_clock::now();
-  std::vector<strata_named_value> named;
-  auto add = [&](const char* name, const char* text) {
-    strata_named_value v{};
-    v.struct_size = sizeof v;
-    v.name = name;
-    v.type = STRATA_VALUE_STRING;
-    v.string_value = text;
-    named.push_back(v);
-  };
-  add("policy", options.policy.c_str());
-  if (!options.gpu.empty()) add("gpu", options.gpu.c_str());
-  if (options.total_bytes != 0) {
-    strata_named_value v{};
-    v.struct_size = sizeof v;
-    v.name = "total_bytes";
-    v.type = STRATA_VALUE_INT64;
-    v.int64_value = static_cast<int64_t>(options.total_bytes);
-    named.push_back(v);
-  }
-  // context_bytes / page_bytes / total_bytes / device are int64 options; given as text on the command line.
-  for (const auto& [name, value] : options.options) {
-    if (name == "context_bytes" || name == "page_bytes" || name == "total_bytes" || name == "device") {
-      char* end = nullptr;
-      const long long x = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || x < 0) {
-        *error = "option " + name + " needs a non-negative integer (got '" + value + "')";
-        return false;
-      }
-      strata_named_value v{};
-      v.struct_size = sizeof v;
-      v.name = name.c_str();
-      v.type = STRATA_VALUE_INT64;
-      v.int64_value = x;
-      named.push_back(v);
-    } else {
-      add(name.c_str(), value.c_str());
-    }
+  // Each option typed by the backend's own table (strata/named_options.hpp).
+  std::unique_ptr<NamedOptions> named;
+  try {
+    named = std::make_unique<NamedOptions>(options.backend);
+    named->Add("policy", options.policy);
+    if (!options.gpu.empty()) named->Add("gpu", options.gpu);
+    if (options.total_bytes != 0) named->Add("total_bytes", std::to_string(options.total_bytes));
+    for (const auto& [name, value] : options.options) named->Add(name, value);
+  } catch (const Error& e) {
+    *error = e.what();
+    return false;
   }
   strata_open_options o{};
   o.struct_size = sizeof o;
-  o.named_options = named.data();
-  o.num_named_options = static_cast<uint32_t>(named.size());
+  o.named_options = named->data();
+  o.num_named_options = named->size();
   strata_device* d = nullptr;
   if (strata_open(options.backend.c_str(), &o, &d) != STRATA_OK) {
     *error = ApiError(("opening the " + options.backend + " backend").c_str());

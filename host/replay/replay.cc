@@ -137,8 +137,8 @@ bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::st
       return fail("upper (" + f[col_upper] + ") must be greater than lower (" + f[col_lower] + ")");
     if (b.size == 0) return fail("size must be at least 1 byte");
     if (b.size > kMaxTraceBytes) return fail("size " + f[col_size] + " is beyond any device");
-    if (b.size > kMaxTraceBytes - total) {
-      return fail("the sizes up to here add up to more than 2^62 bytes (beyond any device; sums would overflow)");
+    if (b.size > kMaxTraceTotalBytes - total) {
+      return fail("the sizes up to here add up to more than 2^63 bytes (sums over the trace would overflow)");
     }
     total += b.size;
     trace->buffers.push_back(b);

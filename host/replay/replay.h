@@ -26,9 +26,10 @@ struct Trace {
   std::vector<TraceBuffer> buffers;
 };
 
-// The most bytes a trace may hold: one buffer's size, and all of its sizes added up (so that no load, sum or
-// rounding computed from a trace can wrap 64 bits).
+// The largest buffer a trace may hold, and the most all of its sizes may add up to: so that no load, sum or
+// granule rounding computed from a trace can wrap 64 bits.
 constexpr uint64_t kMaxTraceBytes = uint64_t{1} << 62;
+constexpr uint64_t kMaxTraceTotalBytes = uint64_t{1} << 63;
 
 // The body of a JSON string for `s` (quotes, backslashes and control characters escaped).
 std::string JsonEscape(const std::string& s);

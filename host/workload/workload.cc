@@ -184,8 +184,8 @@ bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* e
       *error = which + ": size " + std::to_string(b.size) + " cannot be written (1 to 2^62 bytes)";
       return false;
     }
-    if (b.size > replay::kMaxTraceBytes - total) {  // replay::ParseTrace would refuse to read it back
-      *error = which + ": the sizes up to here add up to more than 2^62 bytes";
+    if (b.size > replay::kMaxTraceTotalBytes - total) {  // replay::ParseTrace would refuse to read it back
+      *error = which + ": the sizes up to here add up to more than 2^63 bytes";
       return false;
     }
     total += b.size;

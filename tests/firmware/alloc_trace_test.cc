@@ -130,10 +130,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadTrace{"id,lower,upper,size,id\n", "1: header names column 'id' twice"},
                       BadTrace{"id,lower,upper,size\n0,0,1,4611686018427387905\n",
                                "2: size 4611686018427387905 is beyond any device"},
-                      // Each size is legal; the sum passes 2^62 on the fourth line (and would wrap 2^64 later).
-                      BadTrace{"id,lower,upper,size\n0,0,1,2305843009213693952\n1,0,1,1152921504606846976\n"
-                               "2,0,1,1152921504606846976\n3,0,1,1\n4,0,1,4611686018427387904\n",
-                               "5: the sizes up to here add up to more than 2^62 bytes (beyond any device; sums would "
+                      // Each size is legal; the sum passes 2^63 on the fourth line (and would wrap 2^64 later).
+                      BadTrace{"id,lower,upper,size\n0,0,1,4611686018427387904\n1,0,1,4611686018427387904\n"
+                               "2,0,1,1\n3,0,1,4611686018427387904\n",
+                               "4: the sizes up to here add up to more than 2^63 bytes (sums over the trace would "
                                "overflow)"}));
 
 TEST(Capacity, ParsesFactorsAndUnits) {

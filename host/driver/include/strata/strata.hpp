@@ -17,6 +17,7 @@ class Error : public std::runtime_error {
   explicit Error(strata_status status)
       : std::runtime_error(strata_last_error_message()[0] ? strata_last_error_message() : strata_status_name(status)),
         status_(status) {}
+  Error(strata_status status, const std::string& message) : std::runtime_error(message), status_(status) {}
   strata_status status() const { return status_; }
 
  private:
@@ -33,7 +34,8 @@ class Device;
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(strata_device* d, strata_context c, strata_buffer b, uint64_t bytes) : device_(d), context_(c), handle_(b), bytes_(bytes) {}
+  Buffer(strata_device* d, strata_context c, strata_buffer b, uint64_t bytes)
+      : device_(d), context_(c), handle_(b), bytes_(bytes) {}
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
   Buffer& operator=(Buffer&& o) noexcept {
     if (this != &o) {
