@@ -48,6 +48,7 @@ void HbmBridge::AcceptCommand(uint8_t op, bool tag, uint64_t src, uint64_t dst, 
   c.dst = dst;
   c.len = len;
   c.tier = tier;
+  c.accepted_cycle = hbm_.Now();
   c.backward = c.op == Op::kCopy && c.dst > c.src && c.dst < c.src + c.len;
   commands_.push_back(c);
   ++stats_.commands;
@@ -107,8 +108,7 @@ void HbmBridge::Generate() {
   }
 }
 
-bool HbmBridge::SubmitForeign(const hbm::HbmRequest& request,
-                              std::function<void(const hbm::HbmResponse&)> done) {
+bool HbmBridge::SubmitForeign(const hbm::HbmRequest& request, std::function<void(const hbm::HbmResponse&)> done) {
   if (to_submit_.size() >= max_queued_) return false;
   hbm::HbmRequest r = request;
   r.tag = next_request_++;
@@ -189,9 +189,19 @@ void HbmBridge::AcceptWriteBeat(Command& c, uint64_t be, const uint8_t* data) {
 void HbmBridge::Retire() {
   for (auto it = commands_.begin(); it != commands_.end();) {
     const Command& c = *it;
-    const bool finished = c.in_flight == 0 && c.undelivered == 0 &&
-                          (c.op == Op::kWrite ? c.received == c.len : c.issued == c.len);
+    const bool finished =
+        c.in_flight == 0 && c.undelivered == 0 && (c.op == Op::kWrite ? c.received == c.len : c.issued == c.len);
     if (finished) {
+      if (sink_ != nullptr) {
+        Event e;
+        e.track = "dma";
+        e.name = c.op == Op::kRead ? "hbm_read" : c.op == Op::kWrite ? "hbm_write" : "hbm_copy";
+        e.begin_cycle = c.accepted_cycle;
+        e.end_cycle = hbm_.Now();
+        e.value = static_cast<int64_t>(c.len);
+        e.id = c.id;
+        sink_->OnEvent(e);
+      }
       done_.push_back(c.tag);
       it = commands_.erase(it);
     } else {

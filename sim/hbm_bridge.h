@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "event_sink.h"
 #include "hbm/hbm_model.h"
 
 namespace strata::sim {
@@ -38,6 +39,9 @@ class HbmBridge {
   void BeforeRisingEdge(Top& top);
   bool Idle() const;
   const BridgeStats& stats() const { return stats_; }
+  // Each finished DMA row command is reported as a span on track "dma" ("hbm_read": HBM to the chip,
+  // "hbm_write": the chip to HBM, "hbm_copy": HBM to HBM; value = bytes). Null: none.
+  void set_event_sink(EventSink* sink) { sink_ = sink; }
 
   // Another HBM client (the host link's copy engine) queues a request through the same
   // submission order; `done` runs when its response arrives. False when the queue is full.
@@ -51,6 +55,7 @@ class HbmBridge {
     bool tag;
     uint64_t src, dst, len;
     uint8_t tier;
+    uint64_t accepted_cycle = 0;
     bool backward = false;     // COPY: highest chunk first
     uint64_t issued = 0;       // bytes whose HBM read was queued (READ, COPY)
     uint64_t received = 0;     // bytes of beats received (WRITE)
@@ -85,6 +90,7 @@ class HbmBridge {
   void Retire();
 
   hbm::HbmModel& hbm_;
+  EventSink* sink_ = nullptr;
   std::deque<Command> commands_;  // in arrival order
   std::deque<hbm::HbmRequest> to_submit_;
   std::unordered_map<uint64_t, Pending> pending_;

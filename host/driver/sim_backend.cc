@@ -20,6 +20,7 @@
 #include "event_sink.h"
 #include "hbm/hbm_config.h"
 #include "hbm/hbm_model.h"
+#include "hbm_bridge.h"
 #include "host_link.h"
 #include "regular_file.h"
 #include "runtime/decoder.h"
@@ -338,6 +339,7 @@ class SimBackend final : public Backend {
     events_.fn = fn;
     events_.user = user;
     link_->set_event_sink(fn != nullptr ? &events_ : nullptr);
+    device_->bridge().set_event_sink(fn != nullptr ? &events_ : nullptr);
     submitted_.clear();
     return {};
   }

@@ -72,6 +72,11 @@ uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t*
   EXPECT_EQ(strata_get_device_info(d, &info), STRATA_OK);
   if (sink != nullptr) {
     EXPECT_EQ(sink->bytes["compaction/compact"], static_cast<int64_t>(cr.bytes_moved));
+    // On the device, every byte written or read went HBM -> HBM once between its staging slot and its
+    // buffer, and compaction moved its bytes HBM -> HBM: the DMA bridge saw exactly those copies.
+    EXPECT_EQ(sink->bytes["dma/hbm_copy"], static_cast<int64_t>(*written + *read + cr.bytes_moved));
+    EXPECT_GT(sink->bytes["dma/hbm_read"], 0);   // the GEMM's operands into the chip
+    EXPECT_GT(sink->bytes["dma/hbm_write"], 0);  // and C back out
   }
   strata_close(d);
   return info.device_cycles;
