@@ -291,6 +291,7 @@ strata_status strata_synchronize(strata_device* device);
  *   "firmware" the firmware's own time on it (the completion's cycle count, ending when the host saw it);
  *   "mxu"      the same for GEMMs: the matrix-unit kernel;
  *   "pcie"     each host<->HBM copy ("to_device" / "from_device"), value = bytes;
+ *   "dma"      each DMA row command at the HBM bridge ("hbm_read", "hbm_write", "hbm_copy"), value = bytes;
  *   "compaction" each strata_compact ("compact", value = bytes moved).
  * The sink runs synchronously on the calling thread while the device is locked: it must not call the API
  * on the same device. track and name are static strings. With no sink (the default) nothing is recorded
