@@ -56,8 +56,8 @@ constexpr const char* kUsage =
     "                    gpu-emu: the GPU's total memory: BYTES, <F>x, or a GPU preset (h100-80g,\n"
     "                    a100-40g, ...; default h100-80g). With BYTES or <F>x the CUDA context\n"
     "                    takes nothing unless --option context_bytes=N says otherwise\n"
-    "  --option N=V      gpu-emu, cuda: an open option (the backend's own or the policy's, e.g.\n"
-    "                    mem_fraction=0.5, page_bytes=65536 (gpu-emu), device=1 (cuda));\n"
+    "  --option N=V      sim, gpu-emu, cuda: an open option (the backend's own or the policy's, e.g.\n"
+    "                    mxu_n=8 (sim), mem_fraction=0.5, page_bytes=65536 (gpu-emu), device=1 (cuda));\n"
     "                    repeatable; overrides the environment\n"
     "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256; sim: 256 only)\n"
     "  --max-events N    stop after N events (allocations + frees; a trace has 2 per buffer)\n"
@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
   }
   if (trace_path.empty()) return Usage("no trace given");
   const bool sim = backend == "sim", gpu = backend == "gpu-emu" || backend == "cuda";
-  if (!gpu && !named_options.empty()) return Usage("--option needs --backend gpu-emu or cuda");
+  if (!gpu && !sim && !named_options.empty()) return Usage("--option needs --backend sim, gpu-emu or cuda");
   if (gpu)
     return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options, json);
   if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
@@ -302,6 +302,7 @@ int main(int argc, char** argv) {
     so.max_events = options.max_events;
     if (!hbm_preset.empty()) so.hbm_preset = hbm_preset;
     so.firmware_path = firmware_path;
+    so.named_options.assign(named_options.begin(), named_options.end());
     so.verbose = options.verbose;
     // Progress: every 2 s of wall time once a run has lasted 2 s (rewritten in place on a terminal).
     double next_report = 2.0;

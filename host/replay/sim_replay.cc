@@ -6,11 +6,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "strata/named_options.hpp"
 #include "strata/protocol.h"
 #include "strata/strata.h"
 
@@ -116,6 +118,16 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
   o.hbm_capacity_bytes = std::max<uint64_t>((capacity + kStagingBytes + kHbmStripe - 1) / kHbmStripe * kHbmStripe,
                                             STRATA_RT_MIN_HBM_BYTES);
   o.firmware_path = options.firmware_path.empty() ? nullptr : options.firmware_path.c_str();
+  std::unique_ptr<NamedOptions> named;
+  try {
+    named = std::make_unique<NamedOptions>("sim");
+    for (const auto& [name, value] : options.named_options) named->Add(name, value);
+  } catch (const Error& e) {
+    *error = e.what();
+    return false;
+  }
+  o.named_options = named->data();
+  o.num_named_options = named->size();
   DeviceCloser dev;
   if (strata_open("sim", &o, &dev.device) != STRATA_OK) {
     *error = ApiError("opening the sim backend");

@@ -8,6 +8,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "replay.h"
 
@@ -19,7 +21,9 @@ struct SimReplayOptions {
   uint64_t max_events = 0;         // 0: the whole trace
   std::string hbm_preset = "HBM2";
   std::string firmware_path;  // empty: the driver's default ($STRATA_RUNTIME_FIRMWARE, else the build's)
-  bool verbose = false;       // one line on stderr per allocation that compacted
+  // More open options of the sim backend (--option NAME=VALUE: mxu_n, pcie_preset, timeout_cycles, ...).
+  std::vector<std::pair<std::string, std::string>> named_options;
+  bool verbose = false;  // one line on stderr per allocation that compacted
   // Called after every event with the running figures (the caller decides when to print).
   struct Progress {
     uint64_t events_done, events_total;
