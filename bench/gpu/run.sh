@@ -2,13 +2,16 @@
 # GPU policies on the emulated GPU: every shared trace under every policy at 1.0x and 1.5x of its max load
 # (64 KiB pages so that small traces are not all page rounding), through strata-replay --backend gpu-emu.
 # One JSON line per run: outcome (failed allocations, first OOM and its kind), peak reserved, driver calls,
-# host wall time per replayed event. Usage: run.sh BUILD_DIR
+# host wall time per replayed event. First, strata-bench-gpu-policy: ns per alloc+free pair of every policy and
+# of the firmware allocator on one request stream. Usage: run.sh BUILD_DIR
 set -euo pipefail
 build="$1"
 replay="$build/host/replay/strata-replay"
 traces="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/data/traces"
 [ -d "$traces" ] || traces="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tests/data/traces"
 policies="jax jax-growth jax-platform jax-async tf tf-growth tf-async torch torch-expandable"
+# ns per alloc+free pair of each policy beside the firmware allocator, in one process.
+"$build/bench/gpu/strata-bench-gpu-policy"
 for t in "$traces"/*.csv; do
   for cap in 1.0x 1.5x; do
     for p in $policies; do
