@@ -13,6 +13,54 @@ namespace {
 
 std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
 
+// Allocates `b` (event `event`): on RESOURCE_EXHAUSTED counts the failure, records the first one, sets *failed to
+// its kind and leaves *handle 0; with `defragment`, a fragmentation OOM first gets JAX's Defragment() and one retry.
+// Any other error returns false with *error.
+bool Allocate(strata_device* d, strata_context ctx, const TraceBuffer& b, size_t event, bool defragment,
+              strata_buffer* handle, strata_oom_kind* failed, GpuReplayResult* result, std::string* error) {
+  GpuReplayResult& r = *result;
+  strata_status st = strata_alloc(d, ctx, b.size, 0, 0, handle);
+  if (st == STRATA_RESOURCE_EXHAUSTED) {
+    strata_oom_info oom{};
+    oom.struct_size = sizeof oom;
+    const std::string message = strata_last_error_message();
+    if (strata_get_last_oom(d, &oom) != STRATA_OK) {
+      *error = ApiError("strata_get_last_oom");
+      return false;
+    }
+    if (defragment && oom.kind == STRATA_OOM_FRAGMENTATION) {
+      strata_compact_result cr{};
+      cr.struct_size = sizeof cr;
+      if (strata_compact(d, ctx, nullptr, &cr) != STRATA_OK) {
+        *error = ApiError("strata_compact");
+        return false;
+      }
+      ++r.defragmentations;
+      r.defrag_bytes += cr.bytes_moved;
+      st = strata_alloc(d, ctx, b.size, 0, 0, handle);
+    }
+    if (st == STRATA_RESOURCE_EXHAUSTED) {
+      ++r.failed_allocs;
+      *handle = 0;
+      *failed = oom.kind;
+      if (r.first_oom_event < 0) {
+        r.first_oom_event = static_cast<int64_t>(event);
+        r.first_oom_buffer_id = b.id;
+        r.first_oom_kind = strata_oom_kind_name(oom.kind);
+        r.first_oom_message = message;
+        r.first_oom_reserved_bytes = oom.reserved_bytes;
+        r.first_oom_live_bytes = oom.live_bytes;
+      }
+      return true;
+    }
+  }
+  if (st != STRATA_OK) {
+    *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error) {
@@ -64,60 +112,49 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   const std::vector<Event> events = BuildEvents(trace);
   r.events_total = events.size();
   std::vector<strata_buffer> handles(trace.buffers.size(), 0);
+  uint64_t trace_live_bytes = 0;  // the trace's own view: every buffer between its allocation and its free
   for (size_t i = 0; i < events.size(); ++i) {
     if (options.max_events != 0 && r.events >= options.max_events) break;
     ++r.events;
     const Event& e = events[i];
     const TraceBuffer& b = trace.buffers[e.buffer];
+    strata_oom_kind failed = STRATA_OOM_NONE;
     if (e.kind == 0) {
-      if (handles[e.buffer] == 0) continue;
-      ++r.frees;
-      if (strata_free(d, ctx, handles[e.buffer]) != STRATA_OK) {
-        *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
-        return false;
-      }
-      handles[e.buffer] = 0;
-      continue;
-    }
-    ++r.allocs;
-    if (b.size == 0) continue;  // nothing to allocate (the frameworks return no memory for 0 bytes)
-    strata_status st = strata_alloc(d, ctx, b.size, 0, 0, &handles[e.buffer]);
-    if (st == STRATA_RESOURCE_EXHAUSTED) {
-      strata_oom_info oom{};
-      oom.struct_size = sizeof oom;
-      const std::string message = strata_last_error_message();
-      if (strata_get_last_oom(d, &oom) != STRATA_OK) {
-        *error = ApiError("strata_get_last_oom");
-        return false;
-      }
-      if (options.defragment_on_oom && oom.kind == STRATA_OOM_FRAGMENTATION) {
-        strata_compact_result cr{};
-        cr.struct_size = sizeof cr;
-        if (strata_compact(d, ctx, nullptr, &cr) != STRATA_OK) {
-          *error = ApiError("strata_compact");
+      trace_live_bytes -= b.size;
+      if (handles[e.buffer] != 0) {
+        ++r.frees;
+        if (strata_free(d, ctx, handles[e.buffer]) != STRATA_OK) {
+          *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
           return false;
         }
-        ++r.defragmentations;
-        r.defrag_bytes += cr.bytes_moved;
-        st = strata_alloc(d, ctx, b.size, 0, 0, &handles[e.buffer]);
-      }
-      if (st == STRATA_RESOURCE_EXHAUSTED) {
-        ++r.failed_allocs;
         handles[e.buffer] = 0;
-        if (r.first_oom_event < 0) {
-          r.first_oom_event = static_cast<int64_t>(i);
-          r.first_oom_buffer_id = b.id;
-          r.first_oom_kind = strata_oom_kind_name(oom.kind);
-          r.first_oom_message = message;
-          r.first_oom_reserved_bytes = oom.reserved_bytes;
-          r.first_oom_live_bytes = oom.live_bytes;
-        }
-        continue;
+      }
+    } else {
+      ++r.allocs;
+      trace_live_bytes += b.size;
+      // A 0-byte buffer allocates nothing (the frameworks return no memory for 0 bytes).
+      if (b.size != 0 && !Allocate(d, ctx, b, i, options.defragment_on_oom, &handles[e.buffer], &failed, &r, error)) {
+        return false;
       }
     }
-    if (st != STRATA_OK) {
-      *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
-      return false;
+    if (options.series) {
+      strata_memory_stats now{};
+      now.struct_size = sizeof now;
+      if (strata_get_memory_stats(d, 0, &now) != STRATA_OK) {
+        *error = ApiError("strata_get_memory_stats");
+        return false;
+      }
+      GpuSeriesRow row;
+      row.event = i;
+      row.time = e.time;
+      row.alloc = e.kind == 1;
+      row.buffer_id = b.id;
+      row.size = b.size;
+      row.live_bytes = trace_live_bytes;
+      row.in_use_bytes = now.bytes_in_use;
+      row.reserved_bytes = now.pool_bytes;
+      row.oom = failed == STRATA_OOM_NONE ? "none" : strata_oom_kind_name(failed);
+      options.series(row);
     }
   }
   strata_memory_stats s{};
@@ -142,6 +179,19 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   r.host_bytes_copied = s.host_bytes_copied;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return true;
+}
+
+std::string GpuSeriesHeader() {
+  return "event,time,kind,buffer_id,size_bytes,live_bytes,in_use_bytes,reserved_bytes,oom\n";
+}
+
+std::string GpuSeriesCsv(const GpuSeriesRow& row) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%llu,%llu,%s,%lld,%llu,%llu,%llu,%llu,%s\n", (unsigned long long)row.event,
+                (unsigned long long)row.time, row.alloc ? "alloc" : "free", (long long)row.buffer_id,
+                (unsigned long long)row.size, (unsigned long long)row.live_bytes, (unsigned long long)row.in_use_bytes,
+                (unsigned long long)row.reserved_bytes, row.oom);
+  return buf;
 }
 
 std::string GpuJson(const GpuReplayResult& r) {

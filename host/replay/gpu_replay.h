@@ -7,12 +7,26 @@
 
 #include <stdint.h>
 
+#include <functional>
 #include <map>
 #include <string>
 
 #include "replay.h"
 
 namespace strata::replay {
+
+// One replayed event and the memory after it: what strata-replay --series writes, one CSV row per event.
+struct GpuSeriesRow {
+  uint64_t event = 0;           // index in replay order
+  uint64_t time = 0;            // the trace's time of the event
+  bool alloc = false;           // an allocation (else a free)
+  int64_t buffer_id = 0;        // the trace's id
+  uint64_t size = 0;            // the buffer's bytes
+  uint64_t live_bytes = 0;      // what the trace has live after the event (requested sizes, failed ones included)
+  uint64_t in_use_bytes = 0;    // the policy's bytes_in_use (its own rounding; failed buffers not held)
+  uint64_t reserved_bytes = 0;  // the policy's pool_bytes: what the framework holds from the device
+  const char* oom = "none";     // the failed allocation's kind (capacity, cap, fragmentation), or "none"
+};
 
 struct GpuReplayOptions {
   std::string backend = "gpu-emu";  // or "cuda"
@@ -22,6 +36,9 @@ struct GpuReplayOptions {
   bool defragment_on_oom = false;  // on a fragmentation OOM, JAX's Defragment() (host bounce), then retry once
   uint64_t max_events = 0;
   std::map<std::string, std::string> options;  // more open options (policy settings, context_bytes, device, ...)
+  // Called after every replayed event with the memory stats at that moment (one strata_get_memory_stats each:
+  // a sum of counters per policy, cheap next to the allocation itself).
+  std::function<void(const GpuSeriesRow&)> series;
 };
 
 struct GpuReplayResult {
@@ -45,6 +62,8 @@ struct GpuReplayResult {
 // A RESOURCE_EXHAUSTED allocation is counted and its buffer skipped; anything else returns false with *error.
 bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error);
 
+std::string GpuSeriesHeader();                        // the CSV header line, with its newline
+std::string GpuSeriesCsv(const GpuSeriesRow& row);    // one CSV line, with its newline
 std::string GpuJson(const GpuReplayResult& result);   // one line
 std::string GpuTable(const GpuReplayResult& result);  // several lines
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "regular_file.h"
 #include "replay.h"
 #ifdef STRATA_REPLAY_HAVE_SIM
 #include "sim_replay.h"
@@ -26,7 +28,7 @@ constexpr const char* kUsage =
     "usage: strata-replay TRACE.csv [--backend host|sim|gpu-emu|cuda] [--policy P]\n"
     "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
     "                     [--max-events N] [--hbm HBM2|HBM2e|HBM3] [--firmware ELF]\n"
-    "                     [--option NAME=VALUE]... [--json] [--check] [--verbose]\n"
+    "                     [--option NAME=VALUE]... [--series FILE.csv] [--json] [--check] [--verbose]\n"
     "\n"
     "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
@@ -63,6 +65,13 @@ constexpr const char* kUsage =
     "  --max-events N    stop after N events (allocations + frees; a trace has 2 per buffer)\n"
     "  --hbm PRESET      sim: HBM preset (default HBM2)\n"
     "  --firmware ELF    sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)\n"
+    "  --series FILE     gpu-emu, cuda: after every event (allocation or free, in replay order) one CSV row:\n"
+    "                    event,time,kind,buffer_id,size_bytes,live_bytes,in_use_bytes,reserved_bytes,oom\n"
+    "                    live: the trace's live bytes as requested (failed buffers included); in_use and\n"
+    "                    reserved: the policy's bytes_in_use and pool_bytes (what the framework holds\n"
+    "                    from the device); oom: the failed allocation's kind or none. Every event, no\n"
+    "                    sampling (one strata_get_memory_stats per event costs less than the replay);\n"
+    "                    scripts/plot_gpu_policies.py draws it\n"
     "  --json            print one JSON object instead of the table\n"
     "  --check           run the allocator's Check() after every operation (slow; host replay only)\n"
     "  --verbose         one line on stderr per compaction: request, bytes moved, and what sliding\n"
@@ -90,9 +99,9 @@ int LoadOrFail(const std::string& path, strata::replay::Trace* trace) {
 // --backend gpu-emu|cuda: the trace through the C API on an emulated or a real GPU under a framework's policy.
 int RunGpu(const std::string& trace_path, const std::string& backend, const std::string& policy,
            const std::string& capacity_text, const std::map<std::string, std::string>& named,
-           const strata::replay::ReplayOptions& options, bool json) {
+           const strata::replay::ReplayOptions& options, const std::string& series_path, bool json) {
 #ifndef STRATA_REPLAY_HAVE_GPU
-  (void)trace_path, (void)policy, (void)capacity_text, (void)named, (void)options, (void)json;
+  (void)trace_path, (void)policy, (void)capacity_text, (void)named, (void)options, (void)series_path, (void)json;
   std::fprintf(stderr, "strata-replay: --backend %s: this build has no GPU backends\n", backend.c_str());
   return 2;
 #else
@@ -109,6 +118,13 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     return Usage(
         "--capacity is the emulated GPU's size; --backend cuda replays on the real GPU's memory "
         "(--option context_bytes=N holds memory back)");
+  }
+  if (!series_path.empty()) {
+    const std::string why = strata::sim::CheckWritableFile(series_path);
+    if (!why.empty()) {
+      std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(), why.c_str());
+      return 2;
+    }
   }
   strata::replay::Trace trace;
   if (int rc = LoadOrFail(trace_path, &trace)) return rc;
@@ -130,9 +146,30 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
       go.gpu = capacity_text;
     }
   }
+  std::FILE* series = nullptr;
+  if (!series_path.empty()) {
+    series = std::fopen(series_path.c_str(), "w");
+    if (series == nullptr) {
+      std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+    std::fputs(strata::replay::GpuSeriesHeader().c_str(), series);
+    go.series = [series](const strata::replay::GpuSeriesRow& row) {
+      std::fputs(strata::replay::GpuSeriesCsv(row).c_str(), series);
+    };
+  }
   strata::replay::GpuReplayResult r;
   std::string error;
-  if (!strata::replay::GpuReplay(trace, go, &r, &error)) {
+  const bool ok = strata::replay::GpuReplay(trace, go, &r, &error);
+  if (series != nullptr) {
+    const bool written = std::ferror(series) == 0;
+    if (std::fclose(series) != 0 || !written) {
+      std::fprintf(stderr, "strata-replay: --series %s: write failed: %s\n", series_path.c_str(), std::strerror(errno));
+      return 2;
+    }
+  }
+  if (!ok) {
     std::fprintf(stderr, "strata-replay: %s: %s backend: %s\n", trace_path.c_str(), backend.c_str(), error.c_str());
     return 3;
   }
@@ -150,7 +187,7 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string trace_path, capacity_text, backend = "host", hbm_preset, firmware_path;
+  std::string trace_path, capacity_text, backend = "host", hbm_preset, firmware_path, series_path;
   strata::replay::ReplayOptions options;
   std::string policy_text;
   std::map<std::string, std::string> named_options;
@@ -180,6 +217,8 @@ int main(int argc, char** argv) {
       const size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0) return Usage("--option needs NAME=VALUE (got '" + v + "')");
       named_options[v.substr(0, eq)] = v.substr(eq + 1);
+    } else if (arg == "--series") {
+      if (!value(&series_path) || series_path.empty()) return Usage("--series needs a file name");
     } else if (arg == "--backend") {
       if (!value(&backend)) return Usage("--backend needs a value");
       if (backend != "host" && backend != "sim" && backend != "gpu-emu" && backend != "cuda") {
@@ -231,8 +270,11 @@ int main(int argc, char** argv) {
   if (trace_path.empty()) return Usage("no trace given");
   const bool sim = backend == "sim", gpu = backend == "gpu-emu" || backend == "cuda";
   if (!gpu && !sim && !named_options.empty()) return Usage("--option needs --backend sim, gpu-emu or cuda");
-  if (gpu)
-    return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options, json);
+  if (!gpu && !series_path.empty()) return Usage("--series needs --backend gpu-emu or cuda");
+  if (gpu) {
+    return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options,
+                  series_path, json);
+  }
   if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
     return Usage("unknown policy '" + policy_text + "' (tlsf, best-fit or first-fit)");
   }
