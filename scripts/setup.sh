@@ -9,6 +9,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   clang libclang-rt-14-dev clang-format
   gtkwave
+  python3-matplotlib  # scripts/plot_gpu_policies.py, run with /usr/bin/python3
 )
 
 missing=()
