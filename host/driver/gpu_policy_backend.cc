@@ -14,6 +14,11 @@ constexpr uint32_t kMaxLiveBuffers = 1u << 20;
 constexpr uint32_t kGenerationBits = 21;  // index + 1 in the low 32 bits: handles stay below 2^53
 constexpr uint64_t kMaxAlignment = 1ull << 30;
 constexpr char kNoContext[] = "no such context (never created or destroyed)";
+// As the model's decoder answers: 0 is never a context (strata.h), any other unknown id is not found.
+Error NoTenant(strata_context c) {
+  return c == 0 ? Error{STRATA_INVALID_ARGUMENT, "context 0 is never a valid context"}
+                : Error{STRATA_NOT_FOUND, kNoContext};
+}
 
 strata_oom_kind ToC(gpu::OomKind k) {
   switch (k) {
@@ -137,7 +142,7 @@ Error GpuPolicyBackend::CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, 
 
 Error GpuPolicyBackend::DestroyContext(strata_context context) {
   Tenant* t = FindTenant(context);
-  if (t == nullptr) return {STRATA_NOT_FOUND, kNoContext};
+  if (t == nullptr) return NoTenant(context);
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     Slot& s = slots_[i];
     if (s.live && s.context == context) Release(i);
@@ -150,7 +155,7 @@ Error GpuPolicyBackend::DestroyContext(strata_context context) {
 Error GpuPolicyBackend::Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t,
                               strata_buffer* out) {
   Tenant* t = FindTenant(context);
-  if (t == nullptr) return {STRATA_NOT_FOUND, kNoContext};
+  if (t == nullptr) return NoTenant(context);
   if (bytes == 0) return {STRATA_INVALID_ARGUMENT, "bytes must be positive"};
   if (alignment != 0 && ((alignment & (alignment - 1)) != 0 || alignment > kMaxAlignment)) {
     return {STRATA_INVALID_ARGUMENT, "alignment must be 0 or a power of two up to 1 GiB"};
@@ -234,7 +239,7 @@ Error GpuPolicyBackend::Read(strata_context context, strata_buffer buffer, uint6
 
 // The model's argument rules (docs/runtime.md, GEMM), then RunGemm on the buffers' device addresses.
 Error GpuPolicyBackend::Gemm(strata_context context, const strata_gemm_args& g) {
-  if (FindTenant(context) == nullptr) return {STRATA_NOT_FOUND, kNoContext};
+  if (FindTenant(context) == nullptr) return NoTenant(context);
   const uint32_t f = g.flags;
   const bool int8 = f & STRATA_GEMM_FLAG_INT8;
   if (g.m == 0 || g.n == 0 || g.k == 0 || g.m > STRATA_GEMM_MAX_DIM || g.n > STRATA_GEMM_MAX_DIM ||

@@ -1,4 +1,5 @@
-// One conformance suite for the GPU backends (gpu-emu, cuda) through the C API, over every policy: bit-exact
+// One conformance suite for the backends (gpu-emu and cuda over every policy, and the sim backend: the model
+// with its firmware allocator) through the C API: bit-exact
 // copies and GEMM, stats identities, handle misuse, quotas, OOM kinds and JAX's defragmentation, each with its
 // precise status. gpu_backend_suite.cc holds the tests; each backend's test file instantiates them
 // (INSTANTIATE_GPU_BACKEND_SUITE) and adds its own. A backend that cannot open here (cuda without a GPU: UNAVAILABLE)
@@ -28,7 +29,7 @@ struct GpuCase {
   const char* backend;
   const char* policy;
 };
-// Every policy on `backend`.
+// Every policy on `backend`; on "sim" the one case "firmware".
 std::vector<GpuCase> EveryPolicyOn(const char* backend);
 void PrintTo(const GpuCase& c, std::ostream* os);                        // "cuda torch": CTest's test names show it
 std::string GpuCaseName(const ::testing::TestParamInfo<GpuCase>& info);  // the policy, '-' as '_'
@@ -41,6 +42,7 @@ class GpuBackendTest : public ::testing::TestWithParam<GpuCase> {
   void TearDown() override;
   strata_memory_stats Stats();
   uint64_t TotalBytes();  // the GPU's total memory (strata_device_info.hbm_capacity_bytes)
+  bool OnModel() const;   // the sim backend: the Strata model and its firmware allocator, no GPU policy
   strata_device* dev_ = nullptr;
   strata_context ctx_ = 0;
 };
