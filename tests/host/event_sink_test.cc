@@ -38,7 +38,9 @@ uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t*
   strata_device* d = nullptr;
   EXPECT_EQ(strata_open("sim", &o, &d), STRATA_OK) << strata_last_error_message();
   if (d == nullptr) return 0;
-  if (sink != nullptr) EXPECT_EQ(strata_set_event_sink(d, &Recorded::Record, sink), STRATA_OK);
+  if (sink != nullptr) {
+    EXPECT_EQ(strata_set_event_sink(d, &Recorded::Record, sink), STRATA_OK);
+  }
   strata_context c = 0;
   EXPECT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
   const uint32_t m = 16 + seed % 40, n = 16 + seed % 24, k = 32 + seed % 50;
@@ -105,7 +107,9 @@ TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
       EXPECT_EQ(e.kind, STRATA_EVENT_SPAN);
       EXPECT_LE(e.begin_cycle, e.end_cycle) << e.track << "/" << e.name;
       EXPECT_LE(e.end_cycle, listened) << e.track << "/" << e.name;
-      if (std::strcmp(e.track, "command") == 0) EXPECT_EQ(e.value, STRATA_OK) << e.name;
+      if (std::strcmp(e.track, "command") == 0) {
+        EXPECT_EQ(e.value, STRATA_OK) << e.name;
+      }
     }
     // The GEMM's matrix-unit time lies inside its command's span.
     const strata_event* cmd = nullptr;
