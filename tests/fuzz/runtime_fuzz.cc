@@ -252,7 +252,7 @@ void CheckIdle(Host& h, bool full) {
 uint32_t Submit(Host& h, strata_cmd cmd, Pending p) {
   cmd.seq = ++h.seq;
   const volatile uint32_t* src = reinterpret_cast<const uint32_t*>(&cmd);
-  volatile uint32_t* dst = reinterpret_cast<volatile uint32_t*>(&runtime::g_sq[h.sq_tail & runtime::kSqMask]);
+  volatile uint32_t* dst = reinterpret_cast<volatile uint32_t*>(&runtime::g_sq[strata_rt_sq_slot(h.sq_tail)]);
   for (uint32_t i = 0; i < sizeof cmd / 4; ++i) dst[i] = src[i];
   ++h.sq_tail;
   p.cmd = cmd;
@@ -409,7 +409,7 @@ void OnCompletion(Host& h, const strata_cpl& cpl) {
 void Consume(Host& h, uint32_t max) {
   volatile strata_rt_header& hdr = strata_runtime_header;
   for (uint32_t n = 0; n < max; ++n) {
-    const volatile strata_cpl& e = runtime::g_cq[h.cq_head & runtime::kCqMask];
+    const volatile strata_cpl& e = runtime::g_cq[strata_rt_cq_slot(h.cq_head)];
     if (e.phase != strata_rt_cq_phase(h.cq_head)) break;
     strata_cpl cpl;
     memcpy(&cpl, const_cast<const strata_cpl*>(&e), sizeof cpl);
