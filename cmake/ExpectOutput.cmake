@@ -1,11 +1,16 @@
 # Runs the command after `--` and checks its exit status (STATUS) and that its combined
-# output matches REGEX; optionally that CHECK_FILE exists and is not empty afterwards.
+# output matches REGEX; optionally that CHECK_FILE exists and is not empty afterwards. Output matching SKIP_REGEX
+# (say, "no GPU here") reports the test skipped instead.
 include(${CMAKE_CURRENT_LIST_DIR}/CommandAfterSeparator.cmake)
 if(CHECK_FILE)
   file(REMOVE ${CHECK_FILE})
 endif()
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
+if(SKIP_REGEX AND "${all}" MATCHES "${SKIP_REGEX}")
+  message(STATUS "strata-expect: skipped: ${all}")  # strata_add_expect_test marks this line as a skip
+  return()
+endif()
 if(NOT "${rc}" STREQUAL "${STATUS}")
   message(FATAL_ERROR "exit status ${rc}, expected ${STATUS}\n--- output ---\n${all}")
 endif()

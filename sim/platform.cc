@@ -59,8 +59,7 @@ void Platform::Main() {
       if (now - last_progress > std::chrono::seconds(2)) {
         last_progress = now;
         const double s = std::chrono::duration<double>(now - start).count();
-        std::fprintf(stderr, "[strata-sim] %.1f M cycles, %.2f M cycles/s\n", run_cycles_ / 1e6,
-                     run_cycles_ / s / 1e6);
+        std::fprintf(stderr, "[strata-sim] %.1f M cycles, %.2f M cycles/s\n", run_cycles_ / 1e6, run_cycles_ / s / 1e6);
       }
     }
   }

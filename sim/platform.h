@@ -8,12 +8,11 @@
 #ifndef STRATA_SIM_PLATFORM_H_
 #define STRATA_SIM_PLATFORM_H_
 
-#include <systemc>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <systemc>
 
 #include "device.h"
 #include "elf_loader.h"
@@ -26,7 +25,7 @@ struct PlatformConfig {
   hbm::HbmConfig hbm = hbm::HbmConfig::Hbm2(4ull << 30);
   int mxu_n = Device::kDefaultMxuN;  // the matrix unit's size: one of BuiltMxuSizes()
   uint32_t quantum_cycles = 1024;
-  bool progress = false;  // a progress line on stderr every few seconds of wall time
+  bool progress = false;              // a progress line on stderr every few seconds of wall time
   std::function<void(char)> console;  // default: stdout
 };
 
@@ -34,9 +33,9 @@ enum class RunOutcome { kPass, kFail, kTimeout, kBadTohost, kError };
 
 struct RunResult {
   RunOutcome outcome = RunOutcome::kError;
-  uint32_t tohost = 0;      // the raw value stored to tohost
-  uint32_t fail_code = 0;   // tohost >> 1 for a failure
-  uint64_t cycles = 0;      // cycles after reset was released
+  uint32_t tohost = 0;     // the raw value stored to tohost
+  uint32_t fail_code = 0;  // tohost >> 1 for a failure
+  uint64_t cycles = 0;     // cycles after reset was released
   uint64_t instret = 0;
   double wall_seconds = 0;
   std::string error;
@@ -52,7 +51,6 @@ class Platform : public sc_core::sc_module {
   void SetImage(const ElfImage& image) { image_ = image; }
   // Runs the simulation to the end (sc_start) and returns what happened.
   RunResult Run();
-
 
   Device& device() { return device_; }
 

@@ -1,14 +1,14 @@
 // GEMM check: writes random int8 A, B (and int32 C_in) as .npy, runs `strata-sim gemm`, and
 // compares the output bit-exactly with a plain C++ reference GEMM (with ReLU / requantization).
 // usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile] [--mxu-n N]
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
-
-#include <unistd.h>
 
 #include "npy.h"
 #include "strata/reference_gemm.h"
@@ -32,11 +32,16 @@ int main(int argc, char** argv) {
   std::string extra;
   for (int i = 6; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--c") with_c = true;
-    else if (a == "--relu") relu = true;
-    else if (a == "--extreme") extreme = true;
-    else if (a == "--per-tile") extra += " --per-tile";
-    else if (a == "--mxu-n" && i + 1 < argc) extra += std::string(" --mxu-n ") + argv[++i];
+    if (a == "--c")
+      with_c = true;
+    else if (a == "--relu")
+      relu = true;
+    else if (a == "--extreme")
+      extreme = true;
+    else if (a == "--per-tile")
+      extra += " --per-tile";
+    else if (a == "--mxu-n" && i + 1 < argc)
+      extra += std::string(" --mxu-n ") + argv[++i];
     else if (a == "--int8" && i + 1 < argc) {
       int8 = true;
       std::sscanf(argv[++i], "%lld,%u", &mult, &shift);
@@ -102,9 +107,8 @@ int main(int argc, char** argv) {
   spec.round = true;  // strata-sim gemm --int8 rounds
   spec.quant_mult = mult;
   spec.quant_shift = shift;
-  const std::vector<int32_t> want = strata::reference::Gemm(reinterpret_cast<const int8_t*>(a.data.data()),
-                                                            reinterpret_cast<const int8_t*>(b.data.data()),
-                                                            cin.data(), spec);
+  const std::vector<int32_t> want = strata::reference::Gemm(
+      reinterpret_cast<const int8_t*>(a.data.data()), reinterpret_cast<const int8_t*>(b.data.data()), cin.data(), spec);
   uint64_t bad = 0;
   for (uint64_t i = 0; i < m; ++i) {
     for (uint64_t j = 0; j < n; ++j) {

@@ -76,8 +76,8 @@ typedef enum strata_opcode {
 
 // Arguments per opcode. Every byte not named by the opcode must be zero (the decoder checks).
 typedef struct strata_cmd_create_context {
-  uint64_t quota_bytes;        // 0 and quota_ppm 0: no quota (the whole heap)
-  uint32_t quota_ppm;          // fraction of the heap in parts per million (1..1e6); exclusive with bytes
+  uint64_t quota_bytes;  // 0 and quota_ppm 0: no quota (the whole heap)
+  uint32_t quota_ppm;    // fraction of the heap in parts per million (1..1e6); exclusive with bytes
   uint32_t reserved;
 } strata_cmd_create_context;
 
@@ -117,12 +117,12 @@ typedef struct strata_cmd_gemm {
 } strata_cmd_gemm;
 
 typedef struct strata_cmd {
-  uint8_t opcode;       // strata_opcode
-  uint8_t flags;        // per opcode; unknown bits rejected
-  uint16_t reserved0;   // zero
-  uint32_t context;     // context id (0 for NOOP, CREATE_CONTEXT and device-wide STATS)
-  uint32_t seq;         // chosen by the host, echoed in the completion
-  uint32_t reserved1;   // zero
+  uint8_t opcode;      // strata_opcode
+  uint8_t flags;       // per opcode; unknown bits rejected
+  uint16_t reserved0;  // zero
+  uint32_t context;    // context id (0 for NOOP, CREATE_CONTEXT and device-wide STATS)
+  uint32_t seq;        // chosen by the host, echoed in the completion
+  uint32_t reserved1;  // zero
   union {
     strata_cmd_create_context create_context;
     strata_cmd_alloc alloc;
@@ -139,15 +139,15 @@ typedef enum strata_field {
   STRATA_FIELD_NONE = 0,
   STRATA_FIELD_OPCODE = 1,
   STRATA_FIELD_FLAGS = 2,
-  STRATA_FIELD_RESERVED = 3,   // a reserved or unused byte is nonzero
+  STRATA_FIELD_RESERVED = 3,  // a reserved or unused byte is nonzero
   STRATA_FIELD_CONTEXT = 4,
   STRATA_FIELD_HANDLE = 5,
   STRATA_FIELD_BYTES = 6,
-  STRATA_FIELD_OFFSET = 7,     // offset/bytes reach outside the buffer
+  STRATA_FIELD_OFFSET = 7,  // offset/bytes reach outside the buffer
   STRATA_FIELD_ALIGNMENT = 8,
   STRATA_FIELD_SLOT = 9,
-  STRATA_FIELD_QUOTA = 10,     // quota arguments, or the context's quota is exhausted
-  STRATA_FIELD_MEMORY = 11,    // the heap (not the quota) has no room
+  STRATA_FIELD_QUOTA = 10,   // quota arguments, or the context's quota is exhausted
+  STRATA_FIELD_MEMORY = 11,  // the heap (not the quota) has no room
   STRATA_FIELD_BUDGET = 12,
   STRATA_FIELD_CONTEXT_TABLE = 13,  // too many contexts
   STRATA_FIELD_BUFFER_TABLE = 14,   // too many live buffers
@@ -156,8 +156,8 @@ typedef enum strata_field {
   STRATA_FIELD_BUFFER_A = 17,       // GEMM operand A: its handle, or too small for m x k
   STRATA_FIELD_BUFFER_B = 18,
   STRATA_FIELD_BUFFER_C = 19,
-  STRATA_FIELD_QUANT = 20,          // GEMM quant_mult / quant_shift
-  STRATA_FIELD_MXU = 21,            // the matrix unit reported an error
+  STRATA_FIELD_QUANT = 20,  // GEMM quant_mult / quant_shift
+  STRATA_FIELD_MXU = 21,    // the matrix unit reported an error
   STRATA_FIELD_COUNT = 22
 } strata_field;
 
@@ -167,13 +167,13 @@ typedef enum strata_field {
 typedef struct strata_cpl {
   uint32_t phase;
   uint32_t seq;
-  uint16_t status;   // strata_status
+  uint16_t status;  // strata_status
   uint8_t opcode;
-  uint8_t field;     // strata_field: what was wrong (NONE on success)
+  uint8_t field;  // strata_field: what was wrong (NONE on success)
   uint32_t context;
-  uint32_t cycles;   // device cycles the firmware spent on the command (decode to completion)
-  uint32_t value1;   // COMPACT: moves
-  uint64_t value0;   // CREATE_CONTEXT: context id; ALLOC: handle; COMPACT: bytes moved
+  uint32_t cycles;  // device cycles the firmware spent on the command (decode to completion)
+  uint32_t value1;  // COMPACT: moves
+  uint64_t value0;  // CREATE_CONTEXT: context id; ALLOC: handle; COMPACT: bytes moved
 } strata_cpl;
 
 // Memory statistics (the names JAX and TensorFlow use), written by STATS into the header's stats area.
@@ -193,7 +193,7 @@ typedef struct strata_cpl {
   X(uint64_t, compaction_moves)              \
   X(uint64_t, compaction_bytes_moved)        \
   X(uint64_t, compaction_cycles)
-#define STRATA_RT_STATS_FROM_RUNTIME_64(X)                           \
+#define STRATA_RT_STATS_FROM_RUNTIME_64(X)                              \
   X(uint64_t, context_bytes_in_use) /* of `context` (0: device-wide) */ \
   X(uint64_t, context_quota_bytes)
 #define STRATA_RT_STATS_FROM_ALLOCATOR_32(X) \
