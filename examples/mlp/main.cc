@@ -18,8 +18,6 @@
 //
 // usage: strata-mlp [--steps N] [--seed S] [--hbm-capacity BYTES] [--hbm PRESET] [--mxu-n N] [--trace FILE]
 //                   [--trace-cycles START:END] [--report FILE] [--quiet] [--help]
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "regular_file.h"
 #include "strata/named_options.hpp"
 #include "strata/reference_gemm.h"
 #include "strata/strata.hpp"
@@ -184,18 +183,6 @@ int ParseArgs(int argc, char** argv, Options* o) {
     }
   }
   return 0;
-}
-
-// "" when `path` can be created (or truncated) as a file to write; else why not. Refused before the run, so
-// that a report that cannot be written does not cost a run first. Opens without blocking (a FIFO cannot
-// hang it); a directory, FIFO or socket is refused, a character device such as /dev/null is allowed.
-std::string CheckOutputPath(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
-  if (fd < 0) return std::strerror(errno);
-  struct stat st {};
-  const bool ok = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode));
-  ::close(fd);
-  return ok ? "" : "not a regular file";
 }
 
 struct Layer {
@@ -542,7 +529,7 @@ int main(int argc, char** argv) {
     o.trace.clear();  // waveforms are the model's
   }
   if (!o.report.empty()) {
-    if (const std::string why = CheckOutputPath(o.report); !why.empty()) {
+    if (const std::string why = strata::sim::CheckWritableFile(o.report); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
       return 2;
     }

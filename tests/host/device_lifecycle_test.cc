@@ -164,25 +164,27 @@ strata_status OpenWithTrace(const std::string& path, strata_device** d) {
 // limit in the message, not booted with the firmware silently seeing less. The limit itself opens (the
 // model's memory is sparse) and the firmware reports exactly the capacity asked for.
 TEST(DeviceLifecycle, HbmOutsideWhatTheFirmwareManagesIsRefused) {
-  for (const uint64_t capacity : {(1ull << 40) + (256ull << 10), 2ull << 40, 1ull << 62}) {
+  // Above it, and below what it needs to boot (its staging slots and a heap as large): refused, not a silent
+  // boot failure.
+  const struct {
+    uint64_t capacity;
+    const char* why;
+  } refused[] = {
+      {(1ull << 40) + (256ull << 10), "more than the runtime firmware manages (1024 GiB)"},
+      {2ull << 40, "more than the runtime firmware manages (1024 GiB)"},
+      {1ull << 62, "more than the runtime firmware manages (1024 GiB)"},
+      {256ull << 10, "less than the runtime firmware needs (2097152 bytes"},
+      {1ull << 20, "less than the runtime firmware needs (2097152 bytes"},
+      {(2ull << 20) - (256ull << 10), "less than the runtime firmware needs (2097152 bytes"},
+  };
+  for (const auto& r : refused) {
     strata_open_options o{};
     o.struct_size = sizeof o;
-    o.hbm_capacity_bytes = capacity;
+    o.hbm_capacity_bytes = r.capacity;
     strata_device* d = nullptr;
-    EXPECT_EQ(strata_open("sim", &o, &d), STRATA_INVALID_ARGUMENT) << capacity;
-    EXPECT_NE(std::strstr(strata_last_error_message(), "more than the runtime firmware manages (1024 GiB)"), nullptr)
-        << strata_last_error_message();
+    EXPECT_EQ(strata_open("sim", &o, &d), STRATA_INVALID_ARGUMENT) << r.capacity;
+    EXPECT_NE(std::strstr(strata_last_error_message(), r.why), nullptr) << strata_last_error_message();
     EXPECT_EQ(d, nullptr);
-  }
-  // And below what it needs to boot (its staging slots and a heap as large): refused, not a silent boot failure.
-  for (const uint64_t capacity : {256ull << 10, 1ull << 20, (2ull << 20) - (256ull << 10)}) {
-    strata_open_options o{};
-    o.struct_size = sizeof o;
-    o.hbm_capacity_bytes = capacity;
-    strata_device* d = nullptr;
-    EXPECT_EQ(strata_open("sim", &o, &d), STRATA_INVALID_ARGUMENT) << capacity;
-    EXPECT_NE(std::strstr(strata_last_error_message(), "less than the runtime firmware needs (2097152 bytes"), nullptr)
-        << strata_last_error_message();
   }
   strata_open_options o{};
   o.struct_size = sizeof o;
