@@ -315,11 +315,12 @@ Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, stra
   driver_->DeviceSynchronize();
   for (size_t i = 0; i < live.size(); ++i) {
     const Slot& s = slots_[live[i]];
+    bytes += s.bytes;  // the framework copies every byte; the emulation skips what was never written
+    if (!driver_->MayHoldData(s.ptr, s.bytes)) continue;
     copies[i].resize(s.bytes);
     if (!driver_->Read(s.ptr, copies[i].data(), s.bytes)) {
       return {STRATA_INTERNAL, "defragmentation could not copy a buffer to the host (nothing was freed)"};
     }
-    bytes += s.bytes;
   }
   for (uint32_t i : live) Tenants(slots_[i].context).policy->Deallocate(slots_[i].ptr);
   for (size_t i = 0; i < live.size(); ++i) {
@@ -330,7 +331,7 @@ Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, stra
       // Cannot happen for the frameworks' allocators (the same requests into emptied pools); say so if it does.
       return {STRATA_DATA_LOSS, "defragmentation could not place a buffer again: " + oom.message};
     }
-    if (!driver_->Write(s.ptr, copies[i].data(), s.bytes)) {
+    if (!copies[i].empty() && !driver_->Write(s.ptr, copies[i].data(), s.bytes)) {
       return {STRATA_DATA_LOSS, "defragmentation could not copy a buffer back to the device"};
     }
   }

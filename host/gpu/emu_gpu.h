@@ -76,6 +76,9 @@ class GpuDriver {
   // copied). Policies never touch data; the backends do (transfers, GEMM, defragmentation).
   virtual bool Write(uint64_t va, const void* src, uint64_t bytes) = 0;
   virtual bool Read(uint64_t va, void* dst, uint64_t bytes) const = 0;
+  // False only when nothing was ever written into [va, va + bytes): a copy of it may be skipped (a buffer
+  // never written holds undefined bytes, as on a GPU). JAX's Defragment() uses it.
+  virtual bool MayHoldData(uint64_t /*va*/, uint64_t /*bytes*/) const { return true; }
 
   DriverCounters& counters() { return counters_; }
   const DriverCounters& counters() const { return counters_; }
@@ -107,6 +110,7 @@ class EmuGpu final : public GpuDriver {
   // Data, kept sparsely (pages materialise on first write; unwritten bytes read as 0).
   bool Write(uint64_t va, const void* src, uint64_t bytes) override;
   bool Read(uint64_t va, void* dst, uint64_t bytes) const override;
+  bool MayHoldData(uint64_t va, uint64_t bytes) const override;
 
  private:
   GpuSpec spec_;

@@ -50,6 +50,9 @@ bool Allocate(strata_device* d, strata_context ctx, const TraceBuffer& b, size_t
         r.first_oom_message = message;
         r.first_oom_reserved_bytes = oom.reserved_bytes;
         r.first_oom_live_bytes = oom.live_bytes;
+        r.first_oom_request_bytes = oom.request_bytes;
+        r.first_oom_largest_free_bytes = oom.largest_free_block_bytes;
+        r.first_oom_limit_bytes = oom.limit_bytes;
       }
       return true;
     }

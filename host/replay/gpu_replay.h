@@ -51,6 +51,7 @@ struct GpuReplayResult {
   std::string first_oom_kind = "none";
   std::string first_oom_message;
   uint64_t first_oom_reserved_bytes = 0, first_oom_live_bytes = 0;
+  uint64_t first_oom_request_bytes = 0, first_oom_largest_free_bytes = 0, first_oom_limit_bytes = 0;
   uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0;
   uint64_t peak_bytes_in_use = 0, peak_pool_bytes = 0, bytes_limit = 0;
   uint64_t device_allocs = 0, device_frees = 0, device_syncs = 0, stream_syncs = 0, maps = 0, unmaps = 0;

@@ -279,6 +279,7 @@ bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t pe
         *error = "line " + std::to_string(b.line) + ": Free returned " + strata_status_name(st);
         return false;
       }
+      handles[e.buffer] = alloc::Handle{};
     }
     if (options.check_every_op) {
       const alloc::CheckResult c = allocator.Check();
@@ -286,6 +287,29 @@ bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t pe
         *error = "line " + std::to_string(b.line) + ": Check() failed: " + c.invariant;
         return false;
       }
+    }
+    if (options.step) {
+      ReplayStep step;
+      step.event = r->events - 1;
+      step.alloc = e.kind == 1;
+      step.buffer = e.buffer;
+      step.failed = e.kind == 1 && st == STRATA_RESOURCE_EXHAUSTED;
+      const alloc::Stats now = allocator.GetStats();
+      step.in_use_bytes = now.bytes_in_use;
+      step.free_bytes = now.bytes_free;
+      step.largest_free_block_bytes = now.largest_free_block_bytes;
+      step.footprint_bytes = footprint;
+      options.step(step);
+    }
+    if (options.snapshot_event >= 0 && r->events - 1 == static_cast<uint64_t>(options.snapshot_event)) {
+      for (uint32_t k = 0; k < handles.size(); ++k) {
+        alloc::BufferInfo info;
+        if (!handles[k].IsNull() && allocator.GetInfo(handles[k], &info) == STRATA_OK) {
+          r->snapshot.push_back({info.offset, info.allocated_bytes, k});
+        }
+      }
+      std::sort(r->snapshot.begin(), r->snapshot.end(),
+                [](const PlacedBuffer& a, const PlacedBuffer& b) { return a.offset < b.offset; });
     }
     if (options.progress && (++done % 4096) == 0) options.progress(done, events.size());
   }

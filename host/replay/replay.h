@@ -62,6 +62,28 @@ struct ReplayOptions {
   uint64_t max_events = 0;      // 0: the whole trace; else stop after this many events (allocations + frees)
   // Called every few thousand events with (events done, events total).
   std::function<void(size_t, size_t)> progress;
+  // Called after every event with the allocator's state then (strata-compare's memory series and OOM figures).
+  std::function<void(const struct ReplayStep&)> step;
+  // >= 0: after this event (index in replay order) record every live buffer's place in ReplayResult::snapshot.
+  int64_t snapshot_event = -1;
+};
+
+// What ReplayOptions::step sees after each event.
+struct ReplayStep {
+  uint64_t event = 0;         // index in replay order
+  bool alloc = false;         // an allocation (else a free)
+  uint32_t buffer = 0;        // index into Trace::buffers
+  bool failed = false;        // the allocation failed (RESOURCE_EXHAUSTED)
+  uint64_t in_use_bytes = 0;  // granule-rounded sizes of the live buffers
+  uint64_t free_bytes = 0;    // capacity - in use
+  uint64_t largest_free_block_bytes = 0;
+  uint64_t footprint_bytes = 0;  // highest address used so far
+};
+
+// A live buffer's place in the heap.
+struct PlacedBuffer {
+  uint64_t offset = 0, bytes = 0;  // bytes: granule-rounded
+  uint32_t buffer = 0;             // index into Trace::buffers
 };
 
 struct ReplayResult {
@@ -83,9 +105,10 @@ struct ReplayResult {
   double ns_per_alloc = 0;            // mean, including any compaction planning it triggered
   double ns_per_free = 0;
   uint32_t granule_bytes = 0;
-  uint64_t events = 0;          // replayed (fewer than events_total with max_events)
-  uint64_t events_total = 0;    // 2 x buffers
-  bool events_bounded = false;  // max_events was given: ToJson/ToTable name the event counts
+  uint64_t events = 0;                 // replayed (fewer than events_total with max_events)
+  uint64_t events_total = 0;           // 2 x buffers
+  bool events_bounded = false;         // max_events was given: ToJson/ToTable name the event counts
+  std::vector<PlacedBuffer> snapshot;  // at ReplayOptions::snapshot_event, by offset
 };
 
 // Walks time upward; at each time frees the buffers that end, then allocates those that start (file

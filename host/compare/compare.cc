@@ -1,0 +1,523 @@
+#include "compare.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <unordered_map>
+
+#include "emu_gpu.h"
+#include "gpu_replay.h"
+#include "policy.h"
+#ifdef STRATA_COMPARE_HAVE_SIM
+#include "sim_replay.h"
+#endif
+
+namespace strata::compare {
+namespace {
+
+constexpr uint32_t kGranule = alloc::kDefaultGranuleBytes;  // the firmware's granule (docs/allocator.md)
+// What one compaction copy costs on the model: HBM2 HBM->HBM at ~121 B per device cycle (docs/runtime.md,
+// bench/runtime). Host runs of Strata's allocator estimate compaction cycles with it and say so.
+constexpr double kCopyBytesPerCycle = 121.0;
+
+uint64_t RoundDown(uint64_t x, uint64_t m) { return x / m * m; }
+
+std::string Mib(uint64_t b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1024.0 * 1024.0));
+  return buf;
+}
+
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The trace's own live bytes after each event (requested sizes; what every contender is asked to hold).
+std::vector<uint64_t> TraceLive(const replay::Trace& trace, const std::vector<replay::Event>& events) {
+  std::vector<uint64_t> live(events.size());
+  uint64_t now = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const uint64_t size = trace.buffers[events[i].buffer].size;
+    now = events[i].kind == 1 ? now + size : now - size;
+    live[i] = now;
+  }
+  return live;
+}
+
+// Strata's firmware allocator on the host (the same library the firmware links; same decisions).
+bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capacity, bool record, Run* run,
+                   std::string* error, int64_t snapshot_event = -1,
+                   std::vector<replay::PlacedBuffer>* snapshot = nullptr) {
+  replay::ReplayOptions o;
+  o.compaction_on_oom = c.compaction;
+  o.capacity_bytes = capacity;
+  o.snapshot_event = snapshot_event;
+  std::vector<replay::Event> events;
+  std::vector<uint64_t> live;
+  std::vector<SeriesPoint> full;
+  if (record) {
+    events = replay::BuildEvents(trace);
+    live = TraceLive(trace, events);
+    full.reserve(events.size());
+  }
+  Run& r = *run;
+  o.step = [&](const replay::ReplayStep& s) {
+    if (s.failed) {
+      const replay::TraceBuffer& b = trace.buffers[s.buffer];
+      const uint64_t request = (b.size + kGranule - 1) / kGranule * kGranule;
+      const gpu::OomKind kind = gpu::ClassifyOom(request, s.in_use_bytes, 0, capacity);
+      const std::string name = gpu::OomKindName(kind);
+      if (kind == gpu::OomKind::kCapacity) ++r.oom_capacity;
+      if (kind == gpu::OomKind::kFragmentation) ++r.oom_fragmentation;
+      if (r.oom_events.size() < kMaxOomEvents) r.oom_events.emplace_back(s.event, name);
+      if (r.first_oom.event < 0) {
+        FirstOom& f = r.first_oom;
+        f.event = static_cast<int64_t>(s.event);
+        f.buffer_id = b.id;
+        f.kind = name;
+        f.request_bytes = b.size;
+        f.live_bytes = s.in_use_bytes;
+        f.reserved_bytes = capacity;
+        f.largest_free_bytes = s.largest_free_block_bytes;
+        f.message = "Strata: cannot allocate " + Mib(b.size) + ": " + Mib(s.in_use_bytes) + " in use of " +
+                    Mib(capacity) + ", " + Mib(s.free_bytes) + " free, largest free block " +
+                    Mib(s.largest_free_block_bytes) + (c.compaction ? "" : " (compaction off)");
+      }
+    }
+    if (record) {
+      r.peak_live_bytes = std::max(r.peak_live_bytes, s.in_use_bytes);
+      full.push_back({s.event, live[s.event], s.in_use_bytes, s.footprint_bytes});
+    }
+  };
+  replay::ReplayResult rr;
+  if (!replay::Replay(trace, o, &rr, error)) return false;
+  r.events = rr.events;
+  r.allocs = rr.buffers;
+  r.failed_allocs = rr.failed_allocs;
+  r.completed = rr.failed_allocs == 0;
+  r.peak_reserved_bytes = rr.footprint_bytes;
+  r.cost.compactions = rr.compactions;
+  r.cost.moves = rr.moves;
+  r.cost.bytes_moved = rr.bytes_moved;
+  r.cost.compaction_cycles =
+      static_cast<uint64_t>(std::llround(static_cast<double>(rr.bytes_moved) / kCopyBytesPerCycle));
+  r.cost.cycles_source = rr.bytes_moved ? "estimate" : "none";
+  if (record) r.series = std::move(full);
+  if (snapshot) *snapshot = std::move(rr.snapshot);
+  return true;
+}
+
+#ifdef STRATA_COMPARE_HAVE_SIM
+// The same allocations on the Strata model through the driver (runtime firmware, cycle-level HBM).
+bool RunStrataSim(const replay::Trace& trace, const Contender& c, uint64_t capacity, const Options& options, Run* run,
+                  std::string* error) {
+  replay::SimReplayOptions so;
+  so.compaction_on_oom = c.compaction;
+  so.capacity_bytes = capacity;
+  so.hbm_preset = options.hbm_preset;
+  so.firmware_path = options.firmware_path;
+  if (options.progress) {
+    so.long_call = [&](uint32_t line, uint64_t bytes, double seconds) {
+      options.progress(run->contender + ": the allocation at line " + std::to_string(line) + " (" +
+                       std::to_string(bytes) + " B) has run for " + std::to_string(static_cast<int>(seconds)) + " s");
+    };
+  }
+  replay::SimReplayResult sr;
+  if (!replay::SimReplay(trace, so, &sr, error)) return false;
+  // The model and the host library must have made the same decisions (the runtime links the same allocator).
+  if (sr.failed_allocs != run->failed_allocs || sr.moves != run->cost.moves ||
+      sr.bytes_moved != run->cost.bytes_moved) {
+    run->note = "the model disagrees with the host allocator: failed " + std::to_string(sr.failed_allocs) + " vs " +
+                std::to_string(run->failed_allocs) + ", moves " + std::to_string(sr.moves) + " vs " +
+                std::to_string(run->cost.moves) + ", bytes moved " + std::to_string(sr.bytes_moved) + " vs " +
+                std::to_string(run->cost.bytes_moved);
+  } else {
+    run->note = "the model made the host allocator's decisions: " + std::to_string(sr.failed_allocs) + " failed, " +
+                std::to_string(sr.moves) + " moves, " + std::to_string(sr.bytes_moved) + " B moved";
+  }
+  run->backend = "sim";
+  run->cost.compactions = sr.compactions;
+  run->cost.compaction_cycles = sr.compaction_cycles;
+  run->cost.cycles_source = "device";
+  if (sr.first_oom_event >= 0) run->first_oom.message = sr.first_oom_message;
+  run->wall_seconds = sr.wall_seconds;
+  return true;
+}
+#endif
+
+bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& backend, uint64_t capacity,
+            uint64_t context_bytes, bool record, Run* run, std::string* error) {
+  replay::GpuReplayOptions o;
+  o.backend = backend;
+  o.policy = c.policy;
+  o.defragment_on_oom = c.defragment;
+  if (backend != "cuda") {
+    o.total_bytes = capacity;
+    o.options["context_bytes"] = std::to_string(context_bytes);
+  }
+  Run& r = *run;
+  std::vector<SeriesPoint> full;
+  o.series = [&](const replay::GpuSeriesRow& row) {
+    if (std::string(row.oom) != "none" && r.oom_events.size() < kMaxOomEvents)
+      r.oom_events.emplace_back(row.event, row.oom);
+    if (record) full.push_back({row.event, row.live_bytes, row.in_use_bytes, row.reserved_bytes});
+  };
+  replay::GpuReplayResult g;
+  if (!replay::GpuReplay(trace, o, &g, error)) return false;
+  r.events = g.events;
+  r.allocs = g.allocs;
+  r.failed_allocs = g.failed_allocs;
+  r.completed = g.failed_allocs == 0;
+  r.oom_capacity = g.oom_capacity;
+  r.oom_cap = g.oom_cap;
+  r.oom_fragmentation = g.oom_fragmentation;
+  if (g.first_oom_event >= 0) {
+    FirstOom& f = r.first_oom;
+    f.event = g.first_oom_event;
+    f.buffer_id = g.first_oom_buffer_id;
+    f.kind = g.first_oom_kind;
+    f.request_bytes = g.first_oom_request_bytes;
+    f.live_bytes = g.first_oom_live_bytes;
+    f.reserved_bytes = g.first_oom_reserved_bytes;
+    f.largest_free_bytes = g.first_oom_largest_free_bytes;
+    f.limit_bytes = g.first_oom_limit_bytes;
+    f.message = g.first_oom_message;
+  }
+  r.peak_live_bytes = g.peak_bytes_in_use;
+  r.peak_reserved_bytes = g.peak_pool_bytes;
+  r.cost.defragmentations = g.defragmentations;
+  r.cost.host_bytes_copied = g.host_bytes_copied;
+  r.cost.device_allocs = g.device_allocs;
+  r.cost.device_frees = g.device_frees;
+  r.cost.device_syncs = g.device_syncs;
+  r.cost.stream_syncs = g.stream_syncs;
+  r.cost.maps = g.maps;
+  r.cost.unmaps = g.unmaps;
+  r.cost.retries = g.num_alloc_retries;
+  r.capacity_bytes = g.total_bytes;
+  if (record) r.series = std::move(full);
+  return true;
+}
+
+// A GPU policy's pool at one event, from the policy itself (the C API hands out no device addresses): the
+// same allocations in the same order, over an emulated GPU of the same size. Offsets are from the lowest
+// address the policy obtained from the device.
+bool GpuOccupancy(const replay::Trace& trace, const Contender& c, uint64_t capacity, uint64_t context_bytes,
+                  uint64_t at_event, Occupancy* out, std::string* error) {
+  gpu::GpuSpec spec;
+  spec.total_bytes = capacity;
+  spec.context_bytes = context_bytes;
+  gpu::EmuGpu device(spec);
+  std::unique_ptr<gpu::Policy> policy;
+  if (!gpu::MakePolicy(c.policy, device, gpu::PolicyConfig{}, &policy, error)) return false;
+  const std::vector<replay::Event> events = replay::BuildEvents(trace);
+  std::vector<uint64_t> ptr(trace.buffers.size(), 0);
+  for (size_t i = 0; i < events.size() && i <= at_event; ++i) {
+    const replay::Event& e = events[i];
+    const replay::TraceBuffer& b = trace.buffers[e.buffer];
+    if (e.kind == 1) {
+      gpu::Oom oom;
+      if (b.size != 0) ptr[e.buffer] = policy->Allocate(b.size, 0, &oom);
+    } else if (ptr[e.buffer] != 0) {
+      policy->Deallocate(ptr[e.buffer]);
+      ptr[e.buffer] = 0;
+    }
+  }
+  out->contender = c.name;
+  out->event = at_event;
+  out->extent_bytes = policy->Stats().pool_bytes;
+  uint64_t base = UINT64_MAX;
+  for (size_t k = 0; k < ptr.size(); ++k) {
+    if (ptr[k] != 0) {
+      base = std::min(base, ptr[k]);
+      out->blocks.push_back({ptr[k], trace.buffers[k].size, trace.buffers[k].id});
+    }
+  }
+  for (Block& b : out->blocks) b.offset -= base;
+  std::sort(out->blocks.begin(), out->blocks.end(), [](const Block& a, const Block& b) { return a.offset < b.offset; });
+  if (!out->blocks.empty()) {
+    out->extent_bytes = std::max(out->extent_bytes, out->blocks.back().offset + out->blocks.back().bytes);
+  }
+  return true;
+}
+
+// The event at which a run's in-use bytes first reach their peak (from its full-resolution series).
+uint64_t PeakEvent(const std::vector<SeriesPoint>& series) {
+  uint64_t best = 0, at = 0;
+  for (const SeriesPoint& p : series) {
+    if (p.in_use > best) best = p.in_use, at = p.event;
+  }
+  return at;
+}
+
+}  // namespace
+
+std::vector<Contender> AllContenders() {
+  std::vector<Contender> all;
+  all.push_back({"strata", true, true, "", false});
+  all.push_back({"strata-no-compact", true, false, "", false});
+  for (const std::string& p : gpu::PolicyNames()) {
+    all.push_back({p, false, false, p, false});
+    if (p == "jax") all.push_back({"jax+defrag", false, false, "jax", true});
+  }
+  return all;
+}
+
+bool ParseContenders(const std::string& text, std::vector<Contender>* out, std::string* error) {
+  const std::vector<Contender> all = AllContenders();
+  out->clear();
+  if (text == "all") {
+    *out = all;
+    return true;
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    auto it = std::find_if(all.begin(), all.end(), [&](const Contender& c) { return c.name == name; });
+    if (it == all.end()) {
+      std::string names;
+      for (const Contender& c : all) names += (names.empty() ? "" : ", ") + c.name;
+      *error = "unknown contender '" + name + "' (all, or a comma-separated list of: " + names + ")";
+      return false;
+    }
+    if (std::none_of(out->begin(), out->end(), [&](const Contender& c) { return c.name == name; })) out->push_back(*it);
+    start = comma + 1;
+  }
+  return true;
+}
+
+bool ParseCapacitySpec(const std::string& text, CapacitySpec* out, std::string* error) {
+  CapacitySpec s;
+  s.text = text;
+  gpu::GpuSpec preset;
+  if (gpu::GpuPresetByName(text, &preset)) {
+    s.kind = CapacitySpec::Kind::kPreset;
+    s.bytes = preset.total_bytes;
+    s.context_bytes = preset.context_bytes;
+  } else if (!text.empty() && (text.back() == 'x' || text.back() == 'X')) {
+    const std::string num = text.substr(0, text.size() - 1);
+    char* end = nullptr;
+    const double f = std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !(f > 0) || !std::isfinite(f) || f > 1e6) {
+      *error = "capacity '" + text + "': expected a factor of the max load like 1.0x (0 < F <= 1e6)";
+      return false;
+    }
+    s.kind = CapacitySpec::Kind::kRatio;
+    s.ratio = f;
+  } else {
+    s.kind = CapacitySpec::Kind::kBytes;
+    std::string e;
+    // replay::ParseCapacity reads byte counts with suffixes; the max load is irrelevant for them.
+    if (!replay::ParseCapacity(text, 0, kGranule, &s.bytes, &e) || s.bytes == 0) {
+      *error = "capacity '" + text + "': expected BYTES (suffixes K M G T, KiB ... TiB), <F>x or a GPU preset (" +
+               gpu::GpuPresetNames() + ")";
+      return false;
+    }
+  }
+  *out = s;
+  return true;
+}
+
+uint64_t CapacityBytes(const CapacitySpec& spec, uint64_t max_load) {
+  if (spec.kind != CapacitySpec::Kind::kRatio) return spec.bytes;
+  const long double want = static_cast<long double>(spec.ratio) * static_cast<long double>(max_load);
+  const long double cap = static_cast<long double>(replay::kMaxTraceTotalBytes);
+  return RoundDown(static_cast<uint64_t>(std::min(want, cap)), kGranule);
+}
+
+std::vector<SeriesPoint> Downsample(const std::vector<SeriesPoint>& full, size_t points) {
+  if (points == 0 || full.size() <= points) return full;
+  std::vector<SeriesPoint> out;
+  out.reserve(points);
+  const size_t per = (full.size() + points - 1) / points;
+  for (size_t i = 0; i < full.size(); i += per) {
+    SeriesPoint p = full[i];
+    for (size_t k = i; k < std::min(full.size(), i + per); ++k) {
+      p.live = std::max(p.live, full[k].live);
+      p.in_use = std::max(p.in_use, full[k].in_use);
+      p.reserved = std::max(p.reserved, full[k].reserved);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+bool RunContender(const replay::Trace& trace, const Contender& c, uint64_t capacity, uint64_t context_bytes,
+                  bool record, const Options& /*options*/, Run* run, std::string* error) {
+  *run = Run{};
+  run->contender = c.name;
+  run->family = c.family();
+  run->capacity_bytes = capacity;
+  const auto t0 = std::chrono::steady_clock::now();
+  bool ok;
+  if (c.strata) {
+    run->backend = "host";
+    run->allocator = std::string("Strata firmware allocator (TLSF, 256 B granule), compaction ") +
+                     (c.compaction ? "HBM->HBM on OOM" : "off");
+    ok = RunStrataHost(trace, c, capacity, record, run, error);
+  } else {
+    run->backend = "gpu-emu";
+    run->allocator = c.policy + " policy on an emulated GPU" +
+                     (c.defragment ? ", Defragment() (host bounce) on a fragmentation OOM" : "");
+    ok = RunGpu(trace, c, "gpu-emu", capacity, context_bytes, record, run, error);
+  }
+  run->wall_seconds = Seconds(t0);
+  return ok;
+}
+
+bool SearchCapacity(uint64_t max_load, const Options& options, const CompletesAt& completes, MinCapacity* out,
+                    std::string* error) {
+  MinCapacity m;
+  m.searched = true;
+  if (max_load == 0) {
+    m.found = true;
+    *out = m;
+    return true;
+  }
+  m.resolution_bytes = std::max<uint64_t>(
+      kGranule, RoundDown(static_cast<uint64_t>(static_cast<long double>(max_load) * options.resolution), kGranule));
+  CapacitySpec limit_spec;
+  limit_spec.ratio = options.search_limit;
+  const uint64_t limit = CapacityBytes(limit_spec, max_load);
+  auto probe = [&](uint64_t capacity, bool* ok) {
+    ++m.probes;
+    return completes(capacity, ok, error);
+  };
+  // Bracket: hi completes, lo fails (0: nothing below hi tried yet).
+  uint64_t lo = 0, hi = max_load;
+  bool ok = false;
+  if (!probe(hi, &ok)) return false;
+  while (!ok) {
+    lo = hi;
+    if (hi >= limit) {
+      m.bytes = hi;
+      m.ratio = static_cast<double>(hi) / static_cast<double>(max_load);
+      *out = m;
+      return true;  // not found
+    }
+    hi = std::min(limit, RoundDown(hi * 2, kGranule));
+    if (!probe(hi, &ok)) return false;
+  }
+  // Completes at the max load: step down one resolution at a time while it still completes (no allocator
+  // completes below the peak of its own rounded sizes, so this ends within a few steps).
+  while (lo == 0 && hi > m.resolution_bytes) {
+    const uint64_t below = hi - m.resolution_bytes;
+    if (!probe(below, &ok)) return false;
+    (ok ? hi : lo) = below;
+  }
+  while (lo != 0 && hi - lo > m.resolution_bytes) {
+    const uint64_t mid = std::max(lo + kGranule, RoundDown(lo + (hi - lo) / 2, kGranule));
+    if (mid >= hi) break;
+    if (!probe(mid, &ok)) return false;
+    (ok ? hi : lo) = mid;
+  }
+  m.found = true;
+  m.bytes = hi;
+  m.fails_at_bytes = lo;
+  m.ratio = static_cast<double>(hi) / static_cast<double>(max_load);
+  *out = m;
+  return true;
+}
+
+bool SearchMinCapacity(const replay::Trace& trace, const Contender& c, const Options& options, MinCapacity* out,
+                       std::string* error) {
+  return SearchCapacity(
+      replay::MaxLoad(trace, kGranule), options,
+      [&](uint64_t capacity, bool* ok, std::string* e) {
+        Run r;
+        if (!RunContender(trace, c, capacity, 0, false, options, &r, e)) return false;
+        *ok = r.completed;
+        return true;
+      },
+      out, error);
+}
+
+bool CompareWorkload(const replay::Trace& trace, const std::string& source, const Options& options,
+                     WorkloadReport* report, std::string* error) {
+  WorkloadReport& w = *report;
+  w = WorkloadReport{};
+  w.name = trace.name;
+  w.source = source;
+  w.buffers = trace.buffers.size();
+  w.events = 2 * trace.buffers.size();
+  w.max_load_bytes = replay::MaxLoad(trace, kGranule);
+  w.capacity_text = options.capacity.text;
+  w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
+  const uint64_t context = options.capacity.kind == CapacitySpec::Kind::kPreset ? options.capacity.context_bytes : 0;
+  for (const Contender& c : options.contenders) {
+    Run run;
+    // Strata has no CUDA context: with a GPU preset it gets what a process on that GPU could use.
+    const uint64_t capacity = c.strata ? w.capacity_bytes - context : w.capacity_bytes;
+    if (!RunContender(trace, c, capacity, c.strata ? 0 : context, true, options, &run, error)) {
+      *error = c.name + ": " + *error;
+      return false;
+    }
+    const uint64_t peak_event = PeakEvent(run.series);
+    if (options.occupancy && c.name == "strata") {
+      Run again;
+      std::vector<replay::PlacedBuffer> placed;
+      if (!RunStrataHost(trace, c, capacity, false, &again, error, static_cast<int64_t>(peak_event), &placed)) {
+        return false;
+      }
+      Occupancy occ{c.name, peak_event, capacity, {}};
+      for (const replay::PlacedBuffer& p : placed)
+        occ.blocks.push_back({p.offset, p.bytes, trace.buffers[p.buffer].id});
+      w.occupancy.push_back(std::move(occ));
+    }
+    if (options.occupancy && c.name == "jax") {
+      Occupancy occ;
+      if (!GpuOccupancy(trace, c, capacity, context, peak_event, &occ, error)) return false;
+      w.occupancy.push_back(std::move(occ));
+    }
+#ifdef STRATA_COMPARE_HAVE_SIM
+    if (c.strata && options.strata_backend == "sim") {
+      if (options.progress) options.progress(c.name + ": on the model (sim backend)...");
+      if (!RunStrataSim(trace, c, capacity, options, &run, error)) {
+        *error = c.name + " on the sim backend: " + *error;
+        return false;
+      }
+    }
+#else
+    if (c.strata && options.strata_backend == "sim") {
+      *error = "this build has no sim backend";
+      return false;
+    }
+#endif
+    run.series = Downsample(run.series, options.series_points);
+    if (options.search) {
+      if (!SearchMinCapacity(trace, c, options, &run.min_capacity, error)) {
+        *error = c.name + " (capacity search): " + *error;
+        return false;
+      }
+    }
+    if (options.progress) {
+      options.progress(w.name + ": " + c.name + (run.completed ? " completes" : " fails") +
+                       (options.search ? ", min capacity " + std::to_string(run.min_capacity.ratio).substr(0, 5) +
+                                             "x (" + std::to_string(run.min_capacity.probes) + " replays)"
+                                       : std::string()));
+    }
+    w.runs.push_back(std::move(run));
+    if (options.cuda && !c.strata) {
+      Run real;
+      real.contender = c.name;
+      real.family = "gpu";
+      real.backend = "cuda";
+      real.allocator = c.policy + " policy on the real GPU through CUDA (its own memory)";
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!RunGpu(trace, c, "cuda", 0, 0, true, &real, error)) {
+        *error = c.name + " on cuda: " + *error;
+        return false;
+      }
+      real.wall_seconds = Seconds(t0);
+      real.series = Downsample(real.series, options.series_points);
+      w.runs.push_back(std::move(real));
+    }
+  }
+  return true;
+}
+
+}  // namespace strata::compare

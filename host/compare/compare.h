@@ -1,0 +1,181 @@
+// strata-compare's engine: one workload through Strata's firmware allocator (with and without on-device
+// compaction) and through every GPU framework policy, at one capacity and at the least capacity each needs.
+// Every contender sees the same buffer-lifetime trace in the same event order (replay::BuildEvents), so
+// event indices, buffer ids and byte counts line up across the rows of one report. docs/comparison.md
+// explains every figure.
+#ifndef STRATA_HOST_COMPARE_COMPARE_H_
+#define STRATA_HOST_COMPARE_COMPARE_H_
+
+#include <stdint.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "replay.h"
+
+namespace strata::compare {
+
+// One way of managing device memory.
+struct Contender {
+  std::string name;         // "strata", "strata-no-compact", "jax", "jax+defrag", "tf-growth", ...
+  bool strata = false;      // Strata's firmware allocator (TLSF, 256-byte granule), else a GPU policy
+  bool compaction = false;  // strata: compact HBM->HBM on an allocation that does not fit
+  std::string policy;       // gpu: the policy's name (host/gpu/policy.h)
+  bool defragment = false;  // gpu: JAX's Defragment() (every live buffer through the host) on a fragmentation OOM
+  const char* family() const { return strata ? "strata" : "gpu"; }
+};
+// strata, strata-no-compact, then every GPU policy and jax+defrag, in a fixed order.
+std::vector<Contender> AllContenders();
+// A comma-separated list of names, or "all". False with a message listing the valid names.
+bool ParseContenders(const std::string& text, std::vector<Contender>* out, std::string* error);
+
+// The device's memory: a factor of the workload's max load, bytes, or a GPU preset's total memory.
+struct CapacitySpec {
+  enum class Kind { kRatio, kBytes, kPreset } kind = Kind::kRatio;
+  double ratio = 1.0;
+  uint64_t bytes = 0;          // kBytes; kPreset: the preset's total
+  uint64_t context_bytes = 0;  // kPreset: what the CUDA context holds (GPU contenders only)
+  std::string text;            // as given
+};
+bool ParseCapacitySpec(const std::string& text, CapacitySpec* out, std::string* error);
+// The bytes every contender gets for a workload of max load `max_load` (kRatio: rounded down to 256 B).
+uint64_t CapacityBytes(const CapacitySpec& spec, uint64_t max_load);
+
+struct FirstOom {
+  int64_t event = -1;  // index in replay order; -1: none
+  int64_t buffer_id = 0;
+  std::string kind = "none";  // capacity, cap, fragmentation, quota
+  uint64_t request_bytes = 0, live_bytes = 0, reserved_bytes = 0, largest_free_bytes = 0, limit_bytes = 0;
+  std::string message;
+  std::string tenant;  // tenant runs: whose allocation it was
+};
+
+// What avoiding (or suffering) the OOMs cost.
+struct Cost {
+  uint64_t compactions = 0, moves = 0, bytes_moved = 0;  // strata: HBM->HBM
+  uint64_t compaction_cycles = 0;
+  std::string cycles_source = "none";  // "device" (measured on the model), "estimate" (bytes / copy rate), "none"
+  uint64_t defragmentations = 0, host_bytes_copied = 0;  // jax+defrag: over PCIe, both ways
+  uint64_t device_allocs = 0, device_frees = 0, device_syncs = 0, stream_syncs = 0, maps = 0, unmaps = 0;
+  uint64_t retries = 0;
+};
+
+struct MinCapacity {
+  bool searched = false;
+  bool found = false;           // false: it failed even at `bytes`, the largest capacity tried
+  uint64_t bytes = 0;           // completes here
+  double ratio = 0;             // bytes / max load
+  uint64_t fails_at_bytes = 0;  // the largest capacity tried below `bytes`, where it failed (0: none tried)
+  uint64_t resolution_bytes = 0;
+  uint32_t probes = 0;  // replays the search ran
+};
+
+struct SeriesPoint {
+  uint64_t event = 0;
+  uint64_t live = 0;      // the trace's live bytes as requested (failed buffers included)
+  uint64_t in_use = 0;    // what the allocator charges for its live buffers
+  uint64_t reserved = 0;  // what it holds from the device (strata: the highest address used so far)
+};
+
+// One tenant's share of a tenant run.
+struct TenantResult {
+  std::string name, policy, workload;
+  uint64_t quota_bytes = 0;  // strata: its context's quota
+  uint64_t allocs = 0, failed_allocs = 0, peak_in_use_bytes = 0;
+  FirstOom first_oom;
+};
+
+struct Run {
+  std::string contender, family, backend;  // backend: "host", "sim", "gpu-emu", "cuda"
+  std::string allocator;                   // one line: what ran
+  uint64_t capacity_bytes = 0;
+  bool completed = false;
+  uint64_t events = 0, allocs = 0, failed_allocs = 0;
+  uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0, oom_quota = 0;
+  FirstOom first_oom;
+  uint64_t peak_live_bytes = 0, peak_reserved_bytes = 0;
+  Cost cost;
+  double wall_seconds = 0;
+  MinCapacity min_capacity;
+  std::vector<SeriesPoint> series;                           // downsampled
+  std::vector<std::pair<uint64_t, std::string>> oom_events;  // (event, kind), the first kMaxOomEvents
+  std::vector<TenantResult> tenants;
+  std::string note;  // e.g. "sim agrees with the host allocator: ..."
+};
+
+struct Block {
+  uint64_t offset = 0, bytes = 0;
+  int64_t buffer_id = 0;
+};
+// The address space at the event where a contender's in-use memory peaks.
+struct Occupancy {
+  std::string contender;
+  uint64_t event = 0, extent_bytes = 0;
+  std::vector<Block> blocks;  // by offset
+};
+
+struct WorkloadReport {
+  std::string name, source;
+  uint64_t buffers = 0, events = 0, max_load_bytes = 0;
+  std::string capacity_text;
+  uint64_t capacity_bytes = 0;
+  std::vector<Run> runs;
+  std::vector<Occupancy> occupancy;
+};
+
+constexpr size_t kMaxOomEvents = 1000;
+
+struct Options {
+  CapacitySpec capacity;
+  std::vector<Contender> contenders = AllContenders();
+  std::string strata_backend = "host";  // or "sim": Strata's run at the capacity on the model (search on the host)
+  std::string hbm_preset = "HBM2";      // sim
+  std::string firmware_path;            // sim
+  bool cuda = false;                    // GPU policies once more on the real GPU (its own memory)
+  bool search = true;                   // the minimum-capacity search
+  double resolution = 0.001;            // of the max load (at least 256 B)
+  double search_limit = 64.0;           // give up above this factor of the max load
+  size_t series_points = 1000;
+  bool occupancy = true;
+  std::function<void(const std::string&)> progress;  // one line per finished run or probe batch
+};
+
+// The whole comparison of one workload. False with *error when a contender could not run at all (a bad
+// option, the sim backend missing); an allocation that fails is a result, not an error.
+bool CompareWorkload(const replay::Trace& trace, const std::string& source, const Options& options,
+                     WorkloadReport* report, std::string* error);
+
+// One contender at one capacity: `record` fills the series, OOM events and peaks (the search skips them).
+bool RunContender(const replay::Trace& trace, const Contender& contender, uint64_t capacity_bytes,
+                  uint64_t context_bytes, bool record, const Options& options, Run* run, std::string* error);
+
+// The least capacity at which `contender` completes the trace, to options.resolution of the max load.
+// Completion need not be monotone in capacity (a larger pool can fragment differently), so the answer
+// is a capacity that completes with a failing one at most one resolution step below it.
+bool SearchMinCapacity(const replay::Trace& trace, const Contender& contender, const Options& options, MinCapacity* out,
+                       std::string* error);
+
+// The same search for any run: `completes` replays at a capacity and says whether nothing failed.
+using CompletesAt = std::function<bool(uint64_t capacity, bool* completed, std::string* error)>;
+bool SearchCapacity(uint64_t max_load, const Options& options, const CompletesAt& completes, MinCapacity* out,
+                    std::string* error);
+
+// Several workloads side by side on one device, interleaved in time (each tenant's events spread evenly
+// over the run, merged in that order): every GPU tenant a process with its own policy on one emulated GPU,
+// and on Strata one context per tenant whose quota is its workload's max load.
+struct TenantSpec {
+  std::string policy;    // a GPU policy name (host/gpu)
+  std::string workload;  // its file, as given
+  replay::Trace trace;
+};
+bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,
+                    std::string* error);
+
+// Downsamples to at most `points` points, keeping each bucket's largest values (peaks are never lost).
+std::vector<SeriesPoint> Downsample(const std::vector<SeriesPoint>& full, size_t points);
+
+}  // namespace strata::compare
+
+#endif  // STRATA_HOST_COMPARE_COMPARE_H_

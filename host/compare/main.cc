@@ -1,0 +1,353 @@
+// strata-compare: one workload on the Strata device and under every GPU framework policy, side by side: who
+// completes at a capacity, the least capacity each needs, why each OOM happened and what avoiding it cost.
+#include <limits.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "regular_file.h"
+#include "report.h"
+#include "strata/strata.h"
+#include "workload.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
+    "                      [--cuda auto|on|off] [--resolution F] [--no-search] [--format F] [--device N]\n"
+    "                      [--json FILE] [--csv FILE] [--quiet]\n"
+    "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
+    "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
+    "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]\n"
+    "\n"
+    "Runs each workload through Strata's firmware allocator (with and without on-device compaction) and\n"
+    "through every GPU framework policy (JAX, TensorFlow, PyTorch; docs/gpu-policies.md) on an emulated GPU\n"
+    "of the same memory, and prints one table per workload: completes at the capacity or not, the first\n"
+    "OOM (event, buffer, kind) with the numbers at that moment, OOMs by kind, peak in use and reserved, the\n"
+    "minimum capacity at which each completes (a search over capacity), and what avoiding OOMs cost\n"
+    "(Strata: bytes moved HBM->HBM and device cycles; JAX's Defragment: bytes over PCIe; the others:\n"
+    "device allocations, frees, syncs, maps). docs/comparison.md explains every column.\n"
+    "\n"
+    "  WORKLOAD          a trace CSV (id,lower,upper,size), a PyTorch memory snapshot (pickle or JSON)\n"
+    "                    or an RMM log; strata-import converts any of them to CSV\n"
+    "  --capacity C      the device's memory: <F>x (F times the workload's max load, default 1.0x),\n"
+    "                    BYTES (suffixes K M G T, KiB ... TiB) or a GPU preset (h100-80g, a100-40g, ...:\n"
+    "                    the GPU policies get its total with its CUDA context, Strata the same minus the\n"
+    "                    context)\n"
+    "  --contenders L    all (default) or a comma-separated list of: strata, strata-no-compact, jax,\n"
+    "                    jax+defrag, jax-growth, jax-platform, jax-async, tf, tf-growth, tf-async, torch,\n"
+    "                    torch-expandable\n"
+    "  --backend B       where Strata runs at the capacity: host (default; the firmware's allocator\n"
+    "                    library on the host, the same decisions, compaction cycles estimated at the\n"
+    "                    model's measured 121 B/cycle) or sim (the Strata model through the driver: real\n"
+    "                    device cycles; slow for GB of compaction). The capacity search runs on the host\n"
+    "  --cuda M          auto (default): the GPU policies once more on the real GPU when one is present;\n"
+    "                    on: fail without one; off: never\n"
+    "  --resolution F    of the search, as a fraction of the max load (default 0.001; at least 256 B)\n"
+    "  --no-search       skip the minimum-capacity search\n"
+    "  --format F        auto (default), csv, torch or rmm (strata-import --help)\n"
+    "  --device N        torch snapshots: which device's trace (default 0)\n"
+    "  --tenant P:W      several workloads on one device at once, interleaved in time (repeatable, at\n"
+    "                    least two): on the GPU each a process with policy P; on Strata each a context\n"
+    "                    with its workload's max load as quota. The capacity is of the merged max load\n"
+    "  --json FILE       the whole report as JSON (- for standard output instead of the table);\n"
+    "                    scripts/plot_compare.py draws its figures\n"
+    "  --csv FILE        one CSV row per run (- for standard output instead of the table)\n"
+    "  --emit-jobs DIR   print one strata-compare command line per workload and contender, each writing\n"
+    "                    DIR/NNNN.json, instead of running them (for GNU parallel or a Slurm array)\n"
+    "  --merge           the arguments are reports to combine into one (equal to a single run's)\n"
+    "  --quiet           no progress on standard error\n"
+    "  --help            this text\n"
+    "\n"
+    "Exit status: 0 when the comparison ran (failed allocations are results), 2 on bad usage or input,\n"
+    "3 when a backend failed (the sim backend's firmware missing, --cuda on without a GPU).\n";
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "strata-compare: %s\n\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+int Fail(int status, const std::string& message) {
+  std::fprintf(stderr, "strata-compare: %s\n", message.c_str());
+  return status;
+}
+
+bool ParseCount(const std::string& s, uint64_t* out) {
+  if (s.empty() || s.size() > 19) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+// A shell word for `s` (single-quoted unless it is plainly safe).
+std::string ShellWord(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-' || c == ':' ||
+          c == ',' || c == '+' || c == '=')) {
+      plain = false;
+    }
+  }
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string AbsolutePath(const std::string& path) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) != nullptr) return buf;
+  return path;
+}
+
+bool ReadFile(const std::string& path, std::string* text, std::string* error) {
+  const std::string bad = strata::sim::CheckRegularFile(path, uint64_t{1} << 30);
+  if (!bad.empty()) {
+    *error = path + ": " + bad;
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (!in && !in.eof()) {
+    *error = path + ": read failed";
+    return false;
+  }
+  *text = os.str();
+  return true;
+}
+
+// Writes `text` to `path` ("-": standard output). False with a message when it could not all be written.
+bool WriteOut(const std::string& path, const std::string& text, std::string* error) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) *error = "standard output: write failed";
+    return static_cast<bool>(std::cout);
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) *error = path + ": write failed";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace strata;
+  compare::Options options;
+  std::vector<std::string> inputs;
+  std::vector<std::pair<std::string, std::string>> tenant_args;
+  std::string capacity_text = "1.0x", contenders_text = "all", json_path, csv_path, emit_dir, cuda_mode = "auto";
+  bool merge = false, quiet = false;
+  workload::Format format = workload::Format::kAuto;
+  workload::ImportOptions import;
+  std::vector<std::string> passthrough;  // for --emit-jobs: the options every job repeats
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string v;
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    auto need = [&](const char* what) { return Usage(arg + " needs " + what); };
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (arg == "--capacity") {
+      if (!value(&capacity_text)) return need("a capacity");
+    } else if (arg == "--contenders") {
+      if (!value(&contenders_text)) return need("a list");
+    } else if (arg == "--backend") {
+      if (!value(&options.strata_backend)) return need("host or sim");
+      if (options.strata_backend != "host" && options.strata_backend != "sim") {
+        return Usage("--backend '" + options.strata_backend +
+                     "': host or sim (the GPU policies run on gpu-emu, "
+                     "and on cuda with --cuda)");
+      }
+      passthrough.insert(passthrough.end(), {arg, options.strata_backend});
+    } else if (arg == "--cuda") {
+      if (!value(&cuda_mode)) return need("auto, on or off");
+      if (cuda_mode != "auto" && cuda_mode != "on" && cuda_mode != "off") {
+        return Usage("--cuda '" + cuda_mode + "': auto, on or off");
+      }
+      passthrough.insert(passthrough.end(), {arg, cuda_mode});
+    } else if (arg == "--resolution") {
+      if (!value(&v)) return need("a fraction");
+      char* end = nullptr;
+      const double f = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(f > 0) || f > 1) {
+        return Usage("--resolution '" + v + "': a fraction of the max load in (0, 1], e.g. 0.001");
+      }
+      options.resolution = f;
+      passthrough.insert(passthrough.end(), {arg, v});
+    } else if (arg == "--no-search") {
+      options.search = false;
+      passthrough.push_back(arg);
+    } else if (arg == "--format") {
+      if (!value(&v)) return need("a format");
+      if (!workload::ParseFormat(v, &format)) return Usage("unknown format '" + v + "' (auto, csv, torch, rmm)");
+      passthrough.insert(passthrough.end(), {arg, v});
+    } else if (arg == "--device") {
+      uint64_t n;
+      if (!value(&v)) return need("a device index");
+      if (!ParseCount(v, &n) || n > 1'000'000) return Usage("--device '" + v + "' is not a device index");
+      import.device = static_cast<int64_t>(n);
+      passthrough.insert(passthrough.end(), {arg, v});
+    } else if (arg == "--tenant") {
+      if (!value(&v)) return need("POLICY:WORKLOAD");
+      const size_t colon = v.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == v.size()) {
+        return Usage("--tenant '" + v + "': expected POLICY:WORKLOAD, e.g. jax:resnet50.csv");
+      }
+      tenant_args.emplace_back(v.substr(0, colon), v.substr(colon + 1));
+    } else if (arg == "--json") {
+      if (!value(&json_path)) return need("a file name");
+    } else if (arg == "--csv") {
+      if (!value(&csv_path)) return need("a file name");
+    } else if (arg == "--emit-jobs") {
+      if (!value(&emit_dir)) return need("a directory");
+    } else if (arg == "--merge") {
+      merge = true;
+    } else if (arg == "--quiet") {
+      quiet = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return Usage("unknown option '" + arg + "'");
+    } else {
+      inputs.push_back(arg);
+    }
+  }
+  if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
+  // Output paths are checked before anything runs: a long comparison must not be lost at the end.
+  for (const std::string* path : {&json_path, &csv_path}) {
+    if (!path->empty() && *path != "-") {
+      const std::string bad = sim::CheckWritableFile(*path);
+      if (!bad.empty()) return Fail(2, *path + ": " + bad);
+    }
+  }
+  std::string error;
+  std::vector<compare::WorkloadReport> reports;
+
+  if (merge) {
+    if (inputs.empty()) return Usage("--merge needs at least one report");
+    if (!tenant_args.empty() || !emit_dir.empty()) return Usage("--merge takes reports only");
+    std::vector<std::vector<compare::WorkloadReport>> parts;
+    for (const std::string& path : inputs) {
+      std::string text;
+      std::vector<compare::WorkloadReport> part;
+      if (!ReadFile(path, &text, &error)) return Fail(2, error);
+      if (!compare::FromJson(text, &part, &error)) return Fail(2, path + ": " + error);
+      parts.push_back(std::move(part));
+    }
+    if (!compare::Merge(parts, &reports, &error)) return Fail(2, error);
+  } else {
+    if (!compare::ParseCapacitySpec(capacity_text, &options.capacity, &error)) return Usage(error);
+    if (!compare::ParseContenders(contenders_text, &options.contenders, &error)) return Usage(error);
+    if (inputs.empty() && tenant_args.empty()) return Usage("no workload");
+    if (!inputs.empty() && !tenant_args.empty()) {
+      return Usage("give workloads or --tenant POLICY:WORKLOAD, not both");
+    }
+    if (!emit_dir.empty() && !tenant_args.empty()) return Usage("--emit-jobs splits workloads, not tenant runs");
+    // Progress: a line per finished contender once the run has lasted 2 s (short runs stay quiet).
+    const auto start = std::chrono::steady_clock::now();
+    if (!quiet) {
+      options.progress = [start](const std::string& line) {
+        if (std::chrono::steady_clock::now() - start >= std::chrono::seconds(2)) {
+          std::fprintf(stderr, "strata-compare: %s\n", line.c_str());
+        }
+      };
+    }
+    auto load = [&](const std::string& path, replay::Trace* trace, std::string* source) {
+      workload::ImportStats stats;
+      if (!workload::ImportFile(path, format, import, trace, &stats, &error)) return false;
+      *source = stats.source;
+      return true;
+    };
+
+    if (!emit_dir.empty()) {
+      const std::string bad = sim::CheckWritableFile(emit_dir + "/0000.json");
+      if (!bad.empty()) return Fail(2, "--emit-jobs " + emit_dir + ": " + bad);
+      ::unlink((emit_dir + "/0000.json").c_str());
+      const std::string self = AbsolutePath("/proc/self/exe");
+      const std::string dir = AbsolutePath(emit_dir);
+      int job = 0;
+      for (const std::string& path : inputs) {
+        replay::Trace trace;
+        std::string source;
+        if (!load(path, &trace, &source)) return Fail(2, error);  // a bad workload fails now, not in a job
+        for (const compare::Contender& c : options.contenders) {
+          char name[32];
+          std::snprintf(name, sizeof name, "/%04d.json", ++job);
+          std::string line = ShellWord(self) + " " + ShellWord(AbsolutePath(path)) + " --contenders " +
+                             ShellWord(c.name) + " --capacity " + ShellWord(capacity_text);
+          for (const std::string& p : passthrough) line += " " + ShellWord(p);
+          line += " --quiet --json " + ShellWord(dir + name);
+          std::cout << line << "\n";
+        }
+      }
+      std::cout.flush();
+      return std::cout ? 0 : Fail(1, "standard output: write failed");
+    }
+
+    if (cuda_mode != "off") {
+      strata_device* d = nullptr;
+      if (strata_open("cuda", nullptr, &d) == STRATA_OK) {
+        strata_close(d);
+        options.cuda = true;
+      } else if (cuda_mode == "on") {
+        return Fail(3, std::string("--cuda on: ") + strata_last_error_message());
+      }
+    }
+
+    if (!tenant_args.empty()) {
+      std::vector<compare::TenantSpec> tenants;
+      for (const auto& [policy, path] : tenant_args) {
+        compare::TenantSpec t;
+        t.policy = policy;
+        t.workload = path;
+        std::string source;
+        if (!load(path, &t.trace, &source)) return Fail(2, error);
+        tenants.push_back(std::move(t));
+      }
+      compare::WorkloadReport w;
+      if (!compare::CompareTenants(tenants, options, &w, &error)) return Fail(2, error);
+      reports.push_back(std::move(w));
+    } else {
+      for (const std::string& path : inputs) {
+        replay::Trace trace;
+        std::string source;
+        if (!load(path, &trace, &source)) return Fail(2, error);
+        compare::WorkloadReport w;
+        if (!compare::CompareWorkload(trace, source, options, &w, &error)) return Fail(3, error);
+        reports.push_back(std::move(w));
+      }
+    }
+  }
+
+  if (!json_path.empty() && !WriteOut(json_path, compare::ToJson(reports), &error)) return Fail(1, error);
+  if (!csv_path.empty()) {
+    std::string csv = compare::CsvHeader();
+    for (const compare::WorkloadReport& w : reports) csv += compare::ToCsv(w);
+    if (!WriteOut(csv_path, csv, &error)) return Fail(1, error);
+  }
+  if (json_path != "-" && csv_path != "-") {
+    for (size_t i = 0; i < reports.size(); ++i) std::cout << (i ? "\n" : "") << compare::ToTable(reports[i]);
+    std::cout.flush();
+    if (!std::cout) return Fail(1, "standard output: write failed");
+  }
+  return 0;
+}

@@ -1,0 +1,463 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace strata::compare {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json OomJson(const FirstOom& f) {
+  if (f.event < 0) return nullptr;
+  Json j{{"event", f.event},
+         {"buffer_id", f.buffer_id},
+         {"kind", f.kind},
+         {"request_bytes", f.request_bytes},
+         {"live_bytes", f.live_bytes},
+         {"reserved_bytes", f.reserved_bytes},
+         {"largest_free_bytes", f.largest_free_bytes},
+         {"limit_bytes", f.limit_bytes},
+         {"message", f.message}};
+  if (!f.tenant.empty()) j["tenant"] = f.tenant;
+  return j;
+}
+
+FirstOom OomFrom(const Json& j) {
+  FirstOom f;
+  if (j.is_null()) return f;
+  f.event = j.at("event").get<int64_t>();
+  f.buffer_id = j.at("buffer_id").get<int64_t>();
+  f.kind = j.at("kind").get<std::string>();
+  f.request_bytes = j.at("request_bytes").get<uint64_t>();
+  f.live_bytes = j.at("live_bytes").get<uint64_t>();
+  f.reserved_bytes = j.at("reserved_bytes").get<uint64_t>();
+  f.largest_free_bytes = j.at("largest_free_bytes").get<uint64_t>();
+  f.limit_bytes = j.at("limit_bytes").get<uint64_t>();
+  f.message = j.at("message").get<std::string>();
+  f.tenant = j.value("tenant", "");
+  return f;
+}
+
+Json RunJson(const Run& r) {
+  const Cost& c = r.cost;
+  const MinCapacity& m = r.min_capacity;
+  Json series{
+      {"event", Json::array()}, {"live", Json::array()}, {"in_use", Json::array()}, {"reserved", Json::array()}};
+  for (const SeriesPoint& p : r.series) {
+    series["event"].push_back(p.event);
+    series["live"].push_back(p.live);
+    series["in_use"].push_back(p.in_use);
+    series["reserved"].push_back(p.reserved);
+  }
+  Json ooms = Json::array();
+  for (const auto& [event, kind] : r.oom_events) ooms.push_back(Json::array({event, kind}));
+  Json tenants = Json::array();
+  for (const TenantResult& t : r.tenants) {
+    tenants.push_back({{"name", t.name},
+                       {"policy", t.policy},
+                       {"workload", t.workload},
+                       {"quota_bytes", t.quota_bytes},
+                       {"allocs", t.allocs},
+                       {"failed_allocs", t.failed_allocs},
+                       {"peak_in_use_bytes", t.peak_in_use_bytes},
+                       {"first_oom", OomJson(t.first_oom)}});
+  }
+  Json j{{"contender", r.contender},
+         {"family", r.family},
+         {"backend", r.backend},
+         {"allocator", r.allocator},
+         {"capacity_bytes", r.capacity_bytes},
+         {"completed", r.completed},
+         {"events", r.events},
+         {"allocs", r.allocs},
+         {"failed_allocs", r.failed_allocs},
+         {"oom",
+          {{"capacity", r.oom_capacity},
+           {"cap", r.oom_cap},
+           {"fragmentation", r.oom_fragmentation},
+           {"quota", r.oom_quota}}},
+         {"first_oom", OomJson(r.first_oom)},
+         {"peak_live_bytes", r.peak_live_bytes},
+         {"peak_reserved_bytes", r.peak_reserved_bytes},
+         {"cost",
+          {{"compactions", c.compactions},
+           {"moves", c.moves},
+           {"bytes_moved", c.bytes_moved},
+           {"compaction_cycles", c.compaction_cycles},
+           {"cycles_source", c.cycles_source},
+           {"defragmentations", c.defragmentations},
+           {"host_bytes_copied", c.host_bytes_copied},
+           {"device_allocs", c.device_allocs},
+           {"device_frees", c.device_frees},
+           {"device_syncs", c.device_syncs},
+           {"stream_syncs", c.stream_syncs},
+           {"maps", c.maps},
+           {"unmaps", c.unmaps},
+           {"retries", c.retries}}},
+         {"wall_seconds", r.wall_seconds},
+         {"min_capacity", m.searched ? Json{{"found", m.found},
+                                            {"bytes", m.bytes},
+                                            {"ratio", m.ratio},
+                                            {"fails_at_bytes", m.fails_at_bytes},
+                                            {"resolution_bytes", m.resolution_bytes},
+                                            {"probes", m.probes}}
+                                     : Json(nullptr)},
+         {"series", series},
+         {"oom_events", ooms}};
+  if (!r.tenants.empty()) j["tenants"] = tenants;
+  if (!r.note.empty()) j["note"] = r.note;
+  return j;
+}
+
+Run RunFrom(const Json& j) {
+  Run r;
+  r.contender = j.at("contender").get<std::string>();
+  r.family = j.at("family").get<std::string>();
+  r.backend = j.at("backend").get<std::string>();
+  r.allocator = j.at("allocator").get<std::string>();
+  r.capacity_bytes = j.at("capacity_bytes").get<uint64_t>();
+  r.completed = j.at("completed").get<bool>();
+  r.events = j.at("events").get<uint64_t>();
+  r.allocs = j.at("allocs").get<uint64_t>();
+  r.failed_allocs = j.at("failed_allocs").get<uint64_t>();
+  const Json& oom = j.at("oom");
+  r.oom_capacity = oom.at("capacity").get<uint64_t>();
+  r.oom_cap = oom.at("cap").get<uint64_t>();
+  r.oom_fragmentation = oom.at("fragmentation").get<uint64_t>();
+  r.oom_quota = oom.at("quota").get<uint64_t>();
+  r.first_oom = OomFrom(j.at("first_oom"));
+  r.peak_live_bytes = j.at("peak_live_bytes").get<uint64_t>();
+  r.peak_reserved_bytes = j.at("peak_reserved_bytes").get<uint64_t>();
+  const Json& c = j.at("cost");
+  r.cost.compactions = c.at("compactions").get<uint64_t>();
+  r.cost.moves = c.at("moves").get<uint64_t>();
+  r.cost.bytes_moved = c.at("bytes_moved").get<uint64_t>();
+  r.cost.compaction_cycles = c.at("compaction_cycles").get<uint64_t>();
+  r.cost.cycles_source = c.at("cycles_source").get<std::string>();
+  r.cost.defragmentations = c.at("defragmentations").get<uint64_t>();
+  r.cost.host_bytes_copied = c.at("host_bytes_copied").get<uint64_t>();
+  r.cost.device_allocs = c.at("device_allocs").get<uint64_t>();
+  r.cost.device_frees = c.at("device_frees").get<uint64_t>();
+  r.cost.device_syncs = c.at("device_syncs").get<uint64_t>();
+  r.cost.stream_syncs = c.at("stream_syncs").get<uint64_t>();
+  r.cost.maps = c.at("maps").get<uint64_t>();
+  r.cost.unmaps = c.at("unmaps").get<uint64_t>();
+  r.cost.retries = c.at("retries").get<uint64_t>();
+  r.wall_seconds = j.at("wall_seconds").get<double>();
+  const Json& m = j.at("min_capacity");
+  if (!m.is_null()) {
+    r.min_capacity.searched = true;
+    r.min_capacity.found = m.at("found").get<bool>();
+    r.min_capacity.bytes = m.at("bytes").get<uint64_t>();
+    r.min_capacity.ratio = m.at("ratio").get<double>();
+    r.min_capacity.fails_at_bytes = m.at("fails_at_bytes").get<uint64_t>();
+    r.min_capacity.resolution_bytes = m.at("resolution_bytes").get<uint64_t>();
+    r.min_capacity.probes = m.at("probes").get<uint32_t>();
+  }
+  const Json& s = j.at("series");
+  const Json &ev = s.at("event"), &live = s.at("live"), &in_use = s.at("in_use"), &reserved = s.at("reserved");
+  if (live.size() != ev.size() || in_use.size() != ev.size() || reserved.size() != ev.size()) {
+    throw std::out_of_range("series: event, live, in_use and reserved differ in length");
+  }
+  for (size_t i = 0; i < ev.size(); ++i) {
+    r.series.push_back(
+        {ev[i].get<uint64_t>(), live[i].get<uint64_t>(), in_use[i].get<uint64_t>(), reserved[i].get<uint64_t>()});
+  }
+  for (const Json& o : j.at("oom_events"))
+    r.oom_events.emplace_back(o.at(0).get<uint64_t>(), o.at(1).get<std::string>());
+  if (j.contains("tenants")) {
+    for (const Json& t : j.at("tenants")) {
+      TenantResult tr;
+      tr.name = t.at("name").get<std::string>();
+      tr.policy = t.at("policy").get<std::string>();
+      tr.workload = t.at("workload").get<std::string>();
+      tr.quota_bytes = t.at("quota_bytes").get<uint64_t>();
+      tr.allocs = t.at("allocs").get<uint64_t>();
+      tr.failed_allocs = t.at("failed_allocs").get<uint64_t>();
+      tr.peak_in_use_bytes = t.at("peak_in_use_bytes").get<uint64_t>();
+      tr.first_oom = OomFrom(t.at("first_oom"));
+      r.tenants.push_back(tr);
+    }
+  }
+  r.note = j.value("note", "");
+  return r;
+}
+
+std::string Human(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+  return buf;
+}
+
+std::string Ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fx", r);
+  return buf;
+}
+
+std::string Count(uint64_t n) {
+  char buf[32];
+  if (n >= 10'000'000) {
+    std::snprintf(buf, sizeof buf, "%.1fM", static_cast<double>(n) / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(n));
+  }
+  return buf;
+}
+
+// What avoiding (or suffering) the OOMs cost, in one cell.
+std::string CostCell(const Run& r) {
+  const Cost& c = r.cost;
+  if (r.family == "strata") {
+    if (c.bytes_moved == 0) return "no compaction";
+    return Human(c.bytes_moved) + " HBM->HBM, " + Count(c.moves) + " moves, " + Count(c.compaction_cycles) + " cycles" +
+           (c.cycles_source == "estimate" ? " (est.)" : "");
+  }
+  std::string s;
+  if (c.defragmentations) {
+    s += std::to_string(c.defragmentations) + " defrag, " + Human(c.host_bytes_copied) + " over PCIe; ";
+  }
+  s += Count(c.device_allocs) + " dev allocs, " + Count(c.device_frees) + " frees, " +
+       Count(c.device_syncs + c.stream_syncs) + " syncs";
+  if (c.maps) s += ", " + Count(c.maps) + " maps";
+  return s;
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace
+
+std::string ToJson(const std::vector<WorkloadReport>& reports) {
+  Json workloads = Json::array();
+  for (const WorkloadReport& w : reports) {
+    Json runs = Json::array();
+    for (const Run& r : w.runs) runs.push_back(RunJson(r));
+    Json occupancy = Json::array();
+    for (const Occupancy& o : w.occupancy) {
+      Json blocks = Json::array();
+      for (const Block& b : o.blocks) blocks.push_back(Json::array({b.offset, b.bytes, b.buffer_id}));
+      occupancy.push_back(
+          {{"contender", o.contender}, {"event", o.event}, {"extent_bytes", o.extent_bytes}, {"blocks", blocks}});
+    }
+    workloads.push_back({{"name", w.name},
+                         {"source", w.source},
+                         {"buffers", w.buffers},
+                         {"events", w.events},
+                         {"max_load_bytes", w.max_load_bytes},
+                         {"capacity", w.capacity_text},
+                         {"capacity_bytes", w.capacity_bytes},
+                         {"runs", runs},
+                         {"occupancy", occupancy}});
+  }
+  Json doc{{"tool", "strata-compare"}, {"version", kReportVersion}, {"workloads", workloads}};
+  return doc.dump() + "\n";
+}
+
+bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std::string* error) {
+  try {
+    const Json doc = Json::parse(text);
+    if (doc.value("tool", "") != "strata-compare") {
+      *error = "not a strata-compare report (no \"tool\":\"strata-compare\")";
+      return false;
+    }
+    if (doc.at("version").get<int>() != kReportVersion) {
+      *error = "report version " + std::to_string(doc.at("version").get<int>()) + " (this strata-compare reads " +
+               std::to_string(kReportVersion) + ")";
+      return false;
+    }
+    reports->clear();
+    for (const Json& wj : doc.at("workloads")) {
+      WorkloadReport w;
+      w.name = wj.at("name").get<std::string>();
+      w.source = wj.at("source").get<std::string>();
+      w.buffers = wj.at("buffers").get<uint64_t>();
+      w.events = wj.at("events").get<uint64_t>();
+      w.max_load_bytes = wj.at("max_load_bytes").get<uint64_t>();
+      w.capacity_text = wj.at("capacity").get<std::string>();
+      w.capacity_bytes = wj.at("capacity_bytes").get<uint64_t>();
+      for (const Json& rj : wj.at("runs")) w.runs.push_back(RunFrom(rj));
+      for (const Json& oj : wj.at("occupancy")) {
+        Occupancy o;
+        o.contender = oj.at("contender").get<std::string>();
+        o.event = oj.at("event").get<uint64_t>();
+        o.extent_bytes = oj.at("extent_bytes").get<uint64_t>();
+        for (const Json& b : oj.at("blocks")) {
+          o.blocks.push_back({b.at(0).get<uint64_t>(), b.at(1).get<uint64_t>(), b.at(2).get<int64_t>()});
+        }
+        w.occupancy.push_back(std::move(o));
+      }
+      reports->push_back(std::move(w));
+    }
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+  return true;
+}
+
+std::string CsvHeader() {
+  return "workload,contender,family,backend,capacity_bytes,max_load_bytes,completed,failed_allocs,oom_capacity,"
+         "oom_cap,oom_fragmentation,oom_quota,first_oom_event,first_oom_buffer_id,first_oom_kind,"
+         "peak_live_bytes,peak_reserved_bytes,min_capacity_bytes,min_capacity_ratio,min_capacity_found,"
+         "fails_at_bytes,resolution_bytes,compactions,moves,bytes_moved,compaction_cycles,cycles_source,"
+         "defragmentations,host_bytes_copied,device_allocs,device_frees,device_syncs,stream_syncs,maps,unmaps,"
+         "wall_seconds\n";
+}
+
+std::string ToCsv(const WorkloadReport& w) {
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::ostringstream os;
+  for (const Run& r : w.runs) {
+    const MinCapacity& m = r.min_capacity;
+    const Cost& c = r.cost;
+    os << quoted(w.name) << ',' << quoted(r.contender) << ',' << r.family << ',' << r.backend << ',' << r.capacity_bytes
+       << ',' << w.max_load_bytes << ',' << (r.completed ? "true" : "false") << ',' << r.failed_allocs << ','
+       << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ',' << r.oom_quota << ','
+       << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ',' << r.first_oom.kind
+       << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
+    if (m.searched) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.6f", m.ratio);
+      os << m.bytes << ',' << ratio << ',' << (m.found ? "true" : "false") << ',' << m.fails_at_bytes << ','
+         << m.resolution_bytes << ',';
+    } else {
+      os << ",,,,,";
+    }
+    char wall[32];
+    std::snprintf(wall, sizeof wall, "%.4f", r.wall_seconds);
+    os << c.compactions << ',' << c.moves << ',' << c.bytes_moved << ',' << c.compaction_cycles << ','
+       << c.cycles_source << ',' << c.defragmentations << ',' << c.host_bytes_copied << ',' << c.device_allocs << ','
+       << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps << ',' << c.unmaps << ','
+       << wall << '\n';
+  }
+  return os.str();
+}
+
+std::string ToTable(const WorkloadReport& w) {
+  std::ostringstream os;
+  const double at =
+      w.max_load_bytes ? static_cast<double>(w.capacity_bytes) / static_cast<double>(w.max_load_bytes) : 0;
+  os << "strata-compare: " << w.name << " (" << w.source << "): " << w.buffers << " buffers, " << w.events
+     << " events, max load " << Human(w.max_load_bytes) << "; capacity " << Human(w.capacity_bytes) << " (" << Ratio(at)
+     << (w.capacity_text.empty() ? "" : ", " + w.capacity_text) << ")\n";
+  const std::vector<std::string> head = {
+      "contender",   "backend",       "at capacity",  "first OOM (event, buffer, kind)", "OOMs capacity/cap/frag/quota",
+      "peak in use", "peak reserved", "min capacity", "what avoiding OOMs cost",         "wall"};
+  std::vector<std::vector<std::string>> rows;
+  for (const Run& r : w.runs) {
+    const MinCapacity& m = r.min_capacity;
+    std::string min = "-";
+    if (m.searched) min = m.found ? Ratio(m.ratio) : "> " + Ratio(m.ratio);
+    char wall[32];
+    std::snprintf(wall, sizeof wall, "%.2f s", r.wall_seconds);
+    rows.push_back({r.contender, r.backend, r.completed ? "ok" : "FAIL (" + std::to_string(r.failed_allocs) + ")",
+                    r.first_oom.event < 0 ? "-"
+                                          : std::to_string(r.first_oom.event) + ", " +
+                                                std::to_string(r.first_oom.buffer_id) + ", " + r.first_oom.kind,
+                    std::to_string(r.oom_capacity) + "/" + std::to_string(r.oom_cap) + "/" +
+                        std::to_string(r.oom_fragmentation) + "/" + std::to_string(r.oom_quota),
+                    Human(r.peak_live_bytes), Human(r.peak_reserved_bytes), min, CostCell(r), wall});
+  }
+  std::vector<size_t> width(head.size());
+  for (size_t k = 0; k < head.size(); ++k) {
+    width[k] = head[k].size();
+    for (const auto& row : rows) width[k] = std::max(width[k], row[k].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s = " ";
+    for (size_t k = 0; k < cells.size(); ++k) s += " " + (k + 1 == cells.size() ? cells[k] : Pad(cells[k], width[k]));
+    os << s << "\n";
+  };
+  line(head);
+  for (const auto& row : rows) line(row);
+  bool any = false;
+  for (const Run& r : w.runs) {
+    if (r.first_oom.event < 0 && r.note.empty()) continue;
+    if (!any) os << "why:\n";
+    any = true;
+    if (r.first_oom.event >= 0) {
+      os << "  " << r.contender << ": " << r.first_oom.kind << " at event " << r.first_oom.event << " (buffer "
+         << r.first_oom.buffer_id << (r.first_oom.tenant.empty() ? "" : ", tenant " + r.first_oom.tenant)
+         << "): " << Human(r.first_oom.request_bytes) << " requested, " << Human(r.first_oom.live_bytes) << " in use, "
+         << Human(r.first_oom.reserved_bytes) << " reserved, largest free " << Human(r.first_oom.largest_free_bytes)
+         << (r.first_oom.limit_bytes ? ", limit " + Human(r.first_oom.limit_bytes) : std::string()) << "\n";
+      if (!r.first_oom.message.empty()) os << "      " << r.first_oom.message << "\n";
+    }
+    if (!r.note.empty()) os << "  " << r.contender << ": " << r.note << "\n";
+  }
+  for (const Run& r : w.runs) {
+    for (const TenantResult& t : r.tenants) {
+      os << "  " << r.contender << " / " << t.name << ": " << t.allocs << " allocations, " << t.failed_allocs
+         << " failed, peak " << Human(t.peak_in_use_bytes)
+         << (t.quota_bytes ? ", quota " + Human(t.quota_bytes) : std::string()) << "\n";
+    }
+  }
+  if (!w.runs.empty() && w.runs.front().min_capacity.searched) {
+    os << "min capacity: the least device memory (x max load) at which the run completes, to "
+       << Human(w.runs.front().min_capacity.resolution_bytes) << "\n";
+  }
+  return os.str();
+}
+
+bool Merge(const std::vector<std::vector<WorkloadReport>>& parts, std::vector<WorkloadReport>* merged,
+           std::string* error) {
+  const std::vector<Contender> all = AllContenders();
+  auto rank = [&](const std::string& name) {
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].name == name) return i;
+    }
+    return all.size();
+  };
+  merged->clear();
+  std::map<std::pair<std::string, std::string>, size_t> index;  // (name, capacity) -> position in *merged
+  for (const auto& part : parts) {
+    for (const WorkloadReport& w : part) {
+      const auto key = std::make_pair(w.name, w.capacity_text);
+      auto it = index.find(key);
+      if (it == index.end()) {
+        index[key] = merged->size();
+        merged->push_back(w);
+        continue;
+      }
+      WorkloadReport& m = (*merged)[it->second];
+      if (m.max_load_bytes != w.max_load_bytes || m.buffers != w.buffers || m.events != w.events ||
+          m.capacity_bytes != w.capacity_bytes) {
+        *error = "two reports disagree about workload '" + w.name + "' (different files of one name?)";
+        return false;
+      }
+      for (const Run& r : w.runs) {
+        for (const Run& have : m.runs) {
+          if (have.contender == r.contender && have.backend == r.backend) {
+            *error = "workload '" + w.name + "': run '" + r.contender + "' (" + r.backend + ") appears twice";
+            return false;
+          }
+        }
+        m.runs.push_back(r);
+      }
+      m.occupancy.insert(m.occupancy.end(), w.occupancy.begin(), w.occupancy.end());
+    }
+  }
+  for (WorkloadReport& m : *merged) {
+    std::stable_sort(m.runs.begin(), m.runs.end(),
+                     [&](const Run& a, const Run& b) { return rank(a.contender) < rank(b.contender); });
+    std::stable_sort(m.occupancy.begin(), m.occupancy.end(),
+                     [&](const Occupancy& a, const Occupancy& b) { return rank(a.contender) < rank(b.contender); });
+  }
+  return true;
+}
+
+}  // namespace strata::compare

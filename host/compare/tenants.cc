@@ -1,0 +1,343 @@
+// Several workloads on one device at once (strata-compare --tenant POLICY:WORKLOAD).
+//
+// GPU: every tenant is a process with its framework's policy over one emulated GPU (one EmuGpu, one
+// policy object per tenant): a JAX process preallocates its fraction of the *total* memory whatever the
+// others hold, TensorFlow takes what is free when it starts, and each one's OOMs are its own.
+// Strata: every tenant is a context on one device; a context's quota is its share of the heap in
+// what its workload needs at its peak, checked before the allocator as the runtime does
+// (firmware/runtime/runtime.cc: rounded > quota - bytes_in_use fails with the quota field), and
+// compaction serves every context at once (it moves any context's buffers).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "compare.h"
+#include "emu_gpu.h"
+#include "policy.h"
+
+namespace strata::compare {
+namespace {
+
+constexpr uint32_t kGranule = alloc::kDefaultGranuleBytes;
+
+uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
+
+// One event of the merged run.
+struct TenantEvent {
+  double position;  // in [0, 1): the tenant's event index over its event count
+  uint32_t tenant;
+  replay::Event event;
+};
+
+// Every tenant's events spread evenly over one run and merged (ties: the lower tenant first).
+std::vector<TenantEvent> Interleave(const std::vector<TenantSpec>& tenants) {
+  std::vector<TenantEvent> all;
+  for (uint32_t t = 0; t < tenants.size(); ++t) {
+    const std::vector<replay::Event> events = replay::BuildEvents(tenants[t].trace);
+    for (size_t i = 0; i < events.size(); ++i) {
+      all.push_back({(static_cast<double>(i) + 0.5) / static_cast<double>(events.size()), t, events[i]});
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const TenantEvent& a, const TenantEvent& b) {
+    if (a.position != b.position) return a.position < b.position;
+    return a.tenant < b.tenant;
+  });
+  return all;
+}
+
+void RecordOom(Run* r, TenantResult* t, uint64_t event, const replay::TraceBuffer& b, const std::string& kind,
+               const FirstOom& numbers) {
+  ++t->failed_allocs;
+  ++r->failed_allocs;
+  if (kind == "capacity") ++r->oom_capacity;
+  if (kind == "cap") ++r->oom_cap;
+  if (kind == "fragmentation") ++r->oom_fragmentation;
+  if (kind == "quota") ++r->oom_quota;
+  if (r->oom_events.size() < kMaxOomEvents) r->oom_events.emplace_back(event, kind);
+  FirstOom f = numbers;
+  f.event = static_cast<int64_t>(event);
+  f.buffer_id = b.id;
+  f.kind = kind;
+  f.tenant = t->name;
+  if (t->first_oom.event < 0) t->first_oom = f;
+  if (r->first_oom.event < 0) r->first_oom = f;
+}
+
+template <typename A>
+bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, bool compaction,
+                   uint64_t capacity, bool record, Run* run, std::string* error) {
+  Run& r = *run;
+  uint32_t live = 0, peak_live = 1;
+  for (const TenantEvent& e : events) {
+    live = e.event.kind == 1 ? live + 1 : live - 1;
+    peak_live = std::max(peak_live, live);
+  }
+  // A context's quota is what its workload needs at its peak (at most the heap): the quotas may add up to
+  // more than the heap, as the runtime allows, so the contexts share what the others are not using.
+  std::vector<uint64_t> in_use(tenants.size(), 0);
+  for (size_t t = 0; t < tenants.size(); ++t) {
+    r.tenants[t].quota_bytes = std::min(replay::MaxLoad(tenants[t].trace, kGranule), capacity / kGranule * kGranule);
+  }
+  std::vector<typename A::Node> nodes(A::NodesForLiveBuffers(peak_live));
+  A allocator;
+  alloc::Options ao;
+  ao.capacity_bytes = capacity;
+  ao.granule_bytes = kGranule;
+  if (allocator.Init(nodes.data(), static_cast<uint32_t>(nodes.size()), ao) != STRATA_OK) {
+    *error = "the allocator refused a heap of " + std::to_string(capacity) + " bytes";
+    return false;
+  }
+  std::vector<alloc::Move> moves(peak_live);
+  std::vector<std::vector<alloc::Handle>> handles(tenants.size());
+  for (size_t t = 0; t < tenants.size(); ++t) handles[t].resize(tenants[t].trace.buffers.size());
+  auto no_copy = [](void*, const alloc::Move*, uint32_t) { return STRATA_OK; };
+  uint64_t trace_live = 0, footprint = 0;
+  std::vector<SeriesPoint> full;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const TenantEvent& te = events[i];
+    const replay::TraceBuffer& b = tenants[te.tenant].trace.buffers[te.event.buffer];
+    alloc::Handle& h = handles[te.tenant][te.event.buffer];
+    TenantResult& t = r.tenants[te.tenant];
+    ++r.events;
+    if (te.event.kind == 1) {
+      ++r.allocs;
+      ++t.allocs;
+      trace_live += b.size;
+      const uint64_t rounded = RoundUp(b.size, kGranule);
+      const alloc::Stats before = allocator.GetStats();
+      FirstOom numbers;
+      numbers.request_bytes = b.size;
+      numbers.live_bytes = before.bytes_in_use;
+      numbers.reserved_bytes = capacity;
+      numbers.largest_free_bytes = before.largest_free_block_bytes;
+      numbers.limit_bytes = t.quota_bytes;
+      if (rounded > t.quota_bytes - in_use[te.tenant]) {
+        numbers.message = "Strata: context '" + t.name + "' at its quota: " + std::to_string(in_use[te.tenant]) +
+                          " B in use of " + std::to_string(t.quota_bytes) + " B, " + std::to_string(b.size) +
+                          " B requested";
+        RecordOom(&r, &t, i, b, "quota", numbers);
+      } else {
+        strata_status st = allocator.Allocate(b.size, 0, &h);
+        if (st == STRATA_RESOURCE_EXHAUSTED && compaction) {
+          st = allocator.AllocateWithCompaction(b.size, 0, alloc::CompactionBudget{}, moves.data(),
+                                                static_cast<uint32_t>(moves.size()), +no_copy, nullptr, &h);
+        }
+        if (st == STRATA_OK) {
+          alloc::BufferInfo info;
+          allocator.GetInfo(h, &info);
+          in_use[te.tenant] += info.allocated_bytes;
+          footprint = std::max(footprint, info.offset + info.allocated_bytes);
+          t.peak_in_use_bytes = std::max(t.peak_in_use_bytes, in_use[te.tenant]);
+        } else if (st == STRATA_RESOURCE_EXHAUSTED) {
+          h = alloc::Handle{};
+          const std::string kind = gpu::OomKindName(gpu::ClassifyOom(rounded, before.bytes_in_use, 0, capacity));
+          numbers.message = "Strata: cannot allocate " + std::to_string(b.size) + " B for context '" + t.name +
+                            "': " + std::to_string(before.bytes_in_use) + " B in use of " + std::to_string(capacity) +
+                            " B, largest free block " + std::to_string(before.largest_free_block_bytes) + " B";
+          RecordOom(&r, &t, i, b, kind, numbers);
+        } else {
+          *error = "Allocate returned " + std::string(strata_status_name(st));
+          return false;
+        }
+      }
+    } else {
+      trace_live -= b.size;
+      if (!h.IsNull()) {
+        alloc::BufferInfo info;
+        allocator.GetInfo(h, &info);
+        in_use[te.tenant] -= info.allocated_bytes;
+        if (allocator.Free(h) != STRATA_OK) {
+          *error = "Free failed";
+          return false;
+        }
+        h = alloc::Handle{};
+      }
+    }
+    const alloc::Stats s = allocator.GetStats();
+    r.peak_live_bytes = std::max(r.peak_live_bytes, s.bytes_in_use);
+    if (record) full.push_back({i, trace_live, s.bytes_in_use, footprint});
+  }
+  const alloc::Stats s = allocator.GetStats();
+  r.peak_reserved_bytes = footprint;
+  r.cost.compactions = s.compactions;
+  r.cost.moves = s.compaction_moves;
+  r.cost.bytes_moved = s.compaction_bytes_moved;
+  r.series = std::move(full);
+  return true;
+}
+
+bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, uint64_t capacity,
+                bool record, Run* run, std::string* error) {
+  Run& r = *run;
+  gpu::GpuSpec spec;
+  spec.total_bytes = capacity;
+  spec.context_bytes = 0;
+  gpu::EmuGpu device(spec);
+  std::vector<std::unique_ptr<gpu::Policy>> policies(tenants.size());
+  for (size_t t = 0; t < tenants.size(); ++t) {
+    if (!gpu::MakePolicy(tenants[t].policy, device, gpu::PolicyConfig{}, &policies[t], error)) return false;
+  }
+  std::vector<std::vector<uint64_t>> ptr(tenants.size());
+  for (size_t t = 0; t < tenants.size(); ++t) ptr[t].assign(tenants[t].trace.buffers.size(), 0);
+  uint64_t trace_live = 0;
+  std::vector<SeriesPoint> full;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const TenantEvent& te = events[i];
+    const replay::TraceBuffer& b = tenants[te.tenant].trace.buffers[te.event.buffer];
+    uint64_t& p = ptr[te.tenant][te.event.buffer];
+    gpu::Policy& policy = *policies[te.tenant];
+    TenantResult& t = r.tenants[te.tenant];
+    ++r.events;
+    if (te.event.kind == 1) {
+      ++r.allocs;
+      ++t.allocs;
+      trace_live += b.size;
+      gpu::Oom oom;
+      if (b.size != 0) p = policy.Allocate(b.size, 0, &oom);
+      if (b.size != 0 && p == 0) {
+        FirstOom numbers;
+        numbers.request_bytes = oom.request_bytes;
+        numbers.live_bytes = oom.live_bytes;
+        numbers.reserved_bytes = oom.reserved_bytes;
+        numbers.largest_free_bytes = oom.largest_free_block_bytes;
+        numbers.limit_bytes = oom.limit_bytes;
+        numbers.message = oom.message;
+        RecordOom(&r, &t, i, b, gpu::OomKindName(oom.kind), numbers);
+      }
+    } else {
+      trace_live -= b.size;
+      if (p != 0) policy.Deallocate(p);
+      p = 0;
+    }
+    uint64_t in_use = 0, reserved = 0;
+    for (size_t k = 0; k < policies.size(); ++k) {
+      const gpu::PolicyStats s = policies[k]->Stats();
+      in_use += s.bytes_in_use;
+      reserved += s.pool_bytes;
+      r.tenants[k].peak_in_use_bytes = std::max(r.tenants[k].peak_in_use_bytes, s.bytes_in_use);
+    }
+    r.peak_live_bytes = std::max(r.peak_live_bytes, in_use);
+    r.peak_reserved_bytes = std::max(r.peak_reserved_bytes, reserved);
+    if (record) full.push_back({i, trace_live, in_use, reserved});
+  }
+  const gpu::DriverCounters& c = device.counters();
+  r.cost.device_allocs = c.device_allocs;
+  r.cost.device_frees = c.device_frees;
+  r.cost.device_syncs = c.device_syncs;
+  r.cost.stream_syncs = c.stream_syncs;
+  r.cost.maps = c.maps;
+  r.cost.unmaps = c.unmaps;
+  r.cost.retries = c.retries;
+  r.series = std::move(full);
+  return true;
+}
+
+// One tenant run of `kind` ("strata", "strata-no-compact" or "gpu") at `capacity`.
+bool TenantRun(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, const std::string& kind,
+               uint64_t capacity, bool record, Run* run, std::string* error) {
+  *run = Run{};
+  run->capacity_bytes = capacity;
+  std::string names;
+  for (const TenantSpec& t : tenants) {
+    TenantResult tr;
+    tr.name = t.policy + ":" + t.trace.name;
+    tr.policy = kind == "gpu" ? t.policy : "context";
+    tr.workload = t.workload;
+    run->tenants.push_back(tr);
+    names += (names.empty() ? "" : " + ") + t.policy;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  bool ok;
+  if (kind == "gpu") {
+    run->contender = "gpu: " + names;
+    run->family = "gpu";
+    run->backend = "gpu-emu";
+    run->allocator = "one emulated GPU, one process per tenant, each with its framework's policy";
+    ok = GpuTenants(tenants, events, capacity, record, run, error);
+  } else {
+    const bool compaction = kind == "strata";
+    run->contender = kind + ": " + std::to_string(tenants.size()) + " contexts";
+    run->family = "strata";
+    run->backend = "host";
+    run->allocator = std::string(
+                         "one Strata device, a context per tenant with its max load as its "
+                         "quota, compaction ") +
+                     (compaction ? "HBM->HBM on OOM" : "off");
+    uint32_t live = 0, peak = 1;
+    for (const TenantEvent& e : events) {
+      live = e.event.kind == 1 ? live + 1 : live - 1;
+      peak = std::max(peak, live);
+    }
+    ok = alloc::Allocator::NodesForLiveBuffers(peak) <= alloc::Allocator::kMaxNodes
+             ? StrataTenants<alloc::Allocator>(tenants, events, compaction, capacity, record, run, error)
+             : StrataTenants<alloc::WideAllocator>(tenants, events, compaction, capacity, record, run, error);
+  }
+  run->completed = run->failed_allocs == 0;
+  run->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return ok;
+}
+
+// The max load of the merged run: what any device needs at least.
+uint64_t MergedMaxLoad(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events) {
+  uint64_t live = 0, peak = 0;
+  for (const TenantEvent& e : events) {
+    const uint64_t size = RoundUp(tenants[e.tenant].trace.buffers[e.event.buffer].size, kGranule);
+    live = e.event.kind == 1 ? live + size : live - size;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+}  // namespace
+
+bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,
+                    std::string* error) {
+  if (tenants.size() < 2) {
+    *error = "--tenant needs at least two tenants";
+    return false;
+  }
+  const std::vector<std::string> policies = gpu::PolicyNames();
+  for (const TenantSpec& t : tenants) {
+    if (std::find(policies.begin(), policies.end(), t.policy) == policies.end()) {
+      std::string names;
+      for (const std::string& p : policies) names += (names.empty() ? "" : ", ") + p;
+      *error = "--tenant " + t.policy + ":" + t.workload + ": unknown policy '" + t.policy + "' (" + names + ")";
+      return false;
+    }
+  }
+  const std::vector<TenantEvent> events = Interleave(tenants);
+  WorkloadReport& w = *report;
+  w = WorkloadReport{};
+  for (const TenantSpec& t : tenants) {
+    w.name += (w.name.empty() ? "" : " + ") + t.policy + ":" + t.trace.name;
+    w.buffers += t.trace.buffers.size();
+  }
+  w.source = std::to_string(tenants.size()) + " tenants, interleaved";
+  w.events = events.size();
+  w.max_load_bytes = MergedMaxLoad(tenants, events);
+  w.capacity_text = options.capacity.text;
+  w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
+  for (const char* kind : {"strata", "strata-no-compact", "gpu"}) {
+    Run run;
+    if (!TenantRun(tenants, events, kind, w.capacity_bytes, true, &run, error)) return false;
+    run.series = Downsample(run.series, options.series_points);
+    if (options.search) {
+      const bool searched = SearchCapacity(
+          w.max_load_bytes, options,
+          [&](uint64_t capacity, bool* ok, std::string* e) {
+            Run probe;
+            if (!TenantRun(tenants, events, kind, capacity, false, &probe, e)) return false;
+            *ok = probe.completed;
+            return true;
+          },
+          &run.min_capacity, error);
+      if (!searched) return false;
+    }
+    if (options.progress) options.progress(w.name + ": " + run.contender + (run.completed ? " completes" : " fails"));
+    w.runs.push_back(std::move(run));
+  }
+  return true;
+}
+
+}  // namespace strata::compare
