@@ -17,7 +17,7 @@
 // Every result is checked bit-exactly against a CPU reference of the same int8 network.
 //
 // usage: strata-mlp [--steps N] [--seed S] [--hbm-capacity BYTES] [--hbm PRESET] [--mxu-n N] [--trace FILE]
-//                   [--trace-cycles START:END] [--report FILE] [--quiet] [--help]
+//                   [--trace-cycles START:END] [--report FILE] [--alloc-trace FILE.csv] [--quiet] [--help]
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc_trace.h"
 #include "regular_file.h"
 #include "strata/named_options.hpp"
 #include "strata/reference_gemm.h"
@@ -52,6 +53,7 @@ struct Options {
   std::string trace = "out/mlp.fst";
   uint64_t trace_start = 0, trace_end = 0;  // 0, 0: a window around the second step's first GEMM
   std::string report = "out/mlp-report.json";
+  std::string alloc_trace;  // "": none
   double compact_at = 0.6;  // explicit compaction when fragmentation exceeds this
   bool quiet = false;
   std::string backend = "sim";
@@ -72,6 +74,8 @@ const char kUsage[] =
     "  --trace FILE              waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)\n"
     "  --trace-cycles START:END  device cycles to record (default 394000:400000: the first GEMM)\n"
     "  --report FILE             JSON report (default out/mlp-report.json; 'none' for no file)\n"
+    "  --alloc-trace FILE.csv    the service's device allocations as a buffer-lifetime trace (id,lower,upper,\n"
+    "                            size) for strata-replay and strata-compare (default: none; docs/runtime.md)\n"
     "  --compact-at F            compact explicitly when fragmentation exceeds F (default 0.6; 1 = never)\n"
     "  --backend NAME            sim (default), gpu-emu or cuda: the same service on an (emulated) GPU\n"
     "  --policy P                GPU backends: the framework's allocation policy (jax, tf, torch, ...;\n"
@@ -122,7 +126,8 @@ int ParseArgs(int argc, char** argv, Options* o) {
         o->options.push_back(a == "--policy" ? std::string("policy=") + v : std::string(v));
       }
     } else if (a == "--steps" || a == "--seed" || a == "--hbm-capacity" || a == "--hbm" || a == "--trace" ||
-               a == "--trace-cycles" || a == "--report" || a == "--compact-at" || a == "--mxu-n") {
+               a == "--trace-cycles" || a == "--report" || a == "--alloc-trace" || a == "--compact-at" ||
+               a == "--mxu-n") {
       if ((v = value()) == nullptr) return 2;
       const bool no_trace = a == "--trace" && std::string(v) == "none";  // "no waveform" suits every backend
       if (o->sim_only.empty() && !no_trace &&
@@ -161,6 +166,8 @@ int ParseArgs(int argc, char** argv, Options* o) {
         o->trace = std::string(v) == "none" ? "" : v;
       } else if (a == "--report") {
         o->report = std::string(v) == "none" ? "" : v;
+      } else if (a == "--alloc-trace") {
+        o->alloc_trace = std::string(v) == "none" ? "" : v;
       } else if (a == "--compact-at") {
         o->compact_at = std::strtod(v, &end);
         if (*end != '\0' || !(o->compact_at >= 0 && o->compact_at <= 1)) {
@@ -303,6 +310,9 @@ int Run(const Options& o) {
                  Mib(reservation).c_str(), Mib(info0.hbm_capacity_bytes).c_str(), Mib(info0.heap_bytes).c_str());
     return 2;
   }
+  // Every allocation and free of the service goes through `alloc_trace`, which records the buffer-lifetime
+  // trace (--alloc-trace); a buffer is never freed by going out of scope, except those live at the end.
+  strata::mlp::AllocTrace alloc_trace;
   strata::Context serving = device.CreateContext(reservation);
   strata::Context batch_job = device.CreateContext(info0.heap_bytes - reservation);
   std::printf("tenants: serving quota %s (its worst case), batch job quota %s (the rest)\n", Mib(reservation).c_str(),
@@ -313,7 +323,7 @@ int Run(const Options& o) {
   std::vector<strata::Buffer> weight_buffers;
   for (const Layer& l : kLayers) {
     weights.push_back(int8_values(uint64_t{l.in} * l.out));
-    weight_buffers.push_back(serving.Alloc(weights.back().size()));
+    weight_buffers.push_back(alloc_trace.Alloc(serving, weights.back().size()));
     weight_buffers.back().Write(weights.back().data(), weights.back().size());
   }
 
@@ -330,7 +340,7 @@ int Run(const Options& o) {
     std::vector<int32_t> got(h.want.size());
     h.logits.Read(got.data(), got.size() * 4);
     for (size_t i = 0; i < got.size(); ++i) mismatches += got[i] != h.want[i];
-    h.logits.Free();
+    alloc_trace.Free(h.logits);
     ++collected;
   };
 
@@ -346,12 +356,17 @@ int Run(const Options& o) {
     }
     // The batch job comes and goes.
     for (auto it = background.begin(); it != background.end();) {
-      it = it->due_step <= step ? background.erase(it) : it + 1;
+      if (it->due_step <= step) {
+        alloc_trace.Free(it->buffer);
+        it = background.erase(it);
+      } else {
+        ++it;
+      }
     }
     for (int k = 0; k < 3; ++k) {
       const uint64_t bytes = (32 + rng() % 224) * kKiB;
       try {
-        background.push_back({batch_job.Alloc(bytes), step + 2 + static_cast<int>(rng() % 10)});
+        background.push_back({alloc_trace.Alloc(batch_job, bytes), step + 2 + static_cast<int>(rng() % 10)});
         ++allocs;
       } catch (const strata::Error& e) {
         if (e.status() != STRATA_RESOURCE_EXHAUSTED) throw;  // at its quota or short of memory: it waits
@@ -362,14 +377,14 @@ int Run(const Options& o) {
     // One inference request.
     const uint32_t batch = kMinBatch + static_cast<uint32_t>(rng() % (kMaxBatch - kMinBatch + 1));
     std::vector<int8_t> x = int8_values(uint64_t{batch} * kLayers[0].in);
-    strata::Buffer act = serving.Alloc(x.size());
+    strata::Buffer act = alloc_trace.Alloc(serving, x.size());
     ++allocs;
     act.Write(x.data(), x.size());
     std::vector<int32_t> want;
     for (size_t li = 0; li < std::size(kLayers); ++li) {
       const Layer& l = kLayers[li];
       const uint64_t out_bytes = uint64_t{batch} * l.out * (l.relu_int8 ? 1 : 4);
-      strata::Buffer out = serving.Alloc(out_bytes);
+      strata::Buffer out = alloc_trace.Alloc(serving, out_bytes);
       ++allocs;
       if (step == 0 && li == 0) first_gemm_cycle = device.Info().device_cycles;
       serving.Gemm(act, weight_buffers[li], out, batch, l.out, l.in,
@@ -378,7 +393,7 @@ int Run(const Options& o) {
       gemm_cycles += device.Info().last_command_cycles;
       macs += uint64_t{batch} * l.in * l.out;
       ++gemms;
-      act.Free();  // the layer's input is dead
+      alloc_trace.Free(act);  // the layer's input is dead
       act = std::move(out);
       // The CPU reference of the same layer.
       strata::reference::GemmSpec spec;
@@ -495,6 +510,7 @@ int Run(const Options& o) {
     r["end"] = Snapshot{end}.Json();
     r["wall_seconds"] = wall;
     r["waveform"] = o.trace;
+    r["alloc_trace"] = o.alloc_trace;
     r["trace_cycles"] = {open.trace_start_cycle, open.trace_end_cycle};
     r["first_gemm_cycle"] = first_gemm_cycle;
     const std::string text = r.dump() + "\n";
@@ -506,6 +522,17 @@ int Run(const Options& o) {
       return 1;
     }
     std::printf("report       %s\n", o.report.c_str());
+  }
+  if (!o.alloc_trace.empty()) {
+    if (const std::string why = alloc_trace.Write(o.alloc_trace); !why.empty()) {
+      std::fprintf(stderr, "strata-mlp: cannot write the allocation trace to %s: %s\n", o.alloc_trace.c_str(),
+                   why.c_str());
+      return 1;
+    }
+    std::printf("alloc trace  %s (%zu buffers, %" PRIu64 " allocations and frees; the heap is %" PRIu64
+                " bytes: strata-replay %s --capacity %" PRIu64 " --compaction on-oom)\n",
+                o.alloc_trace.c_str(), alloc_trace.buffers(), alloc_trace.events(), info0.heap_bytes,
+                o.alloc_trace.c_str(), info0.heap_bytes);
   }
   if (!o.trace.empty()) {
     std::printf("waveform     %s (device cycles %" PRIu64 "..%" PRIu64 "); open it with: gtkwave %s rtl/tpu_mxu.gtkw\n",
@@ -531,6 +558,13 @@ int main(int argc, char** argv) {
   if (!o.report.empty()) {
     if (const std::string why = strata::sim::CheckWritableFile(o.report); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
+      return 2;
+    }
+  }
+  if (!o.alloc_trace.empty()) {
+    if (const std::string why = strata::sim::CheckWritableFile(o.alloc_trace); !why.empty()) {
+      std::fprintf(stderr, "strata-mlp: cannot write the allocation trace to %s: %s\n", o.alloc_trace.c_str(),
+                   why.c_str());
       return 2;
     }
   }

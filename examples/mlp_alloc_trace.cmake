@@ -1,0 +1,77 @@
+# Runs strata-mlp --alloc-trace and checks the trace it wrote: the header id,lower,upper,size; ids 0, 1, 2, ...;
+# event times 1..E with each used once (E allocations and frees; buffers live at the end run to E + 1); one row
+# per allocation the report counts plus the weights (the report's "allocations" leaves out the one weight
+# buffer per layer); and strata-replay plays it through the firmware allocator at the service's heap (the two
+# tenants' quotas) with defragment-on-OOM and no failed allocation, as the device did.
+# usage: cmake -DMLP=strata-mlp -DREPLAY=strata-replay -DDIR=out/ [-DARGS="--steps 8 ..."] -P mlp_alloc_trace.cmake
+set(weight_buffers 3)  # kLayers in examples/mlp/main.cc
+file(MAKE_DIRECTORY ${DIR})
+set(csv ${DIR}/mlp-allocs.csv)
+set(report ${DIR}/mlp-report.json)
+file(REMOVE ${csv} ${report})
+separate_arguments(args UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND ${MLP} --quiet --trace none --report ${report} --alloc-trace ${csv} ${args}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "strata-mlp ${ARGS} --alloc-trace ${csv} exited with ${rc}\n${out}\n${err}")
+endif()
+
+file(STRINGS ${csv} lines)
+list(POP_FRONT lines header)
+if(NOT header STREQUAL "id,lower,upper,size")
+  message(FATAL_ERROR "${csv}: header '${header}', not 'id,lower,upper,size'")
+endif()
+list(LENGTH lines rows)
+set(id 0)
+set(max_upper 0)
+set(times)
+foreach(line IN LISTS lines)
+  if(NOT line MATCHES "^([0-9]+),([0-9]+),([0-9]+),([0-9]+)$")
+    message(FATAL_ERROR "${csv}: row '${line}' is not id,lower,upper,size")
+  endif()
+  set(lower ${CMAKE_MATCH_2})
+  set(upper ${CMAKE_MATCH_3})
+  if(NOT CMAKE_MATCH_1 EQUAL id OR NOT lower GREATER 0 OR NOT upper GREATER lower OR CMAKE_MATCH_4 EQUAL 0)
+    message(FATAL_ERROR "${csv}: row ${id} reads '${line}'")
+  endif()
+  math(EXPR id "${id} + 1")
+  list(APPEND times ${lower} ${upper})
+  if(upper GREATER max_upper)
+    set(max_upper ${upper})
+  endif()
+endforeach()
+# Every event time 1..E once; E + 1 for each buffer still live at the end (E = max upper - 1 when any is).
+math(EXPR events "${max_upper} - 1")
+list(REMOVE_ITEM times ${max_upper})
+list(LENGTH times n_times)
+list(REMOVE_DUPLICATES times)
+list(LENGTH times n_distinct)
+list(SORT times COMPARE NATURAL)
+list(GET times -1 last_time)
+if(NOT n_times EQUAL n_distinct OR NOT n_times EQUAL events OR NOT last_time EQUAL events)
+  message(FATAL_ERROR "${csv}: ${n_times} event times (${n_distinct} distinct, last ${last_time}), expected 1..${events} once each")
+endif()
+
+file(READ ${report} json)
+foreach(key allocations serving_quota_bytes batch_quota_bytes)
+  string(JSON v${key} GET "${json}" ${key})
+endforeach()
+math(EXPR expected "${vallocations} + ${weight_buffers}")
+if(NOT rows EQUAL expected)
+  message(FATAL_ERROR "${csv}: ${rows} buffers, but the report counts ${vallocations} allocations + ${weight_buffers} weights")
+endif()
+math(EXPR heap "${vserving_quota_bytes} + ${vbatch_quota_bytes}")
+
+execute_process(COMMAND ${REPLAY} ${csv} --capacity ${heap} --compaction on-oom --json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE replayed ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "strata-replay ${csv} --capacity ${heap} --compaction on-oom exited with ${rc}\n${replayed}\n${err}")
+endif()
+foreach(key buffers failed_allocs compactions)
+  string(JSON r${key} GET "${replayed}" ${key})
+endforeach()
+if(NOT rbuffers EQUAL rows OR NOT rfailed_allocs EQUAL 0)
+  message(FATAL_ERROR "strata-replay: ${rbuffers} buffers, ${rfailed_allocs} failed allocs\n${replayed}")
+endif()
+message(STATUS "alloc trace: ${rows} buffers, ${events} events; strata-replay --capacity ${heap} --compaction on-oom: "
+               "0 failed allocs, ${rcompactions} compactions")
