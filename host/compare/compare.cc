@@ -184,7 +184,10 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
     f.reserved_bytes = g.first_oom_reserved_bytes;
     f.largest_free_bytes = g.first_oom_largest_free_bytes;
     f.limit_bytes = g.first_oom_limit_bytes;
-    f.message = g.first_oom_message;
+    // The driver's message restates the numbers above, then quotes the framework: keep the framework's words.
+    const size_t says = g.first_oom_message.find(" says: ");
+    f.message =
+        says == std::string::npos ? g.first_oom_message : c.policy + ": " + g.first_oom_message.substr(says + 7);
   }
   r.peak_live_bytes = g.peak_bytes_in_use;
   r.peak_reserved_bytes = g.peak_pool_bytes;

@@ -23,7 +23,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
     "                      [--cuda auto|on|off] [--resolution F] [--no-search] [--format F] [--device N]\n"
-    "                      [--json FILE] [--csv FILE] [--quiet]\n"
+    "                      [--json FILE] [--csv FILE] [--quiet] [--no-table]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
     "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]\n"
@@ -65,6 +65,7 @@ constexpr const char* kUsage =
     "                    DIR/NNNN.json, instead of running them (for GNU parallel or a Slurm array)\n"
     "  --merge           the arguments are reports to combine into one (equal to a single run's)\n"
     "  --quiet           no progress on standard error\n"
+    "  --no-table        no table on standard output (with --json FILE or --csv FILE)\n"
     "  --help            this text\n"
     "\n"
     "Exit status: 0 when the comparison ran (failed allocations are results), 2 on bad usage or input,\n"
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> tenant_args;
   std::string capacity_text = "1.0x", contenders_text = "all", json_path, csv_path, emit_dir, cuda_mode = "auto";
-  bool merge = false, quiet = false;
+  bool merge = false, quiet = false, table = true;
   workload::Format format = workload::Format::kAuto;
   workload::ImportOptions import;
   std::vector<std::string> passthrough;  // for --emit-jobs: the options every job repeats
@@ -225,6 +226,8 @@ int main(int argc, char** argv) {
       merge = true;
     } else if (arg == "--quiet") {
       quiet = true;
+    } else if (arg == "--no-table") {
+      table = false;
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage("unknown option '" + arg + "'");
     } else {
@@ -295,7 +298,7 @@ int main(int argc, char** argv) {
           std::string line = ShellWord(self) + " " + ShellWord(AbsolutePath(path)) + " --contenders " +
                              ShellWord(c.name) + " --capacity " + ShellWord(capacity_text);
           for (const std::string& p : passthrough) line += " " + ShellWord(p);
-          line += " --quiet --json " + ShellWord(dir + name);
+          line += " --quiet --no-table --json " + ShellWord(dir + name);
           std::cout << line << "\n";
         }
       }
@@ -344,7 +347,7 @@ int main(int argc, char** argv) {
     for (const compare::WorkloadReport& w : reports) csv += compare::ToCsv(w);
     if (!WriteOut(csv_path, csv, &error)) return Fail(1, error);
   }
-  if (json_path != "-" && csv_path != "-") {
+  if (table && json_path != "-" && csv_path != "-") {
     for (size_t i = 0; i < reports.size(); ++i) std::cout << (i ? "\n" : "") << compare::ToTable(reports[i]);
     std::cout.flush();
     if (!std::cout) return Fail(1, "standard output: write failed");

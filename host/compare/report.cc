@@ -395,7 +395,12 @@ std::string ToTable(const WorkloadReport& w) {
          << "): " << Human(r.first_oom.request_bytes) << " requested, " << Human(r.first_oom.live_bytes) << " in use, "
          << Human(r.first_oom.reserved_bytes) << " reserved, largest free " << Human(r.first_oom.largest_free_bytes)
          << (r.first_oom.limit_bytes ? ", limit " + Human(r.first_oom.limit_bytes) : std::string()) << "\n";
-      if (!r.first_oom.message.empty()) os << "      " << r.first_oom.message << "\n";
+      if (!r.first_oom.message.empty()) {
+        std::string m = r.first_oom.message;
+        while (!m.empty() && m.back() == '\n') m.pop_back();
+        for (size_t at = m.find('\n'); at != std::string::npos; at = m.find('\n', at + 7)) m.replace(at, 1, "\n      ");
+        os << "      " << m << "\n";
+      }
     }
     if (!r.note.empty()) os << "  " << r.contender << ": " << r.note << "\n";
   }
