@@ -2,7 +2,9 @@
 # The main job: builds everything, then runs strata-mlp, an int8 MLP inference service on the Strata model
 # driven through the host API, with allocation churn until device memory fragments and is compacted. Every
 # result is checked against a CPU reference; the report lands in out/mlp-report.json and a waveform of the
-# first matrix product in out/mlp.fst. Arguments go to strata-mlp (see --help).
+# first matrix product in out/mlp.fst. Arguments go to strata-mlp (see --help). Then strata-compare runs the
+# service's allocation sequence (out/mlp-allocs.csv) under every GPU framework policy on an emulated GPU of
+# the same memory and prints who fails first and why (out/mlp-compare.json, figures in out/figures/).
 #
 # STRATA_FIRMWARE=path.elf scripts/run.sh [strata-sim options] runs a bare firmware image on strata-sim
 # instead (build/rv32/apps/NAME/NAME.elf; waveform out/strata.fst).
@@ -17,5 +19,18 @@ if [ -n "${STRATA_FIRMWARE:-}" ]; then
   echo "run: open the waveform with: gtkwave out/strata.fst rtl/tpu_core.gtkw" >&2
   exit 0
 fi
-echo "run: strata-mlp $* (report: out/mlp-report.json, waveform: out/mlp.fst)" >&2
-exec ./build/examples/strata-mlp "$@"
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then exec ./build/examples/strata-mlp --help; fi
+echo "run: strata-mlp $* (report: out/mlp-report.json, waveform: out/mlp.fst, allocations: out/mlp-allocs.csv)" >&2
+./build/examples/strata-mlp --alloc-trace out/mlp-allocs.csv "$@"
+
+# The same service's allocation sequence under every GPU framework policy, on an emulated GPU with the
+# memory the service's heap had (the two tenants' quotas add up to it). The heap is a few MiB, so the GPU's
+# allocation granule is scaled down from 2 MiB to 4 KiB: the policies decide, not the page size.
+heap=$(python3 -c 'import json; r = json.load(open("out/mlp-report.json")); print(r["serving_quota_bytes"] + r["batch_quota_bytes"])')
+echo >&2
+echo "run: strata-compare out/mlp-allocs.csv --capacity $heap --option page_bytes=4096 (report: out/mlp-compare.json)" >&2
+./build/host/compare/strata-compare out/mlp-allocs.csv --capacity "$heap" --option page_bytes=4096 \
+  --json out/mlp-compare.json
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  /usr/bin/python3 scripts/plot_compare.py out/mlp-compare.json --out-dir out/figures >&2
+fi

@@ -149,8 +149,9 @@ bool RunStrataSim(const replay::Trace& trace, const Contender& c, uint64_t capac
 #endif
 
 bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& backend, uint64_t capacity,
-            uint64_t context_bytes, bool record, Run* run, std::string* error) {
+            uint64_t context_bytes, bool record, const Options& options, Run* run, std::string* error) {
   replay::GpuReplayOptions o;
+  o.options = options.gpu_options;
   o.backend = backend;
   o.policy = c.policy;
   o.defragment_on_oom = c.defragment;
@@ -209,13 +210,15 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
 // same allocations in the same order, over an emulated GPU of the same size. Offsets are from the lowest
 // address the policy obtained from the device.
 bool GpuOccupancy(const replay::Trace& trace, const Contender& c, uint64_t capacity, uint64_t context_bytes,
-                  uint64_t at_event, Occupancy* out, std::string* error) {
+                  uint64_t at_event, const Options& options, Occupancy* out, std::string* error) {
   gpu::GpuSpec spec;
   spec.total_bytes = capacity;
   spec.context_bytes = context_bytes;
+  gpu::PolicyConfig config;
+  if (!ApplyGpuOptions(options, c.policy, &spec.page_bytes, &config.options, error)) return false;
   gpu::EmuGpu device(spec);
   std::unique_ptr<gpu::Policy> policy;
-  if (!gpu::MakePolicy(c.policy, device, gpu::PolicyConfig{}, &policy, error)) return false;
+  if (!gpu::MakePolicy(c.policy, device, config, &policy, error)) return false;
   const std::vector<replay::Event> events = replay::BuildEvents(trace);
   std::vector<uint64_t> ptr(trace.buffers.size(), 0);
   for (size_t i = 0; i < events.size() && i <= at_event; ++i) {
@@ -257,6 +260,28 @@ uint64_t PeakEvent(const std::vector<SeriesPoint>& series) {
 }
 
 }  // namespace
+
+bool ApplyGpuOptions(const Options& options, const std::string& policy, uint64_t* page_bytes,
+                     std::map<std::string, std::string>* policy_options, std::string* error) {
+  const std::vector<gpu::PolicyOption> known = gpu::PolicyOptions(policy);
+  for (const auto& [name, value] : options.gpu_options) {
+    if (name == "page_bytes") {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || v < 4096 || (v & (v - 1)) != 0) {
+        *error = "page_bytes must be a power of two >= 4096";
+        return false;
+      }
+      *page_bytes = v;
+    } else if (std::any_of(known.begin(), known.end(), [&](const gpu::PolicyOption& o) { return o.name == name; })) {
+      (*policy_options)[name] = value;
+    } else {
+      *error = "option '" + name + "' is neither page_bytes nor an option of policy " + policy;
+      return false;
+    }
+  }
+  return true;
+}
 
 std::vector<Contender> AllContenders() {
   std::vector<Contender> all;
@@ -350,7 +375,7 @@ std::vector<SeriesPoint> Downsample(const std::vector<SeriesPoint>& full, size_t
 }
 
 bool RunContender(const replay::Trace& trace, const Contender& c, uint64_t capacity, uint64_t context_bytes,
-                  bool record, const Options& /*options*/, Run* run, std::string* error) {
+                  bool record, const Options& options, Run* run, std::string* error) {
   *run = Run{};
   run->contender = c.name;
   run->family = c.family();
@@ -366,7 +391,7 @@ bool RunContender(const replay::Trace& trace, const Contender& c, uint64_t capac
     run->backend = "gpu-emu";
     run->allocator = c.policy + " policy on an emulated GPU" +
                      (c.defragment ? ", Defragment() (host bounce) on a fragmentation OOM" : "");
-    ok = RunGpu(trace, c, "gpu-emu", capacity, context_bytes, record, run, error);
+    ok = RunGpu(trace, c, "gpu-emu", capacity, context_bytes, record, options, run, error);
   }
   run->wall_seconds = Seconds(t0);
   return ok;
@@ -473,7 +498,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
     }
     if (options.occupancy && c.name == "jax") {
       Occupancy occ;
-      if (!GpuOccupancy(trace, c, capacity, context, peak_event, &occ, error)) return false;
+      if (!GpuOccupancy(trace, c, capacity, context, peak_event, options, &occ, error)) return false;
       w.occupancy.push_back(std::move(occ));
     }
 #ifdef STRATA_COMPARE_HAVE_SIM
@@ -511,7 +536,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       real.backend = "cuda";
       real.allocator = c.policy + " policy on the real GPU through CUDA (its own memory)";
       const auto t0 = std::chrono::steady_clock::now();
-      if (!RunGpu(trace, c, "cuda", 0, 0, true, &real, error)) {
+      if (!RunGpu(trace, c, "cuda", 0, 0, true, options, &real, error)) {
         *error = c.name + " on cuda: " + *error;
         return false;
       }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -139,6 +140,9 @@ struct Options {
   double search_limit = 64.0;           // give up above this factor of the max load
   size_t series_points = 1000;
   bool occupancy = true;
+  // gpu-emu open options for every GPU contender (--option NAME=VALUE): page_bytes, or a policy's own
+  // setting (mem_fraction, ...). A policy that does not know a name refuses it.
+  std::map<std::string, std::string> gpu_options;
   std::function<void(const std::string&)> progress;  // one line per finished run or probe batch
 };
 
@@ -172,6 +176,12 @@ struct TenantSpec {
 };
 bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,
                     std::string* error);
+
+// The emulated GPU and a policy's settings from Options::gpu_options, for the runs that drive a policy
+// directly (occupancy, tenants): page_bytes goes to the GPU, the policy's own options to it. False with a
+// message for anything else.
+bool ApplyGpuOptions(const Options& options, const std::string& policy, uint64_t* page_bytes,
+                     std::map<std::string, std::string>* policy_options, std::string* error);
 
 // Downsamples to at most `points` points, keeping each bucket's largest values (peaks are never lost).
 std::vector<SeriesPoint> Downsample(const std::vector<SeriesPoint>& full, size_t points);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,7 +23,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
-    "                      [--cuda auto|on|off] [--resolution F] [--no-search] [--format F] [--device N]\n"
+    "                      [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search] [--format F] "
+    "[--device N]\n"
     "                      [--json FILE] [--csv FILE] [--quiet] [--no-table]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
@@ -51,6 +53,9 @@ constexpr const char* kUsage =
     "                    device cycles; slow for GB of compaction). The capacity search runs on the host\n"
     "  --cuda M          auto (default): the GPU policies once more on the real GPU when one is present;\n"
     "                    on: fail without one; off: never\n"
+    "  --option N=V      an option of the emulated GPU or of the policies (repeatable): page_bytes=4096\n"
+    "                    (the GPU's allocation granule, default 2 MiB), mem_fraction=0.9, ...; a policy\n"
+    "                    that does not know N refuses it (pick --contenders); overrides the environment\n"
     "  --resolution F    of the search, as a fraction of the max load (default 0.001; at least 256 B)\n"
     "  --no-search       skip the minimum-capacity search\n"
     "  --format F        auto (default), csv, torch or rmm (strata-import --help)\n"
@@ -187,6 +192,12 @@ int main(int argc, char** argv) {
         return Usage("--cuda '" + cuda_mode + "': auto, on or off");
       }
       passthrough.insert(passthrough.end(), {arg, cuda_mode});
+    } else if (arg == "--option") {
+      if (!value(&v)) return need("NAME=VALUE");
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) return Usage("--option '" + v + "': expected NAME=VALUE");
+      options.gpu_options[v.substr(0, eq)] = v.substr(eq + 1);
+      passthrough.insert(passthrough.end(), {arg, v});
     } else if (arg == "--resolution") {
       if (!value(&v)) return need("a fraction");
       char* end = nullptr;
@@ -261,6 +272,17 @@ int main(int argc, char** argv) {
     if (!compare::ParseCapacitySpec(capacity_text, &options.capacity, &error)) return Usage(error);
     if (!compare::ParseContenders(contenders_text, &options.contenders, &error)) return Usage(error);
     if (inputs.empty() && tenant_args.empty()) return Usage("no workload");
+    // Every --option must mean something to every GPU policy that runs (a bad one is bad usage, before any run).
+    std::vector<std::string> policies;
+    for (const compare::Contender& c : options.contenders) {
+      if (!c.strata && tenant_args.empty()) policies.push_back(c.policy);
+    }
+    for (const auto& tenant : tenant_args) policies.push_back(tenant.first);
+    for (const std::string& policy : policies) {
+      uint64_t page = 0;
+      std::map<std::string, std::string> settings;
+      if (!compare::ApplyGpuOptions(options, policy, &page, &settings, &error)) return Usage("--option: " + error);
+    }
     if (!inputs.empty() && !tenant_args.empty()) {
       return Usage("give workloads or --tenant POLICY:WORKLOAD, not both");
     }

@@ -231,6 +231,51 @@ std::string CostCell(const Run& r) {
   return s;
 }
 
+// A few lines a reader can act on: who completes, who fails first and why, who needs the least memory.
+std::string Verdict(const WorkloadReport& w) {
+  std::string ok, out;
+  std::vector<const Run*> failed;
+  for (const Run& r : w.runs) {
+    if (r.completed) {
+      ok += (ok.empty() ? "" : ", ") + r.contender;
+      if (r.cost.bytes_moved) {
+        ok += " (compacted: " + Human(r.cost.bytes_moved) + " moved HBM->HBM, " + Count(r.cost.compaction_cycles) +
+              " device cycles" + (r.cost.cycles_source == "estimate" ? " est." : "") + ")";
+      } else if (r.cost.defragmentations) {
+        ok += " (" + std::to_string(r.cost.defragmentations) + " host-bounce defragmentations, " +
+              Human(r.cost.host_bytes_copied) + " over PCIe)";
+      }
+    } else {
+      failed.push_back(&r);
+    }
+  }
+  std::stable_sort(failed.begin(), failed.end(),
+                   [](const Run* a, const Run* b) { return a->first_oom.event < b->first_oom.event; });
+  out += "verdict at " + Human(w.capacity_bytes) + ":\n";
+  out += "  completes: " + (ok.empty() ? std::string("none") : ok) + "\n";
+  if (!failed.empty()) {
+    out += "  fails (earliest first):";
+    for (const Run* r : failed) {
+      out += " " + r->contender + " (event " + std::to_string(r->first_oom.event) + ", " + r->first_oom.kind + ")";
+      if (r != failed.back()) out += ";";
+    }
+    out += "\n";
+  }
+  const Run* best_strata = nullptr;
+  const Run* best_gpu = nullptr;
+  for (const Run& r : w.runs) {
+    if (!r.min_capacity.searched || !r.min_capacity.found) continue;
+    const Run*& best = r.family == "strata" ? best_strata : best_gpu;
+    if (best == nullptr || r.min_capacity.bytes < best->min_capacity.bytes) best = &r;
+  }
+  if (best_strata && best_gpu) {
+    out += "  least memory: " + best_strata->contender + " " + Ratio(best_strata->min_capacity.ratio) +
+           " of the max load; the best GPU policy, " + best_gpu->contender + ", " +
+           Ratio(best_gpu->min_capacity.ratio) + "\n";
+  }
+  return out;
+}
+
 std::string Pad(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
@@ -411,6 +456,7 @@ std::string ToTable(const WorkloadReport& w) {
          << (t.quota_bytes ? ", quota " + Human(t.quota_bytes) : std::string()) << "\n";
     }
   }
+  os << Verdict(w);
   if (!w.runs.empty() && w.runs.front().min_capacity.searched) {
     os << "min capacity: the least device memory (x max load) at which the run completes, to "
        << Human(w.runs.front().min_capacity.resolution_bytes) << "\n";

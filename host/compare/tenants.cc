@@ -168,15 +168,19 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<Ten
 }
 
 bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, uint64_t capacity,
-                bool record, Run* run, std::string* error) {
+                bool record, const Options& options, Run* run, std::string* error) {
   Run& r = *run;
   gpu::GpuSpec spec;
   spec.total_bytes = capacity;
   spec.context_bytes = 0;
+  std::vector<gpu::PolicyConfig> configs(tenants.size());
+  for (size_t t = 0; t < tenants.size(); ++t) {
+    if (!ApplyGpuOptions(options, tenants[t].policy, &spec.page_bytes, &configs[t].options, error)) return false;
+  }
   gpu::EmuGpu device(spec);
   std::vector<std::unique_ptr<gpu::Policy>> policies(tenants.size());
   for (size_t t = 0; t < tenants.size(); ++t) {
-    if (!gpu::MakePolicy(tenants[t].policy, device, gpu::PolicyConfig{}, &policies[t], error)) return false;
+    if (!gpu::MakePolicy(tenants[t].policy, device, configs[t], &policies[t], error)) return false;
   }
   std::vector<std::vector<uint64_t>> ptr(tenants.size());
   for (size_t t = 0; t < tenants.size(); ++t) ptr[t].assign(tenants[t].trace.buffers.size(), 0);
@@ -235,7 +239,7 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
 
 // One tenant run of `kind` ("strata", "strata-no-compact" or "gpu") at `capacity`.
 bool TenantRun(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, const std::string& kind,
-               uint64_t capacity, bool record, Run* run, std::string* error) {
+               uint64_t capacity, bool record, const Options& options, Run* run, std::string* error) {
   *run = Run{};
   run->capacity_bytes = capacity;
   std::string names;
@@ -254,7 +258,7 @@ bool TenantRun(const std::vector<TenantSpec>& tenants, const std::vector<TenantE
     run->family = "gpu";
     run->backend = "gpu-emu";
     run->allocator = "one emulated GPU, one process per tenant, each with its framework's policy";
-    ok = GpuTenants(tenants, events, capacity, record, run, error);
+    ok = GpuTenants(tenants, events, capacity, record, options, run, error);
   } else {
     const bool compaction = kind == "strata";
     run->contender = kind + ": " + std::to_string(tenants.size()) + " contexts";
@@ -320,14 +324,14 @@ bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& optio
   w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
   for (const char* kind : {"strata", "strata-no-compact", "gpu"}) {
     Run run;
-    if (!TenantRun(tenants, events, kind, w.capacity_bytes, true, &run, error)) return false;
+    if (!TenantRun(tenants, events, kind, w.capacity_bytes, true, options, &run, error)) return false;
     run.series = Downsample(run.series, options.series_points);
     if (options.search) {
       const bool searched = SearchCapacity(
           w.max_load_bytes, options,
           [&](uint64_t capacity, bool* ok, std::string* e) {
             Run probe;
-            if (!TenantRun(tenants, events, kind, capacity, false, &probe, e)) return false;
+            if (!TenantRun(tenants, events, kind, capacity, false, options, &probe, e)) return false;
             *ok = probe.completed;
             return true;
           },
