@@ -220,10 +220,19 @@ std::string GpuJson(const GpuReplayResult& r) {
       (unsigned long long)r.stream_syncs, (unsigned long long)r.maps, (unsigned long long)r.unmaps,
       (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations,
       (unsigned long long)r.defrag_bytes, (unsigned long long)r.host_bytes_copied, r.wall_seconds);
-  return "{" + std::string(buf) + ",\"first_oom_message\":\"" + JsonEscape(r.first_oom_message) + "\"}";
+  std::string out = "{";  // appended, not chained: GCC 12's -Wrestrict misfires on "literal" + std::string
+  out.append(buf).append(",\"first_oom_message\":\"").append(JsonEscape(r.first_oom_message)).append("\"}");
+  return out;
 }
 
 std::string GpuTable(const GpuReplayResult& r) {
+  // Appended piece by piece: GCC 12's -Wrestrict misfires on "literal" + std::string chains.
+  std::string first_oom = "none";
+  if (r.first_oom_event >= 0) {
+    first_oom = "event ";
+    first_oom.append(std::to_string(r.first_oom_event)).append(", buffer ");
+    first_oom.append(std::to_string(r.first_oom_buffer_id)).append(", kind ").append(r.first_oom_kind);
+  }
   char buf[2048];
   const double mib = 1024.0 * 1024.0;
   std::snprintf(buf, sizeof buf,
@@ -238,14 +247,10 @@ std::string GpuTable(const GpuReplayResult& r) {
                 r.backend.c_str(), r.policy.c_str(), r.gpu.c_str(), r.total_bytes / mib, (unsigned long long)r.events,
                 (unsigned long long)r.events_total, (unsigned long long)r.allocs, (unsigned long long)r.frees,
                 (unsigned long long)r.failed_allocs, (unsigned long long)r.oom_capacity, (unsigned long long)r.oom_cap,
-                (unsigned long long)r.oom_fragmentation,
-                r.first_oom_event < 0 ? "none"
-                                      : ("event " + std::to_string(r.first_oom_event) + ", buffer " +
-                                         std::to_string(r.first_oom_buffer_id) + ", kind " + r.first_oom_kind)
-                                            .c_str(),
-                r.peak_bytes_in_use / mib, r.peak_pool_bytes / mib, r.bytes_limit / mib,
-                (unsigned long long)r.device_allocs, (unsigned long long)r.device_frees, (unsigned long long)r.maps,
-                (unsigned long long)r.unmaps, (unsigned long long)r.device_syncs, (unsigned long long)r.stream_syncs,
+                (unsigned long long)r.oom_fragmentation, first_oom.c_str(), r.peak_bytes_in_use / mib,
+                r.peak_pool_bytes / mib, r.bytes_limit / mib, (unsigned long long)r.device_allocs,
+                (unsigned long long)r.device_frees, (unsigned long long)r.maps, (unsigned long long)r.unmaps,
+                (unsigned long long)r.device_syncs, (unsigned long long)r.stream_syncs,
                 (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations, r.defrag_bytes / mib,
                 r.host_bytes_copied / mib);
   std::string out = buf;
