@@ -25,26 +25,8 @@ constexpr double kCopyBytesPerCycle = 121.0;
 
 uint64_t RoundDown(uint64_t x, uint64_t m) { return x / m * m; }
 
-std::string Mib(uint64_t b) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1024.0 * 1024.0));
-  return buf;
-}
-
 double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// The trace's own live bytes after each event (requested sizes; what every contender is asked to hold).
-std::vector<uint64_t> TraceLive(const replay::Trace& trace, const std::vector<replay::Event>& events) {
-  std::vector<uint64_t> live(events.size());
-  uint64_t now = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const uint64_t size = trace.buffers[events[i].buffer].size;
-    now = events[i].kind == 1 ? now + size : now - size;
-    live[i] = now;
-  }
-  return live;
 }
 
 // Strata's firmware allocator on the host (the same library the firmware links; same decisions).
@@ -55,17 +37,13 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
   o.compaction_on_oom = c.compaction;
   o.capacity_bytes = capacity;
   o.snapshot_event = snapshot_event;
-  std::vector<replay::Event> events;
-  std::vector<uint64_t> live;
-  std::vector<SeriesPoint> full;
-  if (record) {
-    events = replay::BuildEvents(trace);
-    live = TraceLive(trace, events);
-    full.reserve(events.size());
-  }
   Run& r = *run;
-  o.step = [&](const replay::ReplayStep& s) {
-    if (s.failed) {
+  if (record) {  // the search only asks whether a run completes: no per-event work for it
+    r.series.reserve(2 * trace.buffers.size());
+    o.step = [&](const replay::ReplayStep& s) {
+      r.peak_live_bytes = std::max(r.peak_live_bytes, s.in_use_bytes);
+      r.series.push_back({s.event, s.live_bytes, s.in_use_bytes, s.footprint_bytes});
+      if (!s.failed) return;
       const replay::TraceBuffer& b = trace.buffers[s.buffer];
       const uint64_t request = (b.size + kGranule - 1) / kGranule * kGranule;
       const gpu::OomKind kind = gpu::ClassifyOom(request, s.in_use_bytes, 0, capacity);
@@ -73,25 +51,21 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
       if (kind == gpu::OomKind::kCapacity) ++r.oom_capacity;
       if (kind == gpu::OomKind::kFragmentation) ++r.oom_fragmentation;
       if (r.oom_events.size() < kMaxOomEvents) r.oom_events.emplace_back(s.event, name);
-      if (r.first_oom.event < 0) {
-        FirstOom& f = r.first_oom;
-        f.event = static_cast<int64_t>(s.event);
-        f.buffer_id = b.id;
-        f.kind = name;
-        f.request_bytes = b.size;
-        f.live_bytes = s.in_use_bytes;
-        f.reserved_bytes = capacity;
-        f.largest_free_bytes = s.largest_free_block_bytes;
-        f.message = "Strata: cannot allocate " + Mib(b.size) + ": " + Mib(s.in_use_bytes) + " in use of " +
-                    Mib(capacity) + ", " + Mib(s.free_bytes) + " free, largest free block " +
-                    Mib(s.largest_free_block_bytes) + (c.compaction ? "" : " (compaction off)");
-      }
-    }
-    if (record) {
-      r.peak_live_bytes = std::max(r.peak_live_bytes, s.in_use_bytes);
-      full.push_back({s.event, live[s.event], s.in_use_bytes, s.footprint_bytes});
-    }
-  };
+      if (r.first_oom.event >= 0) return;
+      FirstOom& f = r.first_oom;
+      f.event = static_cast<int64_t>(s.event);
+      f.buffer_id = b.id;
+      f.kind = name;
+      f.request_bytes = b.size;
+      f.live_bytes = s.in_use_bytes;
+      f.reserved_bytes = capacity;
+      f.largest_free_bytes = s.largest_free_block_bytes;
+      f.message = "Strata: cannot allocate " + replay::HumanBytes(b.size) + ": " + replay::HumanBytes(s.in_use_bytes) +
+                  " in use of " + replay::HumanBytes(capacity) + ", " + replay::HumanBytes(s.free_bytes) +
+                  " free, largest free block " + replay::HumanBytes(s.largest_free_block_bytes) +
+                  (c.compaction ? "" : " (compaction off)");
+    };
+  }
   replay::ReplayResult rr;
   if (!replay::Replay(trace, o, &rr, error)) return false;
   r.events = rr.events;
@@ -105,7 +79,6 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
   r.cost.compaction_cycles =
       static_cast<uint64_t>(std::llround(static_cast<double>(rr.bytes_moved) / kCopyBytesPerCycle));
   r.cost.cycles_source = rr.bytes_moved ? "estimate" : "none";
-  if (record) r.series = std::move(full);
   if (snapshot) *snapshot = std::move(rr.snapshot);
   return true;
 }
@@ -160,12 +133,14 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
     o.options["context_bytes"] = std::to_string(context_bytes);
   }
   Run& r = *run;
-  std::vector<SeriesPoint> full;
-  o.series = [&](const replay::GpuSeriesRow& row) {
-    if (std::string(row.oom) != "none" && r.oom_events.size() < kMaxOomEvents)
-      r.oom_events.emplace_back(row.event, row.oom);
-    if (record) full.push_back({row.event, row.live_bytes, row.in_use_bytes, row.reserved_bytes});
-  };
+  if (record) {  // one strata_get_memory_stats per event: not for the search, which asks only for completion
+    o.series = [&](const replay::GpuSeriesRow& row) {
+      if (std::string(row.oom) != "none" && r.oom_events.size() < kMaxOomEvents) {
+        r.oom_events.emplace_back(row.event, row.oom);
+      }
+      r.series.push_back({row.event, row.live_bytes, row.in_use_bytes, row.reserved_bytes});
+    };
+  }
   replay::GpuReplayResult g;
   if (!replay::GpuReplay(trace, o, &g, error)) return false;
   r.events = g.events;
@@ -185,24 +160,15 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
     f.reserved_bytes = g.first_oom_reserved_bytes;
     f.largest_free_bytes = g.first_oom_largest_free_bytes;
     f.limit_bytes = g.first_oom_limit_bytes;
-    // The driver's message restates the numbers above, then quotes the framework: keep the framework's words.
-    const size_t says = g.first_oom_message.find(" says: ");
-    f.message =
-        says == std::string::npos ? g.first_oom_message : c.policy + ": " + g.first_oom_message.substr(says + 7);
+    f.message = g.first_oom_message;
   }
   r.peak_live_bytes = g.peak_bytes_in_use;
   r.peak_reserved_bytes = g.peak_pool_bytes;
   r.cost.defragmentations = g.defragmentations;
   r.cost.host_bytes_copied = g.host_bytes_copied;
-  r.cost.device_allocs = g.device_allocs;
-  r.cost.device_frees = g.device_frees;
-  r.cost.device_syncs = g.device_syncs;
-  r.cost.stream_syncs = g.stream_syncs;
-  r.cost.maps = g.maps;
-  r.cost.unmaps = g.unmaps;
+  CopyDriverCosts(g, &r.cost);
   r.cost.retries = g.num_alloc_retries;
   r.capacity_bytes = g.total_bytes;
-  if (record) r.series = std::move(full);
   return true;
 }
 

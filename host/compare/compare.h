@@ -63,6 +63,18 @@ struct Cost {
   uint64_t retries = 0;
 };
 
+// The driver's cost counters under their names: from strata_memory_stats (replay::GpuReplayResult) or from
+// a policy driven directly (gpu::DriverCounters).
+template <typename Counters>
+void CopyDriverCosts(const Counters& c, Cost* cost) {
+  cost->device_allocs = c.device_allocs;
+  cost->device_frees = c.device_frees;
+  cost->device_syncs = c.device_syncs;
+  cost->stream_syncs = c.stream_syncs;
+  cost->maps = c.maps;
+  cost->unmaps = c.unmaps;
+}
+
 struct MinCapacity {
   bool searched = false;
   bool found = false;           // false: it failed even at `bytes`, the largest capacity tried
@@ -151,7 +163,8 @@ struct Options {
 bool CompareWorkload(const replay::Trace& trace, const std::string& source, const Options& options,
                      WorkloadReport* report, std::string* error);
 
-// One contender at one capacity: `record` fills the series, OOM events and peaks (the search skips them).
+// One contender at one capacity. With `record` the run has everything; without (the search) only completion,
+// failed allocations and costs: no series, peaks, OOM kinds or first OOM, and no per-event work to get them.
 bool RunContender(const replay::Trace& trace, const Contender& contender, uint64_t capacity_bytes,
                   uint64_t context_bytes, bool record, const Options& options, Run* run, std::string* error);
 

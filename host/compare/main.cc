@@ -86,17 +86,6 @@ int Fail(int status, const std::string& message) {
   return status;
 }
 
-bool ParseCount(const std::string& s, uint64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *out = v;
-  return true;
-}
-
 // A shell word for `s` (single-quoted unless it is plainly safe).
 std::string ShellWord(const std::string& s) {
   bool plain = !s.empty();
@@ -217,7 +206,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--device") {
       uint64_t n;
       if (!value(&v)) return need("a device index");
-      if (!ParseCount(v, &n) || n > 1'000'000) return Usage("--device '" + v + "' is not a device index");
+      if (!workload::ParseCount(v, &n) || n > 1'000'000) return Usage("--device '" + v + "' is not a device index");
       import.device = static_cast<int64_t>(n);
       passthrough.insert(passthrough.end(), {arg, v});
     } else if (arg == "--tenant") {

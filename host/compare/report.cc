@@ -187,16 +187,6 @@ Run RunFrom(const Json& j) {
   return r;
 }
 
-std::string Human(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-  return buf;
-}
-
 std::string Ratio(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3fx", r);
@@ -218,12 +208,12 @@ std::string CostCell(const Run& r) {
   const Cost& c = r.cost;
   if (r.family == "strata") {
     if (c.bytes_moved == 0) return "no compaction";
-    return Human(c.bytes_moved) + " HBM->HBM, " + Count(c.moves) + " moves, " + Count(c.compaction_cycles) + " cycles" +
-           (c.cycles_source == "estimate" ? " (est.)" : "");
+    return replay::HumanBytes(c.bytes_moved) + " HBM->HBM, " + Count(c.moves) + " moves, " +
+           Count(c.compaction_cycles) + " cycles" + (c.cycles_source == "estimate" ? " (est.)" : "");
   }
   std::string s;
   if (c.defragmentations) {
-    s += std::to_string(c.defragmentations) + " defrag, " + Human(c.host_bytes_copied) + " over PCIe; ";
+    s += std::to_string(c.defragmentations) + " defrag, " + replay::HumanBytes(c.host_bytes_copied) + " over PCIe; ";
   }
   s += Count(c.device_allocs) + " dev allocs, " + Count(c.device_frees) + " frees, " +
        Count(c.device_syncs + c.stream_syncs) + " syncs";
@@ -239,11 +229,12 @@ std::string Verdict(const WorkloadReport& w) {
     if (r.completed) {
       ok += (ok.empty() ? "" : ", ") + r.contender;
       if (r.cost.bytes_moved) {
-        ok += " (compacted: " + Human(r.cost.bytes_moved) + " moved HBM->HBM, " + Count(r.cost.compaction_cycles) +
-              " device cycles" + (r.cost.cycles_source == "estimate" ? " est." : "") + ")";
+        ok += " (compacted: " + replay::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
+              Count(r.cost.compaction_cycles) + " device cycles" + (r.cost.cycles_source == "estimate" ? " est." : "") +
+              ")";
       } else if (r.cost.defragmentations) {
         ok += " (" + std::to_string(r.cost.defragmentations) + " host-bounce defragmentations, " +
-              Human(r.cost.host_bytes_copied) + " over PCIe)";
+              replay::HumanBytes(r.cost.host_bytes_copied) + " over PCIe)";
       }
     } else {
       failed.push_back(&r);
@@ -251,7 +242,7 @@ std::string Verdict(const WorkloadReport& w) {
   }
   std::stable_sort(failed.begin(), failed.end(),
                    [](const Run* a, const Run* b) { return a->first_oom.event < b->first_oom.event; });
-  out += "verdict at " + Human(w.capacity_bytes) + ":\n";
+  out += "verdict at " + replay::HumanBytes(w.capacity_bytes) + ":\n";
   out += "  completes: " + (ok.empty() ? std::string("none") : ok) + "\n";
   if (!failed.empty()) {
     out += "  fails (earliest first):";
@@ -397,7 +388,8 @@ std::string ToTable(const WorkloadReport& w) {
   const double at =
       w.max_load_bytes ? static_cast<double>(w.capacity_bytes) / static_cast<double>(w.max_load_bytes) : 0;
   os << "strata-compare: " << w.name << " (" << w.source << "): " << w.buffers << " buffers, " << w.events
-     << " events, max load " << Human(w.max_load_bytes) << "; capacity " << Human(w.capacity_bytes) << " (" << Ratio(at)
+     << " events, max load " << replay::HumanBytes(w.max_load_bytes) << "; capacity "
+     << replay::HumanBytes(w.capacity_bytes) << " (" << Ratio(at)
      << (w.capacity_text.empty() ? "" : ", " + w.capacity_text) << ")\n";
   const std::vector<std::string> head = {
       "contender",   "backend",       "at capacity",  "first OOM (event, buffer, kind)", "OOMs capacity/cap/frag/quota",
@@ -415,7 +407,8 @@ std::string ToTable(const WorkloadReport& w) {
                                                 std::to_string(r.first_oom.buffer_id) + ", " + r.first_oom.kind,
                     std::to_string(r.oom_capacity) + "/" + std::to_string(r.oom_cap) + "/" +
                         std::to_string(r.oom_fragmentation) + "/" + std::to_string(r.oom_quota),
-                    Human(r.peak_live_bytes), Human(r.peak_reserved_bytes), min, CostCell(r), wall});
+                    replay::HumanBytes(r.peak_live_bytes), replay::HumanBytes(r.peak_reserved_bytes), min, CostCell(r),
+                    wall});
   }
   std::vector<size_t> width(head.size());
   for (size_t k = 0; k < head.size(); ++k) {
@@ -437,9 +430,11 @@ std::string ToTable(const WorkloadReport& w) {
     if (r.first_oom.event >= 0) {
       os << "  " << r.contender << ": " << r.first_oom.kind << " at event " << r.first_oom.event << " (buffer "
          << r.first_oom.buffer_id << (r.first_oom.tenant.empty() ? "" : ", tenant " + r.first_oom.tenant)
-         << "): " << Human(r.first_oom.request_bytes) << " requested, " << Human(r.first_oom.live_bytes) << " in use, "
-         << Human(r.first_oom.reserved_bytes) << " reserved, largest free " << Human(r.first_oom.largest_free_bytes)
-         << (r.first_oom.limit_bytes ? ", limit " + Human(r.first_oom.limit_bytes) : std::string()) << "\n";
+         << "): " << replay::HumanBytes(r.first_oom.request_bytes) << " requested, "
+         << replay::HumanBytes(r.first_oom.live_bytes) << " in use, " << replay::HumanBytes(r.first_oom.reserved_bytes)
+         << " reserved, largest free " << replay::HumanBytes(r.first_oom.largest_free_bytes)
+         << (r.first_oom.limit_bytes ? ", limit " + replay::HumanBytes(r.first_oom.limit_bytes) : std::string())
+         << "\n";
       if (!r.first_oom.message.empty()) {
         std::string m = r.first_oom.message;
         while (!m.empty() && m.back() == '\n') m.pop_back();
@@ -452,14 +447,14 @@ std::string ToTable(const WorkloadReport& w) {
   for (const Run& r : w.runs) {
     for (const TenantResult& t : r.tenants) {
       os << "  " << r.contender << " / " << t.name << ": " << t.allocs << " allocations, " << t.failed_allocs
-         << " failed, peak " << Human(t.peak_in_use_bytes)
-         << (t.quota_bytes ? ", quota " + Human(t.quota_bytes) : std::string()) << "\n";
+         << " failed, peak " << replay::HumanBytes(t.peak_in_use_bytes)
+         << (t.quota_bytes ? ", quota " + replay::HumanBytes(t.quota_bytes) : std::string()) << "\n";
     }
   }
   os << Verdict(w);
   if (!w.runs.empty() && w.runs.front().min_capacity.searched) {
     os << "min capacity: the least device memory (x max load) at which the run completes, to "
-       << Human(w.runs.front().min_capacity.resolution_bytes) << "\n";
+       << replay::HumanBytes(w.runs.front().min_capacity.resolution_bytes) << "\n";
   }
   return os.str();
 }

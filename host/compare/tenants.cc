@@ -3,8 +3,8 @@
 // GPU: every tenant is a process with its framework's policy over one emulated GPU (one EmuGpu, one
 // policy object per tenant): a JAX process preallocates its fraction of the *total* memory whatever the
 // others hold, TensorFlow takes what is free when it starts, and each one's OOMs are its own.
-// Strata: every tenant is a context on one device; a context's quota is its share of the heap in
-// what its workload needs at its peak, checked before the allocator as the runtime does
+// Strata: every tenant is a context on one device; a context's quota is what its workload needs at its
+// peak, checked before the allocator as the runtime does
 // (firmware/runtime/runtime.cc: rounded > quota - bytes_in_use fails with the quota field), and
 // compaction serves every context at once (it moves any context's buffers).
 #include <algorithm>
@@ -64,15 +64,41 @@ void RecordOom(Run* r, TenantResult* t, uint64_t event, const replay::TraceBuffe
   if (r->first_oom.event < 0) r->first_oom = f;
 }
 
-template <typename A>
-bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, bool compaction,
-                   uint64_t capacity, bool record, Run* run, std::string* error) {
+// The merged run, one event at a time, with what every device counts alike (events, allocations, the trace's
+// live bytes, the series). `allocate(i, tenant, buffer)` and `release(tenant, buffer)` do the device's part and
+// return false on an error; `memory(&in_use, &reserved)` reads the device after each event.
+template <typename Allocate, typename Release, typename Memory>
+bool RunMerged(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, bool record, Run* run,
+               Allocate allocate, Release release, Memory memory) {
   Run& r = *run;
-  uint32_t live = 0, peak_live = 1;
-  for (const TenantEvent& e : events) {
-    live = e.event.kind == 1 ? live + 1 : live - 1;
-    peak_live = std::max(peak_live, live);
+  uint64_t trace_live = 0;
+  if (record) r.series.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const TenantEvent& te = events[i];
+    const uint64_t size = tenants[te.tenant].trace.buffers[te.event.buffer].size;
+    ++r.events;
+    if (te.event.kind == 1) {
+      ++r.allocs;
+      ++r.tenants[te.tenant].allocs;
+      trace_live += size;
+      if (!allocate(i, te.tenant, te.event.buffer)) return false;
+    } else {
+      trace_live -= size;
+      if (!release(te.tenant, te.event.buffer)) return false;
+    }
+    uint64_t in_use = 0, reserved = 0;
+    memory(&in_use, &reserved);
+    r.peak_live_bytes = std::max(r.peak_live_bytes, in_use);
+    r.peak_reserved_bytes = std::max(r.peak_reserved_bytes, reserved);
+    if (record) r.series.push_back({i, trace_live, in_use, reserved});
   }
+  return true;
+}
+
+template <typename A>
+bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, uint32_t peak_live,
+                   bool compaction, uint64_t capacity, bool record, Run* run, std::string* error) {
+  Run& r = *run;
   // A context's quota is what its workload needs at its peak (at most the heap): the quotas may add up to
   // more than the heap, as the runtime allows, so the contexts share what the others are not using.
   std::vector<uint64_t> in_use(tenants.size(), 0);
@@ -92,78 +118,78 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<Ten
   std::vector<std::vector<alloc::Handle>> handles(tenants.size());
   for (size_t t = 0; t < tenants.size(); ++t) handles[t].resize(tenants[t].trace.buffers.size());
   auto no_copy = [](void*, const alloc::Move*, uint32_t) { return STRATA_OK; };
-  uint64_t trace_live = 0, footprint = 0;
-  std::vector<SeriesPoint> full;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const TenantEvent& te = events[i];
-    const replay::TraceBuffer& b = tenants[te.tenant].trace.buffers[te.event.buffer];
-    alloc::Handle& h = handles[te.tenant][te.event.buffer];
-    TenantResult& t = r.tenants[te.tenant];
-    ++r.events;
-    if (te.event.kind == 1) {
-      ++r.allocs;
-      ++t.allocs;
-      trace_live += b.size;
-      const uint64_t rounded = RoundUp(b.size, kGranule);
-      const alloc::Stats before = allocator.GetStats();
-      FirstOom numbers;
-      numbers.request_bytes = b.size;
-      numbers.live_bytes = before.bytes_in_use;
-      numbers.reserved_bytes = capacity;
-      numbers.largest_free_bytes = before.largest_free_block_bytes;
-      numbers.limit_bytes = t.quota_bytes;
-      if (rounded > t.quota_bytes - in_use[te.tenant]) {
-        numbers.message = "Strata: context '" + t.name + "' at its quota: " + std::to_string(in_use[te.tenant]) +
-                          " B in use of " + std::to_string(t.quota_bytes) + " B, " + std::to_string(b.size) +
-                          " B requested";
-        RecordOom(&r, &t, i, b, "quota", numbers);
-      } else {
-        strata_status st = allocator.Allocate(b.size, 0, &h);
-        if (st == STRATA_RESOURCE_EXHAUSTED && compaction) {
-          st = allocator.AllocateWithCompaction(b.size, 0, alloc::CompactionBudget{}, moves.data(),
-                                                static_cast<uint32_t>(moves.size()), +no_copy, nullptr, &h);
-        }
-        if (st == STRATA_OK) {
-          alloc::BufferInfo info;
-          allocator.GetInfo(h, &info);
-          in_use[te.tenant] += info.allocated_bytes;
-          footprint = std::max(footprint, info.offset + info.allocated_bytes);
-          t.peak_in_use_bytes = std::max(t.peak_in_use_bytes, in_use[te.tenant]);
-        } else if (st == STRATA_RESOURCE_EXHAUSTED) {
-          h = alloc::Handle{};
-          const std::string kind = gpu::OomKindName(gpu::ClassifyOom(rounded, before.bytes_in_use, 0, capacity));
-          numbers.message = "Strata: cannot allocate " + std::to_string(b.size) + " B for context '" + t.name +
-                            "': " + std::to_string(before.bytes_in_use) + " B in use of " + std::to_string(capacity) +
-                            " B, largest free block " + std::to_string(before.largest_free_block_bytes) + " B";
-          RecordOom(&r, &t, i, b, kind, numbers);
-        } else {
-          *error = "Allocate returned " + std::string(strata_status_name(st));
-          return false;
-        }
-      }
-    } else {
-      trace_live -= b.size;
-      if (!h.IsNull()) {
-        alloc::BufferInfo info;
-        allocator.GetInfo(h, &info);
-        in_use[te.tenant] -= info.allocated_bytes;
-        if (allocator.Free(h) != STRATA_OK) {
-          *error = "Free failed";
-          return false;
-        }
-        h = alloc::Handle{};
-      }
+  uint64_t total_in_use = 0, footprint = 0;
+
+  auto allocate = [&](size_t i, uint32_t tenant, uint32_t buffer) {
+    const replay::TraceBuffer& b = tenants[tenant].trace.buffers[buffer];
+    TenantResult& t = r.tenants[tenant];
+    const uint64_t rounded = RoundUp(b.size, kGranule);
+    FirstOom numbers;
+    numbers.request_bytes = b.size;
+    numbers.reserved_bytes = capacity;
+    numbers.limit_bytes = t.quota_bytes;
+    if (rounded > t.quota_bytes - in_use[tenant]) {
+      const alloc::Stats now = allocator.GetStats();
+      numbers.live_bytes = now.bytes_in_use;
+      numbers.largest_free_bytes = now.largest_free_block_bytes;
+      numbers.message = "Strata: context '" + t.name + "' at its quota: " + replay::HumanBytes(in_use[tenant]) +
+                        " in use of " + replay::HumanBytes(t.quota_bytes) + ", " + replay::HumanBytes(b.size) +
+                        " requested";
+      RecordOom(&r, &t, i, b, "quota", numbers);
+      return true;
     }
-    const alloc::Stats s = allocator.GetStats();
-    r.peak_live_bytes = std::max(r.peak_live_bytes, s.bytes_in_use);
-    if (record) full.push_back({i, trace_live, s.bytes_in_use, footprint});
-  }
+    alloc::Handle& h = handles[tenant][buffer];
+    strata_status st = allocator.Allocate(b.size, 0, &h);
+    if (st == STRATA_RESOURCE_EXHAUSTED && compaction) {
+      st = allocator.AllocateWithCompaction(b.size, 0, alloc::CompactionBudget{}, moves.data(),
+                                            static_cast<uint32_t>(moves.size()), +no_copy, nullptr, &h);
+    }
+    if (st == STRATA_RESOURCE_EXHAUSTED) {
+      h = alloc::Handle{};
+      const alloc::Stats now = allocator.GetStats();  // a failed allocation changes no byte in use
+      numbers.live_bytes = now.bytes_in_use;
+      numbers.largest_free_bytes = now.largest_free_block_bytes;
+      numbers.message = "Strata: cannot allocate " + replay::HumanBytes(b.size) + " for context '" + t.name +
+                        "': " + replay::HumanBytes(now.bytes_in_use) + " in use of " + replay::HumanBytes(capacity) +
+                        ", largest free block " + replay::HumanBytes(now.largest_free_block_bytes);
+      RecordOom(&r, &t, i, b, gpu::OomKindName(gpu::ClassifyOom(rounded, now.bytes_in_use, 0, capacity)), numbers);
+      return true;
+    }
+    if (st != STRATA_OK) {
+      *error = "Allocate returned " + std::string(strata_status_name(st));
+      return false;
+    }
+    alloc::BufferInfo info;
+    allocator.GetInfo(h, &info);
+    in_use[tenant] += info.allocated_bytes;
+    total_in_use += info.allocated_bytes;
+    footprint = std::max(footprint, info.offset + info.allocated_bytes);
+    t.peak_in_use_bytes = std::max(t.peak_in_use_bytes, in_use[tenant]);
+    return true;
+  };
+  auto release = [&](uint32_t tenant, uint32_t buffer) {
+    alloc::Handle& h = handles[tenant][buffer];
+    if (h.IsNull()) return true;  // its allocation failed
+    alloc::BufferInfo info;
+    allocator.GetInfo(h, &info);
+    if (allocator.Free(h) != STRATA_OK) {
+      *error = "Free failed";
+      return false;
+    }
+    h = alloc::Handle{};
+    in_use[tenant] -= info.allocated_bytes;
+    total_in_use -= info.allocated_bytes;
+    return true;
+  };
+  auto memory = [&](uint64_t* now_in_use, uint64_t* reserved) {
+    *now_in_use = total_in_use;
+    *reserved = footprint;  // the highest heap address used so far
+  };
+  if (!RunMerged(tenants, events, record, run, allocate, release, memory)) return false;
   const alloc::Stats s = allocator.GetStats();
-  r.peak_reserved_bytes = footprint;
   r.cost.compactions = s.compactions;
   r.cost.moves = s.compaction_moves;
   r.cost.bytes_moved = s.compaction_bytes_moved;
-  r.series = std::move(full);
   return true;
 }
 
@@ -184,56 +210,46 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
   }
   std::vector<std::vector<uint64_t>> ptr(tenants.size());
   for (size_t t = 0; t < tenants.size(); ++t) ptr[t].assign(tenants[t].trace.buffers.size(), 0);
-  uint64_t trace_live = 0;
-  std::vector<SeriesPoint> full;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const TenantEvent& te = events[i];
-    const replay::TraceBuffer& b = tenants[te.tenant].trace.buffers[te.event.buffer];
-    uint64_t& p = ptr[te.tenant][te.event.buffer];
-    gpu::Policy& policy = *policies[te.tenant];
-    TenantResult& t = r.tenants[te.tenant];
-    ++r.events;
-    if (te.event.kind == 1) {
-      ++r.allocs;
-      ++t.allocs;
-      trace_live += b.size;
-      gpu::Oom oom;
-      if (b.size != 0) p = policy.Allocate(b.size, 0, &oom);
-      if (b.size != 0 && p == 0) {
-        FirstOom numbers;
-        numbers.request_bytes = oom.request_bytes;
-        numbers.live_bytes = oom.live_bytes;
-        numbers.reserved_bytes = oom.reserved_bytes;
-        numbers.largest_free_bytes = oom.largest_free_block_bytes;
-        numbers.limit_bytes = oom.limit_bytes;
-        numbers.message = oom.message;
-        RecordOom(&r, &t, i, b, gpu::OomKindName(oom.kind), numbers);
-      }
-    } else {
-      trace_live -= b.size;
-      if (p != 0) policy.Deallocate(p);
-      p = 0;
+  // Each tenant's stats, re-read only after its own events (the others' cannot have changed).
+  std::vector<gpu::PolicyStats> stats(tenants.size());
+  uint32_t acted = 0;
+
+  auto allocate = [&](size_t i, uint32_t tenant, uint32_t buffer) {
+    const replay::TraceBuffer& b = tenants[tenant].trace.buffers[buffer];
+    acted = tenant;
+    if (b.size == 0) return true;  // the frameworks return no memory for 0 bytes
+    gpu::Oom oom;
+    ptr[tenant][buffer] = policies[tenant]->Allocate(b.size, 0, &oom);
+    if (ptr[tenant][buffer] == 0) {
+      FirstOom numbers;
+      numbers.request_bytes = oom.request_bytes;
+      numbers.live_bytes = oom.live_bytes;
+      numbers.reserved_bytes = oom.reserved_bytes;
+      numbers.largest_free_bytes = oom.largest_free_block_bytes;
+      numbers.limit_bytes = oom.limit_bytes;
+      numbers.message = oom.message;
+      RecordOom(&r, &r.tenants[tenant], i, b, gpu::OomKindName(oom.kind), numbers);
     }
-    uint64_t in_use = 0, reserved = 0;
-    for (size_t k = 0; k < policies.size(); ++k) {
-      const gpu::PolicyStats s = policies[k]->Stats();
-      in_use += s.bytes_in_use;
-      reserved += s.pool_bytes;
-      r.tenants[k].peak_in_use_bytes = std::max(r.tenants[k].peak_in_use_bytes, s.bytes_in_use);
+    return true;
+  };
+  auto release = [&](uint32_t tenant, uint32_t buffer) {
+    acted = tenant;
+    uint64_t& p = ptr[tenant][buffer];
+    if (p != 0) policies[tenant]->Deallocate(p);
+    p = 0;
+    return true;
+  };
+  auto memory = [&](uint64_t* in_use, uint64_t* reserved) {
+    stats[acted] = policies[acted]->Stats();
+    r.tenants[acted].peak_in_use_bytes = std::max(r.tenants[acted].peak_in_use_bytes, stats[acted].bytes_in_use);
+    for (const gpu::PolicyStats& s : stats) {
+      *in_use += s.bytes_in_use;
+      *reserved += s.pool_bytes;
     }
-    r.peak_live_bytes = std::max(r.peak_live_bytes, in_use);
-    r.peak_reserved_bytes = std::max(r.peak_reserved_bytes, reserved);
-    if (record) full.push_back({i, trace_live, in_use, reserved});
-  }
-  const gpu::DriverCounters& c = device.counters();
-  r.cost.device_allocs = c.device_allocs;
-  r.cost.device_frees = c.device_frees;
-  r.cost.device_syncs = c.device_syncs;
-  r.cost.stream_syncs = c.stream_syncs;
-  r.cost.maps = c.maps;
-  r.cost.unmaps = c.unmaps;
-  r.cost.retries = c.retries;
-  r.series = std::move(full);
+  };
+  if (!RunMerged(tenants, events, record, run, allocate, release, memory)) return false;
+  CopyDriverCosts(device.counters(), &r.cost);
+  r.cost.retries = device.counters().retries;
   return true;
 }
 
@@ -274,8 +290,8 @@ bool TenantRun(const std::vector<TenantSpec>& tenants, const std::vector<TenantE
       peak = std::max(peak, live);
     }
     ok = alloc::Allocator::NodesForLiveBuffers(peak) <= alloc::Allocator::kMaxNodes
-             ? StrataTenants<alloc::Allocator>(tenants, events, compaction, capacity, record, run, error)
-             : StrataTenants<alloc::WideAllocator>(tenants, events, compaction, capacity, record, run, error);
+             ? StrataTenants<alloc::Allocator>(tenants, events, peak, compaction, capacity, record, run, error)
+             : StrataTenants<alloc::WideAllocator>(tenants, events, peak, compaction, capacity, record, run, error);
   }
   run->completed = run->failed_allocs == 0;
   run->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

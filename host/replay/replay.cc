@@ -214,7 +214,7 @@ bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t pe
   std::vector<alloc::Handle> handles(trace.buffers.size());
   using Clock = std::chrono::steady_clock;
   Clock::duration alloc_time{}, free_time{};
-  uint64_t allocs = 0, frees = 0, footprint = 0;
+  uint64_t allocs = 0, frees = 0, footprint = 0, trace_live = 0;
   uint64_t done = 0;
   for (const Event& e : events) {
     if (options.max_events != 0 && r->events >= options.max_events) break;
@@ -288,8 +288,10 @@ bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t pe
         return false;
       }
     }
+    trace_live = e.kind == 1 ? trace_live + b.size : trace_live - b.size;
     if (options.step) {
       ReplayStep step;
+      step.live_bytes = trace_live;
       step.event = r->events - 1;
       step.alloc = e.kind == 1;
       step.buffer = e.buffer;
@@ -382,13 +384,16 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
 
 namespace {
 
-std::string JsonString(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
+// Appended, not chained from a literal: GCC 12's -Wrestrict misfires on "literal" + std::string.
+std::string JsonString(const std::string& s) { return std::string(1, '"').append(JsonEscape(s)).append(1, '"'); }
 
 std::string Num(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
+
+}  // namespace
 
 std::string HumanBytes(uint64_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -397,8 +402,6 @@ std::string HumanBytes(uint64_t b) {
   while (v >= 1024 && u < 4) v /= 1024, ++u;
   return Num(v, u == 0 ? 0 : 2) + " " + units[u];
 }
-
-}  // namespace
 
 std::string ToJson(const ReplayResult& r) {
   std::ostringstream os;

@@ -31,6 +31,9 @@ struct Trace {
 constexpr uint64_t kMaxTraceBytes = uint64_t{1} << 62;
 constexpr uint64_t kMaxTraceTotalBytes = uint64_t{1} << 63;
 
+// "1.41 GiB", "512 B": bytes in the largest binary unit below 1024 of it (two decimals above bytes).
+std::string HumanBytes(uint64_t bytes);
+
 // The body of a JSON string for `s` (quotes, backslashes and control characters escaped).
 std::string JsonEscape(const std::string& s);
 
@@ -74,6 +77,7 @@ struct ReplayStep {
   bool alloc = false;         // an allocation (else a free)
   uint32_t buffer = 0;        // index into Trace::buffers
   bool failed = false;        // the allocation failed (RESOURCE_EXHAUSTED)
+  uint64_t live_bytes = 0;    // the trace's own live bytes (requested sizes, failed buffers included)
   uint64_t in_use_bytes = 0;  // granule-rounded sizes of the live buffers
   uint64_t free_bytes = 0;    // capacity - in use
   uint64_t largest_free_block_bytes = 0;

@@ -57,6 +57,17 @@ const char* FormatName(Format format) {
   return "?";
 }
 
+bool ParseCount(const std::string& text, uint64_t* out) {
+  if (text.empty() || text.size() > 19) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
 bool ParseFormat(const std::string& text, Format* format) {
   for (Format f : {Format::kAuto, Format::kCsv, Format::kTorch, Format::kRmm}) {
     if (text == FormatName(f)) {

@@ -26,6 +26,8 @@ enum class Format { kAuto, kCsv, kTorch, kRmm };
 
 const char* FormatName(Format format);  // "auto", "csv", "torch", "rmm"
 bool ParseFormat(const std::string& text, Format* format);
+// A decimal count of at most 19 digits (a command-line --device or byte limit); false for anything else.
+bool ParseCount(const std::string& text, uint64_t* out);
 
 struct ImportOptions {
   int64_t device = 0;  // torch: which device's trace and segments
