@@ -1,6 +1,7 @@
 // strata-compare: one workload on the Strata device and under every GPU framework policy, side by side: who
 // completes at a capacity, the least capacity each needs, why each OOM happened and what avoiding it cost.
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -293,9 +294,11 @@ int main(int argc, char** argv) {
     };
 
     if (!emit_dir.empty()) {
-      const std::string bad = sim::CheckWritableFile(emit_dir + "/0000.json");
-      if (!bad.empty()) return Fail(2, "--emit-jobs " + emit_dir + ": " + bad);
-      ::unlink((emit_dir + "/0000.json").c_str());
+      // The jobs write there: a directory this user can write, checked without touching anything in it.
+      struct stat st {};
+      if (::stat(emit_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || ::access(emit_dir.c_str(), W_OK) != 0) {
+        return Fail(2, "--emit-jobs " + emit_dir + ": not a directory this user can write");
+      }
       const std::string self = AbsolutePath("/proc/self/exe");
       const std::string dir = AbsolutePath(emit_dir);
       int job = 0;
