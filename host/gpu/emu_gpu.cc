@@ -130,14 +130,9 @@ bool EmuGpu::Write(uint64_t va, const void* src, uint64_t bytes) {
     const uint64_t base = va / page * page;
     const uint64_t off = va - base;
     const uint64_t n = std::min(bytes, page - off);
-    auto it = data_.find(base);
-    // Zeros into a page never written change nothing it reads back (JAX's Defragment() bounces GBs of
-    // buffers the replays never wrote): no page is materialised for them.
-    const bool zeros = it == data_.end() && std::all_of(in, in + n, [](uint8_t b) { return b == 0; });
-    if (!zeros) {
-      if (it == data_.end()) it = data_.emplace(base, std::vector<uint8_t>(page, 0)).first;
-      std::memcpy(it->second.data() + off, in, n);
-    }
+    std::vector<uint8_t>& p = data_[base];
+    if (p.empty()) p.assign(page, 0);
+    std::memcpy(p.data() + off, in, n);
     va += n;
     in += n;
     bytes -= n;

@@ -273,5 +273,27 @@ TEST_P(GpuBackendTest, DefragmentationKeepsEveryByte) {
   }
 }
 
+// A buffer written with zeros keeps them through defragmentation even where it lands on memory a freed
+// buffer had written (the emulated GPU must not take written zeros for "never written").
+TEST_P(GpuBackendTest, DefragmentationKeepsWrittenZeros) {
+  const uint64_t bytes = 4 * kMiB;
+  strata_buffer below, zeros;
+  ASSERT_EQ(strata_alloc(dev_, ctx_, bytes, 0, 0, &below), STRATA_OK);
+  std::vector<uint8_t> noise(bytes);
+  std::mt19937_64 rng(5);
+  for (auto& x : noise) x = static_cast<uint8_t>(rng() | 1);  // no zero byte
+  ASSERT_EQ(strata_write(dev_, ctx_, below, 0, noise.data(), bytes), STRATA_OK);
+  ASSERT_EQ(strata_alloc(dev_, ctx_, bytes, 0, 0, &zeros), STRATA_OK);
+  const std::vector<uint8_t> zero(bytes, 0);
+  ASSERT_EQ(strata_write(dev_, ctx_, zeros, 0, zero.data(), bytes), STRATA_OK);
+  ASSERT_EQ(strata_free(dev_, ctx_, below), STRATA_OK);
+  strata_compact_result r{};
+  r.struct_size = sizeof r;
+  ASSERT_EQ(strata_compact(dev_, ctx_, nullptr, &r), STRATA_OK) << strata_last_error_message();
+  std::vector<uint8_t> back(bytes, 0xAA);
+  ASSERT_EQ(strata_read(dev_, ctx_, zeros, 0, back.data(), bytes), STRATA_OK);
+  EXPECT_EQ(back, zero);
+}
+
 }  // namespace
 }  // namespace strata::gpu_suite
