@@ -304,7 +304,7 @@ Error GpuPolicyBackend::RunGemm(uint64_t pa, uint64_t pb, uint64_t pc, const ref
 // JAX's Defragment(): copy every live buffer of every tenant to the host, free them all, allocate them again
 // in the same order, copy them back. Nothing moves on the device itself; the cost is host-link bytes and syncs.
 Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, strata_compact_result* out) {
-  if (context != 0 && FindTenant(context) == nullptr) return {STRATA_NOT_FOUND, "no such context"};
+  if (context != 0 && FindTenant(context) == nullptr) return NoTenant(context);  // 0: every context
   std::vector<uint32_t> live;
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].live) live.push_back(i);
@@ -440,7 +440,7 @@ void GpuPolicyBackend::RecordOom(const Tenant& t, uint64_t bytes, gpu::OomKind k
 
 Error GpuPolicyBackend::Resolve(strata_context context, strata_buffer h, const std::string& what, uint32_t* index) {
   const std::string prefix = what.empty() ? "" : what + ": ";
-  if (FindTenant(context) == nullptr) return {STRATA_NOT_FOUND, kNoContext};
+  if (FindTenant(context) == nullptr) return NoTenant(context);
   const uint64_t low = h & 0xffffffffull;
   const uint64_t gen = h >> 32;
   if (low == 0 || low > slots_.size() || gen == 0 || gen >= (1ull << kGenerationBits)) {

@@ -190,6 +190,8 @@ TEST_P(GpuBackendTest, HandleMisuseGetsItsPreciseStatusAndChangesNothing) {
   EXPECT_EQ(strata_alloc(dev_, ctx_, 64, 3, 0, &x), STRATA_INVALID_ARGUMENT);
   EXPECT_EQ(strata_alloc(dev_, 0, 64, 0, 0, &x), STRATA_INVALID_ARGUMENT);  // 0 is never a context
   EXPECT_EQ(strata_alloc(dev_, ctx_ + 7, 64, 0, 0, &x), STRATA_NOT_FOUND);  // one that was never created
+  EXPECT_EQ(strata_free(dev_, 0, b), STRATA_INVALID_ARGUMENT);              // the same rule for every call
+  EXPECT_EQ(strata_read(dev_, 0, b, 0, buf, 16), STRATA_INVALID_ARGUMENT);
   const strata_memory_stats after = Stats();
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
   EXPECT_EQ(after.live_buffers, before.live_buffers);
