@@ -30,8 +30,9 @@ struct Recorded {
 };
 
 // The same work on a fresh device: alloc, write, read, a GEMM, a hole and a compaction, frees. Returns the
-// device cycles at the end; `bytes_out` counts the bytes written and read.
-uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t* read) {
+// device cycles at the end; `written` and `read` count the bytes written and read, and `gemm_cycles` is
+// strata_device_info.last_command_cycles read right after the GEMM (the firmware's cycles on it).
+uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t* read, uint64_t* gemm_cycles) {
   strata_open_options o{};
   o.struct_size = sizeof o;
   o.hbm_capacity_bytes = 8ull << 20;
@@ -59,6 +60,12 @@ uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t*
   *written = big.size() + a.size() + b.size();
   const strata_gemm_args g{sizeof g, ba, bb, bc, m, n, k, 0, 0, 0};
   EXPECT_EQ(strata_gemm(d, c, &g), STRATA_OK) << strata_last_error_message();
+  {
+    strata_device_info after_gemm{};
+    after_gemm.struct_size = sizeof after_gemm;
+    EXPECT_EQ(strata_get_device_info(d, &after_gemm), STRATA_OK);
+    *gemm_cycles = after_gemm.last_command_cycles;
+  }
   std::vector<int32_t> out(uint64_t{m} * n);
   EXPECT_EQ(strata_read(d, c, bc, 0, out.data(), out.size() * 4), STRATA_OK);
   *read = out.size() * 4;
@@ -86,13 +93,15 @@ uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t*
 
 TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
   for (const uint32_t seed : {1u, 7u, 23u}) {
-    uint64_t written = 0, read = 0;
-    const uint64_t quiet = RunWorkload(nullptr, seed, &written, &read);
+    uint64_t written = 0, read = 0, quiet_gemm_cycles = 0, gemm_cycles = 0;
+    const uint64_t quiet = RunWorkload(nullptr, seed, &written, &read, &quiet_gemm_cycles);
     Recorded r;
-    const uint64_t listened = RunWorkload(&r, seed, &written, &read);
+    const uint64_t listened = RunWorkload(&r, seed, &written, &read, &gemm_cycles);
     EXPECT_EQ(quiet, listened) << "seed " << seed;
+    EXPECT_EQ(quiet_gemm_cycles, gemm_cycles) << "seed " << seed;
     // Commands: 1 context + 4 allocs + 3 writes + 1 gemm + 1 read + 1 free + 1 compact + the syncs' no-ops and
-    // the stats reads; each has a span on "command" and its firmware time on "firmware" or "mxu".
+    // the stats reads; each has a span on "command" and its firmware time on "firmware" or "mxu" (the backend
+    // emits the pair together, so this count only guards that pairing; the timing is checked below).
     EXPECT_EQ(r.Count("command", "alloc"), 4u);
     EXPECT_EQ(r.Count("command", "gemm"), 1u);
     EXPECT_EQ(r.Count("mxu", "gemm"), 1u);
@@ -111,7 +120,8 @@ TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
         EXPECT_EQ(e.value, STRATA_OK) << e.name;
       }
     }
-    // The GEMM's matrix-unit time lies inside its command's span.
+    // The firmware's time on the GEMM lies inside its command's span and ends with it (both end when the host
+    // saw the completion), and its length is what the device reported for that command.
     const strata_event* cmd = nullptr;
     const strata_event* mxu = nullptr;
     for (const strata_event& e : r.events) {
@@ -123,6 +133,7 @@ TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
     EXPECT_GE(mxu->begin_cycle, cmd->begin_cycle);
     EXPECT_EQ(mxu->end_cycle, cmd->end_cycle);
     EXPECT_GT(mxu->end_cycle - mxu->begin_cycle, 100u);
+    EXPECT_EQ(mxu->end_cycle - mxu->begin_cycle, gemm_cycles) << "seed " << seed;
   }
 }
 

@@ -289,7 +289,7 @@ strata_status strata_synchronize(strata_device* device);
  *   "command"  each command, from its submission to the host seeing its completion; name = the opcode
  *              ("alloc", "write", "gemm", ...), value = its status, id = its sequence number;
  *   "firmware" the firmware's own time on it (the completion's cycle count, ending when the host saw it);
- *   "mxu"      the same for GEMMs: the matrix-unit kernel;
+ *   "mxu"      the firmware's time on a GEMM (as "firmware" for other commands; not matrix-unit busy time);
  *   "pcie"     each host<->HBM copy ("to_device" / "from_device"), value = bytes;
  *   "dma"      each DMA row command at the HBM bridge ("hbm_read", "hbm_write", "hbm_copy"), value = bytes;
  *   "compaction" each strata_compact ("compact", value = bytes moved).
