@@ -445,10 +445,11 @@ int sc_main(int argc, char* argv[]) {
   const double cpi = r.instret ? static_cast<double>(r.cycles) / r.instret : 0.0;
   const double speed = r.wall_seconds > 0 ? r.cycles / r.wall_seconds : 0.0;
   if (json) {
+    // mxu_n is the size of the chip model that ran (the device's), not the --mxu-n that asked for it.
     std::printf("{\"elf\":\"%s\",\"result\":\"%s\",\"tohost\":%u,\"fail_code\":%u,\"cycles\":%" PRIu64
                 ",\"instructions\":%" PRIu64
                 ",\"cpi\":%.4f,\"mxu_n\":%d,\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
-                elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, config.mxu_n,
+                elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, platform.device().mxu_n(),
                 r.wall_seconds, speed, config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
                 config.trace.path.empty() ? "" : "\"");
   } else if (!quiet) {
