@@ -328,9 +328,6 @@ class SimBackend final : public Backend {
       out->moves = c.value1;
       out->bytes_moved = c.value0;
       out->device_cycles = device_->edges() - t0;
-      if (events_.fn != nullptr) {
-        events_.Span("compaction", "compact", t0, device_->edges(), static_cast<int64_t>(c.value0), c.seq);
-      }
     }
     return e;
   }
@@ -468,13 +465,18 @@ class SimBackend final : public Backend {
     return cmd.seq;
   }
 
-  // The command's span (submission to the host seeing its completion) and the firmware's time on it.
+  // The command's span (submission to the host seeing its completion) and the firmware's time on it; a
+  // compaction that succeeded also spans the same cycles on "compaction" with the bytes it moved.
   void ReportCompletion(const strata_cpl& c) {
     const uint64_t now = device_->edges();
     const auto it = submitted_.find(c.seq);
     if (it == submitted_.end()) return;  // submitted before the sink was set
-    events_.Span("command", OpName(c.opcode), it->second, now, c.status, c.seq);
+    const uint64_t submitted = it->second;
     submitted_.erase(it);
+    events_.Span("command", OpName(c.opcode), submitted, now, c.status, c.seq);
+    if (c.opcode == STRATA_OP_COMPACT && c.status == STRATA_OK) {
+      events_.Span("compaction", "compact", submitted, now, static_cast<int64_t>(c.value0), c.seq);
+    }
     const uint64_t firmware = std::min<uint64_t>(c.cycles, now);
     events_.Span(c.opcode == STRATA_OP_GEMM ? "mxu" : "firmware", OpName(c.opcode), now - firmware, now, c.status,
                  c.seq);

@@ -134,6 +134,19 @@ TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
     EXPECT_EQ(mxu->end_cycle, cmd->end_cycle);
     EXPECT_GT(mxu->end_cycle - mxu->begin_cycle, 100u);
     EXPECT_EQ(mxu->end_cycle - mxu->begin_cycle, gemm_cycles) << "seed " << seed;
+    // The compaction's span is its command's: the same cycles and sequence number.
+    const strata_event* compact_cmd = nullptr;
+    const strata_event* compaction = nullptr;
+    for (const strata_event& e : r.events) {
+      if (std::strcmp(e.name, "compact") != 0) continue;
+      if (std::strcmp(e.track, "command") == 0) compact_cmd = &e;
+      if (std::strcmp(e.track, "compaction") == 0) compaction = &e;
+    }
+    ASSERT_NE(compact_cmd, nullptr);
+    ASSERT_NE(compaction, nullptr);
+    EXPECT_EQ(compaction->begin_cycle, compact_cmd->begin_cycle);
+    EXPECT_EQ(compaction->end_cycle, compact_cmd->end_cycle);
+    EXPECT_EQ(compaction->id, compact_cmd->id);
   }
 }
 

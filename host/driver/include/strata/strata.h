@@ -292,7 +292,7 @@ strata_status strata_synchronize(strata_device* device);
  *   "mxu"      the firmware's time on a GEMM (as "firmware" for other commands; not matrix-unit busy time);
  *   "pcie"     each host<->HBM copy ("to_device" / "from_device"), value = bytes;
  *   "dma"      each DMA row command at the HBM bridge ("hbm_read", "hbm_write", "hbm_copy"), value = bytes;
- *   "compaction" each strata_compact ("compact", value = bytes moved).
+ *   "compaction" each strata_compact that succeeded, over its command's cycles ("compact", value = bytes moved).
  * The sink runs synchronously on the calling thread while the device is locked: it must not call the API
  * on the same device. track and name are static strings. With no sink (the default) nothing is recorded
  * and the run is cycle-for-cycle the same as with one. Backends without events: UNIMPLEMENTED. */
