@@ -1,10 +1,9 @@
-# Runs strata-mlp --alloc-trace and checks the trace it wrote: the header id,lower,upper,size; ids 0, 1, 2, ...;
-# event times 1..E with each used once (E allocations and frees; buffers live at the end run to E + 1); one row
-# per allocation the report counts plus the weights (the report's "allocations" leaves out the one weight
-# buffer per layer); and strata-replay plays it through the firmware allocator at the service's heap (the two
-# tenants' quotas) with defragment-on-OOM and no failed allocation, as the device did.
+# Runs strata-mlp --alloc-trace and checks the trace it wrote against the device's own counts: the header
+# id,lower,upper,size; ids 0, 1, 2, ...; one row per allocation the device counted (report device_num_allocs);
+# event times 1..E each used once, E the allocations and frees the device counted (buffers live at the end run
+# to E + 1); and strata-replay plays it through the firmware allocator at the service's heap (the two tenants'
+# quotas) with defragment-on-OOM and no failed allocation, as the device did.
 # usage: cmake -DMLP=strata-mlp -DREPLAY=strata-replay -DDIR=out/ [-DARGS="--steps 8 ..."] -P mlp_alloc_trace.cmake
-set(weight_buffers 3)  # kLayers in examples/mlp/main.cc
 file(MAKE_DIRECTORY ${DIR})
 set(csv ${DIR}/mlp-allocs.csv)
 set(report ${DIR}/mlp-report.json)
@@ -22,8 +21,16 @@ if(NOT header STREQUAL "id,lower,upper,size")
   message(FATAL_ERROR "${csv}: header '${header}', not 'id,lower,upper,size'")
 endif()
 list(LENGTH lines rows)
+file(READ ${report} json)
+foreach(key device_num_allocs device_num_frees serving_quota_bytes batch_quota_bytes)
+  string(JSON v${key} GET "${json}" ${key})
+endforeach()
+if(NOT rows EQUAL vdevice_num_allocs)
+  message(FATAL_ERROR "${csv}: ${rows} buffers, but the device counted ${vdevice_num_allocs} allocations")
+endif()
+math(EXPR events "${vdevice_num_allocs} + ${vdevice_num_frees}")
+math(EXPR still_live "${events} + 1")
 set(id 0)
-set(max_upper 0)
 set(times)
 foreach(line IN LISTS lines)
   if(NOT line MATCHES "^([0-9]+),([0-9]+),([0-9]+),([0-9]+)$")
@@ -31,18 +38,17 @@ foreach(line IN LISTS lines)
   endif()
   set(lower ${CMAKE_MATCH_2})
   set(upper ${CMAKE_MATCH_3})
-  if(NOT CMAKE_MATCH_1 EQUAL id OR NOT lower GREATER 0 OR NOT upper GREATER lower OR CMAKE_MATCH_4 EQUAL 0)
+  if(NOT CMAKE_MATCH_1 EQUAL id OR NOT lower GREATER 0 OR NOT upper GREATER lower OR upper GREATER still_live
+     OR CMAKE_MATCH_4 EQUAL 0)
     message(FATAL_ERROR "${csv}: row ${id} reads '${line}'")
   endif()
   math(EXPR id "${id} + 1")
-  list(APPEND times ${lower} ${upper})
-  if(upper GREATER max_upper)
-    set(max_upper ${upper})
+  list(APPEND times ${lower})
+  if(NOT upper EQUAL still_live)
+    list(APPEND times ${upper})
   endif()
 endforeach()
-# Every event time 1..E once; E + 1 for each buffer still live at the end (E = max upper - 1 when any is).
-math(EXPR events "${max_upper} - 1")
-list(REMOVE_ITEM times ${max_upper})
+# Every event time 1..E exactly once.
 list(LENGTH times n_times)
 list(REMOVE_DUPLICATES times)
 list(LENGTH times n_distinct)
@@ -50,15 +56,6 @@ list(SORT times COMPARE NATURAL)
 list(GET times -1 last_time)
 if(NOT n_times EQUAL n_distinct OR NOT n_times EQUAL events OR NOT last_time EQUAL events)
   message(FATAL_ERROR "${csv}: ${n_times} event times (${n_distinct} distinct, last ${last_time}), expected 1..${events} once each")
-endif()
-
-file(READ ${report} json)
-foreach(key allocations serving_quota_bytes batch_quota_bytes)
-  string(JSON v${key} GET "${json}" ${key})
-endforeach()
-math(EXPR expected "${vallocations} + ${weight_buffers}")
-if(NOT rows EQUAL expected)
-  message(FATAL_ERROR "${csv}: ${rows} buffers, but the report counts ${vallocations} allocations + ${weight_buffers} weights")
 endif()
 math(EXPR heap "${vserving_quota_bytes} + ${vbatch_quota_bytes}")
 

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -46,6 +47,17 @@ inline std::string CheckWritableFile(const std::string& path) {
   const bool ok = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode));
   ::close(fd);
   return ok ? "" : "not a regular file";
+}
+
+// Writes `text` to `path` (created or truncated). "" when all of it reached the file, else why not: the errno
+// text of the open, the write or the close (a full disk often shows only at close).
+inline std::string WriteTextFile(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return std::strerror(errno);
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int write_errno = errno;
+  if (std::fclose(f) != 0) return std::strerror(errno);
+  return written ? "" : std::strerror(write_errno);
 }
 
 }  // namespace strata::sim

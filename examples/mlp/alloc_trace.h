@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "replay.h"
 #include "strata/strata.hpp"
 
 namespace strata::mlp {
@@ -29,19 +30,14 @@ class AllocTrace {
   // this, not by letting it go out of scope, so that the free is an event of the trace.
   void Free(Buffer& buffer);
 
-  size_t buffers() const { return rows_.size(); }
+  size_t buffers() const { return trace_.buffers.size(); }
   uint64_t events() const { return events_; }
-  // The trace as CSV text: header id,lower,upper,size, then one row per buffer in allocation order.
-  std::string Csv() const;
-  // Writes Csv() to `path`; "" when written, else why not (the errno text of the failed open, write or close).
+  // Writes the trace as CSV (workload::WriteTraceCsv) to `path`; "" when written, else why not.
   std::string Write(const std::string& path) const;
 
  private:
-  struct Row {
-    uint64_t lower = 0, upper = 0, size = 0;  // upper 0: still live
-  };
-  std::vector<Row> rows_;
-  std::unordered_map<strata_buffer, size_t> live_;  // handle -> index into rows_ (handles are device-wide)
+  replay::Trace trace_;                             // upper 0: still live
+  std::unordered_map<strata_buffer, size_t> live_;  // handle -> index into trace_.buffers (handles are device-wide)
   uint64_t events_ = 0;
 };
 

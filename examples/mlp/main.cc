@@ -511,14 +511,13 @@ int Run(const Options& o) {
     r["wall_seconds"] = wall;
     r["waveform"] = o.trace;
     r["alloc_trace"] = o.alloc_trace;
+    // The device's own count of successful allocations and frees (the firmware's or the policies' stats).
+    r["device_num_allocs"] = end.num_allocs;
+    r["device_num_frees"] = end.num_frees;
     r["trace_cycles"] = {open.trace_start_cycle, open.trace_end_cycle};
     r["first_gemm_cycle"] = first_gemm_cycle;
-    const std::string text = r.dump() + "\n";
-    std::FILE* f = std::fopen(o.report.c_str(), "w");
-    bool written = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f != nullptr && std::fclose(f) != 0) written = false;  // a full disk shows up here
-    if (!written) {
-      std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), std::strerror(errno));
+    if (const std::string why = strata::sim::WriteTextFile(o.report, r.dump() + "\n"); !why.empty()) {
+      std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
       return 1;
     }
     std::printf("report       %s\n", o.report.c_str());

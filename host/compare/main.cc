@@ -133,11 +133,9 @@ bool WriteOut(const std::string& path, const std::string& text, std::string* err
     if (!std::cout) *error = "standard output: write failed";
     return static_cast<bool>(std::cout);
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) *error = path + ": write failed";
-  return static_cast<bool>(out);
+  const std::string why = strata::sim::WriteTextFile(path, text);
+  if (!why.empty()) *error = path + ": " + why;
+  return why.empty();
 }
 
 }  // namespace
