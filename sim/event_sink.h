@@ -9,18 +9,13 @@
 
 namespace strata::sim {
 
-enum class EventKind : uint8_t {
-  kSpan = 1,     // something that took [begin_cycle, end_cycle)
-  kCounter = 2,  // a value at begin_cycle (== end_cycle)
-};
-
+// Something that took [begin_cycle, end_cycle) (the C API's STRATA_EVENT_SPAN; the model reports no counters).
 struct Event {
-  EventKind kind = EventKind::kSpan;
-  const char* track = "";  // where: "command", "firmware", "mxu", "pcie", "compaction" (static strings)
+  const char* track = "";  // where: "command", "firmware", "mxu", "pcie", "dma", "compaction" (static strings)
   const char* name = "";   // what: an opcode ("alloc", "gemm"), a copy direction ("to_device")
   uint64_t begin_cycle = 0;
   uint64_t end_cycle = 0;
-  int64_t value = 0;  // span: bytes moved, or the command's status; counter: the value
+  int64_t value = 0;  // bytes moved, or the command's status
   uint64_t id = 0;    // the command's sequence number, the copy's id (0: none)
 };
 

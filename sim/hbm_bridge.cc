@@ -193,14 +193,8 @@ void HbmBridge::Retire() {
         c.in_flight == 0 && c.undelivered == 0 && (c.op == Op::kWrite ? c.received == c.len : c.issued == c.len);
     if (finished) {
       if (sink_ != nullptr) {
-        Event e;
-        e.track = "dma";
-        e.name = c.op == Op::kRead ? "hbm_read" : c.op == Op::kWrite ? "hbm_write" : "hbm_copy";
-        e.begin_cycle = c.accepted_cycle;
-        e.end_cycle = hbm_.Now();
-        e.value = static_cast<int64_t>(c.len);
-        e.id = c.id;
-        sink_->OnEvent(e);
+        const char* name = c.op == Op::kRead ? "hbm_read" : c.op == Op::kWrite ? "hbm_write" : "hbm_copy";
+        sink_->OnEvent(Event{"dma", name, c.accepted_cycle, hbm_.Now(), static_cast<int64_t>(c.len), c.id});
       }
       done_.push_back(c.tag);
       it = commands_.erase(it);

@@ -63,8 +63,7 @@ uint64_t HostLink::StartCopy(bool to_device, uint64_t hbm_address, uint64_t byte
   c.to_device = to_device;
   c.hbm = hbm_address;
   c.bytes = bytes;
-  c.requested_cycle = device_.edges();
-  c.start_cycle = c.requested_cycle + config_.latency_cycles;
+  c.start_cycle = device_.edges() + config_.latency_cycles;
   copies_.push_back(std::move(c));
   return copies_.back().id;
 }
@@ -145,14 +144,8 @@ void HostLink::Tick() {
     if (it->completed == it->bytes && it->finish_cycle != 0 && now >= it->finish_cycle) {
       if (!it->to_device && it->bytes) std::memcpy(it->host_dst, it->data.data(), it->bytes);
       if (sink_ != nullptr) {
-        Event e;
-        e.track = "pcie";
-        e.name = it->to_device ? "to_device" : "from_device";
-        e.begin_cycle = it->requested_cycle;
-        e.end_cycle = now;
-        e.value = static_cast<int64_t>(it->bytes);
-        e.id = it->id;
-        sink_->OnEvent(e);
+        sink_->OnEvent(Event{"pcie", it->to_device ? "to_device" : "from_device",
+                             it->start_cycle - config_.latency_cycles, now, static_cast<int64_t>(it->bytes), it->id});
       }
       it = copies_.erase(it);
     } else if (it->bytes == 0 && now >= it->start_cycle) {

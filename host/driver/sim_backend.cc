@@ -489,7 +489,7 @@ class SimBackend final : public Backend {
     void OnEvent(const sim::Event& e) override {
       strata_event out{};
       out.struct_size = sizeof out;
-      out.kind = e.kind == sim::EventKind::kCounter ? STRATA_EVENT_COUNTER : STRATA_EVENT_SPAN;
+      out.kind = STRATA_EVENT_SPAN;
       out.track = e.track;
       out.name = e.name;
       out.begin_cycle = e.begin_cycle;
@@ -499,14 +499,7 @@ class SimBackend final : public Backend {
       fn(user, &out);
     }
     void Span(const char* track, const char* name, uint64_t begin, uint64_t end, int64_t value, uint64_t id) {
-      sim::Event e;
-      e.track = track;
-      e.name = name;
-      e.begin_cycle = begin;
-      e.end_cycle = end;
-      e.value = value;
-      e.id = id;
-      OnEvent(e);
+      OnEvent(sim::Event{track, name, begin, end, value, id});
     }
   };
 
