@@ -68,8 +68,7 @@ class HostLink {
     uint64_t bytes;
     uint8_t* host_dst = nullptr;  // from device
     std::vector<uint8_t> data;    // staging: host bytes (to device) or device bytes (from)
-    uint64_t requested_cycle;     // when the host asked for it
-    uint64_t start_cycle;         // first cycle after the start latency
+    uint64_t start_cycle;         // first cycle after the start latency (asked for latency_cycles before)
     uint64_t issued = 0;          // bytes whose HBM request was queued
     uint64_t completed = 0;       // bytes whose HBM response arrived
     uint64_t finish_cycle = 0;    // from device: the cycle the last byte reaches the host

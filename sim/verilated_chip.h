@@ -1,5 +1,6 @@
 // VerilatedChip<VTop>: the ChipModel over one Verilated tpu_top class (Vtpu_top_nN). Included
-// only by the generated per-size sources (sim/chip_size.cc.in), each with its own VTop.
+// only by the generated per-size sources (chip_nN.cc, written by file(CONFIGURE) in sim/CMakeLists.txt),
+// each with its own VTop.
 #ifndef STRATA_SIM_VERILATED_CHIP_H_
 #define STRATA_SIM_VERILATED_CHIP_H_
 
@@ -7,7 +8,6 @@
 #include <verilated_fst_c.h>
 
 #include <memory>
-#include <type_traits>
 
 #include "chip_model.h"
 #include "hbm_bridge_ports.h"
@@ -19,9 +19,8 @@ class VerilatedChip final : public ChipModel {
  public:
   VerilatedChip(int mxu_n, VerilatedContext* context, const char* name)
       : ChipModel(mxu_n), top_(std::make_unique<VTop>(context, name)) {
-    // The pointers below read the ports without a call; their C types are fixed by the widths.
-    static_assert(std::is_same_v<std::remove_reference_t<decltype(top_->host_rdata_o)>, IData>);
-    static_assert(std::is_same_v<std::remove_reference_t<decltype(top_->instret_o)>, QData>);
+    // The pointers below read the ports without a call; Outputs' pointer types pin the ports' C types (a port
+    // of another width would not convert).
     set_outputs(Outputs{&top_->host_gnt_o, &top_->host_rdata_o, &top_->console_valid_o, &top_->console_data_o,
                         &top_->tohost_valid_o, &top_->tohost_data_o, &top_->instret_o, &top_->sleeping_o});
   }
