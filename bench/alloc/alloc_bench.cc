@@ -13,6 +13,7 @@
 
 #include "alloc/allocator.h"
 #include "alloc_harness.h"
+#include "common/pair_stream.h"
 #include "replay.h"
 
 namespace {
@@ -24,7 +25,7 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// Steady state with `live` buffers: free a random one, allocate a random size (log-uniform 256 B .. 1 MiB).
+// Steady state with `live` buffers (bench/common/pair_stream.h), then Check().
 void BenchPairs(Policy policy, uint32_t live, uint64_t pairs) {
   std::vector<Allocator::Node> nodes(Allocator::NodesForLiveBuffers(std::max<uint32_t>(live + 1, 2)));
   Allocator a;
@@ -32,28 +33,14 @@ void BenchPairs(Policy policy, uint32_t live, uint64_t pairs) {
   o.capacity_bytes = uint64_t{64} << 30;
   o.policy = policy;
   a.Init(nodes.data(), static_cast<uint32_t>(nodes.size()), o);
-  std::mt19937_64 rng(42);
-  std::vector<uint64_t> sizes(1 << 16);
-  for (uint64_t& s : sizes) s = static_cast<uint64_t>(std::exp2(8.0 + 12.0 * (rng() % 10000) / 10000.0));
-  std::vector<uint32_t> victims(1 << 16);
-  for (uint32_t& v : victims) v = live ? static_cast<uint32_t>(rng() % live) : 0;
-  std::vector<Handle> hs(std::max<uint32_t>(live, 1));
-  for (uint32_t i = 0; i < live; ++i) a.Allocate(sizes[i & 0xffff], 0, &hs[i]);
   uint64_t failures = 0;
-  const auto t0 = Clock::now();
-  for (uint64_t i = 0; i < pairs; ++i) {
-    const uint64_t size = sizes[i & 0xffff];
-    if (live == 0) {
-      Handle h;
-      failures += a.Allocate(size, 0, &h) != STRATA_OK;
-      a.Free(h);
-    } else {
-      Handle& slot = hs[victims[i & 0xffff]];
-      a.Free(slot);
-      failures += a.Allocate(size, 0, &slot) != STRATA_OK;
-    }
-  }
-  const double ns = Seconds(Clock::now() - t0) * 1e9 / static_cast<double>(pairs);
+  const double ns = strata::bench::TimePairs(
+      live, pairs,
+      [&](uint64_t size) {
+        Handle h;
+        return a.Allocate(size, 0, &h) == STRATA_OK ? h.value : uint64_t{0};
+      },
+      [&](uint64_t h) { a.Free(Handle{h}); }, &failures);
   const bool ok = a.Check().ok();
   std::printf(
       "{\"bench\":\"alloc_free_pair\",\"policy\":\"%s\",\"live_buffers\":%u,\"pairs\":%llu,\"ns_per_pair\":%.1f,"

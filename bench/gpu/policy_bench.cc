@@ -2,33 +2,18 @@
 // the emulated GPU, beside the Strata firmware allocator (TLSF) on the same request stream, in one run.
 // Steady state with `live` buffers: free a random one, allocate a random size (log-uniform 256 B .. 1 MiB).
 // One JSON object per line on stdout; progress on stderr. usage: strata-bench-gpu-policy [--quick]
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "alloc/allocator.h"
+#include "common/pair_stream.h"
 #include "emu_gpu.h"
 #include "policy.h"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct Stream {  // the same sizes and victims for every allocator
-  std::vector<uint64_t> sizes;
-  std::vector<uint32_t> victims;
-  Stream(uint32_t live) : sizes(1 << 16), victims(1 << 16) {
-    std::mt19937_64 rng(42);
-    for (uint64_t& s : sizes) s = static_cast<uint64_t>(std::exp2(8.0 + 12.0 * (rng() % 10000) / 10000.0));
-    for (uint32_t& v : victims) v = live ? static_cast<uint32_t>(rng() % live) : 0;
-  }
-};
 
 void Print(const char* allocator, uint32_t live, uint64_t pairs, double ns, uint64_t failures) {
   std::printf(
@@ -38,33 +23,7 @@ void Print(const char* allocator, uint32_t live, uint64_t pairs, double ns, uint
   std::fflush(stdout);
 }
 
-// `alloc(size)` returns a handle (0 = failed), `release(handle)` frees it.
-template <typename Alloc, typename Release>
-double TimePairs(const Stream& st, uint32_t live, uint64_t pairs, Alloc alloc, Release release, uint64_t* failures) {
-  std::vector<uint64_t> hs(std::max<uint32_t>(live, 1), 0);
-  for (uint32_t i = 0; i < live; ++i) hs[i] = alloc(st.sizes[i & 0xffff]);
-  const auto t0 = Clock::now();
-  for (uint64_t i = 0; i < pairs; ++i) {
-    const uint64_t size = st.sizes[i & 0xffff];
-    if (live == 0) {
-      const uint64_t h = alloc(size);
-      *failures += h == 0;
-      if (h != 0) release(h);
-    } else {
-      uint64_t& slot = hs[st.victims[i & 0xffff]];
-      if (slot != 0) release(slot);
-      slot = alloc(size);
-      *failures += slot == 0;
-    }
-  }
-  const double ns = std::chrono::duration<double>(Clock::now() - t0).count() * 1e9 / static_cast<double>(pairs);
-  for (uint64_t h : hs) {
-    if (h != 0) release(h);
-  }
-  return ns;
-}
-
-void BenchPolicy(const std::string& name, uint32_t live, uint64_t pairs) {
+bool BenchPolicy(const std::string& name, uint32_t live, uint64_t pairs) {
   strata::gpu::GpuSpec spec;
   strata::gpu::GpuPresetByName("h100-80g", &spec);
   strata::gpu::EmuGpu gpu(spec);
@@ -74,18 +33,18 @@ void BenchPolicy(const std::string& name, uint32_t live, uint64_t pairs) {
   std::string error;
   if (!strata::gpu::MakePolicy(name, gpu, config, &policy, &error)) {
     std::fprintf(stderr, "strata-bench-gpu-policy: %s: %s\n", name.c_str(), error.c_str());
-    return;
+    return false;
   }
-  const Stream st(live);
   uint64_t failures = 0;
-  const double ns = TimePairs(
-      st, live, pairs,
+  const double ns = strata::bench::TimePairs(
+      live, pairs,
       [&](uint64_t size) {
         strata::gpu::Oom oom;
         return policy->Allocate(size, 0, &oom);
       },
       [&](uint64_t ptr) { policy->Deallocate(ptr); }, &failures);
   Print(name.c_str(), live, pairs, ns, failures);
+  return true;
 }
 
 void BenchFirmwareTlsf(uint32_t live, uint64_t pairs) {
@@ -95,10 +54,9 @@ void BenchFirmwareTlsf(uint32_t live, uint64_t pairs) {
   strata::alloc::Options o;
   o.capacity_bytes = uint64_t{64} << 30;
   a.Init(nodes.data(), static_cast<uint32_t>(nodes.size()), o);
-  const Stream st(live);
   uint64_t failures = 0;
-  const double ns = TimePairs(
-      st, live, pairs,
+  const double ns = strata::bench::TimePairs(
+      live, pairs,
       [&](uint64_t size) {
         strata::alloc::Handle h;
         return a.Allocate(size, 0, &h) == STRATA_OK ? h.value : uint64_t{0};
@@ -120,10 +78,11 @@ int main(int argc, char** argv) {
     }
   }
   const uint64_t pairs = quick ? 20000 : 200000;
+  bool ok = true;
   for (const uint32_t live : {0u, 64u, 1024u}) {
     std::fprintf(stderr, "strata-bench-gpu-policy: live %u\n", live);
     BenchFirmwareTlsf(live, pairs);
-    for (const std::string& name : strata::gpu::PolicyNames()) BenchPolicy(name, live, pairs);
+    for (const std::string& name : strata::gpu::PolicyNames()) ok = BenchPolicy(name, live, pairs) && ok;
   }
-  return 0;
+  return ok ? 0 : 1;  // a policy that could not be made is a failed run
 }
