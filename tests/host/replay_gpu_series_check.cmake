@@ -108,7 +108,6 @@ foreach(row IN LISTS rows)
       math(EXPR expect "${expect} + ${size_${b}}")
     elseif(kind STREQUAL "free" AND hi_${b} EQUAL time AND b GREATER x)
       math(EXPR expect "${expect} + ${size_${b}}")  # still to be freed at this time
-    elseif(kind STREQUAL "alloc" AND hi_${b} EQUAL time)
     elseif(kind STREQUAL "alloc" AND lo_${b} EQUAL time AND NOT b GREATER x)
       math(EXPR expect "${expect} + ${size_${b}}")  # allocated at this time, this one included
     endif()
