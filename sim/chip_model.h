@@ -93,6 +93,8 @@ std::unique_ptr<ChipModel> MakeChipModel(int mxu_n, VerilatedContext* context, c
 const std::vector<int>& BuiltMxuSizes();
 // "8, 16, 32": for messages that refuse a size.
 std::string BuiltMxuSizesText();
+// Whether this build has a chip with an n x n matrix unit (one of BuiltMxuSizes()).
+bool IsBuiltMxuSize(int64_t n);
 
 }  // namespace strata::sim
 

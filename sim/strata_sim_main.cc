@@ -1,7 +1,6 @@
 // strata-sim: runs a firmware ELF on the Strata platform and reports what happened.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -97,9 +96,7 @@ int Usage(const std::string& why) {
 // --mxu-n N: a size this build has a chip for; otherwise the message that names the built ones.
 bool ParseMxuN(const char* text, int& out, std::string& why) {
   uint64_t v = 0;
-  const std::vector<int>& built = strata::sim::BuiltMxuSizes();
-  if (text == nullptr || !ParseU64(text, v) ||
-      std::find(built.begin(), built.end(), static_cast<int64_t>(v)) == built.end()) {
+  if (text == nullptr || !ParseU64(text, v) || !strata::sim::IsBuiltMxuSize(static_cast<int64_t>(v))) {
     why = std::string("--mxu-n ") + (text ? text : "") +
           ": this build has no such chip (built: " + strata::sim::BuiltMxuSizesText() + ")";
     return false;

@@ -587,8 +587,7 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   const int64_t timeout = o.GetInt("timeout_cycles", 0);
   if (timeout < 0) return {STRATA_INVALID_ARGUMENT, "timeout_cycles must not be negative"};
   const int64_t mxu_n = o.GetInt("mxu_n", sim::Device::kDefaultMxuN);
-  const std::vector<int>& built = sim::BuiltMxuSizes();
-  if (std::find(built.begin(), built.end(), mxu_n) == built.end()) {
+  if (!sim::IsBuiltMxuSize(mxu_n)) {
     return {STRATA_INVALID_ARGUMENT,
             "mxu_n " + std::to_string(mxu_n) +
                 ": this build has no chip with that matrix unit (built: " + sim::BuiltMxuSizesText() + ")"};
