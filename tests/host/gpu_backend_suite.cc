@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 
+#include "policy.h"
 #include "strata/reference_gemm.h"
 
 namespace strata::gpu_suite {
@@ -29,12 +30,9 @@ bool BackendListed(const char* backend) {
 }
 
 std::vector<GpuCase> EveryPolicyOn(const char* backend) {
-  if (std::strcmp(backend, "sim") == 0) return {{backend, "firmware"}};
+  static const std::vector<std::string> names = gpu::PolicyNames();  // GpuCase points into it
   std::vector<GpuCase> cases;
-  for (const char* p :
-       {"jax", "jax-growth", "jax-platform", "jax-async", "tf", "tf-growth", "tf-async", "torch", "torch-expandable"}) {
-    cases.push_back({backend, p});
-  }
+  for (const std::string& p : names) cases.push_back({backend, p.c_str()});
   return cases;
 }
 

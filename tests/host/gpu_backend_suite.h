@@ -29,7 +29,7 @@ struct GpuCase {
   const char* backend;
   const char* policy;
 };
-// Every policy on `backend`; on "sim" the one case "firmware".
+// Every GPU policy (gpu::PolicyNames()) on `backend`.
 std::vector<GpuCase> EveryPolicyOn(const char* backend);
 void PrintTo(const GpuCase& c, std::ostream* os);                        // "cuda torch": CTest's test names show it
 std::string GpuCaseName(const ::testing::TestParamInfo<GpuCase>& info);  // the policy, '-' as '_'

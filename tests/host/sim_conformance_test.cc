@@ -4,5 +4,6 @@
 #include "gpu_backend_suite.h"
 
 namespace strata::gpu_suite {
-INSTANTIATE_GPU_BACKEND_SUITE(Sim, "sim");
+// One case: the model has its firmware allocator, not a GPU policy.
+INSTANTIATE_TEST_SUITE_P(Sim, GpuBackendTest, ::testing::Values(GpuCase{"sim", "firmware"}), GpuCaseName);
 }  // namespace strata::gpu_suite
