@@ -12,12 +12,13 @@ For every workload in REPORT.json (or only the one --workload names) it writes, 
                            report has one for (skipped, with a note on stderr, when it has none)
 
 <stem> is the workload's name without folder and extension, made safe for a file name (a second workload of the
-same name gets <stem>-2); --prefix P is put in front of each file name. Bytes read in GiB, MiB or KiB, whichever
+same name gets <stem>-2); --prefix P is put in front of each file name; --figures picks some of the three. Bytes read in GiB, MiB or KiB, whichever
 suits the figure. The paths written are printed on stdout, one a line. Errors (missing or malformed report,
 unwritable DIR) are one line on stderr and exit status 2. Run it with Debian's /usr/bin/python3
 (python3-matplotlib, installed by scripts/setup.sh).
 
   /usr/bin/python3 scripts/plot_compare.py REPORT.json --out-dir DIR [--workload NAME] [--prefix P]
+                                           [--figures memory,min-capacity,occupancy]
 """
 import argparse
 import json
@@ -34,7 +35,7 @@ import numpy as np  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
-OOM_STYLE = {  # kind -> (colour, marker); the same as plot_gpu_policies.py's, plus quota
+OOM_STYLE = {  # kind -> (colour, marker)
     "cap": ("#d62728", "v"),
     "fragmentation": ("#9467bd", "x"),
     "capacity": ("#000000", "o"),
@@ -270,6 +271,17 @@ def plot_occupancy(w, out):
     return True
 
 
+FIGURES = (("memory", plot_memory), ("min-capacity", plot_min_capacity), ("occupancy", plot_occupancy))
+
+
+def figure_list(text):
+    kinds = [k for k in text.split(",") if k]
+    bad = [k for k in kinds if k not in dict(FIGURES)]
+    if bad or not kinds:
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma-separated list of {', '.join(k for k, _ in FIGURES)}")
+    return kinds
+
+
 def write_all(args):
     doc = load(args.report)
     workloads = doc["workloads"]
@@ -294,8 +306,9 @@ def write_all(args):
         while stem in stems:  # two workloads of one name: the second gets -2
             stem, n = f"{base}-{n}", n + 1
         stems.add(stem)
-        for kind, plot in (("memory", plot_memory), ("min-capacity", plot_min_capacity),
-                           ("occupancy", plot_occupancy)):
+        for kind, plot in FIGURES:
+            if kind not in args.figures:
+                continue
             path = os.path.join(args.out_dir, f"{stem}-{kind}.png")
             try:
                 if plot(w, path) is not False:
@@ -314,6 +327,8 @@ def main():
     ap.add_argument("--out-dir", required=True, metavar="DIR", help="where the PNGs go (created if missing)")
     ap.add_argument("--workload", metavar="NAME", help="only this workload (its name, with or without extension)")
     ap.add_argument("--prefix", default="", metavar="P", help="put P in front of each file name")
+    ap.add_argument("--figures", type=figure_list, default=[k for k, _ in FIGURES], metavar="LIST",
+                    help="which figures (default all): memory, min-capacity, occupancy, comma-separated")
     args = ap.parse_args()
     try:
         write_all(args)

@@ -72,7 +72,7 @@ constexpr const char* kUsage =
     "                    from the device); oom: the failed allocation's kind or none. Every event, no\n"
     "                    sampling (bert_base.csv, 11,240 events: jax 0.02 s either way, jax-async\n"
     "                    0.04 s without, 0.06 s with: one strata_get_memory_stats per event);\n"
-    "                    scripts/plot_gpu_policies.py draws it\n"
+    "                    (strata-compare --json and scripts/plot_compare.py draw memory over time)\n"
     "  --json            print one JSON object instead of the table\n"
     "  --check           run the allocator's Check() after every operation (slow; host replay only)\n"
     "  --verbose         one line on stderr per compaction: request, bytes moved, and what sliding\n"
