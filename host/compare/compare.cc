@@ -71,7 +71,6 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
   r.events = rr.events;
   r.allocs = rr.buffers;
   r.failed_allocs = rr.failed_allocs;
-  r.completed = rr.failed_allocs == 0;
   r.peak_reserved_bytes = rr.footprint_bytes;
   r.cost.compactions = rr.compactions;
   r.cost.moves = rr.moves;
@@ -146,7 +145,6 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
   r.events = g.events;
   r.allocs = g.allocs;
   r.failed_allocs = g.failed_allocs;
-  r.completed = g.failed_allocs == 0;
   r.oom_capacity = g.oom_capacity;
   r.oom_cap = g.oom_cap;
   r.oom_fragmentation = g.oom_fragmentation;
@@ -166,7 +164,7 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
   r.peak_reserved_bytes = g.peak_pool_bytes;
   r.cost.defragmentations = g.defragmentations;
   r.cost.host_bytes_copied = g.host_bytes_copied;
-  CopyDriverCosts(g, &r.cost);
+  gpu::CopyDriverCosts(g, &r.cost);
   r.cost.retries = g.num_alloc_retries;
   r.capacity_bytes = g.total_bytes;
   return true;
@@ -424,7 +422,7 @@ bool SearchMinCapacity(const replay::Trace& trace, const Contender& c, const Opt
       [&](uint64_t capacity, bool* ok, std::string* e) {
         Run r;
         if (!RunContender(trace, c, capacity, 0, false, options, &r, e)) return false;
-        *ok = r.completed;
+        *ok = r.completed();
         return true;
       },
       out, error);
@@ -489,7 +487,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       }
     }
     if (options.progress) {
-      options.progress(w.name + ": " + c.name + (run.completed ? " completes" : " fails") +
+      options.progress(w.name + ": " + c.name + (run.completed() ? " completes" : " fails") +
                        (options.search ? ", min capacity " + std::to_string(run.min_capacity.ratio).substr(0, 5) +
                                              "x (" + std::to_string(run.min_capacity.probes) + " replays)"
                                        : std::string()));

@@ -63,18 +63,6 @@ struct Cost {
   uint64_t retries = 0;
 };
 
-// The driver's cost counters under their names: from strata_memory_stats (replay::GpuReplayResult) or from
-// a policy driven directly (gpu::DriverCounters).
-template <typename Counters>
-void CopyDriverCosts(const Counters& c, Cost* cost) {
-  cost->device_allocs = c.device_allocs;
-  cost->device_frees = c.device_frees;
-  cost->device_syncs = c.device_syncs;
-  cost->stream_syncs = c.stream_syncs;
-  cost->maps = c.maps;
-  cost->unmaps = c.unmaps;
-}
-
 struct MinCapacity {
   bool searched = false;
   bool found = false;           // false: it failed even at `bytes`, the largest capacity tried
@@ -104,8 +92,8 @@ struct Run {
   std::string contender, family, backend;  // backend: "host", "sim", "gpu-emu", "cuda"
   std::string allocator;                   // one line: what ran
   uint64_t capacity_bytes = 0;
-  bool completed = false;
   uint64_t events = 0, allocs = 0, failed_allocs = 0;
+  bool completed() const { return failed_allocs == 0; }  // every allocation of the workload succeeded
   uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0, oom_quota = 0;
   FirstOom first_oom;
   uint64_t peak_live_bytes = 0, peak_reserved_bytes = 0;

@@ -71,7 +71,7 @@ Json RunJson(const Run& r) {
          {"backend", r.backend},
          {"allocator", r.allocator},
          {"capacity_bytes", r.capacity_bytes},
-         {"completed", r.completed},
+         {"completed", r.completed()},
          {"events", r.events},
          {"allocs", r.allocs},
          {"failed_allocs", r.failed_allocs},
@@ -120,10 +120,12 @@ Run RunFrom(const Json& j) {
   r.backend = j.at("backend").get<std::string>();
   r.allocator = j.at("allocator").get<std::string>();
   r.capacity_bytes = j.at("capacity_bytes").get<uint64_t>();
-  r.completed = j.at("completed").get<bool>();
   r.events = j.at("events").get<uint64_t>();
   r.allocs = j.at("allocs").get<uint64_t>();
   r.failed_allocs = j.at("failed_allocs").get<uint64_t>();
+  if (j.at("completed").get<bool>() != (r.failed_allocs == 0)) {
+    throw std::out_of_range("\"completed\" disagrees with \"failed_allocs\"");
+  }
   const Json& oom = j.at("oom");
   r.oom_capacity = oom.at("capacity").get<uint64_t>();
   r.oom_cap = oom.at("cap").get<uint64_t>();
@@ -226,7 +228,7 @@ std::string Verdict(const WorkloadReport& w) {
   std::string ok, out;
   std::vector<const Run*> failed;
   for (const Run& r : w.runs) {
-    if (r.completed) {
+    if (r.completed()) {
       ok += (ok.empty() ? "" : ", ") + r.contender;
       if (r.cost.bytes_moved) {
         ok += " (compacted: " + replay::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
@@ -361,7 +363,7 @@ std::string ToCsv(const WorkloadReport& w) {
     const MinCapacity& m = r.min_capacity;
     const Cost& c = r.cost;
     os << quoted(w.name) << ',' << quoted(r.contender) << ',' << r.family << ',' << r.backend << ',' << r.capacity_bytes
-       << ',' << w.max_load_bytes << ',' << (r.completed ? "true" : "false") << ',' << r.failed_allocs << ','
+       << ',' << w.max_load_bytes << ',' << (r.completed() ? "true" : "false") << ',' << r.failed_allocs << ','
        << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ',' << r.oom_quota << ','
        << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ',' << r.first_oom.kind
        << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
@@ -401,7 +403,7 @@ std::string ToTable(const WorkloadReport& w) {
     if (m.searched) min = m.found ? Ratio(m.ratio) : "> " + Ratio(m.ratio);
     char wall[32];
     std::snprintf(wall, sizeof wall, "%.2f s", r.wall_seconds);
-    rows.push_back({r.contender, r.backend, r.completed ? "ok" : "FAIL (" + std::to_string(r.failed_allocs) + ")",
+    rows.push_back({r.contender, r.backend, r.completed() ? "ok" : "FAIL (" + std::to_string(r.failed_allocs) + ")",
                     r.first_oom.event < 0 ? "-"
                                           : std::to_string(r.first_oom.event) + ", " +
                                                 std::to_string(r.first_oom.buffer_id) + ", " + r.first_oom.kind,

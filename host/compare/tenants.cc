@@ -248,7 +248,7 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
     }
   };
   if (!RunMerged(tenants, events, record, run, allocate, release, memory)) return false;
-  CopyDriverCosts(device.counters(), &r.cost);
+  gpu::CopyDriverCosts(device.counters(), &r.cost);
   r.cost.retries = device.counters().retries;
   return true;
 }
@@ -293,7 +293,6 @@ bool TenantRun(const std::vector<TenantSpec>& tenants, const std::vector<TenantE
              ? StrataTenants<alloc::Allocator>(tenants, events, peak, compaction, capacity, record, run, error)
              : StrataTenants<alloc::WideAllocator>(tenants, events, peak, compaction, capacity, record, run, error);
   }
-  run->completed = run->failed_allocs == 0;
   run->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ok;
 }
@@ -348,13 +347,13 @@ bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& optio
           [&](uint64_t capacity, bool* ok, std::string* e) {
             Run probe;
             if (!TenantRun(tenants, events, kind, capacity, false, options, &probe, e)) return false;
-            *ok = probe.completed;
+            *ok = probe.completed();
             return true;
           },
           &run.min_capacity, error);
       if (!searched) return false;
     }
-    if (options.progress) options.progress(w.name + ": " + run.contender + (run.completed ? " completes" : " fails"));
+    if (options.progress) options.progress(w.name + ": " + run.contender + (run.completed() ? " completes" : " fails"));
     w.runs.push_back(std::move(run));
   }
   return true;

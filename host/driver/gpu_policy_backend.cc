@@ -392,14 +392,8 @@ Error GpuPolicyBackend::MemoryStats(strata_context context, strata_memory_stats*
     out->context_quota_bytes = only->quota;
     out->context_buffers = only->buffers;
   }
-  const gpu::DriverCounters& c = driver_->counters();
-  out->device_allocs = c.device_allocs;
-  out->device_frees = c.device_frees;
-  out->device_syncs = c.device_syncs;
-  out->stream_syncs = c.stream_syncs;
-  out->maps = c.maps;
-  out->unmaps = c.unmaps;
-  out->host_bytes_copied = c.host_bytes_copied;
+  gpu::CopyDriverCosts(driver_->counters(), out);
+  out->host_bytes_copied = driver_->counters().host_bytes_copied;
   return {};
 }
 

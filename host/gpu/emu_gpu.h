@@ -43,6 +43,18 @@ struct DriverCounters {
   uint64_t host_bytes_copied = 0;  // over the host link (JAX's defragmentation bounces buffers)
 };
 
+// The driver's cost counters copied into any struct with fields of the same names (strata_memory_stats in the
+// driver, strata-compare's Cost, from DriverCounters or from a struct that already holds them).
+template <typename From, typename To>
+void CopyDriverCosts(const From& c, To* out) {
+  out->device_allocs = c.device_allocs;
+  out->device_frees = c.device_frees;
+  out->device_syncs = c.device_syncs;
+  out->stream_syncs = c.stream_syncs;
+  out->maps = c.maps;
+  out->unmaps = c.unmaps;
+}
+
 // What a policy asks of the GPU driver. EmuGpu implements it in host memory; the cuda backend over
 // the real CUDA driver. Every call counts itself in counters().
 class GpuDriver {
