@@ -73,8 +73,14 @@ struct HbmConfig {
 
   double core_clock_ghz = 1.0;  // the model is ticked once per core cycle
   RefreshMode refresh = RefreshMode::kPerBank;
-  uint32_t queue_depth = 64;           // column accesses (32 B atoms) per pseudo-channel queue
-  uint32_t starvation_cycles = 1000;   // after this wait the oldest request is served before row hits
+  uint32_t queue_depth = 64;          // column accesses (32 B atoms) per pseudo-channel queue
+  uint32_t starvation_cycles = 1000;  // after this wait the oldest request is served before row hits
+  // FR-FCFS-Cap (Mutlu & Moscibroda, "Stall-Time Fair Memory Access Scheduling for Chip
+  // Multiprocessors", MICRO 2007): at most this many younger row hits are served from an open row
+  // while an older request to another row of that bank waits; then the older request goes first.
+  // 0 = no cap (plain FR-FCFS, which lets one stream of hits hold a bank). 4 is DRAMsim3's cap
+  // (src/command_queue.cc); docs/hbm.md, "Scheduler", says how its count differs.
+  uint32_t row_hit_cap = 4;
   uint8_t fill_byte = 0x00;            // what never-written bytes read as
   uint32_t backing_page_bytes = 4096;  // granule of the sparse backing store
 

@@ -328,14 +328,25 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
   // the oldest ready row hit in the other direction, if turning the bus around is worth it.
   int other = -1;
+  bool other_bypasses = false;
   bool same_waiting = false;  // an access in the current direction is queued and not hazard-blocked
+  uint64_t row_waiting = 0;   // banks with an access to another row than the open one, seen so far
+  const uint32_t cap = config_.row_hit_cap;
   for (size_t qi = 0; qi < pc.queue.size(); ++qi) {
     const Entry& e = pc.queue[qi];
+    const Bank& bank = pc.banks[e.bank];
+    const uint64_t bank_bit = 1ull << e.bank;
+    const bool hit = bank.open && bank.row == e.row;
+    // A hit younger than an access to another row of its bank bypasses that access. FR-FCFS+Cap
+    // (Mutlu & Moscibroda, MICRO 2007) caps those bypasses per open row: past the cap the hit
+    // waits and TryRowCommand closes the row for the older access.
+    const bool bypasses = hit && (row_waiting & bank_bit) != 0;
+    if (!hit) row_waiting |= bank_bit;
     if (e.deps != 0 || e.bank == blocked_bank) continue;
     const bool same = e.is_write == pc.last_write;
     same_waiting |= same;
-    const Bank& bank = pc.banks[e.bank];
-    if (!bank.open || bank.row != e.row) continue;
+    if (!hit) continue;
+    if (bypasses && cap != 0 && bank.bypasses >= cap) continue;
     if (starving && qi != 0 && e.bank == oldest.bank && oldest.row != e.row) continue;
     if (!same && other >= 0) continue;
     const BankGroup& g = pc.groups[e.bank_group];
@@ -347,10 +358,11 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
     }
     if (ready >= window_end) continue;
     if (same) {
-      IssueColumn(pi, qi, ready);
+      IssueColumn(pi, qi, ready, bypasses);
       return true;
     }
     other = static_cast<int>(qi);
+    other_bypasses = bypasses;
   }
   if (other < 0) return false;
   // A write-to-read turnaround idles the data bus for about tWTR + tCL, so keep the direction while
@@ -368,11 +380,11 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   } else {
     ready = std::max({ready, pc.rd_ok, g.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
   }
-  IssueColumn(pi, static_cast<size_t>(other), ready);
+  IssueColumn(pi, static_cast<size_t>(other), ready, other_bypasses);
   return true;
 }
 
-void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc) {
+void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc, bool bypasses) {
   PseudoChannel& pc = pcs_[pi];
   Entry e = pc.queue[qi];
   Bank& bank = pc.banks[e.bank];
@@ -440,6 +452,8 @@ void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc) {
   }
   --bank.queued;
   if (--bank.queued_hits == 0) pc.row_wake = 0;  // the row may close now
+  // At the cap the row may close for the older access although hits are still queued.
+  if (bypasses && ++bank.bypasses == config_.row_hit_cap) pc.row_wake = 0;
   for (size_t k = qi + 1; k < pc.queue.size(); ++k) {
     Entry& y = pc.queue[k];
     if (y.atom_addr == e.atom_addr && (y.is_write || e.is_write)) {
@@ -470,8 +484,11 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
     Bank& bank = pc.banks[e.bank];
     if (bank.open) {
       if (bank.row == e.row) continue;  // a hit: the column scheduler serves it
-      // Close the row only when nobody queued still wants it (or the oldest request starves).
-      if (bank.queued_hits != 0 && !(starving && qi == 0)) continue;
+      // Close the row only when nobody queued still wants it, or when younger hits have bypassed
+      // this access row_hit_cap times (FR-FCFS-Cap), or when the oldest request starves. All the
+      // queued hits are younger than e: e is the oldest access to its bank.
+      const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
+      if (bank.queued_hits != 0 && !capped && !(starving && qi == 0)) continue;
       if (bank.pre_ok > t) {
         wake = std::min(wake, bank.pre_ok);
         continue;
@@ -503,6 +520,7 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   const uint64_t t = now * kM;
   bank.open = true;
   bank.row = row;
+  bank.bypasses = 0;
   bank.col_ok = t + cyc_.rcd * kM;
   bank.pre_ok = std::max(bank.pre_ok, t + cyc_.ras * kM);
   bank.act_ok = t + cyc_.rc * kM;
@@ -522,6 +540,7 @@ void HbmModel::Precharge(uint32_t pi, uint32_t b, uint64_t now) {
   Bank& bank = pc.banks[b];
   const uint64_t t = now * kM;
   bank.open = false;
+  bank.bypasses = 0;
   pc.non_hits += bank.queued_hits;
   bank.queued_hits = 0;
   bank.act_ok = std::max(bank.act_ok, t + cyc_.rp * kM);

@@ -82,8 +82,10 @@ void SplitTransfer(uint64_t addr, uint64_t len, Fn&& fn) {
 //
 // Per pseudo-channel and per cycle the controller issues at most one row command (ACT, PRE, PREA,
 // REF) and one or more column commands (RD/WR; as many as the data bus allows, usually one), chosen
-// FR-FCFS: the oldest row hit first, then row commands for the oldest request that needs one. A row
-// with queued hits is not closed, unless the oldest request has waited `starvation_cycles`.
+// FR-FCFS-Cap: the oldest row hit first, then row commands for the oldest request that needs one. A
+// row with queued hits is not closed, unless `row_hit_cap` younger hits have already been served
+// past an older request to another row of the bank (then the hits wait and that request goes
+// first), or the oldest request has waited `starvation_cycles`.
 // Open-page policy: rows stay open until a conflict or a refresh closes them.
 //
 // Not modelled (accuracy boundary):
@@ -171,6 +173,7 @@ class HbmModel {
     uint64_t col_ok = 0;       // earliest RD/WR (tRCD)
     uint32_t queued = 0;       // queued accesses for this bank
     uint32_t queued_hits = 0;  // ... of which target the open row
+    uint32_t bypasses = 0;     // hits served from the open row past an older access to another row
   };
   struct BankGroup {
     uint64_t act_ok = 0;  // tRRD_L
@@ -213,7 +216,7 @@ class HbmModel {
   bool HandleRefresh(uint32_t pc_index, uint64_t now);  // true if it used the row-command slot
   bool TryColumn(uint32_t pc_index, uint64_t now);
   void TryRowCommand(uint32_t pc_index, uint64_t now);
-  void IssueColumn(uint32_t pc_index, size_t qi, uint64_t t_mc);
+  void IssueColumn(uint32_t pc_index, size_t qi, uint64_t t_mc, bool bypasses);
   void Activate(uint32_t pc_index, uint32_t bank, uint64_t row, uint64_t now);
   void Precharge(uint32_t pc_index, uint32_t bank, uint64_t now);
   bool FawAllows(const PseudoChannel& pc, uint64_t t_mc) const;
