@@ -1,6 +1,8 @@
-// Address interleaving for the HBM model: bit fields from the burst offset up to the row.
+// Address interleaving for the HBM model: bit fields from the burst offset up to the row, optionally
+// XOR-hashed (see HbmAddressMap).
 #include "hbm/hbm_address_map.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace strata::hbm {
@@ -15,27 +17,40 @@ uint32_t Log2(uint64_t v) {
 }  // namespace
 
 HbmAddressMap::HbmAddressMap(const HbmConfig& c)
-    : pc_bits_(Log2(c.pseudo_channels)),
+    : hashed_(c.address_map == AddressMap::kXorHash),
+      pc_bits_(Log2(c.pseudo_channels)),
       ch_bits_(Log2(c.channels)),
+      pc_ch_bits_(pc_bits_ + ch_bits_),
       bg_bits_(Log2(c.bank_groups)),
       col_bits_(Log2(c.row_bytes / 32)),
-      bank_bits_(Log2(c.banks_per_group)) {
-  pc_mask_ = (1ull << pc_bits_) - 1;
-  ch_mask_ = (1ull << ch_bits_) - 1;
-  bg_mask_ = (1ull << bg_bits_) - 1;
-  col_mask_ = (1ull << col_bits_) - 1;
-  bank_mask_ = (1ull << bank_bits_) - 1;
+      bank_bits_(Log2(c.banks_per_group)),
+      col_fold_bits_(std::min(2u, pc_ch_bits_)) {
+  pc_mask_ = (1u << pc_bits_) - 1;
+  ch_mask_ = (1u << ch_bits_) - 1;
+  bg_mask_ = (1u << bg_bits_) - 1;
+  col_mask_ = (1u << col_bits_) - 1;
+  bank_mask_ = (1u << bank_bits_) - 1;
   uint64_t stride = static_cast<uint64_t>(c.PseudoChannelCount()) * c.BanksPerPseudoChannel() * c.row_bytes;
   rows_per_bank_ = stride ? c.capacity_bytes / stride : 0;
 }
 
-uint64_t HbmAddressMap::Encode(const HbmLocation& l) const {
+uint64_t HbmAddressMap::Encode(const HbmLocation& location) const {
+  HbmLocation l = location;
+  l.pseudo_channel &= pc_mask_;
+  l.channel &= ch_mask_;
+  l.bank_group &= bg_mask_;
+  l.column &= col_mask_;
+  l.bank &= bank_mask_;
+  if (hashed_) {
+    HashBanks(&l);
+    HashChannel(&l);
+  }
   uint64_t a = l.row;
-  a = (a << bank_bits_) | (l.bank & bank_mask_);
-  a = (a << col_bits_) | (l.column & col_mask_);
-  a = (a << bg_bits_) | (l.bank_group & bg_mask_);
-  a = (a << ch_bits_) | (l.channel & ch_mask_);
-  a = (a << pc_bits_) | (l.pseudo_channel & pc_mask_);
+  a = (a << bank_bits_) | l.bank;
+  a = (a << col_bits_) | l.column;
+  a = (a << bg_bits_) | l.bank_group;
+  a = (a << ch_bits_) | l.channel;
+  a = (a << pc_bits_) | l.pseudo_channel;
   return a << kBurstBits;
 }
 
@@ -55,6 +70,11 @@ std::string HbmAddressMap::Describe() const {
   field("bank", bank_bits_);
   os << "row ["
      << "63:" << lo << "] (" << rows_per_bank_ << " rows per bank)\n";
+  if (hashed_) {
+    os << "xor-hash: {pseudo-channel, channel} ^= fold" << pc_ch_bits_ << "(bank group, bank, row)\n"
+       << "xor-hash: channel ^= fold" << col_fold_bits_ << "(column)\n"
+       << "xor-hash: {bank, bank group} ^= fold" << (bg_bits_ + bank_bits_) << "(row ^ row >> 1)\n";
+  }
   return os.str();
 }
 

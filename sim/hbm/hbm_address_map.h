@@ -20,12 +20,28 @@ struct HbmLocation {
   uint32_t column = 0;  // in 32-byte bursts within the row
 };
 
-// Fields from the least significant bit up (see docs/hbm.md for the picture):
+// The linear fields, from the least significant bit up (see docs/hbm.md for the picture):
 //   burst offset (5 bits: 32 B) | pseudo-channel | channel | bank group | column | bank | row
 // Consecutive 32-byte bursts walk the pseudo-channels and channels first (every data bus works on a
 // stream), then the bank groups (back-to-back bursts in one pseudo-channel alternate bank groups,
 // so tCCD_L never paces a stream), then the columns of the open rows (row hits), then the banks.
 // The row is the remaining high part, so capacity need not be a power of two.
+//
+// AddressMap::kXorHash (the default) keeps those fields and XORs into some of them a fold (the
+// bits cut into groups as wide as the target, XORed together) of fields above them:
+//   {pseudo-channel, channel} ^= fold(bank group, bank, row)   (channel bits first)
+//   channel[1:0]              ^= fold2(column)
+//   {bank, bank group}        ^= fold(row ^ row >> 1)           (bank-group bits first)
+// A fold is one-to-one on any run of target-width consecutive bits, so power-of-two strides walk
+// all channels instead of one, and strides of whole rows walk all banks (row ^ row >> 1, the Gray
+// code, is one-to-one on aligned runs of rows too). The column reaches only
+// two channel bits so that each opened row still holds 8 of its 32 columns for a strided stream
+// (at most 4 channels share one row's columns): tFAW allows an ACT per 4 bursts, so fewer hits
+// per ACT would leave the stream ACT-bound; and it lands on the channel bits the bank group also
+// reaches, so a channel's share of a 512 B stride is not all in one bank group (tCCD_L). Each
+// hashed field is changed only by fields the hash leaves alone (row and column are never
+// changed), so the map is a permutation: Encode undoes it, and capacity still need not be a power
+// of two.
 class HbmAddressMap {
  public:
   explicit HbmAddressMap(const HbmConfig& config);
@@ -44,21 +60,53 @@ class HbmAddressMap {
     l.bank = static_cast<uint32_t>(a & bank_mask_);
     a >>= bank_bits_;
     l.row = a;
+    if (hashed_) {
+      HashChannel(&l);
+      HashBanks(&l);
+    }
     l.pc_index = (l.channel << pc_bits_) | l.pseudo_channel;
     l.bank_index = (l.bank_group << bank_bits_) | l.bank;
     return l;
   }
   // Inverse of Decode (burst offset 0).
   uint64_t Encode(const HbmLocation& l) const;
-  // One line per field: name, bit range.
+  // One line per field: name, bit range, and the hash when there is one.
   std::string Describe() const;
   uint64_t rows_per_bank() const { return rows_per_bank_; }
 
   static constexpr uint32_t kBurstBits = 5;  // 32-byte column access
 
  private:
-  uint32_t pc_bits_, ch_bits_, bg_bits_, col_bits_, bank_bits_;
-  uint64_t pc_mask_, ch_mask_, bg_mask_, col_mask_, bank_mask_;
+  // XOR of the `bits`-wide groups of x; one-to-one on any `bits` consecutive bits of x.
+  static uint32_t Fold(uint64_t x, uint32_t bits) {
+    if (bits == 0) return 0;
+    const uint64_t mask = (1ull << bits) - 1;
+    uint64_t r = 0;
+    for (; x != 0; x >>= bits) r ^= x & mask;
+    return static_cast<uint32_t>(r);
+  }
+  // The XOR hash. Decode applies HashChannel then HashBanks to the linear fields; each is its own
+  // inverse given the fields it reads (HashChannel reads the bank group and bank before their
+  // hash, HashBanks the row), so Encode undoes them in the opposite order.
+  void HashChannel(HbmLocation* l) const {
+    const uint64_t above =
+        l->bank_group | (static_cast<uint64_t>(l->bank) << bg_bits_) | (l->row << (bg_bits_ + bank_bits_));
+    const uint32_t x = Fold(above, pc_ch_bits_) ^ Fold(l->column, col_fold_bits_);
+    l->channel ^= x & ch_mask_;
+    l->pseudo_channel ^= (x >> ch_bits_) & pc_mask_;
+  }
+  void HashBanks(HbmLocation* l) const {
+    // The row's Gray code: consecutive rows differ in one bit of it, so in one bit of h, so the
+    // first bank of a stream's next row is never the last bank it is still reading in this row
+    // (with the plain row, every eighth row did that, and sequential streams lost 0.3%).
+    const uint32_t h = Fold(l->row ^ (l->row >> 1), bg_bits_ + bank_bits_);
+    l->bank_group ^= h & bg_mask_;
+    l->bank ^= (h >> bg_bits_) & bank_mask_;
+  }
+
+  bool hashed_;
+  uint32_t pc_bits_, ch_bits_, pc_ch_bits_, bg_bits_, col_bits_, bank_bits_, col_fold_bits_;
+  uint32_t pc_mask_, ch_mask_, bg_mask_, col_mask_, bank_mask_;
   uint64_t rows_per_bank_;
 };
 

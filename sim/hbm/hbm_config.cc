@@ -94,6 +94,8 @@ std::string HbmConfig::Validate() const {
   if (!IsPowerOfTwo(row_bytes) || row_bytes < BurstBytes()) err << "row_bytes must be a power of two >= 32; ";
   if (data_rate_gbps <= 0) err << "data_rate_gbps must be positive; ";
   if (core_clock_ghz <= 0) err << "core_clock_ghz must be positive; ";
+  if (address_map != AddressMap::kXorHash && address_map != AddressMap::kLinear)
+    err << "address_map must be kXorHash or kLinear (got " << static_cast<int>(address_map) << "); ";
   if (queue_depth < 2) err << "queue_depth must be >= 2 (a 64-byte request needs two slots); ";
   if (!IsPowerOfTwo(backing_page_bytes) || backing_page_bytes < 64)
     err << "backing_page_bytes must be a power of two >= 64; ";
@@ -186,6 +188,28 @@ const char* RefreshModeName(RefreshMode mode) {
       return "off";
   }
   return "?";
+}
+
+const char* AddressMapName(AddressMap map) {
+  switch (map) {
+    case AddressMap::kXorHash:
+      return "xor-hash";
+    case AddressMap::kLinear:
+      return "linear";
+  }
+  return "?";
+}
+
+bool AddressMapFromName(const std::string& name, AddressMap* out) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  for (AddressMap m : {AddressMap::kXorHash, AddressMap::kLinear}) {
+    if (n == AddressMapName(m)) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace strata::hbm

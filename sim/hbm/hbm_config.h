@@ -14,6 +14,15 @@ enum class HbmStandard { kHbm2, kHbm2e, kHbm3 };
 // pseudo-channel keep working while one bank refreshes.
 enum class RefreshMode { kPerBank, kAllBank, kOff };
 
+// How physical addresses map to pseudo-channel, channel, bank group, bank, row and column (the
+// layouts are drawn in docs/hbm.md). kXorHash is the default because a linear map sends every
+// power-of-two stride of 512 B or more to one channel (a 1 KiB stride gets 12.5% of peak), while
+// real controllers XOR higher address bits into the channel and bank selection to spread them.
+enum class AddressMap {
+  kXorHash,  // the linear fields, with higher bits XOR-folded into channel, bank group and bank
+  kLinear,   // plain bit fields: pseudo-channel, channel, bank group, column, bank, row
+};
+
 // Device timing in nanoseconds, as data sheets state them. Field names follow JEDEC.
 struct HbmTimingNs {
   double tCK = 1.0;     // command clock period (only used for the 2-tCK read-to-write bus turnaround)
@@ -81,6 +90,7 @@ struct HbmConfig {
   // 0 = no cap (plain FR-FCFS, which lets one stream of hits hold a bank). 4 is DRAMsim3's cap
   // (src/command_queue.cc); docs/hbm.md, "Scheduler", says how its count differs.
   uint32_t row_hit_cap = 4;
+  AddressMap address_map = AddressMap::kXorHash;
   uint8_t fill_byte = 0x00;            // what never-written bytes read as
   uint32_t backing_page_bytes = 4096;  // granule of the sparse backing store
 
@@ -104,6 +114,10 @@ struct HbmConfig {
 };
 
 const char* RefreshModeName(RefreshMode mode);
+// "xor-hash" or "linear": the names command-line options and open options use.
+const char* AddressMapName(AddressMap map);
+// Accepts the names AddressMapName returns (case-insensitive); false for anything else.
+bool AddressMapFromName(const std::string& name, AddressMap* out);
 
 }  // namespace strata::hbm
 
