@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
+#include <vector>
 
 #include "hbm/hbm_address_map.h"
 
@@ -50,10 +52,28 @@ TEST(HbmConfig, ValidateNamesTheField) {
   EXPECT_EQ(named.name, "HBM2e");
   EXPECT_EQ(named.capacity_bytes, 4ull << 30);
   EXPECT_FALSE(HbmConfig::FromName("DDR4", &named));
+  c = HbmConfig::Hbm2();
+  c.address_map = static_cast<AddressMap>(7);
+  EXPECT_NE(c.Validate().find("address_map must be kXorHash or kLinear"), std::string::npos) << c.Validate();
 }
 
+TEST(HbmConfig, ControllerDefaultsAndNames) {
+  const HbmConfig c = HbmConfig::Hbm2();
+  EXPECT_EQ(c.address_map, AddressMap::kXorHash);
+  EXPECT_EQ(c.row_hit_cap, 4u);
+  AddressMap m = AddressMap::kLinear;
+  EXPECT_TRUE(AddressMapFromName("XOR-hash", &m));
+  EXPECT_EQ(m, AddressMap::kXorHash);
+  EXPECT_TRUE(AddressMapFromName(AddressMapName(AddressMap::kLinear), &m));
+  EXPECT_EQ(m, AddressMap::kLinear);
+  EXPECT_FALSE(AddressMapFromName("xor", &m));
+  EXPECT_EQ(m, AddressMap::kLinear) << "a refused name leaves the output alone";
+}
+
+// The linear layout itself (and the fields the hashed map starts from), bit by bit.
 TEST(HbmAddressMap, ConsecutiveBurstsSpreadOverPseudoChannelsThenBankGroups) {
   HbmConfig c = HbmConfig::Hbm2();
+  c.address_map = AddressMap::kLinear;
   HbmAddressMap map(c);
   std::set<uint32_t> pcs;
   for (uint64_t a = 0; a < 16 * 32; a += 32) pcs.insert(map.Decode(a).pc_index);
@@ -76,6 +96,111 @@ TEST(HbmAddressMap, ConsecutiveBurstsSpreadOverPseudoChannelsThenBankGroups) {
   }
   EXPECT_EQ(map.rows_per_bank(), (8ull << 30) / (16 * 16 * 1024));
   EXPECT_NE(map.Describe().find("channel [8:6]"), std::string::npos) << map.Describe();
+  EXPECT_EQ(map.Describe().find("xor-hash"), std::string::npos) << map.Describe();
+}
+
+// The hashed map keeps the linear map's short-range order: 512 B still touch every pseudo-channel
+// once, consecutive bursts of one pseudo-channel still alternate bank groups, and both halves of
+// a 64-byte block share a channel, bank and row.
+TEST(HbmAddressMap, HashedMapKeepsSequentialOrder) {
+  const HbmConfig c = HbmConfig::Hbm2();
+  const HbmAddressMap map(c);
+  EXPECT_NE(map.Describe().find("xor-hash: {pseudo-channel, channel} ^= fold4(bank group, bank, row)"),
+            std::string::npos)
+      << map.Describe();
+  for (uint64_t base : {0ull, 512ull * 77, 3ull << 30}) {
+    std::set<uint32_t> pcs;
+    for (uint64_t a = base; a < base + 512; a += 32) pcs.insert(map.Decode(a).pc_index);
+    EXPECT_EQ(pcs.size(), 16u) << base;
+    for (uint64_t a = base; a < base + 512; a += 64) {
+      const HbmLocation lo = map.Decode(a), hi = map.Decode(a + 32);
+      EXPECT_EQ(lo.channel, hi.channel);
+      EXPECT_NE(lo.pseudo_channel, hi.pseudo_channel);
+      EXPECT_EQ(lo.bank_index, hi.bank_index);
+      EXPECT_EQ(lo.row, hi.row);
+    }
+    std::vector<uint32_t> groups;  // bank groups pseudo-channel 0 sees, in address order
+    for (uint64_t a = base; groups.size() < 4; a += 32) {
+      if (map.Decode(a).pc_index == 0) groups.push_back(map.Decode(a).bank_group);
+    }
+    EXPECT_EQ(std::set<uint32_t>(groups.begin(), groups.end()).size(), 4u) << base;
+  }
+}
+
+// Decode and Encode are inverse for the hashed map on every preset, over a spread of addresses:
+// powers of two and their neighbours, random ones, and the top of the device.
+TEST(HbmAddressMap, HashedMapRoundTrips) {
+  std::mt19937_64 rng(7);
+  for (HbmConfig c : {HbmConfig::Hbm2(), HbmConfig::Hbm2e(64ull << 30), HbmConfig::Hbm3(48ull << 30)}) {
+    const HbmAddressMap map(c);
+    std::vector<uint64_t> addrs = {0, 32, c.capacity_bytes - 32};
+    for (uint64_t p = 32; p < c.capacity_bytes; p <<= 1) {
+      addrs.insert(addrs.end(), {p, p - 32, p + 32, c.capacity_bytes - p});
+    }
+    for (int i = 0; i < 20000; ++i) addrs.push_back(rng() % c.capacity_bytes & ~31ull);
+    for (uint64_t a : addrs) {
+      const HbmLocation l = map.Decode(a);
+      ASSERT_EQ(map.Encode(l), a) << c.name << " " << a;
+      ASSERT_LT(l.row, map.rows_per_bank()) << c.name << " " << a;
+      ASSERT_EQ(l.pc_index, l.channel * c.pseudo_channels + l.pseudo_channel);
+      ASSERT_EQ(l.bank_index, l.bank_group * c.banks_per_group + l.bank);
+    }
+    // And the other way: every location in range encodes to an address that decodes back to it.
+    for (int i = 0; i < 20000; ++i) {
+      HbmLocation l;
+      l.channel = rng() % c.channels;
+      l.pseudo_channel = rng() % c.pseudo_channels;
+      l.bank_group = rng() % c.bank_groups;
+      l.bank = rng() % c.banks_per_group;
+      l.row = rng() % map.rows_per_bank();
+      l.column = rng() % (c.row_bytes / 32);
+      const uint64_t a = map.Encode(l);
+      ASSERT_LT(a, c.capacity_bytes);
+      const HbmLocation d = map.Decode(a);
+      ASSERT_TRUE(d.channel == l.channel && d.pseudo_channel == l.pseudo_channel && d.bank_group == l.bank_group &&
+                  d.bank == l.bank && d.row == l.row && d.column == l.column)
+          << c.name << " " << a;
+    }
+  }
+}
+
+// Capacity that is not a power of two (here 3 rows per bank) still maps one-to-one onto
+// [0, capacity): checked exhaustively, burst by burst, for both maps.
+TEST(HbmAddressMap, NonPowerOfTwoCapacityIsAPermutation) {
+  for (AddressMap kind : {AddressMap::kXorHash, AddressMap::kLinear}) {
+    for (HbmConfig c : {HbmConfig::Hbm2(3 * 256 * 1024), HbmConfig::Hbm3(3 * 512 * 1024)}) {
+      c.address_map = kind;
+      ASSERT_EQ(c.Validate(), "");
+      const HbmAddressMap map(c);
+      ASSERT_EQ(map.rows_per_bank(), 3u);
+      std::set<std::vector<uint64_t>> seen;
+      for (uint64_t a = 0; a < c.capacity_bytes; a += 32) {
+        const HbmLocation l = map.Decode(a);
+        ASSERT_LT(l.row, 3u) << a;
+        ASSERT_EQ(map.Encode(l), a) << a;
+        seen.insert({l.pc_index, l.bank_index, l.row, l.column});
+      }
+      EXPECT_EQ(seen.size(), c.capacity_bytes / 32) << c.name << " " << AddressMapName(kind);
+    }
+  }
+}
+
+// Power-of-two strides of 512 B and more: the linear map keeps them on one channel, the hash
+// spreads them over every channel within 256 requests. (Not within 8: the column reaches only two
+// channel bits, so a 512 B stride, which walks the bank groups and columns first, cycles through 4
+// channels for 64 KiB before the bank bits bring in the rest. The queues hold that much.)
+TEST(HbmAddressMap, PowerOfTwoStridesReachEveryChannelOnlyWithTheHash) {
+  for (AddressMap kind : {AddressMap::kXorHash, AddressMap::kLinear}) {
+    HbmConfig c = HbmConfig::Hbm2();
+    c.address_map = kind;
+    const HbmAddressMap map(c);
+    for (uint64_t stride = 512; stride <= (1u << 20); stride <<= 1) {
+      std::set<uint32_t> channels;
+      for (uint64_t i = 0; i < 256; ++i) channels.insert(map.Decode(i * stride).channel);
+      EXPECT_EQ(channels.size(), kind == AddressMap::kXorHash ? c.channels : 1u)
+          << AddressMapName(kind) << " stride " << stride;
+    }
+  }
 }
 
 }  // namespace

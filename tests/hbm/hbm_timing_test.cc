@@ -2,6 +2,7 @@
 // independent protocol checker run over the command trace of random traffic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -102,15 +103,16 @@ TEST(HbmTiming, SpreadStreamsBeatOneBank) {
   EXPECT_EQ(m1.Stats().Total().row_hits, 0u);
 }
 
-// Sequential read bandwidth over `cycles` with the given refresh mode, bytes per cycle.
-double StreamBandwidth(HbmConfig cfg, uint64_t cycles, HbmStats* stats = nullptr) {
+// Read bandwidth of 64-byte requests `stride` bytes apart (sequential by default) over `cycles`,
+// bytes per cycle.
+double StreamBandwidth(HbmConfig cfg, uint64_t cycles, HbmStats* stats = nullptr, uint64_t stride = 64) {
   HbmModel m(cfg);
   uint64_t addr = 0, bytes = 0;
   HbmResponse r;
   for (uint64_t t = 0; t < cycles; ++t) {
     for (int k = 0; k < 32; ++k) {
       if (!m.Submit(Read(addr % cfg.capacity_bytes, 64))) break;
-      addr += 64;
+      addr += stride;
     }
     m.Tick();
     while (m.PopResponse(&r)) bytes += r.len;
@@ -147,6 +149,29 @@ TEST(HbmTiming, RefreshStealsAboutTrfcOverTrefi) {
   }
   for (const HbmChannelStats& s : pb_stats.pc) {
     EXPECT_NEAR(static_cast<double>(s.refreshes), kCycles / cfg.timing.tREFI * 16, 2.5);
+  }
+}
+
+// Power-of-two strides from 512 B to 4 KiB: the XOR-hashed map (the default) spreads them over every
+// channel, so they read within a few percent of a sequential stream; the linear map puts them on
+// one channel (1/8 of peak at 512 B and 1 KiB, 1/16 at 2 and 4 KiB, where tCCD_L also paces them).
+TEST(HbmTiming, PowerOfTwoStridesStreamNearSequentialOnlyWithTheHash) {
+  HbmConfig cfg = NoRefresh(HbmConfig::Hbm2(1ull << 30));
+  const uint64_t kCycles = 20000;
+  const double sequential = StreamBandwidth(cfg, kCycles);
+  EXPECT_GT(sequential, 0.99 * cfg.PeakBytesPerCycle());
+  for (uint64_t stride : {512u, 1024u, 2048u, 4096u}) {
+    HbmStats stats;
+    const double hashed = StreamBandwidth(cfg, kCycles, &stats, stride);
+    EXPECT_GT(hashed, 0.95 * sequential) << "stride " << stride;
+    for (const HbmChannelStats& s : stats.pc) EXPECT_GT(s.reads, 0u) << "stride " << stride;
+    HbmConfig linear = cfg;
+    linear.address_map = AddressMap::kLinear;
+    const double one_channel = StreamBandwidth(linear, kCycles, &stats, stride);
+    EXPECT_LT(one_channel, cfg.PeakBytesPerCycle() / cfg.channels * 1.01) << "stride " << stride;
+    uint32_t busy = 0;
+    for (const HbmChannelStats& s : stats.pc) busy += s.reads > 0;
+    EXPECT_EQ(busy, cfg.pseudo_channels) << "stride " << stride;  // the two halves of one channel
   }
 }
 
@@ -339,6 +364,7 @@ INSTANTIATE_TEST_SUITE_P(Presets, HbmProtocol,
 TEST(HbmQueue, FullQueueRefusesUntilDrained) {
   HbmConfig cfg = NoRefresh(HbmConfig::Hbm2(64ull << 20));
   cfg.queue_depth = 4;
+  cfg.address_map = AddressMap::kLinear;  // the addresses below are picked for its layout
   HbmModel m(cfg);
   // Addresses 512 B apart all map to pseudo-channel 0 of channel 0.
   for (uint64_t i = 0; i < 4; ++i) ASSERT_TRUE(m.Submit(Read(i * 512, 32, i)));
@@ -398,8 +424,10 @@ TEST(HbmScheduler, RowHitsFirstThenOldest) {
   ASSERT_EQ(order.size(), 5u);
   EXPECT_EQ(order.back(), 1u) << "the row conflict goes after the younger row hits";
 
-  // Starvation guard: a never-ending stream of hits does not hold back the conflict forever.
+  // Starvation guard: a never-ending stream of hits does not hold back the conflict forever. Without
+  // the row-hit cap (which would serve the conflict after 4 hits) only the guard can do that.
   cfg.starvation_cycles = 100;
+  cfg.row_hit_cap = 0;
   HbmModel s(cfg);
   RunOne(s, Read(map.Encode(open)));
   ASSERT_TRUE(s.Submit(Read(map.Encode(other), 32, 1)));
@@ -415,6 +443,90 @@ TEST(HbmScheduler, RowHitsFirstThenOldest) {
   }
   EXPECT_GT(served_at, 0u);
   EXPECT_LT(served_at, 100u + s.RowConflictLatency() + 50);
+}
+
+// FR-FCFS-Cap: with a row open in a bank and, queued in this order, a request to another row of the
+// bank and eight hits to the open row, the first `row_hit_cap` hits bypass the older request, then
+// it is served (PRE, ACT, RD) and the other hits wait for their row to open again. With
+// row_hit_cap = 0 (plain FR-FCFS) all eight hits go first. Hits older than the waiting request do
+// not count against the cap.
+TEST(HbmScheduler, RowHitCapServesTheWaitingRowAfterFourHits) {
+  struct Case {
+    uint32_t cap;
+    bool older_hit;         // a hit queued before the request to the other row
+    uint32_t reads_before;  // RDs of the open row between that request's arrival and its ACT
+  };
+  for (const Case& k : {Case{4, false, 4}, Case{4, true, 5}, Case{2, false, 2}, Case{0, false, 8}, Case{0, true, 9}}) {
+    HbmConfig cfg = NoRefresh(HbmConfig::Hbm2(1ull << 30));
+    cfg.row_hit_cap = k.cap;
+    HbmModel m(cfg);
+    const HbmAddressMap& map = m.address_map();
+    HbmLocation open{};
+    open.row = 1;
+    RunOne(m, Read(map.Encode(open)));  // row 1 open in bank 0 of pseudo-channel 0
+    std::vector<HbmCommand> trace;
+    m.SetCommandObserver([&](const HbmCommand& c) { trace.push_back(c); });
+    HbmLocation hit = open;
+    if (k.older_hit) {
+      hit.column = 20;
+      ASSERT_TRUE(m.Submit(Read(map.Encode(hit), 32, 20)));
+    }
+    HbmLocation other = open;
+    other.row = 2;
+    ASSERT_TRUE(m.Submit(Read(map.Encode(other), 32, 1)));
+    for (uint32_t col = 1; col <= 8; ++col) {
+      hit.column = col;
+      ASSERT_TRUE(m.Submit(Read(map.Encode(hit), 32, 10 + col)));
+    }
+    m.RunUntilIdle();
+    uint32_t reads_before = 0;
+    bool activated = false;
+    for (const HbmCommand& c : trace) {
+      if (c.kind == HbmCommandKind::kActivate && c.row == 2) activated = true;
+      if (!activated && c.kind == HbmCommandKind::kRead) {
+        EXPECT_EQ(c.row, 1u);
+        ++reads_before;
+      }
+    }
+    EXPECT_TRUE(activated);
+    EXPECT_EQ(reads_before, k.reads_before) << "cap " << k.cap << " older hit " << k.older_hit;
+    std::vector<uint64_t> order;
+    HbmResponse r;
+    while (m.PopResponse(&r)) order.push_back(r.tag);
+    ASSERT_EQ(order.size(), 9u + k.older_hit);
+    const size_t at = std::find(order.begin(), order.end(), 1u) - order.begin();
+    EXPECT_EQ(at, k.reads_before) << "cap " << k.cap;
+    EXPECT_EQ(m.Stats().pc[0].row_conflicts, k.cap == 0 ? 1u : 2u) << "row 1 reopened for the rest";
+  }
+}
+
+// One stream of hits cannot hold a bank: a request to another row, queued behind it, is served
+// after row_hit_cap hits, long before the starvation guard would step in.
+TEST(HbmScheduler, RowHitCapBoundsTheWaitBehindAHitStream) {
+  HbmConfig cfg = NoRefresh(HbmConfig::Hbm2(1ull << 30));
+  HbmModel m(cfg);
+  const HbmAddressMap& map = m.address_map();
+  HbmLocation open{};
+  open.row = 1;
+  RunOne(m, Read(map.Encode(open)));
+  HbmLocation other = open;
+  other.row = 2;
+  ASSERT_TRUE(m.Submit(Read(map.Encode(other), 32, 1)));
+  uint64_t waited = 0;
+  HbmResponse r;
+  for (uint64_t t = 0; t < 2000 && !waited; ++t) {
+    HbmLocation hit = open;
+    hit.column = t % 32;
+    m.Submit(Read(map.Encode(hit), 32, 100));
+    m.Tick();
+    while (m.PopResponse(&r)) {
+      if (r.tag == 1) waited = r.Latency();
+    }
+  }
+  ASSERT_GT(waited, 0u);
+  // Four hits (tCCD_L apart in one bank group), the PRE after tRTP, then the conflict's own latency.
+  EXPECT_LT(waited, 4 * 4 + m.cycles().rtp + m.RowConflictLatency() + 10);
+  EXPECT_LT(waited, cfg.starvation_cycles / 10);
 }
 
 }  // namespace
