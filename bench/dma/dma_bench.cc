@@ -2,9 +2,12 @@
 // throughput against the best the HBM allows (reads and writes share its peak), concurrent
 // queues, host <-> HBM copies against the PCIe preset, BAR read latency, and the simulator's
 // speed while DMA streams. One JSON object per line on stdout.
+// Usage: strata-bench-dma [--quick] [--queue-depth N] [--address-map xor-hash|linear] [--row-hit-cap N]
+// (the HBM controller settings, so that the figures can be compared with other controllers).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -40,25 +43,55 @@ Result Run(Device& dev, DmaClient& dma, const std::pair<uint32_t, DmaDescriptor>
   return {dev.edges() - c0, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
 }
 
-void Report(const char* bench, const char* preset, uint64_t bytes, const Result& r, double best_bytes_per_cycle,
-            const char* best_what) {
+// Every line names the HBM controller settings it ran with: the copy figures depend on them.
+void Report(const char* bench, const strata::hbm::HbmConfig& hbm, uint64_t bytes, const Result& r,
+            double best_bytes_per_cycle, const char* best_what) {
   const double bpc = static_cast<double>(bytes) / r.cycles;
   std::printf(
-      "{\"bench\":\"%s\",\"preset\":\"%s\",\"bytes\":%llu,\"cycles\":%llu,\"bytes_per_cycle\":%.2f,"
+      "{\"bench\":\"%s\",\"preset\":\"%s\",\"hbm_queue_depth\":%u,\"hbm_address_map\":\"%s\","
+      "\"hbm_row_hit_cap\":%u,\"bytes\":%llu,\"cycles\":%llu,\"bytes_per_cycle\":%.2f,"
       "\"gb_per_s\":%.1f,\"best_bytes_per_cycle\":%.1f,\"best\":\"%s\",\"fraction_of_peak\":%.4f,"
       "\"sim_cycles_per_second\":%.0f}\n",
-      bench, preset, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(r.cycles), bpc, bpc,
-      best_bytes_per_cycle, best_what, bpc / best_bytes_per_cycle, r.cycles / r.wall);
+      bench, hbm.name.c_str(), hbm.queue_depth, strata::hbm::AddressMapName(hbm.address_map), hbm.row_hit_cap,
+      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(r.cycles), bpc, bpc, best_bytes_per_cycle,
+      best_what, bpc / best_bytes_per_cycle, r.cycles / r.wall);
   std::fflush(stdout);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  long queue_depth = -1, row_hit_cap = -1;  // -1: the preset's default
+  bool have_map = false;
+  strata::hbm::AddressMap address_map = strata::hbm::AddressMap::kXorHash;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    char* end = nullptr;
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!std::strcmp(argv[i], "--queue-depth") && has_value) {
+      queue_depth = std::strtol(argv[++i], &end, 0);
+      if (*end != '\0' || queue_depth < 2) return std::fprintf(stderr, "--queue-depth: a count >= 2\n"), 2;
+    } else if (!std::strcmp(argv[i], "--row-hit-cap") && has_value) {
+      row_hit_cap = std::strtol(argv[++i], &end, 0);
+      if (*end != '\0' || row_hit_cap < 0) return std::fprintf(stderr, "--row-hit-cap: a count >= 0 (0 = no cap)\n"), 2;
+    } else if (!std::strcmp(argv[i], "--address-map") && has_value) {
+      if (!strata::hbm::AddressMapFromName(argv[++i], &address_map))
+        return std::fprintf(stderr, "--address-map: xor-hash or linear\n"), 2;
+      have_map = true;
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--queue-depth N] [--address-map xor-hash|linear] [--row-hit-cap N]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
   for (const char* preset : {"HBM2", "HBM2e", "HBM3"}) {
     strata::hbm::HbmConfig cfg;
     strata::hbm::HbmConfig::FromName(preset, &cfg, 4ull << 30);
+    if (queue_depth >= 0) cfg.queue_depth = static_cast<uint32_t>(queue_depth);
+    if (row_hit_cap >= 0) cfg.row_hit_cap = static_cast<uint32_t>(row_hit_cap);
+    if (have_map) cfg.address_map = address_map;
     Device dev(strata::sim::TraceOptions{}, cfg);
     DmaClient dma(dev);
     dev.HoldInReset();
@@ -68,16 +101,16 @@ int main(int argc, char** argv) {
     // HBM -> VMEM: bounded by the 64-byte on-chip line port (one line per cycle).
     const uint32_t vmem = STRATA_VMEM_SIZE;
     Result r = Run(dev, dma, {{0, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_VMEM, 0, 0, vmem}}});
-    Report("dma_hbm_to_vmem", preset, vmem, r, std::min(peak, double{STRATA_DMA_LINE_BYTES}), "line_port");
+    Report("dma_hbm_to_vmem", cfg, vmem, r, std::min(peak, double{STRATA_DMA_LINE_BYTES}), "line_port");
 
     // HBM -> HBM, one queue; the best possible moves peak/2 bytes per cycle each way.
     r = Run(dev, dma, {{0, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 0, 1ull << 30, copy_bytes}}});
-    Report("dma_hbm_to_hbm", preset, copy_bytes, r, peak / 2, "hbm_peak_over_2");
+    Report("dma_hbm_to_hbm", cfg, copy_bytes, r, peak / 2, "hbm_peak_over_2");
 
     // Both queues copying at once.
     r = Run(dev, dma, {{0, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 0, 1ull << 30, copy_bytes / 2}},
                        {1, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 2ull << 30, 3ull << 30, copy_bytes / 2}}});
-    Report("dma_hbm_to_hbm_two_queues", preset, copy_bytes, r, peak / 2, "hbm_peak_over_2");
+    Report("dma_hbm_to_hbm_two_queues", cfg, copy_bytes, r, peak / 2, "hbm_peak_over_2");
   }
   // Host link: bulk copies and a BAR read round trip per PCIe preset.
   for (const auto& pcie : {strata::sim::PcieConfig::Gen4x16(), strata::sim::PcieConfig::Gen5x16()}) {

@@ -1,12 +1,16 @@
-// HBM model benchmark: sequential read/write/copy bandwidth against the preset's peak, isolated random
-// 64-byte read latency (row hit, closed bank, row conflict) against the timing, and model speed.
-// Prints one JSON object per line on stdout; progress on stderr.
-// Usage: strata-bench-hbm [--cycles N] [--queue-depth N] [--preset HBM2|HBM2e|HBM3]...
+// HBM model benchmark: sequential read/write/copy bandwidth against the preset's peak, strided reads
+// (power-of-two strides, the address map's test), a row-conflict stream (the row-hit cap's test),
+// isolated random 64-byte read latency (row hit, closed bank, row conflict) against the timing, and
+// model speed. Prints one JSON object per line on stdout, each naming the queue depth, address map
+// and row-hit cap it ran with; progress on stderr.
+// Usage: strata-bench-hbm [--cycles N] [--queue-depth N] [--address-map xor-hash|linear]
+//                         [--row-hit-cap N] [--preset HBM2|HBM2e|HBM3]...
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +19,7 @@
 
 namespace {
 
+using strata::hbm::AddressMap;
 using strata::hbm::HbmConfig;
 using strata::hbm::HbmLocation;
 using strata::hbm::HbmModel;
@@ -24,15 +29,23 @@ using strata::hbm::RefreshMode;
 
 double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-enum class Pattern { kRead, kWrite, kCopy };
+// The settings every JSON line names, so that a bandwidth is never quoted without its queue depth.
+std::string ConfigJson(const HbmConfig& cfg) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "\"preset\":\"%s\",\"refresh\":\"%s\",\"queue_depth\":%u,\"address_map\":\"%s\",\"row_hit_cap\":%u",
+                cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), cfg.queue_depth,
+                strata::hbm::AddressMapName(cfg.address_map), cfg.row_hit_cap);
+  return buf;
+}
 
-// An in-order producer (like one DMA queue) submits 64-byte requests at sequential addresses, as many
-// per cycle as the queues take. Copy alternates a read of the source and a write of the destination.
-void Stream(const HbmConfig& cfg, Pattern pattern, uint64_t cycles, const char* name) {
+// An in-order producer (like one DMA queue) submits 64-byte requests, as many per cycle as the
+// queues take; next_request(n, &req) sets the address and direction of the n-th request.
+void Stream(const HbmConfig& cfg, uint64_t cycles, const char* name, const std::string& extra_json,
+            const std::function<void(uint64_t, HbmRequest*)>& next_request) {
   HbmModel model(cfg);
   const uint64_t warmup = 20000;
   uint64_t next = 0, bytes = 0;
-  const uint64_t half = cfg.capacity_bytes / 2;
   HbmRequest req;
   req.len = 64;
   for (uint32_t i = 0; i < 64; ++i) req.data[i] = static_cast<uint8_t>(i);
@@ -45,10 +58,7 @@ void Stream(const HbmConfig& cfg, Pattern pattern, uint64_t cycles, const char* 
       t0 = Seconds();
     }
     for (int k = 0; k < 64; ++k) {
-      uint64_t n = pattern == Pattern::kCopy ? next / 2 : next;
-      req.addr = (n * 64) % half;
-      req.is_write = pattern == Pattern::kWrite || (pattern == Pattern::kCopy && (next & 1));
-      if (pattern == Pattern::kCopy && req.is_write) req.addr += half;
+      next_request(next, &req);
       req.tag = next;
       if (!model.Submit(req)) break;
       ++next;
@@ -60,14 +70,56 @@ void Stream(const HbmConfig& cfg, Pattern pattern, uint64_t cycles, const char* 
   const double bpc = static_cast<double>(bytes) / cycles;
   const auto total = model.Stats().Total();
   std::printf(
-      "{\"bench\":\"%s\",\"preset\":\"%s\",\"refresh\":\"%s\",\"cycles\":%llu,\"bytes\":%llu,"
+      "{\"bench\":\"%s\",%s%s,\"cycles\":%llu,\"bytes\":%llu,"
       "\"bytes_per_cycle\":%.2f,\"gb_per_s\":%.1f,\"peak_gb_per_s\":%.1f,\"fraction_of_peak\":%.4f,"
       "\"row_hit_rate\":%.4f,\"latency_avg\":%.1f,\"latency_max\":%llu,\"sim_cycles_per_second\":%.0f}\n",
-      name, cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), (unsigned long long)cycles,
-      (unsigned long long)bytes, bpc, bpc * cfg.core_clock_ghz, cfg.PeakBytesPerSecond() / 1e9,
-      bpc / cfg.PeakBytesPerCycle(), total.RowHitRate(), total.AverageLatency(), (unsigned long long)total.latency_max,
-      cycles / secs);
+      name, ConfigJson(cfg).c_str(), extra_json.c_str(), (unsigned long long)cycles, (unsigned long long)bytes, bpc,
+      bpc * cfg.core_clock_ghz, cfg.PeakBytesPerSecond() / 1e9, bpc / cfg.PeakBytesPerCycle(), total.RowHitRate(),
+      total.AverageLatency(), (unsigned long long)total.latency_max, cycles / secs);
   std::fflush(stdout);
+}
+
+// Sequential 64-byte reads, writes, or a copy that alternates a read of one half of the device with
+// a write of the other.
+void Sequential(const HbmConfig& cfg, uint64_t cycles) {
+  const uint64_t half = cfg.capacity_bytes / 2;
+  Stream(cfg, cycles, "hbm_seq_read", "", [&](uint64_t n, HbmRequest* r) {
+    r->addr = (n * 64) % half;
+    r->is_write = false;
+  });
+  Stream(cfg, cycles, "hbm_seq_write", "", [&](uint64_t n, HbmRequest* r) {
+    r->addr = (n * 64) % half;
+    r->is_write = true;
+  });
+  Stream(cfg, cycles, "hbm_seq_copy", "", [&](uint64_t n, HbmRequest* r) {
+    r->is_write = n & 1;
+    r->addr = (n / 2 * 64) % half + (r->is_write ? half : 0);
+  });
+}
+
+// 64-byte reads `stride` bytes apart; when the walk wraps at the end of the device it moves on by
+// 64 bytes, so it never rereads.
+void Strided(const HbmConfig& cfg, uint64_t cycles, uint64_t stride) {
+  const uint64_t per_pass = cfg.capacity_bytes / stride;
+  Stream(cfg, cycles, "hbm_stride_read", ",\"stride_bytes\":" + std::to_string(stride), [&](uint64_t n, HbmRequest* r) {
+    r->addr = ((n % per_pass) * stride + (n / per_pass) * 64) % cfg.capacity_bytes;
+    r->is_write = false;
+  });
+}
+
+// Two sequential read streams into two rows of every bank at once (the second stream 64 rows
+// behind in the same banks): FR-FCFS without a cap serves a whole queue of hits per activation.
+// With row_hit_cap the rows take turns after the cap.
+void RowConflict(const HbmConfig& cfg, uint64_t cycles) {
+  HbmModel probe(cfg);
+  const strata::hbm::HbmAddressMap& map = probe.address_map();
+  Stream(cfg, cycles, "hbm_row_conflict_read", "", [&](uint64_t n, HbmRequest* r) {
+    // The same (pseudo-channel, bank, column) for both streams, rows 64 apart.
+    HbmLocation l = map.Decode((n / 2 * 64) % (cfg.capacity_bytes / 2));
+    if (n & 1) l.row = (l.row + 64) % map.rows_per_bank();
+    r->addr = map.Encode(l) & ~63ull;
+    r->is_write = false;
+  });
 }
 
 struct Dist {
@@ -120,11 +172,10 @@ void Latency(const HbmConfig& cfg, int kind, uint32_t samples) {
                                  : model.RowConflictLatency();
   uint64_t p50 = d.Pct(0.5), p99 = d.Pct(0.99), mx = d.v.back();
   std::printf(
-      "{\"bench\":\"%s\",\"preset\":\"%s\",\"refresh\":\"%s\",\"samples\":%u,\"p50\":%llu,\"p99\":%llu,"
+      "{\"bench\":\"%s\",%s,\"samples\":%u,\"p50\":%llu,\"p99\":%llu,"
       "\"max\":%llu,\"implied_cycles\":%llu,\"p50_minus_implied\":%lld}\n",
-      names[kind], cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), samples, (unsigned long long)p50,
-      (unsigned long long)p99, (unsigned long long)mx, (unsigned long long)implied,
-      (long long)p50 - (long long)implied);
+      names[kind], ConfigJson(cfg).c_str(), samples, (unsigned long long)p50, (unsigned long long)p99,
+      (unsigned long long)mx, (unsigned long long)implied, (long long)p50 - (long long)implied);
   std::fflush(stdout);
 }
 
@@ -135,9 +186,9 @@ void IdleSpeed(const HbmConfig& cfg, uint64_t cycles) {
   for (uint64_t t = 0; t < cycles; ++t) model.Tick();
   double secs = Seconds() - t0;
   std::printf(
-      "{\"bench\":\"hbm_idle_tick\",\"preset\":\"%s\",\"refresh\":\"%s\",\"cycles\":%llu,"
+      "{\"bench\":\"hbm_idle_tick\",%s,\"cycles\":%llu,"
       "\"sim_cycles_per_second\":%.0f,\"refreshes\":%llu}\n",
-      cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), (unsigned long long)cycles, cycles / secs,
+      ConfigJson(cfg).c_str(), (unsigned long long)cycles, cycles / secs,
       (unsigned long long)model.Stats().Total().refreshes);
   std::fflush(stdout);
 }
@@ -147,17 +198,34 @@ void IdleSpeed(const HbmConfig& cfg, uint64_t cycles) {
 int main(int argc, char** argv) {
   uint64_t cycles = 200000;
   uint32_t queue_depth = 0;  // 0: the preset's default
+  long row_hit_cap = -1;     // -1: the default
+  bool have_map = false;
+  AddressMap address_map = AddressMap::kXorHash;
   std::vector<std::string> presets;
+  auto usage = [&](const char* why) {
+    if (why) std::fprintf(stderr, "%s: %s\n", argv[0], why);
+    std::fprintf(stderr,
+                 "usage: %s [--cycles N] [--queue-depth N] [--address-map xor-hash|linear] [--row-hit-cap N]\n"
+                 "          [--preset HBM2|HBM2e|HBM3]...\n",
+                 argv[0]);
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--cycles") && i + 1 < argc) {
       cycles = std::strtoull(argv[++i], nullptr, 0);
     } else if (!std::strcmp(argv[i], "--queue-depth") && i + 1 < argc) {
       queue_depth = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 0));
+    } else if (!std::strcmp(argv[i], "--address-map") && i + 1 < argc) {
+      if (!strata::hbm::AddressMapFromName(argv[++i], &address_map)) return usage("--address-map: xor-hash or linear");
+      have_map = true;
+    } else if (!std::strcmp(argv[i], "--row-hit-cap") && i + 1 < argc) {
+      char* end = nullptr;
+      row_hit_cap = std::strtol(argv[++i], &end, 0);
+      if (*end != '\0' || row_hit_cap < 0) return usage("--row-hit-cap: a count >= 0 (0 = no cap)");
     } else if (!std::strcmp(argv[i], "--preset") && i + 1 < argc) {
       presets.push_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--cycles N] [--queue-depth N] [--preset HBM2|HBM2e|HBM3]...\n", argv[0]);
-      return 2;
+      return usage(nullptr);
     }
   }
   if (presets.empty()) presets = {"HBM2", "HBM2e", "HBM3"};
@@ -168,13 +236,19 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (queue_depth) cfg.queue_depth = queue_depth;
+    if (have_map) cfg.address_map = address_map;
+    if (row_hit_cap >= 0) cfg.row_hit_cap = static_cast<uint32_t>(row_hit_cap);
+    if (const std::string why = cfg.Validate(); !why.empty()) return usage(why.c_str());
     std::fprintf(stderr, "hbm bench: %s\n", cfg.name.c_str());
-    Stream(cfg, Pattern::kRead, cycles, "hbm_seq_read");
-    Stream(cfg, Pattern::kWrite, cycles, "hbm_seq_write");
-    Stream(cfg, Pattern::kCopy, cycles, "hbm_seq_copy");
+    Sequential(cfg, cycles);
     HbmConfig all = cfg;
     all.refresh = RefreshMode::kAllBank;
-    Stream(all, Pattern::kRead, cycles, "hbm_seq_read");
+    Stream(all, cycles, "hbm_seq_read", "", [&](uint64_t n, HbmRequest* r) {
+      r->addr = (n * 64) % (cfg.capacity_bytes / 2);
+      r->is_write = false;
+    });
+    for (uint64_t stride : {512u, 1024u, 2048u, 4096u}) Strided(cfg, cycles, stride);
+    RowConflict(cfg, cycles);
     for (int kind = 0; kind < 3; ++kind) Latency(cfg, kind, 2000);
     IdleSpeed(cfg, 10 * cycles);
   }
