@@ -39,7 +39,11 @@ module tpu_csr
   logic [31:0] mcause_q, mcause_d;
   logic [31:0] mtval_q, mtval_d;
   logic msie_en_q, msie_en_d, mtie_q, mtie_d, meie_q, meie_d;
-  logic [63:0] mcycle_q, mcycle_d, minstret_q, minstret_d;
+  logic [63:0] minstret_q, minstret_d;
+  // Free-running; the simulator advances it (and the next value, which Verilator keeps from the last
+  // evaluation) over the cycles it does not evaluate (tpu_top's quiescent_o).
+  logic [63:0] mcycle_q /*verilator public_flat_rd*/;
+  logic [63:0] mcycle_d /*verilator public_flat_rd*/;
 
   logic [31:0] mstatus, mie_reg, mip, wval;
   logic known, read_only;

@@ -21,7 +21,13 @@ module tpu_ctrl_regs
   output logic                irq_external_o
 );
 
-  logic [63:0] cycle_q, mtime_q, mtime_d, mtimecmp_q, mtimecmp_d;
+  logic [63:0] mtimecmp_d;
+  // cycle_q and mtime_q are free-running; the simulator advances them (and mtime_d) over the cycles
+  // it does not evaluate (tpu_top's quiescent_o) and stops skipping before mtime_q reaches mtimecmp_q.
+  logic [63:0] cycle_q /*verilator public_flat_rd*/;
+  logic [63:0] mtime_q /*verilator public_flat_rd*/;
+  logic [63:0] mtime_d /*verilator public_flat_rd*/;
+  logic [63:0] mtimecmp_q /*verilator public_flat_rd*/;
   logic [NumIrqs-1:0] pending_q, pending_d, enable_q, enable_d;
   logic [31:0] doorbell_q, doorbell_d;
   logic [31:0] rdata_d, rdata_q;

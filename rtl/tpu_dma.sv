@@ -28,6 +28,7 @@ module tpu_dma
   output logic [31:0]  reg_rdata_o,
   input  logic [63:0]  hbm_capacity_i,
   output logic         irq_o,
+  output logic         quiet_o,   // nothing changes next edge unless an input does (see tpu_top)
   // Commands to the HBM-side bridge.
   output logic         cmd_valid_o,
   input  logic         cmd_ready_i,
@@ -579,6 +580,20 @@ module tpu_dma
     end
   end
   assign irq_o = irq_q;
+
+  // Quiet: every queue is empty, or waits for the bridge (all its rows issued, or at the
+  // outstanding limit), no command is offered, the streamer and the beat writer are empty and no
+  // interrupt is being raised. Then only an input (a register access, a beat, a completion) can
+  // change this block's state.
+  always_comb begin
+    quiet_o = !cmd_valid_o && !s_busy_q && s_buf_count_q == '0 && !s_inflight_q && !w_valid_q && !irq_q;
+    for (int q = 0; q < NumQ; q++) begin
+      if (!((st_q[q] == QIdle && count_q[q] == '0) || (st_q[q] == QDrain && outst_q[q] != '0) ||
+            (st_q[q] == QIssue && !want_cmd[q]))) begin
+        quiet_o = 1'b0;
+      end
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

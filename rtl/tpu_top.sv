@@ -31,6 +31,11 @@ module tpu_top
   output logic [31:0]        host_rdata_o,
   output logic [63:0]        instret_o,
   output logic               sleeping_o,
+  // Quiescent: the core sleeps in wfi and the DMA and the matrix unit are quiet, so with the
+  // inputs held, no state but the free-running counters (mcycle, CTRL cycle and mtime, the matrix
+  // unit's starved count) changes at the next edge. A simulator may then skip evaluating the
+  // chip and advance those counters instead (sim/device.cc), up to the timer's compare value.
+  output logic               quiescent_o,
   // HBM-side bridge (see tpu_dma).
   input  logic [63:0]        hbm_capacity_i,
   output logic               mem_cmd_valid_o,
@@ -74,7 +79,7 @@ module tpu_top
   logic [3:0]  reg_be;
   logic        reg_ctrl, reg_dma, reg_mxu;
   logic        core_rd_mmio_q, host_rd_mmio_q, rd_dma_q, rd_mxu_q;
-  logic        mxu_irq;
+  logic        mxu_irq, dma_quiet, mxu_quiet;
   logic        mxu_vmem_req, mxu_vmem_we, mxu_acc_r_req, mxu_acc_w_req;
   logic [31:0] mxu_vmem_line, mxu_acc_r_row, mxu_acc_w_row;
   logic [63:0] mxu_vmem_be;
@@ -207,6 +212,7 @@ module tpu_top
     .reg_rdata_o    (dma_rdata),
     .hbm_capacity_i,
     .irq_o          (dma_irq),
+    .quiet_o        (dma_quiet),
     .cmd_valid_o    (mem_cmd_valid_o),
     .cmd_ready_i    (mem_cmd_ready_i),
     .cmd_op_o       (mem_cmd_op_o),
@@ -262,6 +268,7 @@ module tpu_top
     .reg_wdata_i  (reg_wdata),
     .reg_rdata_o  (mxu_rdata),
     .irq_o        (mxu_irq),
+    .quiet_o      (mxu_quiet),
     .vmem_req_o   (mxu_vmem_req),
     .vmem_we_o    (mxu_vmem_we),
     .vmem_line_o  (mxu_vmem_line),
@@ -335,5 +342,6 @@ module tpu_top
 
   assign tohost_valid_o = tohost_valid_q;
   assign tohost_data_o = tohost_data_q;
+  assign quiescent_o = sleeping_o && dma_quiet && mxu_quiet && !tohost_valid_q;
 
 endmodule
