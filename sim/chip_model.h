@@ -55,6 +55,13 @@ class ChipModel {
   // Runs the RTL's final blocks (once, before destruction).
   virtual void Final() = 0;
 
+  // Quiescent cycles (tpu_top's quiescent_o): the chip was not evaluated for `cycles` cycles;
+  // advance its free-running counters (mcycle, CTRL cycle and mtime, the matrix unit's starved
+  // count) as those edges would have.
+  virtual void AdvanceFreeRunningCounters(uint64_t cycles) = 0;
+  // Edges until the machine timer fires (mtime reaches mtimecmp); UINT64_MAX if it already has.
+  virtual uint64_t CyclesUntilTimer() const = 0;
+
   // Outputs as of the last evaluation.
   bool host_granted() const { return *out_.host_gnt != 0; }  // combinational: valid after FallingEdge
   uint32_t host_read_data() const { return *out_.host_rdata; }
@@ -64,6 +71,8 @@ class ChipModel {
   uint32_t tohost_value() const { return *out_.tohost_data; }
   uint64_t instret() const { return *out_.instret; }
   bool sleeping() const { return *out_.sleeping != 0; }
+  // With the inputs held, nothing but the free-running counters changes at the next edge.
+  bool quiescent() const { return *out_.quiescent != 0; }
 
  protected:
   // Where the Verilated model keeps its output ports (stable for the model's life).
@@ -76,6 +85,7 @@ class ChipModel {
     const uint32_t* tohost_data;
     const uint64_t* instret;
     const uint8_t* sleeping;
+    const uint8_t* quiescent;
   };
   explicit ChipModel(int mxu_n) : mxu_n_(mxu_n) {}
   void set_outputs(const Outputs& out) { out_ = out; }

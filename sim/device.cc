@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "hbm/hbm_model.h"
 #include "hbm_bridge.h"
@@ -42,6 +43,9 @@ bool RunFst2Vcd(const std::string& fst, const std::string& vcd) {
 
 Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm, int mxu_n)
     : trace_opts_(trace), context_(std::make_unique<VerilatedContext>()) {
+  if (const char* env = std::getenv("STRATA_SIM_FAST_FORWARD"); env != nullptr && std::string(env) == "0") {
+    fast_forward_ = false;
+  }
   hbm_ = std::make_unique<hbm::HbmModel>(hbm);
   bridge_ = std::make_unique<HbmBridge>(*hbm_);
   if (!trace_opts_.path.empty()) context_->traceEverOn(true);
@@ -93,7 +97,33 @@ bool Device::CloseTrace() {
   return true;
 }
 
+bool Device::CanSkipCycle() const {
+  // The timer term: mtime after this edge (counting skipped cycles) must stay below mtimecmp, or
+  // irq_timer would change without the chip being evaluated.
+  const bool recording = trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
+  return fast_forward_ && !recording && quiet_run_ >= kQuietCyclesBeforeSkip && !inputs_changed_ &&
+         !bridge_->HasBeatOrCompletion() && chip_->CyclesUntilTimer() > skipped_pending_ + 1;
+}
+
+void Device::CatchUp() {
+  if (skipped_pending_ == 0) return;
+  chip_->AdvanceFreeRunningCounters(skipped_pending_);
+  skipped_pending_ = 0;
+}
+
 void Device::Tick() {
+  if (CanSkipCycle()) {
+    // The same order as an evaluated cycle: hooks between the edges, then the bridge and the HBM.
+    for (auto& hook : hooks_) {
+      if (hook) hook();
+    }
+    bridge_->AdvanceWithoutChip();
+    ++skipped_pending_;
+    ++skipped_total_;
+    ++cycle_;
+    return;
+  }
+  CatchUp();
   const bool dump = trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
   chip_->FallingEdge();
   if (dump) trace_->dump(cycle_ * 1000);  // 1 GHz: timestamps in ps
@@ -103,6 +133,8 @@ void Device::Tick() {
   chip_->RisingEdge(*bridge_);  // the bridge's ports, then the rising edge
   if (dump) trace_->dump(cycle_ * 1000 + 500);
   ++cycle_;
+  quiet_run_ = chip_->quiescent() && !inputs_changed_ && !bridge_->ports_active() ? quiet_run_ + 1 : 0;
+  inputs_changed_ = false;
 }
 
 int Device::AddCycleHook(std::function<void()> hook) {
@@ -115,6 +147,8 @@ void Device::RemoveCycleHook(int id) {
 }
 
 void Device::HoldInReset() {
+  CatchUp();
+  inputs_changed_ = true;
   chip_->SetReset(false, false);
   chip_->SetIrq(0);
   chip_->SetHostRequest(HostPortRequest{});
@@ -142,11 +176,14 @@ void Device::ResetAndLoad(const ElfImage& image) {
       HostWrite32(word, data, be);
     }
   }
+  inputs_changed_ = true;
   chip_->SetReset(true, true);
 }
 
 uint32_t Device::HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable) {
   HostPortRequest request{true, write, address & ~3u, static_cast<uint8_t>(byte_enable & 0xf), value};
+  CatchUp();
+  inputs_changed_ = true;
   chip_->SetHostRequest(request);
   // host_gnt_o is combinational from this cycle's requests: sample it before the rising edge.
   for (;;) {
@@ -157,6 +194,7 @@ uint32_t Device::HostAccess(bool write, uint32_t address, uint32_t value, uint8_
   }
   request.valid = false;
   request.write = false;
+  inputs_changed_ = true;
   chip_->SetHostRequest(request);
   return chip_->host_read_data();  // read data is registered at the granted edge
 }
@@ -167,6 +205,10 @@ void Device::HostWrite32(uint32_t address, uint32_t value, uint8_t byte_enable) 
 
 uint32_t Device::HostRead32(uint32_t address) { return HostAccess(false, address, 0, 0xf); }
 
-void Device::set_irq(uint32_t lines) { chip_->SetIrq(lines & ((1u << STRATA_NUM_IRQS) - 1)); }
+void Device::set_irq(uint32_t lines) {
+  CatchUp();
+  inputs_changed_ = true;
+  chip_->SetIrq(lines & ((1u << STRATA_NUM_IRQS) - 1));
+}
 
 }  // namespace strata::sim

@@ -42,8 +42,23 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  // One full clock cycle (falling then rising edge).
+  // One full clock cycle (falling then rising edge). A quiescent cycle (see set_fast_forward) is not
+  // evaluated: the HBM model, the bridge and the cycle hooks advance; the chip's free-running
+  // counters catch up before it is next evaluated.
   void Tick();
+
+  // Quiescent-cycle skipping (on by default; STRATA_SIM_FAST_FORWARD=0 in the environment turns
+  // it off for every Device a process creates). A cycle is skipped when the chip said quiescent
+  // (tpu_top's quiescent_o: the core sleeps in wfi, the DMA and matrix unit wait) after each of the
+  // last kQuietCyclesBeforeSkip evaluated cycles, no input changed since, the bridge has no beat or
+  // completion to hand over, the timer does not fire at this edge, and the cycle lies outside the
+  // waveform's window. Every cycle count is the same either way (tests/sim: fast_forward.*); only wall time
+  // changes.
+  void set_fast_forward(bool on) { fast_forward_ = on; }
+  bool fast_forward() const { return fast_forward_; }
+  // Cycles not evaluated so far (a figure for benchmarks).
+  uint64_t skipped_cycles() const { return skipped_total_; }
+  static constexpr uint32_t kQuietCyclesBeforeSkip = 8;
   // Holds the core in reset for a few cycles and writes every segment into SMEM through the
   // host port; the core starts at the reset vector on the next Tick().
   void ResetAndLoad(const ElfImage& image);
@@ -78,6 +93,9 @@ class Device {
 
  private:
   uint32_t HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable);
+  bool CanSkipCycle() const;
+  // Before the chip is evaluated or its inputs change: advance its counters over skipped cycles.
+  void CatchUp();
 
   TraceOptions trace_opts_;
   std::unique_ptr<VerilatedContext> context_;
@@ -88,6 +106,11 @@ class Device {
   std::unique_ptr<HbmBridge> bridge_;
   std::vector<std::function<void()>> hooks_;
   uint64_t cycle_ = 0;
+  bool fast_forward_ = true;
+  uint32_t quiet_run_ = 0;        // consecutive evaluated cycles that ended quiescent with idle inputs
+  bool inputs_changed_ = false;   // since the last evaluated cycle (host port, interrupts, resets)
+  uint64_t skipped_pending_ = 0;  // skipped cycles the chip's counters do not reflect yet
+  uint64_t skipped_total_ = 0;
 };
 
 }  // namespace strata::sim

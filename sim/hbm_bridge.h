@@ -37,6 +37,13 @@ class HbmBridge {
   // the ports cost no calls; the chip model (verilated_chip.h) calls it.
   template <class Top>
   void BeforeRisingEdge(Top& top);
+  // Whether the last BeforeRisingEdge drove a handshake (accepted a command or a write beat,
+  // offered a read beat or a completion): the chip's inputs differed from an idle cycle's.
+  bool ports_active() const { return ports_active_; }
+  // A cycle in which the chip is not evaluated (Device's quiescent cycles): allowed only while the
+  // bridge has nothing to hand the chip (no read beat, no completion); advances the HBM model.
+  bool HasBeatOrCompletion() const { return !beats_.empty() || !done_.empty(); }
+  void AdvanceWithoutChip() { AdvanceHbm(); }
   bool Idle() const;
   const BridgeStats& stats() const { return stats_; }
   // Each finished DMA row command is reported as a span on track "dma" ("hbm_read": HBM to the chip,
@@ -102,6 +109,7 @@ class HbmBridge {
   size_t max_queued_;
   uint64_t next_command_ = 1;
   uint64_t next_request_ = 1;
+  bool ports_active_ = false;
   BridgeStats stats_;
 };
 

@@ -52,6 +52,7 @@ void HbmBridge::BeforeRisingEdge(Top& top) {
     top.mem_done_tag_i = done_.front();
     done_.pop_front();
   }
+  ports_active_ = top.mem_cmd_ready_i || top.mem_wr_ready_i || top.mem_rd_valid_i || top.mem_done_valid_i;
 
   AdvanceHbm();
 }

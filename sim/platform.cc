@@ -15,6 +15,7 @@ Platform::Platform(const sc_core::sc_module_name& name, const PlatformConfig& co
     };
   }
   if (config_.quantum_cycles == 0) config_.quantum_cycles = 1;
+  if (!config_.fast_forward) device_.set_fast_forward(false);
   SC_THREAD(Main);
 }
 
@@ -66,6 +67,7 @@ void Platform::Main() {
   result_.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result_.cycles = run_cycles_;
   result_.instret = device_.instret();
+  result_.skipped_cycles = device_.skipped_cycles();
   if (!device_.CloseTrace()) result_.error = "waveform conversion failed";
   sc_core::sc_stop();
 }

@@ -26,6 +26,7 @@ struct PlatformConfig {
   int mxu_n = Device::kDefaultMxuN;  // the matrix unit's size: one of BuiltMxuSizes()
   uint32_t quantum_cycles = 1024;
   bool progress = false;              // a progress line on stderr every few seconds of wall time
+  bool fast_forward = true;           // skip quiescent cycles (Device::set_fast_forward); same cycles either way
   std::function<void(char)> console;  // default: stdout
 };
 
@@ -37,6 +38,7 @@ struct RunResult {
   uint32_t fail_code = 0;  // tohost >> 1 for a failure
   uint64_t cycles = 0;     // cycles after reset was released
   uint64_t instret = 0;
+  uint64_t skipped_cycles = 0;  // cycles not evaluated (quiescent; Device::set_fast_forward)
   double wall_seconds = 0;
   std::string error;
 };

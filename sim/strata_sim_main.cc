@@ -46,6 +46,8 @@ void PrintHelp() {
       "  --json              print the summary as one JSON object\n"
       "  --quiet             no summary (console output and exit status only)\n"
       "  --progress          progress line on stderr every few seconds\n"
+      "  --no-fast-forward   evaluate the chip in every cycle, also while it is quiescent (the core asleep\n"
+      "                      in wfi, DMA and matrix unit waiting): the same cycle counts, only slower\n"
       "  -h, --help          this help\n"
       "\n"
       "exit status: 0 firmware passed (tohost = 1); 1 firmware failed (odd tohost, code = tohost >> 1);\n"
@@ -126,6 +128,7 @@ void PrintGemmHelp() {
       "  --max-cycles N      give up after N cycles (default 2000000000)\n"
       "  --json              print the summary as one JSON object\n"
       "  --trace FILE        waveform (.fst or .vcd); --trace-start/--trace-end/--trace-depth as for runs\n"
+      "  --no-fast-forward   evaluate the chip in every cycle, quiescent ones too (same cycle counts, slower)\n"
       "\n"
       "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout\n",
       strata::sim::BuiltMxuSizesText().c_str());
@@ -205,6 +208,8 @@ int RunGemm(int argc, char* argv[]) {
     } else if (arg == "--trace-depth") {
       if (i + 1 >= argc || !ParseU64(argv[++i], v) || v == 0 || v > 99) return Usage("--trace-depth needs 1..99");
       config.trace.depth = static_cast<int>(v);
+    } else if (arg == "--no-fast-forward") {
+      config.fast_forward = false;
     } else {
       return Usage("gemm: unknown option " + arg);
     }
@@ -324,10 +329,11 @@ int RunGemm(int argc, char* argv[]) {
                 ",\"utilization\":%.4f,\"roofline_utilization\":%.4f,\"hbm\":\"%s\",\"hbm_peak_bytes_per_cycle\":%.1f,"
                 "\"hbm_bytes_min\":%.0f,\"run_cycles\":%" PRIu64
                 ",\"mxu_commands\":%u,\"dma_descriptors\":%u,\"rows_streamed\":%u,\"starved_cycles\":%u,\"steps\":%u,"
-                "\"dma_waits\":%u,\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
+                "\"dma_waits\":%u,\"skipped_cycles\":%" PRIu64
+                ",\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
                 m, k, n, box.array_n, box.cycles, util, roofline, config.hbm.name.c_str(), peak, hbm_bytes, r.cycles,
                 box.mxu_commands, box.dma_descriptors, box.rows_streamed, box.starved_cycles, box.steps, box.dma_waits,
-                r.wall_seconds, speed);
+                r.skipped_cycles, r.wall_seconds, speed);
   } else {
     std::printf("gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on a %ux%u array: %" PRIu64
                 " cycles, utilization %.1f%% (roofline %.1f%% under %s; %u MXU commands, %u DMA descriptors, MXU"
@@ -392,6 +398,8 @@ int sc_main(int argc, char* argv[]) {
       quiet = true;
     } else if (arg == "--progress") {
       config.progress = true;
+    } else if (arg == "--no-fast-forward") {
+      config.fast_forward = false;
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage("unknown option " + arg);
     } else if (elf_path.empty()) {
@@ -444,11 +452,11 @@ int sc_main(int argc, char* argv[]) {
   if (json) {
     // mxu_n is the size of the chip model that ran (the device's), not the --mxu-n that asked for it.
     std::printf("{\"elf\":\"%s\",\"result\":\"%s\",\"tohost\":%u,\"fail_code\":%u,\"cycles\":%" PRIu64
-                ",\"instructions\":%" PRIu64
-                ",\"cpi\":%.4f,\"mxu_n\":%d,\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
+                ",\"instructions\":%" PRIu64 ",\"cpi\":%.4f,\"mxu_n\":%d,\"skipped_cycles\":%" PRIu64
+                ",\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
                 elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, platform.device().mxu_n(),
-                r.wall_seconds, speed, config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
-                config.trace.path.empty() ? "" : "\"");
+                r.skipped_cycles, r.wall_seconds, speed, config.trace.path.empty() ? "" : ",\"trace\":\"",
+                config.trace.path.c_str(), config.trace.path.empty() ? "" : "\"");
   } else if (!quiet) {
     std::fprintf(stderr, "\nstrata-sim: %s", verdict);
     if (r.outcome == RunOutcome::kFail) std::fprintf(stderr, " (firmware code %u)", r.fail_code);

@@ -118,6 +118,7 @@ class SimBackend final : public Backend {
       if (device_->console_valid() && console_.size() < 4096) console_ += device_->console_char();
     });
   }
+  void SetFastForward(bool on) { device_->set_fast_forward(on); }
   ~SimBackend() override {
     device_->RemoveCycleHook(console_hook_);
     link_.reset();
@@ -599,6 +600,7 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   }
   auto backend =
       std::make_unique<SimBackend>(trace, hbm, pcie, static_cast<uint64_t>(timeout), static_cast<int>(mxu_n));
+  if (!o.GetBool("fast_forward", true)) backend->SetFastForward(false);
   Error e = backend->Boot(firmware, static_cast<uint64_t>(capacity));
   if (!e.ok()) return e;
   *out = std::move(backend);
@@ -622,6 +624,8 @@ STRATA_REGISTER_BACKEND(
          {"firmware_path", STRATA_VALUE_STRING, "", "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the build's"},
          {"mxu_n", STRATA_VALUE_INT64, "16",
           "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)"},
+         {"fast_forward", STRATA_VALUE_BOOL, "1",
+          "skip evaluating the chip in quiescent cycles (same cycle counts); 0 = evaluate every cycle"},
          {"timeout_cycles", STRATA_VALUE_INT64, "0",
           "device cycles a call may wait; 0 = 2e9, and more for a large GEMM (strata.h, Timeouts)"},
      },

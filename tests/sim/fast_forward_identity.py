@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Quiescent-cycle skipping changes no cycle count: runs one workload with the fast path on and off
+(STRATA_SIM_FAST_FORWARD=1 / 0, which every Device in the process obeys) and compares everything the
+runs report except wall time.
+
+usage:
+  fast_forward_identity.py isa SIM ELF...          every ISA image: result, cycles, instructions
+  fast_forward_identity.py gemm SIM WORKDIR         a table of GEMM shapes: the JSON summary and C.npy
+  fast_forward_identity.py elf SIM ELF CYCLES MIN   a firmware image for CYCLES cycles; the fast run must
+                                                    have skipped at least MIN percent of them
+  fast_forward_identity.py tool FILE -- CMD...      any command (strata-replay, strata-mlp): its stdout,
+                                                    and FILE if not '-' (JSON reports), minus wall times
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+
+# Keys (and report lines) that measure the host, not the device.
+WALL_KEYS = ("wall", "per_second", "ns_per_", "skipped_cycles")
+
+
+def run(cmd, fast, check=True):
+    env = dict(os.environ, STRATA_SIM_FAST_FORWARD="1" if fast else "0")
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if check and p.returncode not in (0, 3):  # 3: strata-sim's --max-cycles
+        sys.exit(f"{' '.join(cmd)} (fast path {'on' if fast else 'off'}) exited {p.returncode}:\n{p.stderr}")
+    return p
+
+
+def strip(value):
+    """The report without host timings, recursively."""
+    if isinstance(value, dict):
+        return {k: strip(v) for k, v in value.items() if not any(w in k for w in WALL_KEYS)}
+    if isinstance(value, list):
+        return [strip(v) for v in value]
+    return value
+
+
+def last_json(text):
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def same(what, fast, slow):
+    if fast != slow:
+        sys.exit(f"FAIL {what}: the fast path changed what the run reports\n  on:  {fast}\n  off: {slow}")
+    print(f"ok   {what}")
+
+
+def check_isa(sim, elfs):
+    for elf in elfs:
+        a, b = (strip(last_json(run([sim, "--json", elf], f).stdout)) for f in (True, False))
+        same(os.path.basename(elf), a, b)
+
+
+def write_npy(path, rows, cols, seed):
+    header = "{'descr': '|i1', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
+        f.write(random.Random(seed).randbytes(rows * cols))
+
+
+def check_gemm(sim, work):
+    os.makedirs(work, exist_ok=True)
+    # Shapes of the sim.gemm.* table: edges below and above N = 16, a long K, tall and wide, several blocks.
+    for m, k, n, extra in ((7, 13, 5, []), (17, 17, 17, []), (9, 1000, 11, []), (700, 20, 3, []),
+                           (2, 40, 300, []), (257, 260, 40, []), (37, 101, 53, ["--per-tile"]),
+                           (33, 70, 20, ["--int8", "3,9", "--relu"])):
+        a, b = os.path.join(work, f"a_{m}_{k}.npy"), os.path.join(work, f"b_{k}_{n}.npy")
+        write_npy(a, m, k, m * 7 + k)
+        write_npy(b, k, n, k * 5 + n)
+        out = {}
+        for fast in (True, False):
+            c = os.path.join(work, f"c_{int(fast)}.npy")
+            r = strip(last_json(run([sim, "gemm", "--a", a, "--b", b, "--out", c, "--json"] + extra, fast).stdout))
+            out[fast] = (r, open(c, "rb").read())
+        same(f"gemm {m}x{k}x{n} {' '.join(extra)}".strip(), out[True][0], out[False][0])
+        if out[True][1] != out[False][1]:
+            sys.exit(f"FAIL gemm {m}x{k}x{n}: the results differ")
+
+
+def check_elf(sim, elf, cycles, min_percent):
+    runs = {f: run([sim, "--json", "--max-cycles", cycles, elf], f) for f in (True, False)}
+    fast, slow = (last_json(runs[f].stdout) for f in (True, False))
+    same(f"{os.path.basename(elf)} for {cycles} cycles", strip(fast), strip(slow))
+    same(f"{os.path.basename(elf)} console", runs[True].stdout.splitlines()[:-1], runs[False].stdout.splitlines()[:-1])
+    skipped = 100.0 * fast["skipped_cycles"] / fast["cycles"]
+    if slow["skipped_cycles"] != 0:
+        sys.exit("FAIL STRATA_SIM_FAST_FORWARD=0 still skipped cycles")
+    if skipped < float(min_percent):
+        sys.exit(f"FAIL the fast path skipped {skipped:.1f}% of the cycles; expected at least {min_percent}%")
+    print(f"ok   skipped {skipped:.1f}% of the cycles")
+
+
+def check_tool(report, cmd):
+    out = {}
+    for fast in (True, False):
+        p = run(cmd, fast)
+        lines = [l for l in p.stdout.splitlines() if "wall" not in l and "cycles/s" not in l]
+        doc = None
+        if report != "-":
+            with open(report) as f:
+                doc = strip(json.load(f))
+        out[fast] = (lines, doc)
+    same(f"{os.path.basename(cmd[0])} stdout", out[True][0], out[False][0])
+    if report != "-":
+        same(f"{os.path.basename(cmd[0])} {os.path.basename(report)}", out[True][1], out[False][1])
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    mode, args = sys.argv[1], sys.argv[2:]
+    if mode == "isa":
+        check_isa(args[0], args[1:])
+    elif mode == "gemm":
+        check_gemm(args[0], args[1])
+    elif mode == "elf":
+        check_elf(*args)
+    elif mode == "tool" and len(args) >= 3 and args[1] == "--":
+        check_tool(args[0], args[2:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
