@@ -50,6 +50,7 @@ class OpenOptions {
   // Every option given, as text (for backends that pass options through, e.g. to a GPU policy).
   std::map<std::string, std::string> AsText() const;
   void Set(const std::string& name, Value v) { values_[name] = std::move(v); }
+  void Erase(const std::string& name) { values_.erase(name); }
 
  private:
   std::map<std::string, Value> values_;
@@ -84,6 +85,15 @@ class Backend {
     *out = strata_oom_info{};
     return {};
   }
+  // The device clock in cycles, for timelines; false where the backend has none (then the timeline counts
+  // API calls instead).
+  virtual bool DeviceCycles(uint64_t* out) const {
+    (void)out;
+    return false;
+  }
+  // Whether MemoryStats costs the device nothing (a host-side allocator): the timeline then samples it
+  // after every allocation and free. On sim it is a firmware command, so it is sampled at close only.
+  virtual bool StatsAreFree() const { return false; }
   // strata_set_event_sink; fn null removes the sink.
   virtual Error SetEventSink(strata_event_fn fn, void* user) {
     (void)fn;
@@ -100,6 +110,10 @@ struct BackendInfo {
   std::vector<OptionSpec> options;
   BackendOpenFn open;
 };
+
+// Options the driver core handles for every backend (the timeline: timeline.h); RegisterBackend appends
+// them to each backend's list, and strata_open takes them out before the backend sees the rest.
+const std::vector<OptionSpec>& CoreOptions();
 
 // Adds a backend to the registry (the generated list calls each backend's registration once; tests may
 // register fakes). A second registration of a name replaces the first.

@@ -52,6 +52,7 @@ class GpuPolicyBackend : public Backend {
   Error Gemm(strata_context context, const strata_gemm_args& args) override;
   Error Compact(strata_context context, uint64_t max_bytes, uint32_t max_moves, strata_compact_result* out) override;
   Error MemoryStats(strata_context context, strata_memory_stats* out) override;
+  bool StatsAreFree() const override { return true; }  // the policies' own bookkeeping, on the host
   Error Synchronize() override;
   Error LastOom(strata_oom_info* out) override;
 

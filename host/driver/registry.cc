@@ -24,7 +24,23 @@ const OpenOptions::Value* Lookup(const std::map<std::string, OpenOptions::Value>
 
 }  // namespace
 
+const std::vector<OptionSpec>& CoreOptions() {
+  static const std::vector<OptionSpec> options{
+      {"timeline", STRATA_VALUE_STRING, "",
+       "write the run as a Perfetto / chrome://tracing timeline (trace-event JSON) to this file; empty = none"},
+      {"timeline_start_cycle", STRATA_VALUE_INT64, "0", "timeline: leave out what ends before this device cycle"},
+      {"timeline_end_cycle", STRATA_VALUE_INT64, "0", "timeline: ... or begins at or after this one; 0 = the end"},
+      {"timeline_max_bytes", STRATA_VALUE_INT64, "268435456", "timeline: the file stops growing at this size"},
+  };
+  return options;
+}
+
 void RegisterBackend(BackendInfo info) {
+  for (const OptionSpec& o : CoreOptions()) {
+    const bool has =
+        std::any_of(info.options.begin(), info.options.end(), [&](const auto& x) { return x.name == o.name; });
+    if (!has) info.options.push_back(o);
+  }
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mutex);
   for (auto& b : r.backends) {

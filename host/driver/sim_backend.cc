@@ -333,6 +333,10 @@ class SimBackend final : public Backend {
     return e;
   }
 
+  bool DeviceCycles(uint64_t* out) const override {
+    *out = device_->edges();
+    return true;
+  }
   Error SetEventSink(strata_event_fn fn, void* user) override {
     events_.fn = fn;
     events_.user = user;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -16,12 +17,23 @@
 
 #include "backend.h"
 #include "strata/protocol.h"
+#include "timeline.h"
 
 struct strata_device {
   std::mutex mutex;
   std::unique_ptr<strata::driver::Backend> backend;
   uint32_t tag = 0;    // this device's identity in its handles (1 .. kMaxTag)
   std::string failed;  // non-empty: the device failed (a timeout); every call but info/close is refused
+  // The open option `timeline` (timeline.h). The core then owns the backend's event sink and passes each
+  // event to the timeline and to the caller's sink, if any.
+  std::unique_ptr<strata::driver::Timeline> timeline;
+  bool backend_events = false;  // the backend reports events (its sink is the core's)
+  strata_event_fn user_sink = nullptr;
+  void* user_sink_data = nullptr;
+  strata_status call_status = STRATA_OK;                              // the current call's answer (Answer)
+  std::map<strata_buffer, std::pair<strata_context, uint64_t>> live;  // timeline: tagged buffer -> context, bytes
+  std::map<strata_context, uint64_t> context_bytes;                   // timeline: requested bytes per context
+  std::map<strata_context, int> context_numbers;                      // timeline: 1, 2, ... in order of first use
 };
 
 namespace {
@@ -268,6 +280,99 @@ Error BuildOptions(const strata::driver::BackendInfo& b, const strata_open_optio
   return {};
 }
 
+// The timeline's clock: device cycles where the backend has them, else the API call index.
+uint64_t TimelineNow(strata_device* d, bool advance_index) {
+  uint64_t cycles = 0;
+  if (d->backend->DeviceCycles(&cycles)) return cycles;
+  return advance_index ? d->timeline->NextIndex() : 0;
+}
+
+// One C API call on the timeline's "host API" track: [construction, destruction) with the call's answer.
+class CallSpan {
+ public:
+  CallSpan(strata_device* d, const char* call) : d_(d), call_(call) {
+    d_->call_status = STRATA_OK;
+    if (d_->timeline) begin_ = TimelineNow(d_, true);
+  }
+  ~CallSpan() {
+    if (!d_->timeline) return;
+    uint64_t end = begin_;
+    if (d_->backend->DeviceCycles(&end)) {
+      d_->timeline->ApiCall(call_, begin_, end, d_->call_status);
+    } else {
+      d_->timeline->ApiCall(call_, begin_, begin_ + 1, d_->call_status);
+    }
+  }
+  CallSpan(const CallSpan&) = delete;
+  CallSpan& operator=(const CallSpan&) = delete;
+
+ private:
+  strata_device* d_;
+  const char* call_;
+  uint64_t begin_ = 0;
+};
+
+// The backend's memory statistics as timeline counters (device-wide).
+void SampleStats(strata_device* d, uint64_t t) {
+  strata_memory_stats s{};
+  s.struct_size = sizeof s;
+  if (!d->backend->MemoryStats(0, &s).ok()) return;
+  d->timeline->Counters("memory (device)", t,
+                        {{"bytes in use", static_cast<double>(s.bytes_in_use)},
+                         {"pool / reserved bytes", static_cast<double>(s.pool_bytes)},
+                         {"largest free block", static_cast<double>(s.largest_free_block_bytes)}});
+  d->timeline->Counters("fragmentation (device)", t, {{"fragmentation", s.fragmentation}});
+}
+
+// After an allocation or a free: the context's requested bytes, and the device's statistics where
+// reading them costs nothing.
+void NoteMemory(strata_device* d, strata_context context, int64_t delta) {
+  if (!d->timeline) return;
+  uint64_t& bytes = d->context_bytes[context];
+  bytes = static_cast<uint64_t>(static_cast<int64_t>(bytes) + delta);
+  const uint64_t t = TimelineNow(d, false);
+  const auto number =
+      d->context_numbers.emplace(context, static_cast<int>(d->context_numbers.size()) + 1).first->second;
+  d->timeline->Counters("memory (context " + std::to_string(number) + ")", t,
+                        {{"requested bytes", static_cast<double>(bytes)}});
+  if (d->backend->StatsAreFree()) SampleStats(d, t);
+}
+
+void CoreSink(void* user, const strata_event* e) {
+  auto* d = static_cast<strata_device*>(user);
+  if (d->timeline) d->timeline->OnEvent(*e);
+  if (d->user_sink != nullptr) d->user_sink(d->user_sink_data, e);
+}
+
+// Takes the core's options (the timeline) out of `opts`, so the backend sees only its own, and checks them.
+Error TakeTimelineOptions(strata::driver::OpenOptions* opts, strata::driver::TimelineOptions* out) {
+  strata::driver::TimelineOptions& t = *out;
+  t.path = opts->GetString("timeline");
+  const int64_t start = opts->GetInt("timeline_start_cycle", 0), end = opts->GetInt("timeline_end_cycle", 0);
+  const int64_t max = opts->GetInt("timeline_max_bytes", int64_t{256} << 20);
+  for (const auto& o : strata::driver::CoreOptions()) opts->Erase(o.name);
+  if (t.path.empty()) return {};
+  if (start < 0 || end < 0) return {STRATA_INVALID_ARGUMENT, "timeline cycles must not be negative"};
+  if (end != 0 && end <= start)
+    return {STRATA_INVALID_ARGUMENT, "timeline_end_cycle must be above timeline_start_cycle"};
+  if (max < 4096) return {STRATA_INVALID_ARGUMENT, "timeline_max_bytes must be at least 4096"};
+  t.start_cycle = static_cast<uint64_t>(start);
+  t.end_cycle = end != 0 ? static_cast<uint64_t>(end) : UINT64_MAX;
+  t.max_bytes = static_cast<uint64_t>(max);
+  return {};
+}
+
+// Opens the timeline file (when asked for) and takes the backend's event sink for it.
+Error StartTimeline(const std::string& backend, const strata::driver::TimelineOptions& t, strata_device* d) {
+  if (t.path.empty()) return {};
+  uint64_t unused = 0;
+  std::string why;
+  d->timeline = strata::driver::Timeline::Open(t, backend, d->backend->DeviceCycles(&unused), &why);
+  if (!d->timeline) return {STRATA_INVALID_ARGUMENT, "cannot write the timeline " + t.path + ": " + why};
+  d->backend_events = d->backend->SetEventSink(&CoreSink, d).ok();
+  return {};
+}
+
 // Checks the device pointer and takes its lock; a failed device refuses everything but info and close.
 #define STRATA_LOCK_DEVICE(call, device)                                                                           \
   if ((device) == nullptr) return Fail(call, STRATA_INVALID_ARGUMENT, "device is NULL");                           \
@@ -276,10 +381,12 @@ Error BuildOptions(const strata::driver::BackendInfo& b, const strata_open_optio
   if (!(device)->failed.empty()) {                                                                                 \
     return Fail(call, STRATA_FAILED_PRECONDITION,                                                                  \
                 "the device failed earlier (" + (device)->failed + "); close it and open a new one");              \
-  }
+  }                                                                                                                \
+  CallSpan call_span(device, call)
 
 // Reports a backend's answer; an UNAVAILABLE answer (a timeout, stopped firmware) fails the device.
 strata_status Answer(const char* call, strata_device* device, const Error& e) {
+  device->call_status = e.status;
   if (e.status == STRATA_UNAVAILABLE) device->failed = std::string(call) + ": " + e.message;
   return Report(call, e);
 }
@@ -361,9 +468,12 @@ strata_status strata_open(const char* backend, const strata_open_options* option
     }
     strata::driver::OpenOptions opts;
     Error e = BuildOptions(*b, options, &opts);
+    strata::driver::TimelineOptions timeline;
+    if (e.ok()) e = TakeTimelineOptions(&opts, &timeline);
     if (!e.ok()) return Report(kCall, e);
     auto device = std::make_unique<strata_device>();
     e = b->open(opts, &device->backend);
+    if (e.ok()) e = StartTimeline(b->name, timeline, device.get());
     if (!e.ok()) return Report(kCall, e);
     if (!AddLive(device.get())) {
       return Fail(kCall, STRATA_RESOURCE_EXHAUSTED, "too many open devices (" + std::to_string(kMaxTag) + ")");
@@ -381,6 +491,12 @@ strata_status strata_close(strata_device* device) {
   }
   if (!RemoveLive(device)) return Fail(kCall, STRATA_INVALID_ARGUMENT, "not an open device (closed twice?)");
   return Guarded(kCall, [&] {
+    if (device->timeline) {
+      // The final memory statistics (on sim a firmware command: the run is over, so it changes nothing measured).
+      if (device->failed.empty()) SampleStats(device, TimelineNow(device, true));
+      device->timeline->Finish();
+      if (device->backend_events) device->backend->SetEventSink(nullptr, nullptr);
+    }
     delete device;
     return Report(kCall, {});
   });
@@ -457,7 +573,13 @@ strata_status strata_alloc(strata_device* device, strata_context context, uint64
     if (e.ok() && (b == 0 || b >> kBackendBufferBits != 0)) {
       return Fail(kCall, STRATA_INTERNAL, "the backend returned an out-of-range handle");
     }
-    if (e.ok()) *out = TagBuffer(device, b);
+    if (e.ok()) {
+      *out = TagBuffer(device, b);
+      if (device->timeline) {
+        device->live[*out] = {context, bytes};
+        NoteMemory(device, context, static_cast<int64_t>(bytes));
+      }
+    }
     return Answer(kCall, device, e);
   });
 }
@@ -470,6 +592,13 @@ strata_status strata_free(strata_device* device, strata_context context, strata_
     strata_buffer b;
     Error e = Untag(device, context, buffer, &c, &b);
     if (e.ok()) e = device->backend->Free(c, b);
+    if (e.ok() && device->timeline) {
+      const auto it = device->live.find(buffer);
+      if (it != device->live.end()) {
+        NoteMemory(device, it->second.first, -static_cast<int64_t>(it->second.second));
+        device->live.erase(it);
+      }
+    }
     return Answer(kCall, device, e);
   });
 }
@@ -548,6 +677,7 @@ strata_status strata_compact(strata_device* device, strata_context context, cons
       e = device->backend->Compact(c, options ? options->max_bytes : 0, options ? options->max_moves : 0, &result);
     }
     if (e.ok() && out != nullptr) CopyOut(result, out);
+    if (e.ok() && device->timeline && device->backend->StatsAreFree()) SampleStats(device, TimelineNow(device, false));
     return Answer(kCall, device, e);
   });
 }
@@ -598,7 +728,15 @@ strata_status strata_get_last_oom(strata_device* device, strata_oom_info* out) {
 strata_status strata_set_event_sink(strata_device* device, strata_event_fn fn, void* user) {
   constexpr const char* kCall = "strata_set_event_sink";
   STRATA_LOCK_DEVICE(kCall, device);
-  return Guarded(kCall, [&] { return Answer(kCall, device, device->backend->SetEventSink(fn, user)); });
+  return Guarded(kCall, [&] {
+    // With a timeline the core's sink stays in place and passes events on to the caller's.
+    if (device->timeline && device->backend_events) {
+      device->user_sink = fn;
+      device->user_sink_data = user;
+      return Answer(kCall, device, {});
+    }
+    return Answer(kCall, device, device->backend->SetEventSink(fn, user));
+  });
 }
 
 strata_status strata_synchronize(strata_device* device) {

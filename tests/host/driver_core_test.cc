@@ -128,10 +128,12 @@ TEST_F(DriverCore, UnknownBackendListsTheAvailableOnes) {
 TEST_F(DriverCore, BackendOptionsAreDescribed) {
   size_t count = 0;
   ASSERT_EQ(strata_get_backend_options("fake", nullptr, 0, &count), STRATA_OK);
-  ASSERT_EQ(count, 5u);
+  // The fake's five, then the options the core handles for every backend (the timeline).
+  ASSERT_EQ(count, 5u + strata::driver::CoreOptions().size());
   std::vector<strata_option_info> info(count);
   for (auto& i : info) i.struct_size = sizeof i;
   ASSERT_EQ(strata_get_backend_options("fake", info.data(), info.size(), &count), STRATA_OK);
+  EXPECT_STREQ(info[5].name, "timeline");
   EXPECT_STREQ(info[2].name, "ratio");
   EXPECT_EQ(info[2].type, STRATA_VALUE_DOUBLE);
   EXPECT_STREQ(info[2].default_value, "0.5");
@@ -160,9 +162,9 @@ TEST_F(DriverCore, UnknownOrMistypedOptionsAreRefusedByName) {
   o.num_named_options = 1;
   strata_device* d = nullptr;
   EXPECT_EQ(strata_open("fake", &o, &d), STRATA_INVALID_ARGUMENT);
-  EXPECT_NE(
-      std::string(strata_last_error_message()).find("no option 'sizee' (valid: mode, size, ratio, flag, hbm_preset)"),
-      std::string::npos)
+  EXPECT_NE(std::string(strata_last_error_message())
+                .find("no option 'sizee' (valid: mode, size, ratio, flag, hbm_preset, timeline,"),
+            std::string::npos)
       << strata_last_error_message();
   strata_named_value mistyped[] = {Str("size", "12")};
   o.named_options = mistyped;
