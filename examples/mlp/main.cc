@@ -80,6 +80,7 @@ const char kUsage[] =
     "  --backend NAME            sim (default), gpu-emu or cuda: the same service on an (emulated) GPU\n"
     "  --policy P                GPU backends: the framework's allocation policy (jax, tf, torch, ...;\n"
     "                            docs/gpu-policies.md)\n"
+    "  --timeline FILE.json      the run as a Perfetto timeline (docs/timelines.md; the open option timeline)\n"
     "  --option NAME=VALUE       any open option of the backend (repeatable; strata_get_backend_options)\n"
     "  --quiet                   no progress lines on stderr\n"
     "  --help                    this text\n"
@@ -118,12 +119,13 @@ int ParseArgs(int argc, char** argv, Options* o) {
       return 1;
     } else if (a == "--quiet") {
       o->quiet = true;
-    } else if (a == "--backend" || a == "--policy" || a == "--option") {
+    } else if (a == "--backend" || a == "--policy" || a == "--option" || a == "--timeline") {
       if ((v = value()) == nullptr) return 2;
       if (a == "--backend") {
         o->backend = v;
       } else {
-        o->options.push_back(a == "--policy" ? std::string("policy=") + v : std::string(v));
+        const char* name = a == "--policy" ? "policy=" : a == "--timeline" ? "timeline=" : "";
+        o->options.push_back(std::string(name) + v);
       }
     } else if (a == "--steps" || a == "--seed" || a == "--hbm-capacity" || a == "--hbm" || a == "--trace" ||
                a == "--trace-cycles" || a == "--report" || a == "--alloc-trace" || a == "--compact-at" ||

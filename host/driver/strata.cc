@@ -284,7 +284,7 @@ Error BuildOptions(const strata::driver::BackendInfo& b, const strata_open_optio
 uint64_t TimelineNow(strata_device* d, bool advance_index) {
   uint64_t cycles = 0;
   if (d->backend->DeviceCycles(&cycles)) return cycles;
-  return advance_index ? d->timeline->NextIndex() : 0;
+  return advance_index ? d->timeline->NextIndex() : d->timeline->CurrentIndex();
 }
 
 // One C API call on the timeline's "host API" track: [construction, destruction) with the call's answer.

@@ -47,6 +47,8 @@ class Timeline {
   bool device_clock() const { return device_clock_; }
   // The time of the next API call on the index clock (no device clock): 0, 1, 2, ...
   uint64_t NextIndex() { return index_++; }
+  // The current call's time on the index clock (for counters sampled inside a call).
+  uint64_t CurrentIndex() const { return index_ == 0 ? 0 : index_ - 1; }
 
   // A backend event (strata.h); spans on "command", "dma" and "pcie" may overlap and are async slices.
   void OnEvent(const strata_event& event);

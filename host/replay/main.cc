@@ -28,7 +28,8 @@ constexpr const char* kUsage =
     "usage: strata-replay TRACE.csv [--backend host|sim|gpu-emu|cuda] [--policy P]\n"
     "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
     "                     [--max-events N] [--hbm HBM2|HBM2e|HBM3] [--firmware ELF]\n"
-    "                     [--option NAME=VALUE]... [--series FILE.csv] [--json] [--check] [--verbose]\n"
+    "                     [--option NAME=VALUE]... [--series FILE.csv] [--timeline FILE.json] [--json]\n"
+    "                     [--check] [--verbose]\n"
     "\n"
     "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
@@ -61,6 +62,8 @@ constexpr const char* kUsage =
     "  --option N=V      sim, gpu-emu, cuda: an open option (the backend's own or the policy's, e.g.\n"
     "                    mxu_n=8 (sim), mem_fraction=0.5, page_bytes=65536 (gpu-emu), device=1 (cuda));\n"
     "                    repeatable; overrides the environment\n"
+    "  --timeline FILE   sim, gpu-emu, cuda: the device's run as a Perfetto timeline (trace-event JSON;\n"
+    "                    docs/timelines.md); the same as --option timeline=FILE\n"
     "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256; sim: 256 only)\n"
     "  --max-events N    stop after N events (allocations + frees; a trace has 2 per buffer)\n"
     "  --hbm PRESET      sim: HBM preset (default HBM2)\n"
@@ -218,6 +221,9 @@ int main(int argc, char** argv) {
       const size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0) return Usage("--option needs NAME=VALUE (got '" + v + "')");
       named_options[v.substr(0, eq)] = v.substr(eq + 1);
+    } else if (arg == "--timeline") {
+      if (!value(&v) || v.empty()) return Usage("--timeline needs a file name");
+      named_options["timeline"] = v;
     } else if (arg == "--series") {
       if (!value(&series_path) || series_path.empty()) return Usage("--series needs a file name");
     } else if (arg == "--backend") {
@@ -270,7 +276,10 @@ int main(int argc, char** argv) {
   }
   if (trace_path.empty()) return Usage("no trace given");
   const bool sim = backend == "sim", gpu = backend == "gpu-emu" || backend == "cuda";
-  if (!gpu && !sim && !named_options.empty()) return Usage("--option needs --backend sim, gpu-emu or cuda");
+  if (!gpu && !sim && !named_options.empty()) {
+    return Usage(named_options.count("timeline") ? "--timeline needs --backend sim, gpu-emu or cuda"
+                                                 : "--option needs --backend sim, gpu-emu or cuda");
+  }
   if (!gpu && !series_path.empty()) return Usage("--series needs --backend gpu-emu or cuda");
   if (gpu) {
     return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options,
