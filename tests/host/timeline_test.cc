@@ -91,6 +91,14 @@ void CheckWellFormed(const json& doc, std::vector<json>* out) {
   }
 }
 
+// The device's statistics at the end, then close, then the timeline checked and loaded.
+void StatsCloseAndLoad(strata_device* d, const std::string& path, strata_memory_stats* s, std::vector<json>* events) {
+  s->struct_size = sizeof *s;
+  ASSERT_EQ(strata_get_memory_stats(d, 0, s), STRATA_OK);
+  ASSERT_EQ(strata_close(d), STRATA_OK);
+  ASSERT_NO_FATAL_FAILURE(CheckWellFormed(Load(path), events));
+}
+
 // The last sample of a counter series.
 double LastCounter(const std::vector<json>& events, const std::string& track, const std::string& series) {
   double v = -1;
@@ -124,12 +132,8 @@ TEST(Timeline, SimRunHasCommandsDmaCompactionAndCounters) {
   ASSERT_EQ(strata_compact(d, c, nullptr, &r), STRATA_OK);
   ASSERT_GT(r.bytes_moved, 0u);
   strata_memory_stats s{};
-  s.struct_size = sizeof s;
-  ASSERT_EQ(strata_get_memory_stats(d, 0, &s), STRATA_OK);
-  ASSERT_EQ(strata_close(d), STRATA_OK);
-
   std::vector<json> events;
-  ASSERT_NO_FATAL_FAILURE(CheckWellFormed(Load(path), &events));
+  ASSERT_NO_FATAL_FAILURE(StatsCloseAndLoad(d, path, &s, &events));
   std::map<std::string, int64_t> bytes;
   std::map<std::string, int> count;
   for (const json& e : events) {
@@ -208,11 +212,8 @@ TEST(Timeline, GpuEmuPolicyHasPoolCountersOnTheCallIndex) {
     }
   }
   strata_memory_stats s{};
-  s.struct_size = sizeof s;
-  ASSERT_EQ(strata_get_memory_stats(d, 0, &s), STRATA_OK);
-  ASSERT_EQ(strata_close(d), STRATA_OK);
   std::vector<json> events;
-  ASSERT_NO_FATAL_FAILURE(CheckWellFormed(Load(path), &events));
+  ASSERT_NO_FATAL_FAILURE(StatsCloseAndLoad(d, path, &s, &events));
   int samples = 0;
   for (const json& e : events) samples += e["ph"] == "C" && e["name"] == "memory (device)";
   EXPECT_GE(samples, 40 + 13);  // one per allocation and free, and one at close
