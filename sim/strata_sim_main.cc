@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +44,10 @@ void PrintHelp() {
       "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
       "  --hbm-capacity B    HBM capacity in bytes, K/M/G suffixes allowed (default 4G; up to 64G+;\n"
       "                      the backing store is sparse, so only touched pages cost host memory)\n"
+      "  --hbm-address-map M xor-hash (default: higher address bits XOR-folded into channel and bank) or\n"
+      "                      linear (plain bit fields, the old map; docs/hbm.md)\n"
+      "  --hbm-row-hit-cap N row hits served past an older request to another row of the bank (default 4;\n"
+      "                      0 = no cap, plain FR-FCFS, the old scheduler)\n"
       "  --json              print the summary as one JSON object\n"
       "  --quiet             no summary (console output and exit status only)\n"
       "  --progress          progress line on stderr every few seconds\n"
@@ -107,6 +112,43 @@ bool ParseMxuN(const char* text, int& out, std::string& why) {
   return true;
 }
 
+// The HBM controller options both parsers share: --hbm-address-map and --hbm-row-hit-cap. They are kept
+// here and applied after HbmConfig::FromName, which replaces the whole configuration with the preset.
+struct HbmControllerOptions {
+  strata::hbm::AddressMap address_map = strata::hbm::HbmConfig{}.address_map;
+  uint32_t row_hit_cap = strata::hbm::HbmConfig{}.row_hit_cap;
+
+  void ApplyTo(strata::hbm::HbmConfig& hbm) const {
+    hbm.address_map = address_map;
+    hbm.row_hit_cap = row_hit_cap;
+  }
+};
+
+// Parses one of the two options at argv[i] (advancing i past its value). Returns false when arg is neither;
+// otherwise true, with why set when the value is missing or wrong.
+bool ParseHbmControllerOption(const std::string& arg, int argc, char* argv[], int& i, HbmControllerOptions& out,
+                              std::string& why) {
+  if (arg == "--hbm-address-map") {
+    const char* text = i + 1 < argc ? argv[++i] : nullptr;
+    if (text == nullptr) {
+      why = "--hbm-address-map needs a name (xor-hash, linear)";
+    } else if (!strata::hbm::AddressMapFromName(text, &out.address_map)) {
+      why = std::string("unknown --hbm-address-map '") + text + "' (xor-hash, linear)";
+    }
+    return true;
+  }
+  if (arg == "--hbm-row-hit-cap") {
+    uint64_t v = 0;
+    if (i + 1 >= argc || !ParseU64(argv[++i], v) || v > UINT32_MAX) {
+      why = "--hbm-row-hit-cap needs a number >= 0 (0 = no cap)";
+    } else {
+      out.row_hit_cap = static_cast<uint32_t>(v);
+    }
+    return true;
+  }
+  return false;
+}
+
 void PrintGemmHelp() {
   std::printf(
       "usage: strata-sim gemm --a A.npy --b B.npy --out C.npy [options]\n"
@@ -124,6 +166,8 @@ void PrintGemmHelp() {
       "  --firmware FILE     GEMM firmware image (default: the build's rv32/apps/gemm/gemm.elf)\n"
       "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
       "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
+      "  --hbm-address-map M xor-hash (default) or linear (the old map); docs/hbm.md\n"
+      "  --hbm-row-hit-cap N row-hit cap of the HBM scheduler (default 4; 0 = no cap, the old scheduler)\n"
       "  --per-tile          issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)\n"
       "  --max-cycles N      give up after N cycles (default 2000000000)\n"
       "  --json              print the summary as one JSON object\n"
@@ -148,6 +192,7 @@ int RunGemm(int argc, char* argv[]) {
   config.max_cycles = 2'000'000'000ull;
   std::string a_path, b_path, c_path, out_path, fw_path = DefaultGemmFirmware(), hbm_preset = "HBM2";
   bool json = false, relu = false, int8 = false, per_tile = false;
+  HbmControllerOptions hbm_controller;
   int64_t mult = 1;
   uint64_t shift = 0;
   for (int i = 2; i < argc; ++i) {
@@ -158,9 +203,12 @@ int RunGemm(int argc, char* argv[]) {
       return true;
     };
     uint64_t v = 0;
+    std::string why;
     if (arg == "-h" || arg == "--help") {
       PrintGemmHelp();
       return kExitPass;
+    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why)) {
+      if (!why.empty()) return Usage(why);
     } else if (arg == "--a") {
       if (!str(a_path)) return Usage("--a needs a file");
     } else if (arg == "--b") {
@@ -174,7 +222,6 @@ int RunGemm(int argc, char* argv[]) {
     } else if (arg == "--hbm") {
       if (!str(hbm_preset)) return Usage("--hbm needs a preset name");
     } else if (arg == "--mxu-n") {
-      std::string why;
       if (!ParseMxuN(i + 1 < argc ? argv[++i] : nullptr, config.mxu_n, why)) return Usage(why);
     } else if (arg == "--relu") {
       relu = true;
@@ -225,6 +272,8 @@ int RunGemm(int argc, char* argv[]) {
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30)) {
     return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
   }
+  hbm_controller.ApplyTo(config.hbm);
+  if (const std::string why = config.hbm.Validate(); !why.empty()) return Usage("HBM configuration: " + why);
   auto input_error = [](const std::string& why) {
     std::fprintf(stderr, "strata-sim: error: %s\n", why.c_str());
     return kExitUsage;
@@ -353,6 +402,7 @@ int sc_main(int argc, char* argv[]) {
   bool quiet = false;
   std::string hbm_preset = "HBM2";
   uint64_t hbm_capacity = 4ull << 30;
+  HbmControllerOptions hbm_controller;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](uint64_t& out) {
@@ -360,9 +410,12 @@ int sc_main(int argc, char* argv[]) {
       return ParseU64(argv[++i], out);
     };
     uint64_t v = 0;
+    std::string why;
     if (arg == "-h" || arg == "--help") {
       PrintHelp();
       return kExitPass;
+    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why)) {
+      if (!why.empty()) return Usage(why);
     } else if (arg == "--max-cycles") {
       if (!value(v) || v == 0) return Usage("--max-cycles needs a positive number");
       config.max_cycles = v;
@@ -383,7 +436,6 @@ int sc_main(int argc, char* argv[]) {
       if (!value(v) || v == 0 || v > 99) return Usage("--trace-depth needs a number from 1 to 99");
       config.trace.depth = static_cast<int>(v);
     } else if (arg == "--mxu-n") {
-      std::string why;
       if (!ParseMxuN(i + 1 < argc ? argv[++i] : nullptr, config.mxu_n, why)) return Usage(why);
     } else if (arg == "--hbm") {
       if (i + 1 >= argc) return Usage("--hbm needs a preset name (HBM2, HBM2e, HBM3)");
@@ -418,6 +470,7 @@ int sc_main(int argc, char* argv[]) {
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity)) {
     return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
   }
+  hbm_controller.ApplyTo(config.hbm);
   if (const std::string why = config.hbm.Validate(); !why.empty()) return Usage("--hbm-capacity: " + why);
 
   strata::sim::ElfImage image;
