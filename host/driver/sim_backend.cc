@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -565,6 +566,17 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   if (!hbm::HbmConfig::FromName(preset, &hbm, static_cast<uint64_t>(capacity))) {
     return {STRATA_INVALID_ARGUMENT, "unknown HBM preset '" + preset + "' (HBM2, HBM2e, HBM3)"};
   }
+  // The controller settings go on top of the preset (FromName replaces the whole configuration).
+  const std::string address_map = o.GetString("hbm_address_map", "xor-hash");
+  if (!hbm::AddressMapFromName(address_map, &hbm.address_map)) {
+    return {STRATA_INVALID_ARGUMENT, "unknown hbm_address_map '" + address_map + "' (xor-hash, linear)"};
+  }
+  const int64_t row_hit_cap = o.GetInt("hbm_row_hit_cap", 4);
+  if (row_hit_cap < 0) return {STRATA_INVALID_ARGUMENT, "hbm_row_hit_cap must be >= 0 (0 = no cap)"};
+  if (row_hit_cap > UINT32_MAX) {
+    return {STRATA_INVALID_ARGUMENT, "hbm_row_hit_cap " + std::to_string(row_hit_cap) + " is too large"};
+  }
+  hbm.row_hit_cap = static_cast<uint32_t>(row_hit_cap);
   if (const std::string why = hbm.Validate(); !why.empty()) {
     return {STRATA_INVALID_ARGUMENT, "HBM configuration: " + why};
   }
@@ -621,6 +633,10 @@ STRATA_REGISTER_BACKEND(
          {"hbm_preset", STRATA_VALUE_STRING, "HBM2", "HBM timing preset: HBM2, HBM2e or HBM3"},
          {"hbm_capacity_bytes", STRATA_VALUE_INT64, "1073741824",
           "HBM capacity; a multiple of the preset's row stripe (256 KiB)"},
+         {"hbm_address_map", STRATA_VALUE_STRING, "xor-hash",
+          "HBM address map: xor-hash (higher bits XOR-folded into channel and bank) or linear (the old map)"},
+         {"hbm_row_hit_cap", STRATA_VALUE_INT64, "4",
+          "row hits the HBM scheduler serves past an older request to another row; 0 = no cap (plain FR-FCFS)"},
          {"pcie_preset", STRATA_VALUE_STRING, "gen4x16", "host link: gen4x16 or gen5x16"},
          {"trace_path", STRATA_VALUE_STRING, "", "waveform file (.fst or .vcd); empty = none"},
          {"trace_start_cycle", STRATA_VALUE_INT64, "0", "record the waveform from this device cycle on"},
