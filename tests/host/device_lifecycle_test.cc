@@ -10,9 +10,13 @@
 #include <thread>
 #include <vector>
 
+#include "named_values.h"
 #include "strata/strata.h"
 
 namespace {
+
+using strata::test_values::Int;
+using strata::test_values::Str;
 
 constexpr uint64_t kMiB = 1ull << 20;
 
@@ -197,6 +201,85 @@ TEST(DeviceLifecycle, HbmOutsideWhatTheFirmwareManagesIsRefused) {
   EXPECT_EQ(info.hbm_capacity_bytes, 1ull << 40);
   ExpectWorks(d);
   strata_close(d);
+}
+
+// The HBM controller's open options (docs/hbm.md): bad values are refused naming the option, both are listed
+// with their defaults, and they reach the model: a compaction's copy takes other cycles under the old
+// controller (linear map, no row-hit cap), the same under the defaults spelled out.
+strata_status OpenWithHbmController(const std::vector<strata_named_value>& named, strata_device** d) {
+  strata_open_options o{};
+  o.struct_size = sizeof o;
+  o.hbm_capacity_bytes = 8 * kMiB;
+  o.named_options = named.data();
+  o.num_named_options = named.size();
+  return strata_open("sim", &o, d);
+}
+
+TEST(DeviceLifecycle, HbmControllerOptionsAreCheckedAndReachTheModel) {
+  struct Refused {
+    strata_named_value option;
+    const char* why;
+  };
+  const Refused refused[] = {
+      {Str("hbm_address_map", "modulo"), "unknown hbm_address_map 'modulo' (xor-hash, linear)"},
+      {Str("hbm_address_map", ""), "unknown hbm_address_map '' (xor-hash, linear)"},
+      {Int("hbm_row_hit_cap", -1), "hbm_row_hit_cap must be >= 0 (0 = no cap)"},
+      {Int("hbm_row_hit_cap", int64_t{1} << 40), "hbm_row_hit_cap 1099511627776 is too large"},
+      {Int("hbm_address_map", 1), "hbm_address_map"},  // mistyped
+      {Str("hbm_row_hit_cap", "4"), "hbm_row_hit_cap"},
+  };
+  for (const auto& r : refused) {
+    strata_device* d = nullptr;
+    EXPECT_EQ(OpenWithHbmController({r.option}, &d), STRATA_INVALID_ARGUMENT) << r.why;
+    EXPECT_NE(std::strstr(strata_last_error_message(), r.why), nullptr) << strata_last_error_message();
+    EXPECT_EQ(d, nullptr);
+  }
+
+  size_t count = 0;
+  ASSERT_EQ(strata_get_backend_options("sim", nullptr, 0, &count), STRATA_OK);
+  std::vector<strata_option_info> infos(count);
+  for (auto& i : infos) i.struct_size = sizeof i;
+  ASSERT_EQ(strata_get_backend_options("sim", infos.data(), infos.size(), &count), STRATA_OK);
+  int listed = 0;
+  for (const auto& i : infos) {
+    if (std::string(i.name) == "hbm_address_map") {
+      ++listed;
+      EXPECT_EQ(i.type, STRATA_VALUE_STRING);
+      EXPECT_STREQ(i.default_value, "xor-hash");
+    } else if (std::string(i.name) == "hbm_row_hit_cap") {
+      ++listed;
+      EXPECT_EQ(i.type, STRATA_VALUE_INT64);
+      EXPECT_STREQ(i.default_value, "4");
+    }
+  }
+  EXPECT_EQ(listed, 2);
+
+  // 1.75 MiB of 256 KiB buffers, every other one freed, compacted: the cycles of the copies.
+  auto compaction_cycles = [](const std::vector<strata_named_value>& named) -> uint64_t {
+    strata_device* d = nullptr;
+    EXPECT_EQ(OpenWithHbmController(named, &d), STRATA_OK) << strata_last_error_message();
+    if (d == nullptr) return 0;
+    ExpectWorks(d);
+    strata_context c;
+    EXPECT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK) << strata_last_error_message();
+    std::vector<strata_buffer> bufs(7);
+    for (auto& b : bufs) EXPECT_EQ(strata_alloc(d, c, 256 << 10, 0, 0, &b), STRATA_OK) << strata_last_error_message();
+    for (size_t i = 0; i < bufs.size(); i += 2) EXPECT_EQ(strata_free(d, c, bufs[i]), STRATA_OK);
+    strata_compact_result r{};
+    r.struct_size = sizeof r;
+    EXPECT_EQ(strata_compact(d, c, nullptr, &r), STRATA_OK) << strata_last_error_message();
+    EXPECT_GT(r.bytes_moved, 0u);
+    strata_memory_stats s{};
+    s.struct_size = sizeof s;
+    EXPECT_EQ(strata_get_memory_stats(d, 0, &s), STRATA_OK) << strata_last_error_message();
+    EXPECT_EQ(strata_close(d), STRATA_OK);
+    return s.compaction_cycles;
+  };
+  const uint64_t defaults = compaction_cycles({});
+  EXPECT_GT(defaults, 0u);
+  EXPECT_EQ(compaction_cycles({Str("hbm_address_map", "xor-hash"), Int("hbm_row_hit_cap", 4)}), defaults);
+  EXPECT_EQ(compaction_cycles({Str("hbm_address_map", "XOR-HASH")}), defaults);  // names are case-insensitive
+  EXPECT_NE(compaction_cycles({Str("hbm_address_map", "linear"), Int("hbm_row_hit_cap", 0)}), defaults);
 }
 
 TEST(DeviceLifecycle, AWaveformThatCannotBeWrittenIsRefusedAtOpen) {
