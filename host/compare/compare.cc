@@ -19,9 +19,11 @@ namespace strata::compare {
 namespace {
 
 constexpr uint32_t kGranule = alloc::kDefaultGranuleBytes;  // the firmware's granule (docs/allocator.md)
-// What one compaction copy costs on the model: HBM2 HBM->HBM at ~121 B per device cycle (docs/runtime.md,
-// bench/runtime). Host runs of Strata's allocator estimate compaction cycles with it and say so.
-constexpr double kCopyBytesPerCycle = 121.0;
+// What compaction copies cost on the model: HBM2 HBM->HBM at 116.6 B per device cycle, the bytes-weighted rate
+// of the traces that compact GBs on `strata-replay --backend sim` with the default HBM controller (tiny_bert
+// 114.0, resnet50 121.2, bert_base 116.4; docs/runtime.md). Host runs of Strata's allocator estimate
+// compaction cycles with it and say so.
+constexpr double kCopyBytesPerCycle = 116.6;
 
 uint64_t RoundDown(uint64_t x, uint64_t m) { return x / m * m; }
 

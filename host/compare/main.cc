@@ -50,7 +50,7 @@ constexpr const char* kUsage =
     "                    torch-expandable\n"
     "  --backend B       where Strata runs at the capacity: host (default; the firmware's allocator\n"
     "                    library on the host, the same decisions, compaction cycles estimated at the\n"
-    "                    model's measured 121 B/cycle) or sim (the Strata model through the driver: real\n"
+    "                    model's measured 116.6 B/cycle) or sim (the Strata model through the driver: real\n"
     "                    device cycles; slow for GB of compaction). The capacity search runs on the host\n"
     "  --cuda M          auto (default): the GPU policies once more on the real GPU when one is present;\n"
     "                    on: fail without one; off: never\n"
