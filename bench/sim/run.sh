@@ -4,7 +4,7 @@
 # both ways (tests: sim.fast_forward.*); only wall time differs. Workloads:
 #   busy_core   the compute loop (bench_sim_loop): core busy, DMA and matrix unit idle, 20 M cycles
 #   idle_chip   the runtime firmware waiting for doorbells: the whole chip idle, 20 M cycles
-#   gemm_256    strata-sim gemm 256^3 at N = 16: matrix unit and DMA busy
+#   gemm_512    strata-sim gemm 512^3 at N = 16: matrix unit and DMA busy
 #   main_job    strata-mlp as scripts/run.sh runs it (24 requests, waveform window, allocation trace)
 #   bert_replay strata-replay bert_base.csv --backend sim --capacity 1.0x --compaction on-oom (about
 #               5 minutes a run; SIM_BENCH_BERT=0 leaves it out)
@@ -17,8 +17,8 @@ build="${1:-$root/build}"
 sim="$build/sim/strata-sim"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-python3 "$here/../gemm/make_npy.py" "$work/a.npy" 256 256 1
-python3 "$here/../gemm/make_npy.py" "$work/b.npy" 256 256 2
+python3 "$here/../gemm/make_npy.py" "$work/a.npy" 512 512 1
+python3 "$here/../gemm/make_npy.py" "$work/b.npy" 512 512 2
 
 # one WORKLOAD FAST: runs it, prints {"bench":"sim_speed","workload",...,"fast_forward",...}
 one() {
@@ -30,7 +30,7 @@ one() {
       local elf="$build/rv32/bench/bench_sim_loop.elf"
       [ "$workload" = idle_chip ] && elf="$build/rv32/apps/runtime/runtime.elf"
       STRATA_SIM_FAST_FORWARD=$ff "$sim" --json --max-cycles 20000000 "$elf" >"$work/out" || true ;;
-    gemm_256)
+    gemm_512)
       STRATA_SIM_FAST_FORWARD=$ff "$sim" gemm --a "$work/a.npy" --b "$work/b.npy" --out "$work/c.npy" --json \
         >"$work/out" ;;
     main_job)
@@ -57,7 +57,7 @@ print(json.dumps(line))
 PY
 }
 
-workloads=(busy_core idle_chip gemm_256 main_job)
+workloads=(busy_core idle_chip gemm_512 main_job)
 [ "${SIM_BENCH_BERT:-1}" = 0 ] || workloads+=(bert_replay)
 for w in "${workloads[@]}"; do
   on=$(one "$w" 1)
