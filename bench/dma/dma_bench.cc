@@ -108,8 +108,9 @@ int main(int argc, char** argv) {
     Report("dma_hbm_to_hbm", cfg, copy_bytes, r, peak / 2, "hbm_peak_over_2");
 
     // Both queues copying at once.
-    r = Run(dev, dma, {{0, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 0, 1ull << 30, copy_bytes / 2}},
-                       {1, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 2ull << 30, 3ull << 30, copy_bytes / 2}}});
+    r = Run(dev, dma,
+            {{0, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 0, 1ull << 30, copy_bytes / 2}},
+             {1, {STRATA_DMA_TIER_HBM, STRATA_DMA_TIER_HBM, 2ull << 30, 3ull << 30, copy_bytes / 2}}});
     Report("dma_hbm_to_hbm_two_queues", cfg, copy_bytes, r, peak / 2, "hbm_peak_over_2");
   }
   // Host link: bulk copies and a BAR read round trip per PCIe preset.
@@ -120,8 +121,8 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> buf(quick ? (1u << 20) : (16u << 20), 0x5a);
     for (const bool to_device : {true, false}) {
       const auto t0 = std::chrono::steady_clock::now();
-      const uint64_t id = to_device ? link.CopyToDevice(buf.data(), 0, buf.size())
-                                    : link.CopyFromDevice(0, buf.data(), buf.size());
+      const uint64_t id =
+          to_device ? link.CopyToDevice(buf.data(), 0, buf.size()) : link.CopyFromDevice(0, buf.data(), buf.size());
       const uint64_t cycles = link.Wait(id);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double bpc = static_cast<double>(buf.size()) / cycles;
