@@ -296,12 +296,9 @@ class CallSpan {
   }
   ~CallSpan() {
     if (!d_->timeline) return;
-    uint64_t end = begin_;
-    if (d_->backend->DeviceCycles(&end)) {
-      d_->timeline->ApiCall(call_, begin_, end, d_->call_status);
-    } else {
-      d_->timeline->ApiCall(call_, begin_, begin_ + 1, d_->call_status);
-    }
+    uint64_t end = begin_;  // on the index clock the call ends where it began (Timeline::ApiCall)
+    d_->backend->DeviceCycles(&end);
+    d_->timeline->ApiCall(call_, begin_, end, d_->call_status);
   }
   CallSpan(const CallSpan&) = delete;
   CallSpan& operator=(const CallSpan&) = delete;

@@ -27,37 +27,47 @@ std::unique_ptr<Timeline> Timeline::Open(const TimelineOptions& options, const s
     return nullptr;
   }
   std::unique_ptr<Timeline> t(new Timeline(options, f, device_clock));
-  t->Write("[");  // the format's array; see Write for the separators
-  t->Write(
-      json{{"ph", "M"}, {"pid", kPid}, {"name", "process_name"}, {"args", {{"name", "strata " + backend}}}}.dump());
-  t->Write(json{{"ph", "M"},
-                {"pid", kPid},
-                {"name", "process_labels"},
-                {"args",
-                 {{"labels", device_clock ? "clock: device cycles (1 us = 1000 cycles at 1 GHz)"
-                                          : "clock: API call index (1 us = one call)"}}}}
-               .dump());
+  t->Write(json{{"ph", "M"}, {"pid", kPid}, {"name", "process_name"}, {"args", {{"name", "strata " + backend}}}});
+  t->Label(device_clock ? "clock: device cycles (1 us = 1000 cycles at 1 GHz)"
+                        : "clock: API call index (1 us = one call)");
   t->Thread("host API");
   return t;
 }
 
 Timeline::Timeline(const TimelineOptions& options, std::FILE* file, bool device_clock)
-    : options_(options), file_(file), device_clock_(device_clock) {}
+    : options_(options), file_(file), device_clock_(device_clock) {
+  std::fputs("[", file_);  // the format's array; each event follows on its own line (Write)
+  bytes_ = 1;
+}
 
 Timeline::~Timeline() { Finish(); }
 
-void Timeline::Write(const std::string& object) {
+void Timeline::Write(const json& event, bool bounded) {
   if (file_ == nullptr) return;
-  if (object != "[" && options_.max_bytes != 0 && bytes_ + object.size() > options_.max_bytes) {
+  const std::string text = event.dump();
+  if (bounded && bytes_ + text.size() > options_.max_bytes) {
     truncated_ = true;
     return;
   }
-  // "[" first, then each object on its own line after a comma (the first after the bracket without one).
-  const char* sep = object == "[" ? "" : (events_ == 0 ? "\n" : ",\n");
-  bytes_ += std::strlen(sep) + object.size();
+  const char* sep = events_ == 0 ? "\n" : ",\n";  // no comma before the first event
+  bytes_ += std::strlen(sep) + text.size();
   std::fputs(sep, file_);
-  std::fputs(object.c_str(), file_);
-  if (object != "[" && ++events_ % kFlushEvery == 0) std::fflush(file_);
+  std::fputs(text.c_str(), file_);
+  if (++events_ % kFlushEvery == 0) std::fflush(file_);
+}
+
+void Timeline::Label(const std::string& text, bool bounded) {
+  Write(json{{"ph", "M"}, {"pid", kPid}, {"name", "process_labels"}, {"args", {{"labels", text}}}}, bounded);
+}
+
+void Timeline::Slice(int tid, const char* name, uint64_t begin, uint64_t end, const json& args) {
+  Write(json{{"ph", "X"},
+             {"pid", kPid},
+             {"tid", tid},
+             {"name", name},
+             {"ts", Micros(begin)},
+             {"dur", Micros(end) - Micros(begin)},
+             {"args", args}});
 }
 
 int Timeline::Thread(const std::string& track) {
@@ -65,9 +75,8 @@ int Timeline::Thread(const std::string& track) {
   if (it != threads_.end()) return it->second;
   const int tid = static_cast<int>(threads_.size()) + 1;
   threads_[track] = tid;
-  Write(json{{"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", track}}}}.dump());
-  Write(json{{"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"name", "thread_sort_index"}, {"args", {{"sort_index", tid}}}}
-            .dump());
+  Write(json{{"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", track}}}});
+  Write(json{{"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"name", "thread_sort_index"}, {"args", {{"sort_index", tid}}}});
   return tid;
 }
 
@@ -92,58 +101,35 @@ void Timeline::OnEvent(const strata_event& e) {
   }
   if (!InWindow(e.begin_cycle, e.end_cycle)) return;
   const int tid = Thread(track);
-  json args{{"value", e.value}};
+  // A byte-moving track's value is its bytes; elsewhere the command's status.
+  const bool moves_bytes = track == "dma" || track == "pcie" || track == "compaction";
+  json args{{moves_bytes ? "bytes" : "value", e.value}};
   if (e.id != 0) args["id"] = e.id;
-  if (track == "dma" || track == "pcie" || track == "compaction") args["bytes"] = e.value;
   if (e.kind == STRATA_EVENT_COUNTER) {
     Write(json{{"ph", "C"},
                {"pid", kPid},
                {"name", track + " " + e.name},
                {"ts", Micros(e.begin_cycle)},
-               {"args", {{e.name, e.value}}}}
-              .dump());
+               {"args", {{e.name, e.value}}}});
   } else if (Overlapping(track)) {
-    const uint64_t id = ++async_id_;
-    Write(json{{"ph", "b"},
-               {"pid", kPid},
-               {"tid", tid},
-               {"cat", track},
-               {"id", id},
-               {"name", e.name},
-               {"ts", Micros(e.begin_cycle)},
-               {"args", args}}
-              .dump());
-    Write(json{{"ph", "e"},
-               {"pid", kPid},
-               {"tid", tid},
-               {"cat", track},
-               {"id", id},
-               {"name", e.name},
-               {"ts", Micros(e.end_cycle)}}
-              .dump());
+    json slice{{"pid", kPid}, {"tid", tid}, {"cat", track}, {"id", ++async_id_}, {"name", e.name}};
+    json begin = slice, end = slice;
+    begin["ph"] = "b";
+    begin["ts"] = Micros(e.begin_cycle);
+    begin["args"] = args;
+    end["ph"] = "e";
+    end["ts"] = Micros(e.end_cycle);
+    Write(begin);
+    Write(end);
   } else {
-    Write(json{{"ph", "X"},
-               {"pid", kPid},
-               {"tid", tid},
-               {"name", e.name},
-               {"ts", Micros(e.begin_cycle)},
-               {"dur", Micros(e.end_cycle) - Micros(e.begin_cycle)},
-               {"args", args}}
-              .dump());
+    Slice(tid, e.name, e.begin_cycle, e.end_cycle, args);
   }
 }
 
 void Timeline::ApiCall(const char* name, uint64_t begin, uint64_t end, strata_status status) {
   if (file_ == nullptr || !InWindow(begin, end)) return;
-  if (!device_clock_ && end == begin) end = begin + 1;
-  Write(json{{"ph", "X"},
-             {"pid", kPid},
-             {"tid", Thread("host API")},
-             {"name", name},
-             {"ts", Micros(begin)},
-             {"dur", Micros(end) - Micros(begin)},
-             {"args", {{"status", strata_status_name(status)}}}}
-            .dump());
+  if (!device_clock_ && end == begin) end = begin + 1;  // one call = one tick of the index clock
+  Slice(Thread("host API"), name, begin, end, {{"status", strata_status_name(status)}});
 }
 
 void Timeline::Counters(const std::string& name, uint64_t t,
@@ -151,7 +137,7 @@ void Timeline::Counters(const std::string& name, uint64_t t,
   if (file_ == nullptr || !InWindow(t, t)) return;
   json args = json::object();
   for (const auto& [k, v] : values) args[k] = v;
-  Write(json{{"ph", "C"}, {"pid", kPid}, {"name", name}, {"ts", Micros(t)}, {"args", args}}.dump());
+  Write(json{{"ph", "C"}, {"pid", kPid}, {"name", name}, {"ts", Micros(t)}, {"args", args}});
 }
 
 void Timeline::Finish() {
@@ -162,14 +148,7 @@ void Timeline::Finish() {
     Counters("HBM traffic (DMA)", t, {{"GB/s", bytes / static_cast<double>(options_.window_cycles)}});
     if (hbm_bytes_.count(window + 1) == 0) Counters("HBM traffic (DMA)", t + options_.window_cycles, {{"GB/s", 0.0}});
   }
-  if (truncated_) {
-    options_.max_bytes = 0;  // the note itself always fits
-    Write(json{{"ph", "M"},
-               {"pid", kPid},
-               {"name", "process_labels"},
-               {"args", {{"labels", "timeline cut at timeline_max_bytes: later events are missing"}}}}
-              .dump());
-  }
+  if (truncated_) Label("timeline cut at timeline_max_bytes: later events are missing", /*bounded=*/false);
   std::fputs("\n]\n", file_);
   std::fclose(file_);
   file_ = nullptr;

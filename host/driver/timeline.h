@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,7 +65,11 @@ class Timeline {
   int Thread(const std::string& track);
   double Micros(uint64_t t) const { return device_clock_ ? static_cast<double>(t) / 1000.0 : static_cast<double>(t); }
   bool InWindow(uint64_t begin, uint64_t end) const;
-  void Write(const std::string& json_object);
+  // One event on its own line; past max_bytes it is dropped (and the file says so at the end) unless
+  // `bounded` is false.
+  void Write(const nlohmann::json& event, bool bounded = true);
+  void Label(const std::string& text, bool bounded = true);                                         // a process label
+  void Slice(int tid, const char* name, uint64_t begin, uint64_t end, const nlohmann::json& args);  // "X"
 
   TimelineOptions options_;
   std::FILE* file_;
