@@ -97,11 +97,12 @@ bool Device::CloseTrace() {
   return true;
 }
 
+bool Device::Recording() const { return trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end; }
+
 bool Device::CanSkipCycle() const {
   // The timer term: mtime after this edge (counting skipped cycles) must stay below mtimecmp, or
   // irq_timer would change without the chip being evaluated.
-  const bool recording = trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
-  return fast_forward_ && !recording && quiet_run_ >= kQuietCyclesBeforeSkip && !inputs_changed_ &&
+  return fast_forward_ && !Recording() && quiet_run_ >= kQuietCyclesBeforeSkip && !inputs_changed_ &&
          !bridge_->HasBeatOrCompletion() && chip_->CyclesUntilTimer() > skipped_pending_ + 1;
 }
 
@@ -124,7 +125,7 @@ void Device::Tick() {
     return;
   }
   CatchUp();
-  const bool dump = trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
+  const bool dump = Recording();
   chip_->FallingEdge();
   if (dump) trace_->dump(cycle_ * 1000);  // 1 GHz: timestamps in ps
   for (auto& hook : hooks_) {

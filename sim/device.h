@@ -55,7 +55,6 @@ class Device {
   // waveform's window. Every cycle count is the same either way (tests/sim: fast_forward.*); only wall time
   // changes.
   void set_fast_forward(bool on) { fast_forward_ = on; }
-  bool fast_forward() const { return fast_forward_; }
   // Cycles not evaluated so far (a figure for benchmarks).
   uint64_t skipped_cycles() const { return skipped_total_; }
   static constexpr uint32_t kQuietCyclesBeforeSkip = 8;
@@ -93,6 +92,7 @@ class Device {
 
  private:
   uint32_t HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable);
+  bool Recording() const;  // this cycle lies in the waveform's window
   bool CanSkipCycle() const;
   // Before the chip is evaluated or its inputs change: advance its counters over skipped cycles.
   void CatchUp();
