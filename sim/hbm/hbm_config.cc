@@ -11,6 +11,12 @@ namespace {
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+// Names on the command line and in open options are case-insensitive.
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
 // The DRAM core (array) timings barely change across HBM generations; all three presets use the
 // HBM2 values of DRAMsim3's HBM2_8Gb_x128 configuration, as Ramulator2 does for its HBM3 presets.
 HbmTimingNs CoreArrayTiming() {
@@ -164,8 +170,7 @@ HbmConfig HbmConfig::Hbm3(uint64_t capacity_bytes) {
 }
 
 bool HbmConfig::FromName(const std::string& name, HbmConfig* out, uint64_t capacity_bytes) {
-  std::string n = name;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const std::string n = Lower(name);
   if (n == "hbm2") {
     *out = capacity_bytes ? Hbm2(capacity_bytes) : Hbm2();
   } else if (n == "hbm2e") {
@@ -201,8 +206,7 @@ const char* AddressMapName(AddressMap map) {
 }
 
 bool AddressMapFromName(const std::string& name, AddressMap* out) {
-  std::string n = name;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const std::string n = Lower(name);
   for (AddressMap m : {AddressMap::kXorHash, AddressMap::kLinear}) {
     if (n == AddressMapName(m)) {
       *out = m;
