@@ -13,7 +13,6 @@ usage:
 """
 import json
 import os
-import random
 import subprocess
 import sys
 
@@ -54,12 +53,12 @@ def check_isa(sim, elfs):
         same(os.path.basename(elf), a, b)
 
 
+# bench/gemm's writer of random int8 .npy matrices (OUT ROWS COLS SEED).
+MAKE_NPY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gemm", "make_npy.py")
+
+
 def write_npy(path, rows, cols, seed):
-    header = "{'descr': '|i1', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
-    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
-        f.write(random.Random(seed).randbytes(rows * cols))
+    subprocess.run([sys.executable, MAKE_NPY, path, str(rows), str(cols), str(seed)], check=True)
 
 
 def check_gemm(sim, work):
