@@ -48,8 +48,11 @@ HbmModel::HbmModel(const HbmConfig& config)
   pcs_.resize(npc);
   for (uint32_t i = 0; i < npc; ++i) {
     PseudoChannel& pc = pcs_[i];
-    pc.queue.reserve(config_.queue_depth);
+    pc.slots.resize(config_.queue_depth);
+    pc.free_slots.reserve(config_.queue_depth);
+    for (uint32_t k = config_.queue_depth; k-- > 0;) pc.free_slots.push_back(k);
     pc.banks.resize(nbanks);
+    for (Bank& b : pc.banks) b.queue.reserve(config_.queue_depth);
     pc.groups.resize(config_.bank_groups);
     // Refresh is aligned across pseudo-channels, not staggered: an in-order stream stalls on
     // whichever pseudo-channel is refreshing, so staggered refreshes would each cost the whole
@@ -73,10 +76,10 @@ bool HbmModel::CanAccept(uint64_t addr, uint32_t len) const {
   if (len == 0) return false;
   uint64_t first = addr & ~31ull, last = (addr + len - 1) & ~31ull;
   uint32_t a = map_.Decode(first).pc_index;
-  if (last == first) return pcs_[a].queue.size() < config_.queue_depth;
+  if (last == first) return pcs_[a].queued < config_.queue_depth;
   uint32_t b = map_.Decode(last).pc_index;
-  if (a == b) return pcs_[a].queue.size() + 2 <= config_.queue_depth;
-  return pcs_[a].queue.size() < config_.queue_depth && pcs_[b].queue.size() < config_.queue_depth;
+  if (a == b) return pcs_[a].queued + 2 <= config_.queue_depth;
+  return pcs_[a].queued < config_.queue_depth && pcs_[b].queued < config_.queue_depth;
 }
 
 bool HbmModel::Submit(const HbmRequest& r) {
@@ -127,11 +130,16 @@ bool HbmModel::Submit(const HbmRequest& r) {
     e.is_write = r.is_write;
     e.row_cause = 0;
     e.deps = 0;
-    // Same-atom ordering: count older accesses this one must not overtake.
-    for (const Entry& o : pc.queue) {
-      if (o.atom_addr == atom && (o.is_write || r.is_write)) ++e.deps;
-    }
     Bank& bank = pc.banks[e.bank];
+    // Same-atom ordering: count older accesses this one must not overtake (an atom has one bank).
+    for (uint32_t o : bank.queue) {
+      const Entry& y = pc.slots[o];
+      if (y.atom_addr == atom && (y.is_write || r.is_write)) ++e.deps;
+    }
+    if (e.deps == 0) {
+      ++bank.unblocked[e.is_write];
+      ++pc.unblocked[e.is_write];
+    }
     ++bank.queued;
     if (bank.open && bank.row == e.row) {
       ++bank.queued_hits;
@@ -139,7 +147,18 @@ bool HbmModel::Submit(const HbmRequest& r) {
       ++pc.non_hits;
       pc.row_wake = 0;
     }
-    pc.queue.push_back(e);
+    const uint32_t slot = pc.free_slots.back();
+    pc.free_slots.pop_back();
+    pc.slots[slot] = e;
+    bank.queue.push_back(slot);
+    bank.offers_stale = true;
+    if (pc.queued == 0) {
+      pc.oldest_slot = slot;
+      pc.oldest_known = true;
+    }
+    pc.column_wake = 0;
+    pc.queued_banks |= uint64_t{1} << e.bank;
+    ++pc.queued;
     ++queued_atoms_;
     ++t.atoms_left;
   }
@@ -157,7 +176,7 @@ void HbmModel::Tick() {
     bool refresh_event = false;
     for (uint32_t i = 0; i < pcs_.size(); ++i) {
       PseudoChannel& pc = pcs_[i];
-      if (pc.queue.empty() && !pc.refresh_pending && now < pc.next_refresh) continue;
+      if (pc.queued == 0 && !pc.refresh_pending && now < pc.next_refresh) continue;
       bool was_pending = pc.refresh_pending;
       uint64_t due = pc.next_refresh;
       TickPseudoChannel(i, now);
@@ -208,12 +227,19 @@ void HbmModel::UpdateNextRefresh() {
 
 void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
   PseudoChannel& pc = pcs_[pi];
-  if (!pc.queue.empty()) ++pc.stats.busy_cycles;
+  if (pc.queued != 0) ++pc.stats.busy_cycles;
   bool row_slot_used = false;
-  if (config_.refresh != RefreshMode::kOff) row_slot_used = HandleRefresh(pi, now);
+  if (config_.refresh != RefreshMode::kOff) {
+    const bool was_pending = pc.refresh_pending;
+    row_slot_used = HandleRefresh(pi, now);
+    // A refresh that starts or ends blocks or frees a bank for the column scheduler.
+    if (row_slot_used || was_pending != pc.refresh_pending) pc.column_wake = 0;
+  }
   // Column commands: normally one per cycle; more only if a burst is shorter than a core cycle.
-  for (int i = 0; i < 8 && !pc.queue.empty(); ++i) {
-    if (!TryColumn(pi, now)) break;
+  if (now >= pc.column_wake) {
+    for (int i = 0; i < 8 && pc.queued != 0; ++i) {
+      if (!TryColumn(pi, now)) break;
+    }
   }
   if (row_slot_used) pc.row_wake = 0;
   if (!row_slot_used && pc.non_hits != 0 && now * kM >= pc.row_wake) TryRowCommand(pi, now);
@@ -311,83 +337,132 @@ bool HbmModel::HandleRefresh(uint32_t pi, uint64_t now) {
   return true;
 }
 
+uint32_t HbmModel::OldestSlot(PseudoChannel& pc) {
+  if (pc.oldest_known) return pc.oldest_slot;
+  uint32_t best = 0;
+  uint64_t best_seq = ~0ull;
+  for (uint64_t m = pc.queued_banks; m != 0; m &= m - 1) {
+    const uint32_t slot = pc.banks[__builtin_ctzll(m)].queue.front();
+    if (pc.slots[slot].seq < best_seq) {
+      best_seq = pc.slots[slot].seq;
+      best = slot;
+    }
+  }
+  pc.oldest_slot = best;
+  pc.oldest_known = true;
+  return best;
+}
+
 bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   PseudoChannel& pc = pcs_[pi];
   if (pc.refresh_pending && config_.refresh == RefreshMode::kAllBank) return false;
   const uint64_t t = now * kM;
   const uint64_t window_end = t + kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
-  const Entry& oldest = pc.queue.front();
-  const bool starving = now - oldest.submit_cycle >= config_.starvation_cycles;
   const uint64_t cl = cyc_.cl * kM, wl = cyc_.wl * kM;
   // Most cycles of a busy pseudo-channel the data bus is still carrying the previous burst: then
   // no access can issue, whatever its bank, and the queue need not be scanned.
   const uint64_t rd_floor = std::max({t, pc.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
   const uint64_t wr_floor = std::max({t, pc.wr_ok, pc.bus_free > wl ? pc.bus_free - wl : 0});
-  if (rd_floor >= window_end && wr_floor >= window_end) return false;
-  // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
-  // the oldest ready row hit in the other direction, if turning the bus around is worth it.
-  int other = -1;
-  bool other_bypasses = false;
-  bool same_waiting = false;  // an access in the current direction is queued and not hazard-blocked
-  uint64_t row_waiting = 0;   // banks with an access to another row than the open one, seen so far
-  const uint32_t cap = config_.row_hit_cap;
-  for (size_t qi = 0; qi < pc.queue.size(); ++qi) {
-    const Entry& e = pc.queue[qi];
-    const Bank& bank = pc.banks[e.bank];
-    const uint64_t bank_bit = 1ull << e.bank;
-    const bool hit = bank.open && bank.row == e.row;
-    // A hit younger than an access to another row of its bank bypasses that access. FR-FCFS+Cap
-    // (Mutlu & Moscibroda, MICRO 2007) caps those bypasses per open row: past the cap the hit
-    // waits and TryRowCommand closes the row for the older access.
-    const bool bypasses = hit && (row_waiting & bank_bit) != 0;
-    if (!hit) row_waiting |= bank_bit;
-    if (e.deps != 0 || e.bank == blocked_bank) continue;
-    const bool same = e.is_write == pc.last_write;
-    same_waiting |= same;
-    if (!hit) continue;
-    if (bypasses && cap != 0 && bank.bypasses >= cap) continue;
-    if (starving && qi != 0 && e.bank == oldest.bank && oldest.row != e.row) continue;
-    if (!same && other >= 0) continue;
-    const BankGroup& g = pc.groups[e.bank_group];
-    uint64_t ready = std::max(t, bank.col_ok);
-    if (e.is_write) {
-      ready = std::max({ready, pc.wr_ok, g.wr_ok, pc.bus_free > wl ? pc.bus_free - wl : 0});
-    } else {
-      ready = std::max({ready, pc.rd_ok, g.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
-    }
-    if (ready >= window_end) continue;
-    if (same) {
-      IssueColumn(pi, qi, ready, bypasses);
-      return true;
-    }
-    other = static_cast<int>(qi);
-    other_bypasses = bypasses;
+  if (rd_floor >= window_end && wr_floor >= window_end) {
+    pc.column_wake = std::min(rd_floor, wr_floor) / kM;  // the first cycle whose window reaches a floor
+    return false;
   }
-  if (other < 0) return false;
+  const uint32_t oldest_slot = OldestSlot(pc);
+  const Entry& oldest = pc.slots[oldest_slot];
+  const bool starving = now - oldest.submit_cycle >= config_.starvation_cycles;
+  const bool dir = pc.last_write;
+  // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
+  // the oldest ready row hit in the other direction, if turning the bus around is worth it. An
+  // access is ready when its bank, bank group and the bus allow it in this cycle: the same for
+  // every access of one bank and direction, so each bank offers its oldest eligible hit per
+  // direction, and the oldest offer across banks wins.
+  struct Pick {
+    uint64_t seq = ~0ull;
+    uint32_t bank = 0;
+    size_t pos = 0;
+    uint64_t ready = 0;
+    bool bypasses = false;
+  } same, other;
+  // If nothing issues: the earliest time one of this cycle's time-dependent checks (a bank's
+  // readiness, starvation, the turnaround's row cycle) changes; state changes reset it.
+  uint64_t wake_mc = starving ? ~0ull : (oldest.submit_cycle + config_.starvation_cycles) * kM;
+  for (uint64_t m = pc.queued_banks; m != 0; m &= m - 1) {
+    const uint32_t b = static_cast<uint32_t>(__builtin_ctzll(m));
+    Bank& bank = pc.banks[b];
+    if (!bank.open || bank.queued_hits == 0 || static_cast<int>(b) == blocked_bank) continue;
+    // A starving oldest access to another row of this bank: every hit here would bypass it.
+    if (starving && oldest.bank == b && oldest.row != bank.row) continue;
+    if (bank.offers_stale) FindOffers(pc, bank);
+    const BankGroup& g = pc.groups[b / config_.banks_per_group];
+    for (int w = 0; w < 2; ++w) {
+      const Offer& o = bank.offers[w];
+      if (o.seq == ~0ull) continue;
+      const uint64_t ready =
+          w ? std::max({wr_floor, bank.col_ok, g.wr_ok}) : std::max({rd_floor, bank.col_ok, g.rd_ok});
+      if (ready >= window_end) {
+        wake_mc = std::min(wake_mc, ready);
+        continue;
+      }
+      Pick& p = (w != 0) == dir ? same : other;
+      if (o.seq < p.seq) p = Pick{o.seq, b, o.pos, ready, o.bypasses};
+    }
+  }
+  if (same.seq != ~0ull) {
+    IssueColumn(pi, same.bank, same.pos, same.ready, same.bypasses);
+    return true;
+  }
+  if (other.seq == ~0ull) {
+    pc.column_wake = wake_mc / kM;
+    return false;
+  }
   // A write-to-read turnaround idles the data bus for about tWTR + tCL, so keep the direction while
   // accesses in it are still coming (rows being opened), but never longer than a row cycle, nor for
   // more than a queue's worth of accesses, nor past a starving oldest request.
-  const bool turn = !same_waiting || pc.direction_count >= config_.queue_depth ||
-                    now - pc.last_column_cycle >= cyc_.rp + cyc_.rcd || (starving && other == 0);
-  if (!turn) return false;
-  const Entry& e = pc.queue[other];
-  const Bank& bank = pc.banks[e.bank];
-  const BankGroup& g = pc.groups[e.bank_group];
-  uint64_t ready = std::max(t, bank.col_ok);
-  if (e.is_write) {
-    ready = std::max({ready, pc.wr_ok, g.wr_ok, pc.bus_free > wl ? pc.bus_free - wl : 0});
-  } else {
-    ready = std::max({ready, pc.rd_ok, g.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
+  const uint32_t same_unblocked =
+      pc.unblocked[dir] - (blocked_bank >= 0 ? pc.banks[static_cast<uint32_t>(blocked_bank)].unblocked[dir] : 0);
+  const bool turn = same_unblocked == 0 || pc.direction_count >= config_.queue_depth ||
+                    now - pc.last_column_cycle >= cyc_.rp + cyc_.rcd || (starving && other.seq == oldest.seq);
+  if (!turn) {
+    wake_mc = std::min(wake_mc, (pc.last_column_cycle + cyc_.rp + cyc_.rcd) * kM);
+    pc.column_wake = wake_mc / kM;
+    return false;
   }
-  IssueColumn(pi, static_cast<size_t>(other), ready, other_bypasses);
+  IssueColumn(pi, other.bank, other.pos, other.ready, other.bypasses);
   return true;
 }
 
-void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc, bool bypasses) {
+void HbmModel::FindOffers(const PseudoChannel& pc, Bank& bank) const {
+  bank.offers = {};
+  bank.offers_stale = false;
+  if (!bank.open || bank.queued_hits == 0) return;
+  // A hit younger than an access to another row of its bank bypasses that access. FR-FCFS+Cap
+  // (Mutlu & Moscibroda, MICRO 2007) caps those bypasses per open row: past the cap the hit
+  // waits and TryRowCommand closes the row for the older access.
+  const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
+  bool behind_other_row = false;
+  int missing = 2;
+  for (size_t k = 0; k < bank.queue.size(); ++k) {
+    const Entry& e = pc.slots[bank.queue[k]];
+    if (e.row != bank.row) {
+      if (capped) break;  // every later hit would bypass it, past the cap
+      behind_other_row = true;
+      continue;
+    }
+    if (e.deps != 0) continue;
+    Offer& o = bank.offers[e.is_write];
+    if (o.seq != ~0ull) continue;
+    o = Offer{e.seq, static_cast<uint32_t>(k), behind_other_row};
+    if (--missing == 0) break;
+  }
+}
+
+void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, bool bypasses) {
   PseudoChannel& pc = pcs_[pi];
-  Entry e = pc.queue[qi];
-  Bank& bank = pc.banks[e.bank];
+  Bank& bank = pc.banks[b];
+  const uint32_t slot = bank.queue[pos];
+  const Entry& e = pc.slots[slot];
+  bank.offers_stale = true;
   BankGroup& g = pc.groups[e.bank_group];
   Tracker& tr = trackers_[e.tracker];
   HbmChannelStats& st = pc.stats;
@@ -454,13 +529,24 @@ void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc, bool bypasses) {
   if (--bank.queued_hits == 0) pc.row_wake = 0;  // the row may close now
   // At the cap the row may close for the older access although hits are still queued.
   if (bypasses && ++bank.bypasses == config_.row_hit_cap) pc.row_wake = 0;
-  for (size_t k = qi + 1; k < pc.queue.size(); ++k) {
-    Entry& y = pc.queue[k];
+  // Younger accesses to the same atom (all in this bank) no longer wait for this one.
+  for (size_t k = pos + 1; k < bank.queue.size(); ++k) {
+    Entry& y = pc.slots[bank.queue[k]];
     if (y.atom_addr == e.atom_addr && (y.is_write || e.is_write)) {
-      if (--y.deps == 0) pc.row_wake = 0;
+      if (--y.deps == 0) {
+        pc.row_wake = 0;
+        ++bank.unblocked[y.is_write];
+        ++pc.unblocked[y.is_write];
+      }
     }
   }
-  pc.queue.erase(pc.queue.begin() + static_cast<std::ptrdiff_t>(qi));
+  --bank.unblocked[e.is_write];
+  --pc.unblocked[e.is_write];
+  bank.queue.erase(bank.queue.begin() + static_cast<std::ptrdiff_t>(pos));
+  if (bank.queue.empty()) pc.queued_banks &= ~(uint64_t{1} << b);
+  pc.free_slots.push_back(slot);
+  if (slot == pc.oldest_slot) pc.oldest_known = false;
+  --pc.queued;
   --queued_atoms_;
 }
 
@@ -470,33 +556,39 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   if (all_bank_refresh) return;
   const uint64_t t = now * kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
-  const uint64_t starve_at = pc.queue.front().submit_cycle + config_.starvation_cycles;
+  const uint32_t oldest_slot = OldestSlot(pc);
+  const uint64_t starve_at = pc.slots[oldest_slot].submit_cycle + config_.starvation_cycles;
   const bool starving = now >= starve_at;
   // If nothing issues, the earliest time a timing constraint lifts; queue changes wake us earlier.
   uint64_t wake = starving ? ~0ull : starve_at * kM;
-  uint64_t seen = 0;  // banks whose oldest request was already considered this cycle
-  for (size_t qi = 0; qi < pc.queue.size(); ++qi) {
-    Entry& e = pc.queue[qi];
-    const uint64_t bit = 1ull << e.bank;
-    if (seen & bit) continue;
-    seen |= bit;
-    if (e.bank == blocked_bank) continue;
-    Bank& bank = pc.banks[e.bank];
+  // Each bank's oldest access asks for a row command; the oldest asker whose command may issue now
+  // gets it (in submission order it would have been found first).
+  uint64_t best_seq = ~0ull;
+  uint32_t best_bank = 0;
+  bool best_is_pre = false;
+  for (uint64_t m = pc.queued_banks; m != 0; m &= m - 1) {
+    const uint32_t b = static_cast<uint32_t>(__builtin_ctzll(m));
+    if (static_cast<int>(b) == blocked_bank) continue;
+    Bank& bank = pc.banks[b];
+    const uint32_t slot = bank.queue.front();
+    const Entry& e = pc.slots[slot];
     if (bank.open) {
       if (bank.row == e.row) continue;  // a hit: the column scheduler serves it
       // Close the row only when nobody queued still wants it, or when younger hits have bypassed
       // this access row_hit_cap times (FR-FCFS-Cap), or when the oldest request starves. All the
       // queued hits are younger than e: e is the oldest access to its bank.
       const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
-      if (bank.queued_hits != 0 && !capped && !(starving && qi == 0)) continue;
+      if (bank.queued_hits != 0 && !capped && !(starving && slot == oldest_slot)) continue;
       if (bank.pre_ok > t) {
         wake = std::min(wake, bank.pre_ok);
         continue;
       }
-      Precharge(pi, e.bank, now);
-      e.row_cause = 2;
-      pc.row_wake = 0;
-      return;
+      if (e.seq < best_seq) {
+        best_seq = e.seq;
+        best_bank = b;
+        best_is_pre = true;
+      }
+      continue;
     }
     if (e.deps != 0) continue;  // an older access to the same atom opens the row for it
     const BankGroup& g = pc.groups[e.bank_group];
@@ -505,12 +597,25 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
       wake = std::min(wake, std::max({bank.act_ok, pc.act_ok, g.act_ok, faw_ok}));
       continue;
     }
-    Activate(pi, e.bank, e.row, now);
-    if (e.row_cause == 0) e.row_cause = 1;
-    pc.row_wake = 0;
+    if (e.seq < best_seq) {
+      best_seq = e.seq;
+      best_bank = b;
+      best_is_pre = false;
+    }
+  }
+  if (best_seq == ~0ull) {
+    pc.row_wake = wake;
     return;
   }
-  pc.row_wake = wake;
+  Entry& e = pc.slots[pc.banks[best_bank].queue.front()];
+  if (best_is_pre) {
+    Precharge(pi, best_bank, now);
+    e.row_cause = 2;
+  } else {
+    Activate(pi, best_bank, e.row, now);
+    if (e.row_cause == 0) e.row_cause = 1;
+  }
+  pc.row_wake = 0;
 }
 
 void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
@@ -518,6 +623,8 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   Bank& bank = pc.banks[b];
   BankGroup& g = pc.groups[b / config_.banks_per_group];
   const uint64_t t = now * kM;
+  pc.column_wake = 0;
+  bank.offers_stale = true;
   bank.open = true;
   bank.row = row;
   bank.bypasses = 0;
@@ -528,7 +635,7 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   g.act_ok = t + cyc_.rrd_l * kM;
   RecordAct(pc, t);
   uint32_t hits = 0;
-  for (const Entry& e : pc.queue) hits += (e.bank == b && e.row == row);
+  for (uint32_t slot : bank.queue) hits += pc.slots[slot].row == row;
   bank.queued_hits = hits;
   pc.non_hits -= hits;
   ++pc.stats.activates;
@@ -539,6 +646,8 @@ void HbmModel::Precharge(uint32_t pi, uint32_t b, uint64_t now) {
   PseudoChannel& pc = pcs_[pi];
   Bank& bank = pc.banks[b];
   const uint64_t t = now * kM;
+  pc.column_wake = 0;
+  bank.offers_stale = true;
   bank.open = false;
   bank.bypasses = 0;
   pc.non_hits += bank.queued_hits;

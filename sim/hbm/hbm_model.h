@@ -152,6 +152,12 @@ class HbmModel {
  private:
   static constexpr uint64_t kM = HbmCycles::kMilli;
 
+  // A queued 32-byte access. It lives in one slot of its pseudo-channel's slot array from Submit
+  // to its column command, and is listed (by slot index) in its bank's queue, oldest first. The
+  // scheduler's rules are stated in submission order over the whole pseudo-channel queue, but
+  // every rule looks only at accesses of one bank (row hits, bypasses, same-atom hazards, the
+  // oldest access of a bank), so per-bank queues give the same choices; across banks the oldest
+  // candidate (smallest seq) wins, as the whole-queue scan would have found it first.
   struct Entry {
     uint64_t seq;
     uint64_t submit_cycle;
@@ -165,15 +171,28 @@ class HbmModel {
     uint8_t row_cause;  // 0 hit, 1 this access needed an ACT, 2 it needed PRE + ACT
     uint16_t deps;      // older queued accesses to the same atom it must wait for
   };
+  // What one bank offers the column scheduler in one direction: its oldest row hit with no
+  // same-atom hazard that the row-hit cap lets through (seq ~0: none).
+  struct Offer {
+    uint64_t seq = ~0ull;
+    uint32_t pos = 0;       // position in the bank's queue
+    bool bypasses = false;  // an older access to another row of the bank is queued
+  };
   struct Bank {
     bool open = false;
     uint64_t row = 0;
-    uint64_t act_ok = 0;       // earliest ACT / REF (milli-cycles)
-    uint64_t pre_ok = 0;       // earliest PRE
-    uint64_t col_ok = 0;       // earliest RD/WR (tRCD)
-    uint32_t queued = 0;       // queued accesses for this bank
-    uint32_t queued_hits = 0;  // ... of which target the open row
-    uint32_t bypasses = 0;     // hits served from the open row past an older access to another row
+    uint64_t act_ok = 0;                  // earliest ACT / REF (milli-cycles)
+    uint64_t pre_ok = 0;                  // earliest PRE
+    uint64_t col_ok = 0;                  // earliest RD/WR (tRCD)
+    uint32_t queued = 0;                  // queued accesses for this bank
+    uint32_t queued_hits = 0;             // ... of which target the open row
+    uint32_t bypasses = 0;                // hits served from the open row past an older access to another row
+    std::array<uint32_t, 2> unblocked{};  // queued accesses with no same-atom hazard: [0] reads, [1] writes
+    std::vector<uint32_t> queue;          // slots of the queued accesses, oldest first
+    // [0] reads, [1] writes. A function of this bank's queue and row state only, so recomputed
+    // (FindOffers) only after they change: Submit, IssueColumn, Activate, Precharge mark it stale.
+    std::array<Offer, 2> offers;
+    bool offers_stale = true;
   };
   struct BankGroup {
     uint64_t act_ok = 0;  // tRRD_L
@@ -181,7 +200,16 @@ class HbmModel {
     uint64_t wr_ok = 0;   // tCCD_L
   };
   struct PseudoChannel {
-    std::vector<Entry> queue;  // oldest first
+    std::vector<Entry> slots;             // queue_depth of them; a queued access holds one
+    std::vector<uint32_t> free_slots;     // slots holding no access
+    uint32_t queued = 0;                  // accesses queued (slots in use)
+    uint64_t queued_banks = 0;            // bit b: bank b has queued accesses
+    std::array<uint32_t, 2> unblocked{};  // the banks' unblocked counts, summed
+    uint32_t oldest_slot = 0;             // the oldest queued access, when oldest_known
+    bool oldest_known = false;
+    // TryColumn cannot issue before this cycle unless the pseudo-channel's state changes (a
+    // Submit, a row or refresh command); set when it fails, from the times its checks depend on.
+    uint64_t column_wake = 0;
     std::vector<Bank> banks;
     std::vector<BankGroup> groups;
     uint64_t act_ok = 0;  // tRRD_S
@@ -216,7 +244,11 @@ class HbmModel {
   bool HandleRefresh(uint32_t pc_index, uint64_t now);  // true if it used the row-command slot
   bool TryColumn(uint32_t pc_index, uint64_t now);
   void TryRowCommand(uint32_t pc_index, uint64_t now);
-  void IssueColumn(uint32_t pc_index, size_t qi, uint64_t t_mc, bool bypasses);
+  // Issues the access at position `pos` of bank `bank`'s queue at time t_mc.
+  void IssueColumn(uint32_t pc_index, uint32_t bank, size_t pos, uint64_t t_mc, bool bypasses);
+  void FindOffers(const PseudoChannel& pc, Bank& bank) const;
+  // Slot of the oldest queued access of a pseudo-channel (its queue must not be empty).
+  uint32_t OldestSlot(PseudoChannel& pc);
   void Activate(uint32_t pc_index, uint32_t bank, uint64_t row, uint64_t now);
   void Precharge(uint32_t pc_index, uint32_t bank, uint64_t now);
   bool FawAllows(const PseudoChannel& pc, uint64_t t_mc) const;
