@@ -144,8 +144,15 @@ void HostLink::Tick() {
     if (it->completed == it->bytes && it->finish_cycle != 0 && now >= it->finish_cycle) {
       if (!it->to_device && it->bytes) std::memcpy(it->host_dst, it->data.data(), it->bytes);
       if (sink_ != nullptr) {
-        sink_->OnEvent(Event{"pcie", it->to_device ? "to_device" : "from_device",
-                             it->start_cycle - config_.latency_cycles, now, static_cast<int64_t>(it->bytes), it->id});
+        Event e{"pcie",
+                it->to_device ? "to_device" : "from_device",
+                it->start_cycle - config_.latency_cycles,
+                now,
+                static_cast<int64_t>(it->bytes),
+                it->id};
+        e.has_address = true;
+        e.address = e.to_address = it->hbm;  // the device side
+        sink_->OnEvent(e);
       }
       it = copies_.erase(it);
     } else if (it->bytes == 0 && now >= it->start_cycle) {

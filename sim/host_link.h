@@ -57,7 +57,8 @@ class HostLink {
   uint64_t Wait(uint64_t id);
 
   const PcieConfig& config() const { return config_; }
-  // Each finished copy is reported as a span on track "pcie" ("to_device" / "from_device", bytes). Null: none.
+  // Each finished copy is reported as a span on track "pcie" ("to_device" / "from_device", bytes, its HBM
+  // address in both address fields). Null: none.
   void set_event_sink(EventSink* sink) { sink_ = sink; }
 
  private:

@@ -234,7 +234,7 @@ Result DestroyContext(Context& ctx, uint32_t slot) {
   return {};
 }
 
-Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* handle_out) {
+Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* handle_out, uint32_t* offset_out) {
   const strata_cmd_alloc& a = cmd.u.alloc;
   const uint64_t granule = g_alloc.granule_bytes();
   const uint64_t rounded = (a.bytes + granule - 1) & ~(granule - 1);  // bytes <= heap: no overflow
@@ -266,6 +266,8 @@ Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* ha
   ++ctx.buffers;
   g_owner[static_cast<uint32_t>(h.value) - 1] = static_cast<uint8_t>(slot + 1);
   *handle_out = h.value;
+  // For timelines; exact below 2^32 granules (1 TiB at 256 B: every HBM preset is far smaller).
+  *offset_out = static_cast<uint32_t>(info.offset / granule);
   return {};
 }
 
@@ -421,7 +423,7 @@ void Execute(const strata_cmd& cmd) {
         r = DestroyContext(*ctx, slot);
         break;
       case STRATA_OP_ALLOC:
-        r = Allocate(cmd, *ctx, slot, &value0);
+        r = Allocate(cmd, *ctx, slot, &value0, &value1);
         break;
       case STRATA_OP_FREE: {
         Drain();

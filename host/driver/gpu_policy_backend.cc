@@ -199,7 +199,8 @@ Error GpuPolicyBackend::Alloc(strata_context context, uint64_t bytes, uint64_t a
   s.bytes = bytes;
   t->bytes += bytes;
   ++t->buffers;
-  *out = (static_cast<uint64_t>(s.generation) << 32) | (index + 1);
+  *out = Handle(index);
+  HeapEvent("alloc", index, ptr, ptr);
   return {};
 }
 
@@ -208,6 +209,7 @@ Error GpuPolicyBackend::Free(strata_context context, strata_buffer buffer) {
   Error e = Resolve(context, buffer, "", &index);
   if (!e.ok()) return e;
   ++events_;
+  HeapEvent("free", index, slots_[index].ptr, slots_[index].ptr);
   Release(index);
   return {};
 }
@@ -326,7 +328,9 @@ Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, stra
   for (size_t i = 0; i < live.size(); ++i) {
     Slot& s = slots_[live[i]];
     gpu::Oom oom;
+    const uint64_t from = s.ptr;
     s.ptr = Tenants(s.context).policy->Allocate(s.bytes, 0, &oom);
+    if (s.ptr != 0) HeapEvent("move", live[i], from, s.ptr);
     if (s.ptr == 0) {
       // Cannot happen for the frameworks' allocators (the same requests into emptied pools); say so if it does.
       return {STRATA_DATA_LOSS, "defragmentation could not place a buffer again: " + oom.message};
@@ -455,6 +459,22 @@ Error GpuPolicyBackend::ResolveRange(strata_context context, strata_buffer h, ui
   if (offset > s.bytes || bytes > s.bytes - offset)
     return {STRATA_OUT_OF_RANGE, "the range reaches outside the buffer"};
   return {};
+}
+
+Error GpuPolicyBackend::SetEventSink(strata_event_fn fn, void* user) {
+  sink_.fn = fn;
+  sink_.user = user;
+  return {};
+}
+
+void GpuPolicyBackend::HeapEvent(const char* name, uint32_t index, uint64_t address, uint64_t to_address) {
+  if (!sink_.on()) return;
+  sim::Event e{"heap", name, events_, events_, static_cast<int64_t>(slots_[index].bytes), Handle(index)};
+  e.kind = sim::EventKind::kInstant;
+  e.has_address = true;
+  e.address = address;
+  e.to_address = to_address;
+  sink_.OnEvent(e);
 }
 
 void GpuPolicyBackend::Release(uint32_t index) {

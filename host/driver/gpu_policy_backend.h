@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "emu_gpu.h"
+#include "events.h"
 #include "policy.h"
 #include "strata/reference_gemm.h"
 
@@ -55,6 +56,9 @@ class GpuPolicyBackend : public Backend {
   bool StatsAreFree() const override { return true; }  // the policies' own bookkeeping, on the host
   Error Synchronize() override;
   Error LastOom(strata_oom_info* out) override;
+  // Events: the "heap" track (each buffer's address when allocated, freed, moved by Defragment()), timed by
+  // the event index the backend reports as its device cycles.
+  Error SetEventSink(strata_event_fn fn, void* user) override;
 
  protected:
   // C = A.B (+ C with accumulate) for validated operands: device addresses of buffers large enough for their
@@ -87,6 +91,11 @@ class GpuPolicyBackend : public Backend {
   // Resolve for a transfer: [offset, offset + bytes) must lie inside the buffer's requested size.
   Error ResolveRange(strata_context context, strata_buffer h, uint64_t offset, uint64_t bytes, uint32_t* index);
   void Release(uint32_t index);
+  strata_buffer Handle(uint32_t index) const {
+    return (static_cast<uint64_t>(slots_[index].generation) << 32) | (index + 1);
+  }
+  // A "heap" instant now: `name` of buffer `index`, from `address` to `to_address` (the same but for a move).
+  void HeapEvent(const char* name, uint32_t index, uint64_t address, uint64_t to_address);
 
   // Declared first so that it is destroyed last: the policies' destructors give their pools back to it.
   std::unique_ptr<gpu::GpuDriver> driver_;
@@ -99,6 +108,7 @@ class GpuPolicyBackend : public Backend {
   strata_oom_info last_oom_{};
   uint64_t events_ = 0, bytes_read_ = 0, bytes_written_ = 0;
   uint64_t compactions_ = 0, compaction_moves_ = 0, compaction_bytes_ = 0;
+  ApiEventSink sink_;
 };
 
 }  // namespace strata::driver

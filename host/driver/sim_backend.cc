@@ -19,6 +19,7 @@
 #include "device.h"
 #include "elf_loader.h"
 #include "event_sink.h"
+#include "events.h"
 #include "hbm/hbm_config.h"
 #include "hbm/hbm_model.h"
 #include "hbm_bridge.h"
@@ -343,6 +344,12 @@ class SimBackend final : public Backend {
     events_.user = user;
     link_->set_event_sink(fn != nullptr ? &events_ : nullptr);
     device_->bridge().set_event_sink(fn != nullptr ? &events_ : nullptr);
+    if (fn != nullptr) {  // the heap's extent, for pictures of it: [0, heap_bytes) of HBM
+      sim::Event extent{"heap", "extent", device_->edges(), device_->edges(), static_cast<int64_t>(header_.heap_bytes)};
+      extent.kind = sim::EventKind::kInstant;
+      extent.has_address = true;
+      events_.OnEvent(extent);
+    }
     submitted_.clear();
     return {};
   }
@@ -466,7 +473,13 @@ class SimBackend final : public Backend {
     link_->WriteBlock(header_.sq_address + strata_rt_sq_slot(sq_tail_) * sizeof(strata_cmd), words, kCmdWords);
     ++sq_tail_;
     ++outstanding_;
-    if (events_.fn != nullptr) submitted_[cmd.seq] = device_->edges();
+    if (events_.fn != nullptr) {
+      // What the completion's events need of the command: the alloc's bytes, the freed handle.
+      const uint64_t arg = cmd.opcode == STRATA_OP_ALLOC  ? cmd.u.alloc.bytes
+                           : cmd.opcode == STRATA_OP_FREE ? cmd.u.buffer.handle
+                                                          : 0;
+      submitted_[cmd.seq] = {device_->edges(), arg};
+    }
     link_->RingDoorbell(sq_tail_);
     return cmd.seq;
   }
@@ -477,11 +490,22 @@ class SimBackend final : public Backend {
     const uint64_t now = device_->edges();
     const auto it = submitted_.find(c.seq);
     if (it == submitted_.end()) return;  // submitted before the sink was set
-    const uint64_t submitted = it->second;
+    const uint64_t submitted = it->second.cycle, arg = it->second.arg;
     submitted_.erase(it);
     events_.Span("command", OpName(c.opcode), submitted, now, c.status, c.seq);
     if (c.opcode == STRATA_OP_COMPACT && c.status == STRATA_OK) {
       events_.Span("compaction", "compact", submitted, now, static_cast<int64_t>(c.value0), c.seq);
+    }
+    // The heap: where each buffer went (the handle is the id), and when it left. Moves are the DMA's copies.
+    if ((c.opcode == STRATA_OP_ALLOC || c.opcode == STRATA_OP_FREE) && c.status == STRATA_OK) {
+      sim::Event h{"heap", OpName(c.opcode), now, now, 0, c.opcode == STRATA_OP_ALLOC ? c.value0 : arg};
+      h.kind = sim::EventKind::kInstant;
+      if (c.opcode == STRATA_OP_ALLOC) {
+        h.value = static_cast<int64_t>(arg);
+        h.has_address = true;
+        h.address = h.to_address = uint64_t{c.value1} * header_.granule_bytes;
+      }
+      events_.OnEvent(h);
     }
     const uint64_t firmware = std::min<uint64_t>(c.cycles, now);
     events_.Span(c.opcode == STRATA_OP_GEMM ? "mxu" : "firmware", OpName(c.opcode), now - firmware, now, c.status,
@@ -489,21 +513,7 @@ class SimBackend final : public Backend {
   }
 
   // Events of the model's parts (sim::EventSink) and of this backend, passed to the C API's sink.
-  struct Events : sim::EventSink {
-    strata_event_fn fn = nullptr;
-    void* user = nullptr;
-    void OnEvent(const sim::Event& e) override {
-      strata_event out{};
-      out.struct_size = sizeof out;
-      out.kind = STRATA_EVENT_SPAN;
-      out.track = e.track;
-      out.name = e.name;
-      out.begin_cycle = e.begin_cycle;
-      out.end_cycle = e.end_cycle;
-      out.value = e.value;
-      out.id = e.id;
-      fn(user, &out);
-    }
+  struct Events : ApiEventSink {
     void Span(const char* track, const char* name, uint64_t begin, uint64_t end, int64_t value, uint64_t id) {
       OnEvent(sim::Event{track, name, begin, end, value, id});
     }
@@ -545,7 +555,11 @@ class SimBackend final : public Backend {
   uint64_t oom_counts_[4] = {};
   std::map<uint32_t, strata_cpl> done_;
   Events events_;
-  std::map<uint32_t, uint64_t> submitted_;  // seq -> submission cycle, kept only while a sink listens
+  struct Submitted {
+    uint64_t cycle;
+    uint64_t arg;  // ALLOC: bytes; FREE: the handle
+  };
+  std::map<uint32_t, Submitted> submitted_;  // seq -> submission, kept only while a sink listens
 };
 
 Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {

@@ -16,17 +16,20 @@
 #include <utility>
 
 #include "backend.h"
+#include "device_timeline.h"
+#include "events.h"
 #include "strata/protocol.h"
-#include "timeline.h"
+#include "trace_file.h"
 
 struct strata_device {
   std::mutex mutex;
   std::unique_ptr<strata::driver::Backend> backend;
   uint32_t tag = 0;    // this device's identity in its handles (1 .. kMaxTag)
   std::string failed;  // non-empty: the device failed (a timeout); every call but info/close is refused
-  // The open option `timeline` (timeline.h). The core then owns the backend's event sink and passes each
-  // event to the timeline and to the caller's sink, if any.
-  std::unique_ptr<strata::driver::Timeline> timeline;
+  // The open option `timeline` (sim/timeline/device_timeline.h). The core then owns the backend's event sink and passes
+  // each event to the timeline and to the caller's sink, if any.
+  std::unique_ptr<strata::timeline::TraceFile> timeline_file;
+  std::unique_ptr<strata::timeline::DeviceTimeline> timeline;
   bool backend_events = false;  // the backend reports events (its sink is the core's)
   strata_event_fn user_sink = nullptr;
   void* user_sink_data = nullptr;
@@ -298,7 +301,7 @@ class CallSpan {
     if (!d_->timeline) return;
     uint64_t end = begin_;  // on the index clock the call ends where it began (Timeline::ApiCall)
     d_->backend->DeviceCycles(&end);
-    d_->timeline->ApiCall(call_, begin_, end, d_->call_status);
+    d_->timeline->ApiCall(call_, begin_, end, strata_status_name(d_->call_status));
   }
   CallSpan(const CallSpan&) = delete;
   CallSpan& operator=(const CallSpan&) = delete;
@@ -337,13 +340,23 @@ void NoteMemory(strata_device* d, strata_context context, int64_t delta) {
 
 void CoreSink(void* user, const strata_event* e) {
   auto* d = static_cast<strata_device*>(user);
-  if (d->timeline) d->timeline->OnEvent(*e);
+  if (d->timeline) {
+    strata::sim::Event event = strata::driver::FromApiEvent(*e);
+    if (!d->timeline->device_clock()) event.begin_cycle = event.end_cycle = d->timeline->CurrentIndex();
+    d->timeline->OnEvent(event);
+  }
   if (d->user_sink != nullptr) d->user_sink(d->user_sink_data, e);
 }
 
 // Takes the core's options (the timeline) out of `opts`, so the backend sees only its own, and checks them.
-Error TakeTimelineOptions(strata::driver::OpenOptions* opts, strata::driver::TimelineOptions* out) {
-  strata::driver::TimelineOptions& t = *out;
+struct TimelineOptions {
+  std::string path;
+  uint64_t max_bytes = 0;
+  strata::timeline::WindowOptions window;
+};
+
+Error TakeTimelineOptions(strata::driver::OpenOptions* opts, TimelineOptions* out) {
+  TimelineOptions& t = *out;
   t.path = opts->GetString("timeline");
   const int64_t start = opts->GetInt("timeline_start_cycle", 0), end = opts->GetInt("timeline_end_cycle", 0);
   const int64_t max = opts->GetInt("timeline_max_bytes", int64_t{256} << 20);
@@ -353,19 +366,21 @@ Error TakeTimelineOptions(strata::driver::OpenOptions* opts, strata::driver::Tim
   if (end != 0 && end <= start)
     return {STRATA_INVALID_ARGUMENT, "timeline_end_cycle must be above timeline_start_cycle"};
   if (max < 4096) return {STRATA_INVALID_ARGUMENT, "timeline_max_bytes must be at least 4096"};
-  t.start_cycle = static_cast<uint64_t>(start);
-  t.end_cycle = end != 0 ? static_cast<uint64_t>(end) : UINT64_MAX;
+  t.window.start_cycle = static_cast<uint64_t>(start);
+  t.window.end_cycle = end != 0 ? static_cast<uint64_t>(end) : UINT64_MAX;
   t.max_bytes = static_cast<uint64_t>(max);
   return {};
 }
 
 // Opens the timeline file (when asked for) and takes the backend's event sink for it.
-Error StartTimeline(const std::string& backend, const strata::driver::TimelineOptions& t, strata_device* d) {
+Error StartTimeline(const std::string& backend, const TimelineOptions& t, strata_device* d) {
   if (t.path.empty()) return {};
   uint64_t unused = 0;
   std::string why;
-  d->timeline = strata::driver::Timeline::Open(t, backend, d->backend->DeviceCycles(&unused), &why);
-  if (!d->timeline) return {STRATA_INVALID_ARGUMENT, "cannot write the timeline " + t.path + ": " + why};
+  d->timeline_file = strata::timeline::TraceFile::Open(t.path, t.max_bytes, &why);
+  if (!d->timeline_file) return {STRATA_INVALID_ARGUMENT, "cannot write the timeline " + t.path + ": " + why};
+  d->timeline = std::make_unique<strata::timeline::DeviceTimeline>(*d->timeline_file, "strata " + backend,
+                                                                   d->backend->DeviceCycles(&unused), t.window);
   d->backend_events = d->backend->SetEventSink(&CoreSink, d).ok();
   return {};
 }
@@ -465,7 +480,7 @@ strata_status strata_open(const char* backend, const strata_open_options* option
     }
     strata::driver::OpenOptions opts;
     Error e = BuildOptions(*b, options, &opts);
-    strata::driver::TimelineOptions timeline;
+    TimelineOptions timeline;
     if (e.ok()) e = TakeTimelineOptions(&opts, &timeline);
     if (!e.ok()) return Report(kCall, e);
     auto device = std::make_unique<strata_device>();
@@ -492,6 +507,7 @@ strata_status strata_close(strata_device* device) {
       // The final memory statistics (on sim a firmware command: the run is over, so it changes nothing measured).
       if (device->failed.empty()) SampleStats(device, TimelineNow(device, true));
       device->timeline->Finish();
+      device->timeline_file->Close();
       if (device->backend_events) device->backend->SetEventSink(nullptr, nullptr);
     }
     delete device;

@@ -1,4 +1,4 @@
-// The open option `timeline` (host/driver/timeline.h): the file is trace-event JSON a viewer opens, every
+// The open option `timeline` (sim/timeline/device_timeline.h): the file is trace-event JSON a viewer opens, every
 // event has the fields its phase needs, the tracks' times run forward and their spans nest, and it agrees
 // with the run (compaction bytes, DMA copy bytes, the final memory statistics). Bad paths and options fail
 // at strata_open, before anything runs.
@@ -69,8 +69,12 @@ void CheckWellFormed(const json& doc, std::vector<json>* out) {
       ASSERT_TRUE(e["args"].is_object() && !e["args"].empty()) << e.dump();
       for (const auto& [k, v] : e["args"].items()) EXPECT_TRUE(v.is_number()) << k;
       const std::string track = e["name"];
-      if (last_counter.count(track)) EXPECT_GE(ts, last_counter[track]) << "counter " << track << " went back";
+      if (last_counter.count(track)) {
+        EXPECT_GE(ts, last_counter[track]) << "counter " << track << " went back";
+      }
       last_counter[track] = ts;
+    } else if (ph == "i") {
+      ASSERT_TRUE(e.contains("tid") && e.contains("s") && e["args"].is_object()) << e.dump();
     } else if (ph == "b" || ph == "e") {
       ASSERT_TRUE(e.contains("id") && e.contains("cat")) << e.dump();
       open_async[{e["cat"], e["id"]}] += ph == "b" ? 1 : -1;

@@ -172,7 +172,7 @@ typedef struct strata_cpl {
   uint8_t field;  // strata_field: what was wrong (NONE on success)
   uint32_t context;
   uint32_t cycles;  // device cycles the firmware spent on the command (decode to completion)
-  uint32_t value1;  // COMPACT: moves
+  uint32_t value1;  // COMPACT: moves; ALLOC: the buffer's heap offset in granules (for timelines)
   uint64_t value0;  // CREATE_CONTEXT: context id; ALLOC: handle; COMPACT: bytes moved
 } strata_cpl;
 

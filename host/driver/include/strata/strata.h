@@ -34,10 +34,11 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  3 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  4 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
-       1.3: event sinks (strata_set_event_sink) */
+       1.3: event sinks (strata_set_event_sink);                 \
+       1.4: events carry device addresses; instants; "heap" track */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -293,10 +294,21 @@ strata_status strata_synchronize(strata_device* device);
  *   "pcie"     each host<->HBM copy ("to_device" / "from_device"), value = bytes;
  *   "dma"      each DMA row command at the HBM bridge ("hbm_read", "hbm_write", "hbm_copy"), value = bytes;
  *   "compaction" each strata_compact that succeeded, over its command's cycles ("compact", value = bytes moved).
+ *   "heap"     (since 1.4) instants: "alloc" (address = the buffer's first byte, value = bytes, id = a buffer
+ *              number the backend uses in its own events), "free" (id), "move" (GPU backends' Defragment():
+ *              address -> to_address). On sim a compaction's moves are its "dma" "hbm_copy" rows.
+ * Since 1.4 "dma" spans carry their source (address) and destination (to_address), "pcie" spans their HBM
+ * address (in both), flagged STRATA_EVENT_FLAG_ADDRESS. Addresses are for pictures of the address space: calls take
+ * handles, never addresses. Tracks on GPU backends: "heap", on the API call index as the clock.
  * The sink runs synchronously on the calling thread while the device is locked: it must not call the API
  * on the same device. track and name are static strings. With no sink (the default) nothing is recorded
  * and the run is cycle-for-cycle the same as with one. Backends without events: UNIMPLEMENTED. */
-typedef enum strata_event_kind { STRATA_EVENT_SPAN = 1, STRATA_EVENT_COUNTER = 2 } strata_event_kind;
+typedef enum strata_event_kind {
+  STRATA_EVENT_SPAN = 1,
+  STRATA_EVENT_COUNTER = 2,
+  STRATA_EVENT_INSTANT = 3 /* since 1.4: at begin_cycle (== end_cycle) */
+} strata_event_kind;
+#define STRATA_EVENT_FLAG_ADDRESS 1u /* address and to_address hold device addresses */
 typedef struct strata_event {
   uint32_t struct_size;
   strata_event_kind kind;
@@ -305,6 +317,9 @@ typedef struct strata_event {
   uint64_t begin_cycle, end_cycle;
   int64_t value;
   uint64_t id; /* 0: none */
+  /* since 1.4 (struct_size says whether they are there) */
+  uint32_t flags; /* STRATA_EVENT_FLAG_* */
+  uint64_t address, to_address;
 } strata_event;
 typedef void (*strata_event_fn)(void* user, const strata_event* event);
 /* Sets (fn non-NULL) or removes (fn NULL) the device's one event sink. */
