@@ -201,7 +201,7 @@ TEST_F(DriverCore, OlderCallersStructsStillWork) {
   v.struct_size = sizeof v;
   ASSERT_EQ(strata_get_version(&v), STRATA_OK);
   EXPECT_EQ(v.api_major, 1u);
-  EXPECT_EQ(v.api_minor, 3u);
+  EXPECT_EQ(v.api_minor, 4u);
 }
 
 TEST_F(DriverCore, HandlesAndContextsFromAnotherDeviceAreRefused) {

@@ -3,6 +3,7 @@
 // without a sink.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -111,8 +112,34 @@ TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
     EXPECT_EQ(r.bytes["pcie/to_device"], static_cast<int64_t>(written)) << "seed " << seed;
     EXPECT_EQ(r.bytes["pcie/from_device"], static_cast<int64_t>(read)) << "seed " << seed;
     EXPECT_EQ(r.Count("compaction", "compact"), 1u);
+    // The heap: the extent once, then where each allocation went and each free (instants with addresses).
+    EXPECT_EQ(r.Count("heap", "extent"), 1u);
+    EXPECT_EQ(r.Count("heap", "alloc"), 4u);
+    EXPECT_EQ(r.Count("heap", "free"), 1u);
+    uint64_t extent = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> placed;  // [address, end) of each allocation
+    for (const strata_event& e : r.events) {
+      if (std::strcmp(e.track, "heap") != 0) continue;
+      EXPECT_EQ(e.kind, STRATA_EVENT_INSTANT) << e.name;
+      EXPECT_EQ(e.begin_cycle, e.end_cycle) << e.name;
+      if (std::strcmp(e.name, "extent") == 0) extent = static_cast<uint64_t>(e.value);
+      if (std::strcmp(e.name, "alloc") == 0) {
+        EXPECT_EQ(e.flags & STRATA_EVENT_FLAG_ADDRESS, STRATA_EVENT_FLAG_ADDRESS);
+        EXPECT_NE(e.id, 0u);
+        placed.push_back({e.address, e.address + static_cast<uint64_t>(e.value)});
+      }
+    }
+    // Allocated before any free: inside the heap and apart from each other.
+    std::sort(placed.begin(), placed.end());
+    for (size_t i = 0; i < placed.size(); ++i) {
+      EXPECT_LE(placed[i].second, extent) << "seed " << seed;
+      if (i > 0) {
+        EXPECT_LE(placed[i - 1].second, placed[i].first) << "seed " << seed;
+      }
+    }
     for (const strata_event& e : r.events) {
       EXPECT_EQ(e.struct_size, sizeof(strata_event));
+      if (std::strcmp(e.track, "heap") == 0) continue;
       EXPECT_EQ(e.kind, STRATA_EVENT_SPAN);
       EXPECT_LE(e.begin_cycle, e.end_cycle) << e.track << "/" << e.name;
       EXPECT_LE(e.end_cycle, listened) << e.track << "/" << e.name;
