@@ -346,6 +346,7 @@ Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, stra
   compaction_bytes_ += bytes;
   out->moves = static_cast<uint32_t>(live.size());
   out->bytes_moved = bytes;
+  if (sink_.on()) sink_.OnEvent(sim::Event{"compaction", "defragment", events_, events_, static_cast<int64_t>(bytes)});
   out->device_cycles = 0;  // no device clock; the cost is out->bytes_moved twice over the host link
   return {};
 }

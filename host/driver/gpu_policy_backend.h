@@ -56,8 +56,9 @@ class GpuPolicyBackend : public Backend {
   bool StatsAreFree() const override { return true; }  // the policies' own bookkeeping, on the host
   Error Synchronize() override;
   Error LastOom(strata_oom_info* out) override;
-  // Events: the "heap" track (each buffer's address when allocated, freed, moved by Defragment()), timed by
-  // the event index the backend reports as its device cycles.
+  // Events: the "heap" track (each buffer's address when allocated, freed, moved by Defragment()) and each
+  // Defragment() on "compaction" (value = bytes through the host), timed by the event index the backend
+  // reports as its device cycles.
   Error SetEventSink(strata_event_fn fn, void* user) override;
 
  protected:

@@ -72,10 +72,12 @@ void DeviceTimeline::OnEvent(const sim::Event& e) {
       break;
   }
   const int tid = file_.Thread(pid_, e.track);
+  // On the index clock a span inside one call takes that call's tick.
+  const uint64_t end = !device_clock_ && e.end_cycle == e.begin_cycle ? e.begin_cycle + 1 : e.end_cycle;
   if (Overlapping(e.track)) {
-    file_.Async(pid_, tid, e.track, e.name, Micros(e.begin_cycle), Micros(e.end_cycle), args);
+    file_.Async(pid_, tid, e.track, e.name, Micros(e.begin_cycle), Micros(end), args);
   } else {
-    file_.Complete(pid_, tid, e.name, Micros(e.begin_cycle), Micros(e.end_cycle) - Micros(e.begin_cycle), args);
+    file_.Complete(pid_, tid, e.name, Micros(e.begin_cycle), Micros(end) - Micros(e.begin_cycle), args);
   }
 }
 
