@@ -72,22 +72,41 @@ std::string HbmModel::CheckRequest(const HbmRequest& r) const {
   return "";
 }
 
-bool HbmModel::CanAccept(uint64_t addr, uint32_t len) const {
-  if (len == 0) return false;
-  uint64_t first = addr & ~31ull, last = (addr + len - 1) & ~31ull;
-  uint32_t a = map_.Decode(first).pc_index;
-  if (last == first) return pcs_[a].queued < config_.queue_depth;
-  uint32_t b = map_.Decode(last).pc_index;
+bool HbmModel::RoomFor(const HbmLocation* atoms, uint32_t n) const {
+  const uint32_t a = atoms[0].pc_index;
+  if (n == 1) return pcs_[a].queued < config_.queue_depth;
+  const uint32_t b = atoms[1].pc_index;
   if (a == b) return pcs_[a].queued + 2 <= config_.queue_depth;
   return pcs_[a].queued < config_.queue_depth && pcs_[b].queued < config_.queue_depth;
 }
 
+uint32_t HbmModel::DecodeAtoms(uint64_t addr, uint32_t len, HbmLocation* atoms) const {
+  const uint64_t first = addr & ~31ull, last = (addr + len - 1) & ~31ull;
+  atoms[0] = map_.Decode(first);
+  if (last == first) return 1;
+  atoms[1] = map_.Decode(last);
+  return 2;
+}
+
+bool HbmModel::CanAccept(uint64_t addr, uint32_t len) const {
+  if (len == 0) return false;
+  HbmLocation atoms[2];
+  const uint32_t n = DecodeAtoms(addr, len, atoms);
+  return RoomFor(atoms, n);
+}
+
 bool HbmModel::Submit(const HbmRequest& r) {
-  std::string err = CheckRequest(r);
-  if (!err.empty()) throw std::invalid_argument("HbmModel::Submit: " + err);
-  if (!CanAccept(r.addr, r.len)) {
-    PseudoChannel& pc = pcs_[map_.Decode(r.addr).pc_index];
-    ++pc.stats.rejected_full;
+  // CheckRequest's conditions, without building its message unless one fails.
+  if (r.len == 0 || r.len > kMaxRequestBytes || (r.addr % kMaxRequestBytes) + r.len > kMaxRequestBytes ||
+      !memory_.InRange(r.addr, r.len)) {
+    throw std::invalid_argument("HbmModel::Submit: " + CheckRequest(r));
+  }
+  // A request holds one or two 32-byte atoms (it does not cross a 64-byte boundary); each is
+  // decoded once, for the room check and for its queue entry.
+  HbmLocation atoms[2];
+  const uint32_t n = DecodeAtoms(r.addr, r.len, atoms);
+  if (!RoomFor(atoms, n)) {
+    ++pcs_[atoms[0].pc_index].stats.rejected_full;
     return false;
   }
 
@@ -114,9 +133,9 @@ bool HbmModel::Submit(const HbmRequest& r) {
   }
   ++outstanding_;
 
-  const uint64_t end = r.addr + r.len;
-  for (uint64_t atom = r.addr & ~31ull; atom < end; atom += 32) {
-    HbmLocation loc = map_.Decode(atom);
+  for (uint32_t i = 0; i < n; ++i) {
+    const HbmLocation& loc = atoms[i];
+    const uint64_t atom = (r.addr & ~31ull) + 32ull * i;
     PseudoChannel& pc = pcs_[loc.pc_index];
     Entry e;
     e.seq = ++seq_;
@@ -141,7 +160,8 @@ bool HbmModel::Submit(const HbmRequest& r) {
       ++pc.unblocked[e.is_write];
     }
     ++bank.queued;
-    if (bank.open && bank.row == e.row) {
+    const bool hit = bank.open && bank.row == e.row;
+    if (hit) {
       ++bank.queued_hits;
     } else {
       ++pc.non_hits;
@@ -151,12 +171,20 @@ bool HbmModel::Submit(const HbmRequest& r) {
     pc.free_slots.pop_back();
     pc.slots[slot] = e;
     bank.queue.push_back(slot);
-    bank.offers_stale = true;
-    if (pc.queued == 0) {
-      pc.oldest_slot = slot;
-      pc.oldest_known = true;
+    pc.age.emplace_back(e.seq, slot);
+    // The new access is the youngest of its bank: it changes no older offer, and becomes its
+    // direction's offer if that has none and it is an eligible hit (see FindOffers).
+    if (!bank.offers_stale && hit && e.deps == 0 && bank.offers[e.is_write].seq == ~0ull) {
+      const bool behind_other_row = bank.queued != bank.queued_hits;
+      const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
+      if (!(behind_other_row && capped)) {
+        bank.offers[e.is_write] = Offer{e.seq, static_cast<uint32_t>(bank.queue.size() - 1), behind_other_row};
+      }
     }
+    // The pseudo-channel wakes for it: a hit once the bus allows a column command, an access to
+    // another row at once (a row command may be due).
     pc.column_wake = 0;
+    pc.sleep_until = std::min(pc.sleep_until, hit ? std::max(pc.bus_wake, now_) : now_);
     pc.queued_banks |= uint64_t{1} << e.bank;
     ++pc.queued;
     ++queued_atoms_;
@@ -177,6 +205,10 @@ void HbmModel::Tick() {
     for (uint32_t i = 0; i < pcs_.size(); ++i) {
       PseudoChannel& pc = pcs_[i];
       if (pc.queued == 0 && !pc.refresh_pending && now < pc.next_refresh) continue;
+      if (now < pc.sleep_until) {
+        if (pc.queued != 0) ++pc.stats.busy_cycles;
+        continue;
+      }
       bool was_pending = pc.refresh_pending;
       uint64_t due = pc.next_refresh;
       TickPseudoChannel(i, now);
@@ -236,13 +268,19 @@ void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
     if (row_slot_used || was_pending != pc.refresh_pending) pc.column_wake = 0;
   }
   // Column commands: normally one per cycle; more only if a burst is shorter than a core cycle.
-  if (now >= pc.column_wake) {
-    for (int i = 0; i < 8 && pc.queued != 0; ++i) {
-      if (!TryColumn(pi, now)) break;
-    }
+  for (int i = 0; i < 8 && pc.queued != 0 && now >= std::max(pc.bus_wake, pc.column_wake); ++i) {
+    if (!TryColumn(pi, now)) break;
   }
   if (row_slot_used) pc.row_wake = 0;
   if (!row_slot_used && pc.non_hits != 0 && now * kM >= pc.row_wake) TryRowCommand(pi, now);
+  // The next cycle in which any of the three could act, if no Submit comes first.
+  uint64_t wake = ~0ull;
+  if (pc.queued != 0) wake = std::max({now + 1, pc.bus_wake, pc.column_wake});
+  if (pc.non_hits != 0) wake = std::min(wake, std::max(now + 1, (pc.row_wake + kM - 1) / kM));
+  if (config_.refresh != RefreshMode::kOff) {
+    wake = std::min(wake, pc.refresh_pending ? now + 1 : std::max(now + 1, pc.next_refresh));
+  }
+  pc.sleep_until = wake;
 }
 
 bool HbmModel::FawAllows(const PseudoChannel& pc, uint64_t t_mc) const {
@@ -338,19 +376,8 @@ bool HbmModel::HandleRefresh(uint32_t pi, uint64_t now) {
 }
 
 uint32_t HbmModel::OldestSlot(PseudoChannel& pc) {
-  if (pc.oldest_known) return pc.oldest_slot;
-  uint32_t best = 0;
-  uint64_t best_seq = ~0ull;
-  for (uint64_t m = pc.queued_banks; m != 0; m &= m - 1) {
-    const uint32_t slot = pc.banks[__builtin_ctzll(m)].queue.front();
-    if (pc.slots[slot].seq < best_seq) {
-      best_seq = pc.slots[slot].seq;
-      best = slot;
-    }
-  }
-  pc.oldest_slot = best;
-  pc.oldest_known = true;
-  return best;
+  while (pc.slots[pc.age.front().second].seq != pc.age.front().first) pc.age.pop_front();
+  return pc.age.front().second;
 }
 
 bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
@@ -365,7 +392,7 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   const uint64_t rd_floor = std::max({t, pc.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
   const uint64_t wr_floor = std::max({t, pc.wr_ok, pc.bus_free > wl ? pc.bus_free - wl : 0});
   if (rd_floor >= window_end && wr_floor >= window_end) {
-    pc.column_wake = std::min(rd_floor, wr_floor) / kM;  // the first cycle whose window reaches a floor
+    pc.bus_wake = std::min(rd_floor, wr_floor) / kM;  // the first cycle whose window reaches a floor
     return false;
   }
   const uint32_t oldest_slot = OldestSlot(pc);
@@ -499,6 +526,12 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
     Emit(HbmCommandKind::kRead, tc, pi, e.bank, e.row, e.column);
   }
   pc.bus_free = data_end;
+  // The floors TryColumn's first check computes, without the current time: the first cycle whose
+  // window reaches one of them.
+  const uint64_t cl = cyc_.cl * kM, wl = cyc_.wl * kM;
+  pc.bus_wake = std::min(std::max(pc.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0),
+                         std::max(pc.wr_ok, pc.bus_free > wl ? pc.bus_free - wl : 0)) /
+                kM;
   if (e.is_write == pc.last_write) {
     ++pc.direction_count;
   } else {
@@ -544,8 +577,8 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   --pc.unblocked[e.is_write];
   bank.queue.erase(bank.queue.begin() + static_cast<std::ptrdiff_t>(pos));
   if (bank.queue.empty()) pc.queued_banks &= ~(uint64_t{1} << b);
+  pc.slots[slot].seq = 0;  // free: its entry in pc.age is dead
   pc.free_slots.push_back(slot);
-  if (slot == pc.oldest_slot) pc.oldest_known = false;
   --pc.queued;
   --queued_atoms_;
 }

@@ -205,11 +205,18 @@ class HbmModel {
     uint32_t queued = 0;                  // accesses queued (slots in use)
     uint64_t queued_banks = 0;            // bit b: bank b has queued accesses
     std::array<uint32_t, 2> unblocked{};  // the banks' unblocked counts, summed
-    uint32_t oldest_slot = 0;             // the oldest queued access, when oldest_known
-    bool oldest_known = false;
-    // TryColumn cannot issue before this cycle unless the pseudo-channel's state changes (a
-    // Submit, a row or refresh command); set when it fails, from the times its checks depend on.
+    // (seq, slot) of the accesses in submission order; an issued access stays until it reaches the
+    // front (its slot then holds another seq, or seq 0 when free), so the front is the oldest.
+    std::deque<std::pair<uint64_t, uint32_t>> age;
+    // No column command can issue before bus_wake: the data bus and tCCD/tWTR allow none (it
+    // depends only on the last column command, so it is set when one issues). TryColumn cannot
+    // issue before column_wake either unless the pseudo-channel's state changes (a Submit, a row
+    // or refresh command); set when it fails, from the times its checks depend on.
+    uint64_t bus_wake = 0;
     uint64_t column_wake = 0;
+    // Nothing in TickPseudoChannel can act before this cycle (no column, row or refresh command
+    // may issue) unless a Submit changes the queue; Tick then only counts busy_cycles.
+    uint64_t sleep_until = 0;
     std::vector<Bank> banks;
     std::vector<BankGroup> groups;
     uint64_t act_ok = 0;  // tRRD_S
@@ -247,6 +254,11 @@ class HbmModel {
   // Issues the access at position `pos` of bank `bank`'s queue at time t_mc.
   void IssueColumn(uint32_t pc_index, uint32_t bank, size_t pos, uint64_t t_mc, bool bypasses);
   void FindOffers(const PseudoChannel& pc, Bank& bank) const;
+  // The locations of the one or two 32-byte atoms of [addr, addr+len) (len 1..64, within a
+  // 64-byte block); returns how many.
+  uint32_t DecodeAtoms(uint64_t addr, uint32_t len, HbmLocation* atoms) const;
+  // Whether the queues have room for those atoms.
+  bool RoomFor(const HbmLocation* atoms, uint32_t n) const;
   // Slot of the oldest queued access of a pseudo-channel (its queue must not be empty).
   uint32_t OldestSlot(PseudoChannel& pc);
   void Activate(uint32_t pc_index, uint32_t bank, uint64_t row, uint64_t now);
