@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "compare_timeline.h"
 #include "emu_gpu.h"
 #include "gpu_replay.h"
 #include "policy.h"
@@ -44,7 +45,8 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
     r.series.reserve(2 * trace.buffers.size());
     o.step = [&](const replay::ReplayStep& s) {
       r.peak_live_bytes = std::max(r.peak_live_bytes, s.in_use_bytes);
-      r.series.push_back({s.event, s.live_bytes, s.in_use_bytes, s.footprint_bytes});
+      r.series.push_back(
+          {s.event, s.live_bytes, s.in_use_bytes, s.footprint_bytes, s.largest_free_block_bytes, s.bytes_moved});
       if (!s.failed) return;
       const replay::TraceBuffer& b = trace.buffers[s.buffer];
       const uint64_t request = (b.size + kGranule - 1) / kGranule * kGranule;
@@ -139,7 +141,8 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
       if (std::string(row.oom) != "none" && r.oom_events.size() < kMaxOomEvents) {
         r.oom_events.emplace_back(row.event, row.oom);
       }
-      r.series.push_back({row.event, row.live_bytes, row.in_use_bytes, row.reserved_bytes});
+      r.series.push_back(
+          {row.event, row.live_bytes, row.in_use_bytes, row.reserved_bytes, row.largest_free_bytes, row.moved_bytes});
     };
   }
   replay::GpuReplayResult g;
@@ -481,6 +484,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       return false;
     }
 #endif
+    if (options.timeline != nullptr) WriteRunTimeline(*options.timeline, w.name, run);
     run.series = Downsample(run.series, options.series_points);
     if (options.search) {
       if (!SearchMinCapacity(trace, c, options, &run.min_capacity, error)) {
@@ -507,6 +511,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
         return false;
       }
       real.wall_seconds = Seconds(t0);
+      if (options.timeline != nullptr) WriteRunTimeline(*options.timeline, w.name, real);
       real.series = Downsample(real.series, options.series_points);
       w.runs.push_back(std::move(real));
     }

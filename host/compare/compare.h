@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "replay.h"
+#include "trace_file.h"
 
 namespace strata::compare {
 
@@ -78,6 +79,10 @@ struct SeriesPoint {
   uint64_t live = 0;      // the trace's live bytes as requested (failed buffers included)
   uint64_t in_use = 0;    // what the allocator charges for its live buffers
   uint64_t reserved = 0;  // what it holds from the device (strata: the highest address used so far)
+  // For the timeline only (not in the report): the largest free block, bytes moved so far (Strata: HBM->HBM
+  // by compaction; jax+defrag: through the host by Defragment()).
+  uint64_t largest_free = 0;
+  uint64_t moved = 0;
 };
 
 // One tenant's share of a tenant run.
@@ -144,6 +149,8 @@ struct Options {
   // setting (mem_fraction, ...). A policy that does not know a name refuses it.
   std::map<std::string, std::string> gpu_options;
   std::function<void(const std::string&)> progress;  // one line per finished run or probe batch
+  // --timeline: each recorded run becomes a process of this file (compare_timeline.h). Null: none.
+  timeline::TraceFile* timeline = nullptr;
 };
 
 // The whole comparison of one workload. False with *error when a contender could not run at all (a bad

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "regular_file.h"
 #include "report.h"
 #include "strata/strata.h"
+#include "trace_file.h"
 #include "workload.h"
 
 namespace {
@@ -26,7 +28,7 @@ constexpr const char* kUsage =
     "usage: strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
     "                      [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search] [--format F] "
     "[--device N]\n"
-    "                      [--json FILE] [--csv FILE] [--quiet] [--no-table]\n"
+    "                      [--json FILE] [--csv FILE] [--timeline FILE] [--quiet] [--no-table]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
     "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]\n"
@@ -67,6 +69,9 @@ constexpr const char* kUsage =
     "  --json FILE       the whole report as JSON (- for standard output instead of the table);\n"
     "                    scripts/plot_compare.py draws its figures\n"
     "  --csv FILE        one CSV row per run (- for standard output instead of the table)\n"
+    "  --timeline FILE   every contender's run as a Perfetto timeline (trace-event JSON), a process per\n"
+    "                    contender on the trace's event clock: memory counters, compactions and\n"
+    "                    Defragment() calls, OOMs (docs/timelines.md; not with --tenant)\n"
     "  --emit-jobs DIR   print one strata-compare command line per workload and contender, each writing\n"
     "                    DIR/NNNN.json, instead of running them (for GNU parallel or a Slurm array)\n"
     "  --merge           the arguments are reports to combine into one (equal to a single run's)\n"
@@ -146,6 +151,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> tenant_args;
   std::string capacity_text = "1.0x", contenders_text = "all", json_path, csv_path, emit_dir, cuda_mode = "auto";
+  std::string timeline_path;
   bool merge = false, quiet = false, table = true;
   workload::Format format = workload::Format::kAuto;
   workload::ImportOptions import;
@@ -219,6 +225,8 @@ int main(int argc, char** argv) {
       if (!value(&json_path)) return need("a file name");
     } else if (arg == "--csv") {
       if (!value(&csv_path)) return need("a file name");
+    } else if (arg == "--timeline") {
+      if (!value(&timeline_path)) return need("a file name");
     } else if (arg == "--emit-jobs") {
       if (!value(&emit_dir)) return need("a directory");
     } else if (arg == "--merge") {
@@ -235,7 +243,11 @@ int main(int argc, char** argv) {
   }
   if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
   // Output paths are checked before anything runs: a long comparison must not be lost at the end.
-  for (const std::string* path : {&json_path, &csv_path}) {
+  if (timeline_path == "-") return Usage("--timeline writes a file, not standard output");
+  if (!timeline_path.empty() && (merge || !emit_dir.empty() || !tenant_args.empty())) {
+    return Usage("--timeline draws a comparison of workloads as it runs (not --merge, --emit-jobs or --tenant)");
+  }
+  for (const std::string* path : {&json_path, &csv_path, &timeline_path}) {
     if (!path->empty() && *path != "-") {
       const std::string bad = sim::CheckWritableFile(*path);
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
@@ -342,6 +354,12 @@ int main(int argc, char** argv) {
       if (!compare::CompareTenants(tenants, options, &w, &error)) return Fail(2, error);
       reports.push_back(std::move(w));
     } else {
+      std::unique_ptr<timeline::TraceFile> timeline;
+      if (!timeline_path.empty()) {
+        timeline = timeline::TraceFile::Open(timeline_path, uint64_t{1} << 30, &error);
+        if (!timeline) return Fail(2, timeline_path + ": " + error);
+        options.timeline = timeline.get();
+      }
       for (const std::string& path : inputs) {
         replay::Trace trace;
         std::string source;

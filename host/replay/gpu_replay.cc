@@ -156,6 +156,8 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
       row.live_bytes = trace_live_bytes;
       row.in_use_bytes = now.bytes_in_use;
       row.reserved_bytes = now.pool_bytes;
+      row.largest_free_bytes = now.largest_free_block_bytes;
+      row.moved_bytes = r.defrag_bytes;
       row.oom = failed == STRATA_OOM_NONE ? "none" : strata_oom_kind_name(failed);
       options.series(row);
     }

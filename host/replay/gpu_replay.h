@@ -17,15 +17,17 @@ namespace strata::replay {
 
 // One replayed event and the memory after it: what strata-replay --series writes, one CSV row per event.
 struct GpuSeriesRow {
-  uint64_t event = 0;           // index in replay order
-  uint64_t time = 0;            // the trace's time of the event
-  bool alloc = false;           // an allocation (else a free)
-  int64_t buffer_id = 0;        // the trace's id
-  uint64_t size = 0;            // the buffer's bytes
-  uint64_t live_bytes = 0;      // what the trace has live after the event (requested sizes, failed ones included)
-  uint64_t in_use_bytes = 0;    // the policy's bytes_in_use (its own rounding; failed buffers not held)
-  uint64_t reserved_bytes = 0;  // the policy's pool_bytes: what the framework holds from the device
-  const char* oom = "none";     // the failed allocation's kind (capacity, cap, fragmentation), or "none"
+  uint64_t event = 0;               // index in replay order
+  uint64_t time = 0;                // the trace's time of the event
+  bool alloc = false;               // an allocation (else a free)
+  int64_t buffer_id = 0;            // the trace's id
+  uint64_t size = 0;                // the buffer's bytes
+  uint64_t live_bytes = 0;          // what the trace has live after the event (requested sizes, failed ones included)
+  uint64_t in_use_bytes = 0;        // the policy's bytes_in_use (its own rounding; failed buffers not held)
+  uint64_t reserved_bytes = 0;      // the policy's pool_bytes: what the framework holds from the device
+  const char* oom = "none";         // the failed allocation's kind (capacity, cap, fragmentation), or "none"
+  uint64_t largest_free_bytes = 0;  // the policy's largest_free_block_bytes
+  uint64_t moved_bytes = 0;         // through the host by Defragment() so far
 };
 
 struct GpuReplayOptions {

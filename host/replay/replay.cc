@@ -301,6 +301,7 @@ bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t pe
       step.free_bytes = now.bytes_free;
       step.largest_free_block_bytes = now.largest_free_block_bytes;
       step.footprint_bytes = footprint;
+      step.bytes_moved = now.compaction_bytes_moved;
       options.step(step);
     }
     if (options.snapshot_event >= 0 && r->events - 1 == static_cast<uint64_t>(options.snapshot_event)) {

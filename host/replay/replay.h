@@ -82,6 +82,7 @@ struct ReplayStep {
   uint64_t free_bytes = 0;    // capacity - in use
   uint64_t largest_free_block_bytes = 0;
   uint64_t footprint_bytes = 0;  // highest address used so far
+  uint64_t bytes_moved = 0;      // by compaction so far
 };
 
 // A live buffer's place in the heap.
