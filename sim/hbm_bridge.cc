@@ -194,7 +194,11 @@ void HbmBridge::Retire() {
     if (finished) {
       if (sink_ != nullptr) {
         const char* name = c.op == Op::kRead ? "hbm_read" : c.op == Op::kWrite ? "hbm_write" : "hbm_copy";
-        sink_->OnEvent(Event{"dma", name, c.accepted_cycle, hbm_.Now(), static_cast<int64_t>(c.len), c.id});
+        Event e{"dma", name, c.accepted_cycle, hbm_.Now(), static_cast<int64_t>(c.len), c.id};
+        e.has_address = true;  // READ: HBM -> on-chip; WRITE: on-chip -> HBM; COPY: HBM -> HBM
+        e.address = c.src;
+        e.to_address = c.dst;
+        sink_->OnEvent(e);
       }
       done_.push_back(c.tag);
       it = commands_.erase(it);

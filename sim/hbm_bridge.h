@@ -47,7 +47,8 @@ class HbmBridge {
   bool Idle() const;
   const BridgeStats& stats() const { return stats_; }
   // Each finished DMA row command is reported as a span on track "dma" ("hbm_read": HBM to the chip,
-  // "hbm_write": the chip to HBM, "hbm_copy": HBM to HBM; value = bytes). Null: none.
+  // "hbm_write": the chip to HBM, "hbm_copy": HBM to HBM; value = bytes; source and destination address,
+  // the on-chip side as the DMA addresses it). Null: none.
   void set_event_sink(EventSink* sink) { sink_ = sink; }
 
   // Another HBM client (the host link's copy engine) queues a request through the same
