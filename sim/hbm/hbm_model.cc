@@ -174,11 +174,11 @@ bool HbmModel::Submit(const HbmRequest& r) {
     pc.age.emplace_back(e.seq, slot);
     // The new access is the youngest of its bank: it changes no older offer, and becomes its
     // direction's offer if that has none and it is an eligible hit (see FindOffers).
-    if (!bank.offers_stale && hit && e.deps == 0 && bank.offers[e.is_write].seq == ~0ull) {
+    if (((pc.stale_banks >> e.bank) & 1) == 0 && hit && e.deps == 0 && bank.offers[e.is_write].seq == ~0ull) {
       const bool behind_other_row = bank.queued != bank.queued_hits;
       const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
       if (!(behind_other_row && capped)) {
-        bank.offers[e.is_write] = Offer{e.seq, static_cast<uint32_t>(bank.queue.size() - 1), behind_other_row};
+        SetOffer(pc, e.bank, e.is_write, Offer{e.seq, static_cast<uint32_t>(bank.queue.size() - 1), behind_other_row});
       }
     }
     // The pseudo-channel wakes for it: a hit once the bus allows a column command, an access to
@@ -414,13 +414,16 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   // If nothing issues: the earliest time one of this cycle's time-dependent checks (a bank's
   // readiness, starvation, the turnaround's row cycle) changes; state changes reset it.
   uint64_t wake_mc = starving ? ~0ull : (oldest.submit_cycle + config_.starvation_cycles) * kM;
-  for (uint64_t m = pc.queued_banks; m != 0; m &= m - 1) {
+  for (uint64_t m = pc.stale_banks; m != 0; m &= m - 1) FindOffers(pc, static_cast<uint32_t>(__builtin_ctzll(m)));
+  pc.stale_banks = 0;
+  uint64_t candidates = pc.offer_banks[0] | pc.offer_banks[1];
+  if (blocked_bank >= 0) candidates &= ~(uint64_t{1} << blocked_bank);
+  // A starving oldest access to another row of its bank: every hit there would bypass it.
+  const Bank& oldest_bank = pc.banks[oldest.bank];
+  if (starving && oldest_bank.open && oldest.row != oldest_bank.row) candidates &= ~(uint64_t{1} << oldest.bank);
+  for (uint64_t m = candidates; m != 0; m &= m - 1) {
     const uint32_t b = static_cast<uint32_t>(__builtin_ctzll(m));
-    Bank& bank = pc.banks[b];
-    if (!bank.open || bank.queued_hits == 0 || static_cast<int>(b) == blocked_bank) continue;
-    // A starving oldest access to another row of this bank: every hit here would bypass it.
-    if (starving && oldest.bank == b && oldest.row != bank.row) continue;
-    if (bank.offers_stale) FindOffers(pc, bank);
+    const Bank& bank = pc.banks[b];
     const BankGroup& g = pc.groups[b / config_.banks_per_group];
     for (int w = 0; w < 2; ++w) {
       const Offer& o = bank.offers[w];
@@ -459,9 +462,16 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   return true;
 }
 
-void HbmModel::FindOffers(const PseudoChannel& pc, Bank& bank) const {
+void HbmModel::SetOffer(PseudoChannel& pc, uint32_t b, int w, const Offer& offer) {
+  pc.banks[b].offers[w] = offer;
+  pc.offer_banks[w] |= uint64_t{1} << b;
+}
+
+void HbmModel::FindOffers(PseudoChannel& pc, uint32_t b) const {
+  Bank& bank = pc.banks[b];
   bank.offers = {};
-  bank.offers_stale = false;
+  pc.offer_banks[0] &= ~(uint64_t{1} << b);
+  pc.offer_banks[1] &= ~(uint64_t{1} << b);
   if (!bank.open || bank.queued_hits == 0) return;
   // A hit younger than an access to another row of its bank bypasses that access. FR-FCFS+Cap
   // (Mutlu & Moscibroda, MICRO 2007) caps those bypasses per open row: past the cap the hit
@@ -477,11 +487,28 @@ void HbmModel::FindOffers(const PseudoChannel& pc, Bank& bank) const {
       continue;
     }
     if (e.deps != 0) continue;
-    Offer& o = bank.offers[e.is_write];
-    if (o.seq != ~0ull) continue;
-    o = Offer{e.seq, static_cast<uint32_t>(k), behind_other_row};
+    if (bank.offers[e.is_write].seq != ~0ull) continue;
+    SetOffer(pc, b, e.is_write, Offer{e.seq, static_cast<uint32_t>(k), behind_other_row});
     if (--missing == 0) break;
   }
+}
+
+void HbmModel::ResumeOffer(PseudoChannel& pc, uint32_t b, int w, size_t from, bool behind_other_row) const {
+  Bank& bank = pc.banks[b];
+  const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
+  for (size_t k = from; k < bank.queue.size(); ++k) {
+    const Entry& e = pc.slots[bank.queue[k]];
+    if (e.row != bank.row) {
+      if (capped) break;
+      behind_other_row = true;
+      continue;
+    }
+    if (e.deps != 0 || e.is_write != (w != 0)) continue;
+    SetOffer(pc, b, w, Offer{e.seq, static_cast<uint32_t>(k), behind_other_row});
+    return;
+  }
+  bank.offers[w] = Offer{};
+  pc.offer_banks[w] &= ~(uint64_t{1} << b);
 }
 
 void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, bool bypasses) {
@@ -489,7 +516,6 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   Bank& bank = pc.banks[b];
   const uint32_t slot = bank.queue[pos];
   const Entry& e = pc.slots[slot];
-  bank.offers_stale = true;
   BankGroup& g = pc.groups[e.bank_group];
   Tracker& tr = trackers_[e.tracker];
   HbmChannelStats& st = pc.stats;
@@ -561,12 +587,17 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   --bank.queued;
   if (--bank.queued_hits == 0) pc.row_wake = 0;  // the row may close now
   // At the cap the row may close for the older access although hits are still queued.
-  if (bypasses && ++bank.bypasses == config_.row_hit_cap) pc.row_wake = 0;
+  bool rescan = false;  // the bank's offers may have changed other than by this access leaving
+  if (bypasses && ++bank.bypasses == config_.row_hit_cap) {
+    pc.row_wake = 0;
+    rescan = true;  // now capped: hits behind an access to another row are no longer offered
+  }
   // Younger accesses to the same atom (all in this bank) no longer wait for this one.
   for (size_t k = pos + 1; k < bank.queue.size(); ++k) {
     Entry& y = pc.slots[bank.queue[k]];
     if (y.atom_addr == e.atom_addr && (y.is_write || e.is_write)) {
       if (--y.deps == 0) {
+        rescan = true;  // y may now be offered
         pc.row_wake = 0;
         ++bank.unblocked[y.is_write];
         ++pc.unblocked[y.is_write];
@@ -577,6 +608,17 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   --pc.unblocked[e.is_write];
   bank.queue.erase(bank.queue.begin() + static_cast<std::ptrdiff_t>(pos));
   if (bank.queue.empty()) pc.queued_banks &= ~(uint64_t{1} << b);
+  // The access was its direction's offer. Otherwise unchanged, the bank's next offer in that
+  // direction is the first eligible hit after it (FindOffers' scan, resumed), and the other
+  // direction's offer moves up one place if it was behind it.
+  if (rescan) {
+    pc.stale_banks |= uint64_t{1} << b;
+  } else {
+    const int w = e.is_write;
+    Offer& other = bank.offers[!w];
+    if (other.seq != ~0ull && other.pos > pos) --other.pos;
+    ResumeOffer(pc, b, w, pos, bypasses);
+  }
   pc.slots[slot].seq = 0;  // free: its entry in pc.age is dead
   pc.free_slots.push_back(slot);
   --pc.queued;
@@ -657,7 +699,7 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   BankGroup& g = pc.groups[b / config_.banks_per_group];
   const uint64_t t = now * kM;
   pc.column_wake = 0;
-  bank.offers_stale = true;
+  pc.stale_banks |= uint64_t{1} << b;
   bank.open = true;
   bank.row = row;
   bank.bypasses = 0;
@@ -680,7 +722,7 @@ void HbmModel::Precharge(uint32_t pi, uint32_t b, uint64_t now) {
   Bank& bank = pc.banks[b];
   const uint64_t t = now * kM;
   pc.column_wake = 0;
-  bank.offers_stale = true;
+  pc.stale_banks |= uint64_t{1} << b;
   bank.open = false;
   bank.bypasses = 0;
   pc.non_hits += bank.queued_hits;

@@ -190,9 +190,9 @@ class HbmModel {
     std::array<uint32_t, 2> unblocked{};  // queued accesses with no same-atom hazard: [0] reads, [1] writes
     std::vector<uint32_t> queue;          // slots of the queued accesses, oldest first
     // [0] reads, [1] writes. A function of this bank's queue and row state only, so recomputed
-    // (FindOffers) only after they change: Submit, IssueColumn, Activate, Precharge mark it stale.
+    // (FindOffers) only after they change: IssueColumn, Activate and Precharge mark the bank in
+    // PseudoChannel::stale_banks; Submit updates it in place.
     std::array<Offer, 2> offers;
-    bool offers_stale = true;
   };
   struct BankGroup {
     uint64_t act_ok = 0;  // tRRD_L
@@ -200,11 +200,13 @@ class HbmModel {
     uint64_t wr_ok = 0;   // tCCD_L
   };
   struct PseudoChannel {
-    std::vector<Entry> slots;             // queue_depth of them; a queued access holds one
-    std::vector<uint32_t> free_slots;     // slots holding no access
-    uint32_t queued = 0;                  // accesses queued (slots in use)
-    uint64_t queued_banks = 0;            // bit b: bank b has queued accesses
-    std::array<uint32_t, 2> unblocked{};  // the banks' unblocked counts, summed
+    std::vector<Entry> slots;               // queue_depth of them; a queued access holds one
+    std::vector<uint32_t> free_slots;       // slots holding no access
+    uint32_t queued = 0;                    // accesses queued (slots in use)
+    uint64_t queued_banks = 0;              // bit b: bank b has queued accesses
+    std::array<uint32_t, 2> unblocked{};    // the banks' unblocked counts, summed
+    uint64_t stale_banks = 0;               // bit b: bank b's offers need FindOffers
+    std::array<uint64_t, 2> offer_banks{};  // bit b: bank b (not stale) has an offer, [0] read, [1] write
     // (seq, slot) of the accesses in submission order; an issued access stays until it reaches the
     // front (its slot then holds another seq, or seq 0 when free), so the front is the oldest.
     std::deque<std::pair<uint64_t, uint32_t>> age;
@@ -253,7 +255,12 @@ class HbmModel {
   void TryRowCommand(uint32_t pc_index, uint64_t now);
   // Issues the access at position `pos` of bank `bank`'s queue at time t_mc.
   void IssueColumn(uint32_t pc_index, uint32_t bank, size_t pos, uint64_t t_mc, bool bypasses);
-  void FindOffers(const PseudoChannel& pc, Bank& bank) const;
+  void FindOffers(PseudoChannel& pc, uint32_t bank) const;
+  // Bank b's offer in direction w: the first eligible hit of that direction at or after position
+  // `from` of its queue, given whether an access to another row comes before `from`.
+  void ResumeOffer(PseudoChannel& pc, uint32_t b, int w, size_t from, bool behind_other_row) const;
+  // Sets bank b's offer in direction w and its bit in offer_banks.
+  static void SetOffer(PseudoChannel& pc, uint32_t b, int w, const Offer& offer);
   // The locations of the one or two 32-byte atoms of [addr, addr+len) (len 1..64, within a
   // 64-byte block); returns how many.
   uint32_t DecodeAtoms(uint64_t addr, uint32_t len, HbmLocation* atoms) const;

@@ -17,8 +17,12 @@ SparseMemory::SparseMemory(uint64_t capacity, uint32_t page_bytes, uint8_t fill_
 
 const uint8_t* SparseMemory::FindPage(uint64_t page_index) const {
   if (page_index == last_index_) return last_page_;
+  if (page_index == absent_index_) return nullptr;
   auto it = pages_.find(page_index);
-  if (it == pages_.end()) return nullptr;
+  if (it == pages_.end()) {
+    absent_index_ = page_index;
+    return nullptr;
+  }
   last_index_ = page_index;
   last_page_ = it->second.get();
   return last_page_;
@@ -26,6 +30,7 @@ const uint8_t* SparseMemory::FindPage(uint64_t page_index) const {
 
 uint8_t* SparseMemory::PageFor(uint64_t page_index) {
   if (page_index == last_index_) return last_page_;
+  if (page_index == absent_index_) absent_index_ = ~0ull;
   auto& slot = pages_[page_index];
   if (!slot) {
     slot.reset(new uint8_t[page_bytes_]);
@@ -37,7 +42,15 @@ uint8_t* SparseMemory::PageFor(uint64_t page_index) {
 }
 
 bool SparseMemory::AllFill(const uint8_t* p, uint64_t len) const {
-  for (uint64_t i = 0; i < len; ++i) {
+  uint64_t fill_word;
+  std::memset(&fill_word, fill_byte_, sizeof fill_word);
+  uint64_t i = 0;
+  for (; i + 8 <= len; i += 8) {  // a word at a time: a compaction copies gigabytes of fill
+    uint64_t w;
+    std::memcpy(&w, p + i, sizeof w);
+    if (w != fill_word) return false;
+  }
+  for (; i < len; ++i) {
     if (p[i] != fill_byte_) return false;
   }
   return true;

@@ -42,6 +42,9 @@ class SparseMemory {
   // One-entry cache: streams touch the same page many times in a row.
   mutable uint64_t last_index_ = ~0ull;
   mutable uint8_t* last_page_ = nullptr;
+  // The last page looked up and not found: a copy of never-written memory reads and writes (fill)
+  // one absent page many times in a row. PageFor clears it when it creates that page.
+  mutable uint64_t absent_index_ = ~0ull;
 };
 
 }  // namespace strata::hbm
