@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "npy.h"
 #include "platform.h"
 #include "regular_file.h"
+#include "run_timeline.h"
 #include "strata/regmap.h"
 
 namespace {
@@ -48,6 +50,9 @@ void PrintHelp() {
       "                      linear (plain bit fields, the old map; docs/hbm.md)\n"
       "  --hbm-row-hit-cap N row hits served past an older request to another row of the bank (default 4;\n"
       "                      0 = no cap, plain FR-FCFS, the old scheduler)\n"
+      "  --timeline FILE     write the run as a Perfetto timeline (trace-event JSON; docs/timelines.md): the\n"
+      "                      DMA's row commands, HBM traffic, the core's awake time; --timeline-start C,\n"
+      "                      --timeline-end C (cycle window) and --timeline-max-bytes N (default 256M) bound it\n"
       "  --json              print the summary as one JSON object\n"
       "  --quiet             no summary (console output and exit status only)\n"
       "  --progress          progress line on stderr every few seconds\n"
@@ -149,6 +154,44 @@ bool ParseHbmControllerOption(const std::string& arg, int argc, char* argv[], in
   return false;
 }
 
+// --timeline and its bounds, for runs and `gemm` alike (run_timeline.h). Returns false when arg is none of
+// them; otherwise true, with why set when the value is missing or wrong.
+bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i, strata::sim::RunTimelineOptions& out,
+                         std::string& why) {
+  uint64_t v = 0;
+  auto number = [&](const char* what) {
+    if (i + 1 >= argc || !ParseBytes(argv[++i], v)) why = arg + " needs " + what;
+    return why.empty();
+  };
+  if (arg == "--timeline") {
+    if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+      why = "--timeline needs a file name";
+    } else {
+      out.path = argv[++i];
+    }
+  } else if (arg == "--timeline-start") {
+    if (number("a cycle number")) out.window.start_cycle = v;
+  } else if (arg == "--timeline-end") {
+    if (number("a cycle number")) out.window.end_cycle = v;
+  } else if (arg == "--timeline-max-bytes") {
+    if (number("a size in bytes (at least 4096)") && v < 4096) why = "--timeline-max-bytes must be at least 4096";
+    if (why.empty()) out.max_bytes = v;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Checks the timeline's options once parsed; "" when they are good (or there is no timeline).
+std::string CheckTimelineOptions(const strata::sim::RunTimelineOptions& t) {
+  if (t.path.empty()) return "";
+  if (t.window.end_cycle <= t.window.start_cycle) return "--timeline-end must be after --timeline-start";
+  if (const std::string why = strata::sim::CheckWritableFile(t.path); !why.empty()) {
+    return "cannot write the timeline " + t.path + ": " + why;
+  }
+  return "";
+}
+
 void PrintGemmHelp() {
   std::printf(
       "usage: strata-sim gemm --a A.npy --b B.npy --out C.npy [options]\n"
@@ -172,6 +215,7 @@ void PrintGemmHelp() {
       "  --max-cycles N      give up after N cycles (default 2000000000)\n"
       "  --json              print the summary as one JSON object\n"
       "  --trace FILE        waveform (.fst or .vcd); --trace-start/--trace-end/--trace-depth as for runs\n"
+      "  --timeline FILE     Perfetto timeline; --timeline-start/--timeline-end/--timeline-max-bytes as for runs\n"
       "  --no-fast-forward   evaluate the chip in every cycle, quiescent ones too (same cycle counts, slower)\n"
       "\n"
       "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout\n",
@@ -193,6 +237,7 @@ int RunGemm(int argc, char* argv[]) {
   std::string a_path, b_path, c_path, out_path, fw_path = DefaultGemmFirmware(), hbm_preset = "HBM2";
   bool json = false, relu = false, int8 = false, per_tile = false;
   HbmControllerOptions hbm_controller;
+  strata::sim::RunTimelineOptions timeline;
   int64_t mult = 1;
   uint64_t shift = 0;
   for (int i = 2; i < argc; ++i) {
@@ -207,7 +252,8 @@ int RunGemm(int argc, char* argv[]) {
     if (arg == "-h" || arg == "--help") {
       PrintGemmHelp();
       return kExitPass;
-    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why)) {
+    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why) ||
+               ParseTimelineOption(arg, argc, argv, i, timeline, why)) {
       if (!why.empty()) return Usage(why);
     } else if (arg == "--a") {
       if (!str(a_path)) return Usage("--a needs a file");
@@ -262,6 +308,7 @@ int RunGemm(int argc, char* argv[]) {
     }
   }
   if (a_path.empty() || b_path.empty() || out_path.empty()) return Usage("gemm needs --a, --b and --out");
+  if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
   // Output that could not be written is refused before the run, not found missing after it.
   for (const std::string* out : {&out_path, &config.trace.path}) {
     if (out->empty()) continue;
@@ -340,7 +387,13 @@ int RunGemm(int argc, char* argv[]) {
   hbm.WriteDebug(box.a, a.data.data(), a.data.size());
   hbm.WriteDebug(box.b, b.data.data(), b.data.size());
   if (!c_path.empty()) hbm.WriteDebug(box.c_in, c.data.data(), c.data.size());
+  std::unique_ptr<strata::sim::RunTimeline> run_timeline;
+  if (!timeline.path.empty()) {
+    run_timeline = strata::sim::RunTimeline::Start(platform.device(), timeline, "strata-sim gemm", &error);
+    if (!run_timeline) return input_error("cannot write the timeline " + timeline.path + ": " + error);
+  }
   const strata::sim::RunResult r = platform.Run();
+  if (run_timeline) run_timeline->Finish();
   std::fflush(stdout);
   if (r.outcome == strata::sim::RunOutcome::kTimeout) {
     std::fprintf(stderr, "strata-sim: gemm: TIMEOUT after %" PRIu64 " cycles\n", r.cycles);
@@ -403,6 +456,7 @@ int sc_main(int argc, char* argv[]) {
   std::string hbm_preset = "HBM2";
   uint64_t hbm_capacity = 4ull << 30;
   HbmControllerOptions hbm_controller;
+  strata::sim::RunTimelineOptions timeline;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](uint64_t& out) {
@@ -414,7 +468,8 @@ int sc_main(int argc, char* argv[]) {
     if (arg == "-h" || arg == "--help") {
       PrintHelp();
       return kExitPass;
-    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why)) {
+    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why) ||
+               ParseTimelineOption(arg, argc, argv, i, timeline, why)) {
       if (!why.empty()) return Usage(why);
     } else if (arg == "--max-cycles") {
       if (!value(v) || v == 0) return Usage("--max-cycles needs a positive number");
@@ -467,6 +522,7 @@ int sc_main(int argc, char* argv[]) {
     }
   }
   if (config.trace.end <= config.trace.start) return Usage("--trace-end must be after --trace-start");
+  if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity)) {
     return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
   }
@@ -492,7 +548,17 @@ int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);  // "stopped by user"
   strata::sim::Platform platform("platform", config);
   platform.SetImage(image);
+  std::unique_ptr<strata::sim::RunTimeline> run_timeline;
+  if (!timeline.path.empty()) {
+    run_timeline = strata::sim::RunTimeline::Start(platform.device(), timeline, "strata-sim " + elf_path, &error);
+    if (!run_timeline) {
+      std::fprintf(stderr, "strata-sim: error: cannot write the timeline %s: %s\n", timeline.path.c_str(),
+                   error.c_str());
+      return kExitUsage;
+    }
+  }
   const strata::sim::RunResult r = platform.Run();
+  if (run_timeline) run_timeline->Finish();
   std::fflush(stdout);
 
   using strata::sim::RunOutcome;
