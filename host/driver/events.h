@@ -1,4 +1,4 @@
-// The model's events (sim/event_sink.h) and the C API's (strata_event), one field for one field: backends
+// The model's events (sim/timeline/event_sink.h) and the C API's (strata_event), one field for one field: backends
 // report sim::Event and hand strata_event to the caller's sink; the core's timeline takes sim::Event back.
 #ifndef STRATA_HOST_DRIVER_EVENTS_H_
 #define STRATA_HOST_DRIVER_EVENTS_H_
