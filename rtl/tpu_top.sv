@@ -36,6 +36,8 @@ module tpu_top
   // unit's starved count) changes at the next edge. A simulator may then skip evaluating the
   // chip and advance those counters instead (sim/device.cc), up to the timer's compare value.
   output logic               quiescent_o,
+  // The matrix unit has a command queued or in flight (not quiet): for timelines (sim/run_timeline.h).
+  output logic               mxu_busy_o,
   // HBM-side bridge (see tpu_dma).
   input  logic [63:0]        hbm_capacity_i,
   output logic               mem_cmd_valid_o,
@@ -343,5 +345,6 @@ module tpu_top
   assign tohost_valid_o = tohost_valid_q;
   assign tohost_data_o = tohost_data_q;
   assign quiescent_o = sleeping_o && dma_quiet && mxu_quiet && !tohost_valid_q;
+  assign mxu_busy_o = !mxu_quiet;
 
 endmodule

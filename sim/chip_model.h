@@ -73,6 +73,8 @@ class ChipModel {
   bool sleeping() const { return *out_.sleeping != 0; }
   // With the inputs held, nothing but the free-running counters changes at the next edge.
   bool quiescent() const { return *out_.quiescent != 0; }
+  // The matrix unit has a command queued or in flight.
+  bool mxu_busy() const { return *out_.mxu_busy != 0; }
 
  protected:
   // Where the Verilated model keeps its output ports (stable for the model's life).
@@ -86,6 +88,7 @@ class ChipModel {
     const uint64_t* instret;
     const uint8_t* sleeping;
     const uint8_t* quiescent;
+    const uint8_t* mxu_busy;
   };
   explicit ChipModel(int mxu_n) : mxu_n_(mxu_n) {}
   void set_outputs(const Outputs& out) { out_ = out; }

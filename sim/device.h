@@ -77,6 +77,7 @@ class Device {
   uint32_t tohost_value() const { return chip_->tohost_value(); }
   uint64_t instret() const { return chip_->instret(); }
   bool sleeping() const { return chip_->sleeping(); }
+  bool mxu_busy() const { return chip_->mxu_busy(); }
   void set_irq(uint32_t lines);
   int mxu_n() const { return chip_->mxu_n(); }
 

@@ -28,22 +28,17 @@ void RunTimeline::OnCycle() {
     // Everything before the first instruction: reset and the ELF written through the host port.
     timeline_.OnEvent(Event{"core", "reset and ELF load", 0, now});
     started_ = true;
-    awake_ = true;
-    since_ = now;
-    return;
   }
-  const bool awake = !device_.sleeping();
-  if (awake == awake_) return;
-  if (awake_) timeline_.OnEvent(Event{"core", "awake", since_, now});
-  awake_ = awake;
-  since_ = now;
+  core_.Update(!device_.sleeping(), now, timeline_);
+  mxu_.Update(device_.mxu_busy(), now, timeline_);
 }
 
 void RunTimeline::Finish() {
   if (!file_) return;
   device_.RemoveCycleHook(hook_);
   device_.bridge().set_event_sink(nullptr);
-  if (started_ && awake_) timeline_.OnEvent(Event{"core", "awake", since_, device_.edges()});
+  core_.Update(false, device_.edges(), timeline_);
+  mxu_.Update(false, device_.edges(), timeline_);
   timeline_.Finish();
   file_->Close();
   file_.reset();

@@ -1,6 +1,7 @@
 // strata-sim --timeline: a bare firmware run as a Perfetto timeline (sim/timeline): the DMA's row commands at
-// the HBM bridge (source, destination, bytes), HBM traffic per window, and the control core: the reset and
-// ELF load, then each stretch it is awake between `wfi` sleeps. Runs through the driver have richer timelines
+// the HBM bridge (source, destination, bytes), HBM traffic per window, the matrix unit's busy stretches (a
+// command queued or in flight), and the control core: the reset and ELF load, then each stretch it is awake
+// between `wfi` sleeps. Runs through the driver have richer timelines
 // (the open option `timeline`: commands, host link, heap); this is for firmware of one's own.
 #ifndef STRATA_SIM_RUN_TIMELINE_H_
 #define STRATA_SIM_RUN_TIMELINE_H_
@@ -42,8 +43,8 @@ class RunTimeline {
   timeline::DeviceTimeline timeline_;
   int hook_ = -1;
   bool started_ = false;  // the core has retired its first instruction
-  bool awake_ = false;
-  uint64_t since_ = 0;  // the open core span's first cycle
+  Stretch core_{"core", "awake"};
+  Stretch mxu_{"matrix unit", "busy"};
 };
 
 }  // namespace strata::sim

@@ -23,7 +23,7 @@ class VerilatedChip final : public ChipModel {
     // of another width would not convert).
     set_outputs(Outputs{&top_->host_gnt_o, &top_->host_rdata_o, &top_->console_valid_o, &top_->console_data_o,
                         &top_->tohost_valid_o, &top_->tohost_data_o, &top_->instret_o, &top_->sleeping_o,
-                        &top_->quiescent_o});
+                        &top_->quiescent_o, &top_->mxu_busy_o});
   }
 
   void FallingEdge() override {

@@ -340,8 +340,17 @@ class SimBackend final : public Backend {
     return true;
   }
   Error SetEventSink(strata_event_fn fn, void* user) override {
+    // The matrix unit's busy stretches need a look at the chip every cycle: only while someone listens.
+    if (mxu_hook_ >= 0) {
+      mxu_busy_.Update(false, device_->edges(), events_);
+      device_->RemoveCycleHook(mxu_hook_);
+      mxu_hook_ = -1;
+    }
     events_.fn = fn;
     events_.user = user;
+    if (fn != nullptr) {
+      mxu_hook_ = device_->AddCycleHook([this] { mxu_busy_.Update(device_->mxu_busy(), device_->edges(), events_); });
+    }
     link_->set_event_sink(fn != nullptr ? &events_ : nullptr);
     device_->bridge().set_event_sink(fn != nullptr ? &events_ : nullptr);
     if (fn != nullptr) {  // the heap's extent, for pictures of it: [0, heap_bytes) of HBM
@@ -555,6 +564,8 @@ class SimBackend final : public Backend {
   uint64_t oom_counts_[4] = {};
   std::map<uint32_t, strata_cpl> done_;
   Events events_;
+  int mxu_hook_ = -1;
+  sim::Stretch mxu_busy_{"matrix unit", "busy"};
   struct Submitted {
     uint64_t cycle;
     uint64_t arg;  // ALLOC: bytes; FREE: the handle

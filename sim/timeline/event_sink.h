@@ -35,6 +35,21 @@ class EventSink {
   virtual void OnEvent(const Event& event) = 0;
 };
 
+// A span on `track` for each stretch of cycles in which a condition holds, from a per-cycle sample (the
+// core awake, the matrix unit busy). Update(false, ...) at the end closes an open stretch.
+struct Stretch {
+  const char* track;
+  const char* name;
+  bool on = false;
+  uint64_t since = 0;
+  void Update(bool now_on, uint64_t cycle, EventSink& sink) {
+    if (now_on == on) return;
+    if (on) sink.OnEvent(Event{track, name, since, cycle});
+    on = now_on;
+    since = cycle;
+  }
+};
+
 }  // namespace strata::sim
 
 #endif  // STRATA_SIM_TIMELINE_EVENT_SINK_H_

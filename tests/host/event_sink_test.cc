@@ -30,6 +30,11 @@ struct Recorded {
   }
 };
 
+// The GEMM's shape for a seed (a spread of odd sizes on the 16 x 16 array).
+uint32_t GemmM(uint32_t seed) { return 16 + seed % 40; }
+uint32_t GemmN(uint32_t seed) { return 16 + seed % 24; }
+uint32_t GemmK(uint32_t seed) { return 32 + seed % 50; }
+
 // The same work on a fresh device: alloc, write, read, a GEMM, a hole and a compaction, frees. Returns the
 // device cycles at the end; `written` and `read` count the bytes written and read, and `gemm_cycles` is
 // strata_device_info.last_command_cycles read right after the GEMM (the firmware's cycles on it).
@@ -45,7 +50,7 @@ uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t*
   }
   strata_context c = 0;
   EXPECT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
-  const uint32_t m = 16 + seed % 40, n = 16 + seed % 24, k = 32 + seed % 50;
+  const uint32_t m = GemmM(seed), n = GemmN(seed), k = GemmK(seed);
   std::vector<int8_t> a(uint64_t{m} * k), b(uint64_t{k} * n);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i * 7 + seed);
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(i * 3 - seed);
@@ -161,6 +166,15 @@ TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
     EXPECT_EQ(mxu->end_cycle, cmd->end_cycle);
     EXPECT_GT(mxu->end_cycle - mxu->begin_cycle, 100u);
     EXPECT_EQ(mxu->end_cycle - mxu->begin_cycle, gemm_cycles) << "seed " << seed;
+    // The matrix unit is busy only inside the GEMM's command, and at least for its MACs at full rate.
+    uint64_t busy = 0;
+    for (const strata_event& e : r.events) {
+      if (std::strcmp(e.track, "matrix unit") != 0) continue;
+      EXPECT_GE(e.begin_cycle, cmd->begin_cycle) << "seed " << seed;
+      EXPECT_LE(e.end_cycle, cmd->end_cycle) << "seed " << seed;
+      busy += e.end_cycle - e.begin_cycle;
+    }
+    EXPECT_GE(busy, uint64_t{GemmM(seed)} * GemmN(seed) * GemmK(seed) / (16 * 16)) << "seed " << seed;
     // The compaction's span is its command's: the same cycles and sequence number.
     const strata_event* compact_cmd = nullptr;
     const strata_event* compaction = nullptr;

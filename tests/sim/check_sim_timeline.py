@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """strata-sim --timeline: the run reports the same cycles with and without the timeline; the file parses,
-its async DMA slices pair up and carry source, destination and bytes; the core's spans (the reset and ELF
+its async DMA slices pair up and carry source, destination and bytes; the matrix unit is busy at least the
+cycles its MACs need at full rate and no longer than the run; the core's spans (the reset and ELF
 load, then each stretch awake) do not overlap and end with the run; the DMA moved at least what the GEMM
 must read and write once (A, B in; C out).
 
@@ -31,7 +32,7 @@ def main():
     with open(path) as f:
         events = json.load(f)
     threads = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
-    open_slices, read_bytes, write_bytes, core = {}, 0, 0, []
+    open_slices, read_bytes, write_bytes, core, mxu_busy = {}, 0, 0, [], 0.0
     end_us = listened["run_cycles"] / 1000.0
     for e in events:
         ph = e["ph"]
@@ -47,6 +48,8 @@ def main():
                 failures.append(f"an end without a begin: {e}")
         elif ph == "X" and threads.get(e["tid"]) == "core":
             core.append((e["ts"], e["ts"] + e["dur"], e["name"]))
+        elif ph == "X" and threads.get(e["tid"]) == "matrix unit":
+            mxu_busy += e["dur"] * 1000.0
     if open_slices:
         failures.append(f"{len(open_slices)} DMA slices never end")
     core.sort()
@@ -63,10 +66,14 @@ def main():
         failures.append(f"DMA read {read_bytes} B, less than A and B ({m * k + k * n} B)")
     if write_bytes < m * n * 4:
         failures.append(f"DMA wrote {write_bytes} B, less than C ({m * n * 4} B)")
+    # The array does m*k*n MACs at most n_array^2 per cycle: it is busy at least that long, and within the run.
+    least = m * k * n / listened["array_n"] ** 2
+    if not least <= mxu_busy <= listened["run_cycles"]:
+        failures.append(f"matrix unit busy {mxu_busy:.0f} cycles, outside [{least:.0f}, {listened['run_cycles']}]")
     if failures:
         sys.exit("check_sim_timeline:\n  " + "\n  ".join(failures))
     print(f"check_sim_timeline: {listened['cycles']} cycles either way, {len(core)} core spans, "
-          f"{read_bytes} B read and {write_bytes} B written by the DMA")
+          f"{read_bytes} B read and {write_bytes} B written by the DMA, matrix unit busy {mxu_busy:.0f} cycles")
 
 
 if __name__ == "__main__":

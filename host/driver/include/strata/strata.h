@@ -291,6 +291,7 @@ strata_status strata_synchronize(strata_device* device);
  *              ("alloc", "write", "gemm", ...), value = its status, id = its sequence number;
  *   "firmware" the firmware's own time on it (the completion's cycle count, ending when the host saw it);
  *   "mxu"      the firmware's time on a GEMM (as "firmware" for other commands; not matrix-unit busy time);
+ *   "matrix unit" (since 1.4) "busy": each stretch of cycles with a matrix-unit command queued or in flight;
  *   "pcie"     each host<->HBM copy ("to_device" / "from_device"), value = bytes;
  *   "dma"      each DMA row command at the HBM bridge ("hbm_read", "hbm_write", "hbm_copy"), value = bytes;
  *   "compaction" each strata_compact that succeeded, over its command's cycles ("compact", value = bytes moved).
