@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Timeline cost (the open option timeline, docs/timelines.md): simulated cycles/s of the same run with the
 # timeline on and off, back to back (ROUNDS pairs, default 3), and the file's size per million device cycles.
-# Workloads: the main job's first 3 requests (strata-mlp: GEMMs, many DMA rows) and a 64 MiB compaction
+# Workloads: the main job's first 3 requests (strata-mlp: GEMMs, many DMA rows), a 1024^3 GEMM on strata-sim
+# (strata-sim gemm --timeline: DMA rows, matrix unit and core stretches) and a 64 MiB compaction
 # (strata-replay needs_compaction.csv on sim: one long HBM->HBM copy).
 # usage: bench/timeline/run.sh [BUILD_DIR] [ROUNDS]   (stdout: one JSON object per line; progress on stderr)
 set -euo pipefail
@@ -22,6 +23,9 @@ one() {  # WORKLOAD ON(0/1)
     main_job)
       (cd "$work" && "$build/examples/strata-mlp" --steps 3 --quiet --trace none --report "$work/r.json" "${tl[@]}" >/dev/null)
       cycles=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device_cycles"])' "$work/r.json") ;;
+    sim_gemm)  # strata-sim gemm --timeline: a bare firmware run (DMA rows, matrix unit, core), 1024^3 at N = 16
+      "$build/sim/strata-sim" gemm --a "$work/a.npy" --b "$work/b.npy" --out "$work/c.npy" --json "${tl[@]}" >"$work/r.json"
+      cycles=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cycles"])' "$work/r.json") ;;
     compaction)
       "$build/host/replay/strata-replay" "$root/tests/compare/data/needs_compaction.csv" --backend sim --capacity 1.0x \
         --compaction on-oom --json "${tl[@]}" >"$work/r.json"
@@ -41,7 +45,9 @@ if on:
 print(json.dumps(line))' "$workload" "$on" "$cycles" "$start" "$end" "$size"
 }
 
-for w in main_job compaction; do
+python3 "$root/bench/gemm/make_npy.py" "$work/a.npy" 1024 1024 1
+python3 "$root/bench/gemm/make_npy.py" "$work/b.npy" 1024 1024 2
+for w in main_job sim_gemm compaction; do
   for ((i = 1; i <= rounds; ++i)); do
     one "$w" 1
     one "$w" 0
