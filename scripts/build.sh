@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, configures (once) and builds the default preset. Quiet when up to date.
+# Installs what is missing, configures (once) and builds the default preset: everything, or only the
+# targets given (scripts/run.sh builds the main job's three programs; the tests build the rest). Quiet when
+# up to date.
+# usage: scripts/build.sh [TARGET...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -8,5 +11,7 @@ if [ ! -f build/CMakeCache.txt ]; then
   echo "build: configuring (first run)" >&2
   cmake --preset default >/dev/null
 fi
-echo "build: building (first run takes a few minutes: Verilator compiles the RTL)" >&2
-cmake --build --preset default -- -j"${STRATA_JOBS:-$(nproc)}" >&2
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+echo "build: building ${*:-everything} (first run takes a few minutes: Verilator compiles the RTL)" >&2
+cmake --build --preset default "${targets[@]}" -- -j"${STRATA_JOBS:-$(nproc)}" >&2
