@@ -32,11 +32,20 @@ HbmBridge::Command* HbmBridge::Find(uint64_t id) {
   return nullptr;
 }
 
+uint64_t HbmBridge::NewTag(const Pending& pending) {
+  if (free_tags_.empty()) {
+    pending_.push_back(pending);
+    return pending_.size() - 1;
+  }
+  const uint32_t tag = free_tags_.back();
+  free_tags_.pop_back();
+  pending_[tag] = pending;
+  return tag;
+}
+
 void HbmBridge::Queue(const hbm::HbmRequest& request, uint64_t command, uint64_t offset) {
-  hbm::HbmRequest r = request;
-  r.tag = next_request_++;
-  pending_[r.tag] = Pending{command, offset};
-  to_submit_.push_back(r);
+  to_submit_.push_back(request);
+  to_submit_.back().tag = NewTag(Pending{command, offset, false});
 }
 
 void HbmBridge::AcceptCommand(uint8_t op, bool tag, uint64_t src, uint64_t dst, uint64_t len, uint8_t tier) {
@@ -111,23 +120,23 @@ void HbmBridge::Generate() {
 bool HbmBridge::SubmitForeign(const hbm::HbmRequest& request, std::function<void(const hbm::HbmResponse&)> done) {
   if (to_submit_.size() >= max_queued_) return false;
   hbm::HbmRequest r = request;
-  r.tag = next_request_++;
+  r.tag = NewTag(Pending{0, 0, true});
   foreign_[r.tag] = std::move(done);
   to_submit_.push_back(r);
   return true;
 }
 
 void HbmBridge::OnResponse(const hbm::HbmResponse& response) {
-  if (auto f = foreign_.find(response.tag); f != foreign_.end()) {
+  if (response.tag >= pending_.size()) return;
+  const Pending p = pending_[response.tag];
+  free_tags_.push_back(static_cast<uint32_t>(response.tag));
+  if (p.foreign) {
+    auto f = foreign_.find(response.tag);
     auto done = std::move(f->second);
     foreign_.erase(f);
     done(response);
     return;
   }
-  auto it = pending_.find(response.tag);
-  if (it == pending_.end()) return;
-  const Pending p = it->second;
-  pending_.erase(it);
   Command* c = Find(p.command);
   if (c == nullptr) return;
   --c->in_flight;

@@ -77,9 +77,10 @@ class HbmBridge {
     std::array<uint8_t, 64> data;
     uint64_t command;
   };
-  struct Pending {  // what an HBM request belongs to
-    uint64_t command;
-    uint64_t offset;  // byte offset of the request within the command's row
+  struct Pending {     // what an HBM request belongs to; indexed by the request's tag
+    uint64_t command;  // (DMA requests)
+    uint64_t offset;   // byte offset of the request within the command's row
+    bool foreign;      // the host link's: its callback is in foreign_
   };
 
   static constexpr size_t kMaxCommands = 32;  // accepted and unfinished row commands
@@ -93,6 +94,8 @@ class HbmBridge {
   void AdvanceHbm();
   void Generate();
   void Queue(const hbm::HbmRequest& request, uint64_t command, uint64_t offset);
+  // A tag for a new request (a free index into pending_, which it then describes).
+  uint64_t NewTag(const Pending& pending);
   void OnResponse(const hbm::HbmResponse& response);
   void AcceptWriteBeat(Command& c, uint64_t be, const uint8_t* data);
   void Retire();
@@ -101,15 +104,17 @@ class HbmBridge {
   EventSink* sink_ = nullptr;
   std::deque<Command> commands_;  // in arrival order
   std::deque<hbm::HbmRequest> to_submit_;
-  std::unordered_map<uint64_t, Pending> pending_;
-  std::unordered_map<uint64_t, std::function<void(const hbm::HbmResponse&)>> foreign_;
+  // Requests in flight, by tag: a vector with a free list rather than a hash map, as tags are the
+  // bridge's own to choose (the HBM model only returns them).
+  std::vector<Pending> pending_;
+  std::vector<uint32_t> free_tags_;
+  std::unordered_map<uint64_t, std::function<void(const hbm::HbmResponse&)>> foreign_;  // by tag
   std::deque<Beat> beats_;
   std::deque<bool> done_;
   uint32_t submits_per_cycle_;
   uint32_t copy_window_;
   size_t max_queued_;
   uint64_t next_command_ = 1;
-  uint64_t next_request_ = 1;
   bool ports_active_ = false;
   BridgeStats stats_;
 };
