@@ -27,9 +27,10 @@ Sample Measure(F&& body) {
 void Report(const char* kernel, Sample s, uint32_t check) {
   // CPI with three decimals without floating point.
   const uint32_t milli = static_cast<uint32_t>(s.cycles * 1000 / (s.instret ? s.instret : 1));
-  Printf("{\"bench\":\"core_cpi\",\"kernel\":\"%s\",\"cycles\":%llu,\"instructions\":%llu,\"cpi\":%u.%03u,\"check\":%u}\n",
-         kernel, static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.instret),
-         static_cast<unsigned>(milli / 1000), static_cast<unsigned>(milli % 1000), static_cast<unsigned>(check));
+  Printf(
+      "{\"bench\":\"core_cpi\",\"kernel\":\"%s\",\"cycles\":%llu,\"instructions\":%llu,\"cpi\":%u.%03u,\"check\":%u}\n",
+      kernel, static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.instret),
+      static_cast<unsigned>(milli / 1000), static_cast<unsigned>(milli % 1000), static_cast<unsigned>(check));
 }
 
 uint32_t g_data[256];
@@ -74,8 +75,10 @@ uint32_t BinarySearches() {
     uint32_t lo = 0, hi = 256;
     while (lo < hi) {
       const uint32_t mid = (lo + hi) >> 1;
-      if (g_data[mid] < key) lo = mid + 1;
-      else hi = mid;
+      if (g_data[mid] < key)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     found += lo < 256 && g_data[lo] == key;
   }
@@ -112,9 +115,9 @@ int main() {
   s = Measure([&] { x = DivChain(0xffffffffu, 3); });
   g_sink = x;
   const uint64_t div_milli = (s.cycles - empty.cycles) * 1000 / 32;
-  Printf("{\"bench\":\"core_latency\",\"op\":\"mul\",\"cycles_per_op\":%u.%03u}\n", static_cast<unsigned>(mul_milli / 1000),
-         static_cast<unsigned>(mul_milli % 1000));
-  Printf("{\"bench\":\"core_latency\",\"op\":\"divu\",\"cycles_per_op\":%u.%03u}\n", static_cast<unsigned>(div_milli / 1000),
-         static_cast<unsigned>(div_milli % 1000));
+  Printf("{\"bench\":\"core_latency\",\"op\":\"mul\",\"cycles_per_op\":%u.%03u}\n",
+         static_cast<unsigned>(mul_milli / 1000), static_cast<unsigned>(mul_milli % 1000));
+  Printf("{\"bench\":\"core_latency\",\"op\":\"divu\",\"cycles_per_op\":%u.%03u}\n",
+         static_cast<unsigned>(div_milli / 1000), static_cast<unsigned>(div_milli % 1000));
   return 0;
 }

@@ -33,7 +33,7 @@ template <uint32_t kBias>
 inline constexpr Log2ByteMinusTable<kBias> kLog2ByteMinus{};
 // Position of the single set bit b, indexed by (b * 0x077CB531) >> 27 (a de Bruijn sequence).
 inline constexpr uint8_t kDeBruijnBit[32] = {0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
-                                              31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
+                                             31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
 }  // namespace detail
 
 // Index of the most significant set bit; x must be nonzero.

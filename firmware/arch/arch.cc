@@ -41,7 +41,8 @@ extern "C" void strata_trap(TrapFrame* frame) {
     }
   }
   // An exception or an interrupt nobody handles is a firmware bug: report and stop.
-  strata::console::Printf("\n*** unhandled trap: mcause=0x%08x mepc=0x%08x mtval=0x%08x\n", static_cast<unsigned>(frame->mcause),
-                          static_cast<unsigned>(frame->mepc), static_cast<unsigned>(frame->mtval));
+  strata::console::Printf("\n*** unhandled trap: mcause=0x%08x mepc=0x%08x mtval=0x%08x\n",
+                          static_cast<unsigned>(frame->mcause), static_cast<unsigned>(frame->mepc),
+                          static_cast<unsigned>(frame->mtval));
   Exit(3);
 }

@@ -19,11 +19,11 @@ constexpr uint32_t kIrqMachineTimer = 7;
 constexpr uint32_t kIrqMachineExternal = 11;
 constexpr uint32_t kMstatusMie = 1u << 3;
 
-#define STRATA_CSR_READ(csr)                            \
-  ({                                                    \
-    uint32_t v_;                                        \
-    asm volatile("csrr %0, " #csr : "=r"(v_));          \
-    v_;                                                 \
+#define STRATA_CSR_READ(csr)                   \
+  ({                                           \
+    uint32_t v_;                               \
+    asm volatile("csrr %0, " #csr : "=r"(v_)); \
+    v_;                                        \
   })
 #define STRATA_CSR_WRITE(csr, v) asm volatile("csrw " #csr ", %0" ::"r"(v))
 #define STRATA_CSR_SET(csr, v) asm volatile("csrs " #csr ", %0" ::"r"(v))

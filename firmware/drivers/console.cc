@@ -82,14 +82,14 @@ void Format(Sink& out, const char* fmt, va_list args) {
       case 'i': {
         int64_t v = longs >= 2 ? va_arg(args, long long) : longs == 1 ? va_arg(args, long) : va_arg(args, int);
         const bool neg = v < 0;
-        PutUnsigned(out, neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), 10, false, left ? 0 : width, pad,
-                    neg);
+        PutUnsigned(out, neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), 10, false, left ? 0 : width,
+                    pad, neg);
         break;
       }
       case 'u':
       case 'x':
       case 'X': {
-        uint64_t v = longs >= 2 ? va_arg(args, unsigned long long)
+        uint64_t v = longs >= 2   ? va_arg(args, unsigned long long)
                      : longs == 1 ? va_arg(args, unsigned long)
                                   : va_arg(args, unsigned);
         PutUnsigned(out, v, *p == 'u' ? 10 : 16, *p == 'X', left ? 0 : width, pad, false);

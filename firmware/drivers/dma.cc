@@ -38,10 +38,14 @@ void SleepUntil(uint32_t queue, uint32_t target) {
 strata_status StatusOf(uint32_t engine_error) {
   switch (engine_error) {
     case STRATA_DMA_ERR_SRC_RANGE:
-    case STRATA_DMA_ERR_DST_RANGE: return STRATA_OUT_OF_RANGE;
-    case STRATA_DMA_ERR_QUEUE_FULL: return STRATA_RESOURCE_EXHAUSTED;
-    case STRATA_DMA_ERR_NONE: return STRATA_INTERNAL;  // an error was counted without a code
-    default: return STRATA_INVALID_ARGUMENT;
+    case STRATA_DMA_ERR_DST_RANGE:
+      return STRATA_OUT_OF_RANGE;
+    case STRATA_DMA_ERR_QUEUE_FULL:
+      return STRATA_RESOURCE_EXHAUSTED;
+    case STRATA_DMA_ERR_NONE:
+      return STRATA_INTERNAL;  // an error was counted without a code
+    default:
+      return STRATA_INVALID_ARGUMENT;
   }
 }
 
@@ -50,8 +54,8 @@ strata_status StatusOf(uint32_t engine_error) {
 void Init() {
   STRATA_CSR_SET(mie, 1u << arch::kIrqMachineExternal);
   for (uint32_t q = 0; q < kNumQueues; ++q) {
-    g_submitted[q] = Reg(q, STRATA_DMA_DONE) + ((Reg(q, STRATA_DMA_STATUS) & STRATA_DMA_STATUS_PENDING_MASK) >>
-                                                STRATA_DMA_STATUS_PENDING_LSB);
+    g_submitted[q] = Reg(q, STRATA_DMA_DONE) +
+                     ((Reg(q, STRATA_DMA_STATUS) & STRATA_DMA_STATUS_PENDING_MASK) >> STRATA_DMA_STATUS_PENDING_LSB);
     g_errors_seen[q] = Reg(q, STRATA_DMA_ERRORS);
   }
 }

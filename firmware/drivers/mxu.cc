@@ -22,7 +22,7 @@ uint32_t g_errors_seen = 0;
 // What the staged registers hold (valid after Init, which writes them all once).
 enum Staged { kSrc, kDst, kRows, kStride, kMult, kShift, kWSrc, kWStride, kKRows, kCmd, kStagedCount };
 constexpr uint32_t kStagedOffset[kStagedCount] = {
-    STRATA_MXU_SRC,        STRATA_MXU_DST,   STRATA_MXU_ROWS,     STRATA_MXU_SRC_STRIDE, STRATA_MXU_QUANT_MULT,
+    STRATA_MXU_SRC,         STRATA_MXU_DST,   STRATA_MXU_ROWS,     STRATA_MXU_SRC_STRIDE, STRATA_MXU_QUANT_MULT,
     STRATA_MXU_QUANT_SHIFT, STRATA_MXU_W_SRC, STRATA_MXU_W_STRIDE, STRATA_MXU_K_ROWS,     STRATA_MXU_CMD};
 uint32_t g_staged[kStagedCount];
 
@@ -56,10 +56,14 @@ void SleepUntil(Ready ready) {
 strata_status StatusOf(uint32_t unit_error) {
   switch (unit_error) {
     case STRATA_MXU_ERR_SRC_RANGE:
-    case STRATA_MXU_ERR_DST_RANGE: return STRATA_OUT_OF_RANGE;
-    case STRATA_MXU_ERR_QUEUE_FULL: return STRATA_RESOURCE_EXHAUSTED;
-    case STRATA_MXU_ERR_NONE: return STRATA_INTERNAL;
-    default: return STRATA_INVALID_ARGUMENT;
+    case STRATA_MXU_ERR_DST_RANGE:
+      return STRATA_OUT_OF_RANGE;
+    case STRATA_MXU_ERR_QUEUE_FULL:
+      return STRATA_RESOURCE_EXHAUSTED;
+    case STRATA_MXU_ERR_NONE:
+      return STRATA_INTERNAL;
+    default:
+      return STRATA_INVALID_ARGUMENT;
   }
 }
 
@@ -92,7 +96,8 @@ strata_status Submit(const Command& c, uint32_t* ticket) {
     case Op::kReadout:
       if (c.src % (4 * g_n) != 0) return STRATA_INVALID_ARGUMENT;
       break;
-    default: return STRATA_INVALID_ARGUMENT;
+    default:
+      return STRATA_INVALID_ARGUMENT;
   }
   SleepUntil([] { return Pending() < STRATA_MXU_QUEUE_DEPTH; });
   // Fields the op ignores keep whatever is staged (no write), except K_ROWS, which MATMUL reads.
@@ -111,9 +116,10 @@ strata_status Submit(const Command& c, uint32_t* ticket) {
     Stage(kMult, static_cast<uint32_t>(c.quant_mult));
     Stage(kShift, c.quant_shift);
   }
-  Stage(kCmd, (static_cast<uint32_t>(c.op) << STRATA_MXU_CMD_OP_LSB) | (c.accumulate ? STRATA_MXU_CMD_ACCUMULATE_MASK : 0) |
-                  (c.relu ? STRATA_MXU_CMD_RELU_MASK : 0) | (c.int8 ? STRATA_MXU_CMD_INT8_MASK : 0) |
-                  (c.round ? STRATA_MXU_CMD_ROUND_MASK : 0) | STRATA_MXU_CMD_IRQ_MASK);
+  Stage(kCmd, (static_cast<uint32_t>(c.op) << STRATA_MXU_CMD_OP_LSB) |
+                  (c.accumulate ? STRATA_MXU_CMD_ACCUMULATE_MASK : 0) | (c.relu ? STRATA_MXU_CMD_RELU_MASK : 0) |
+                  (c.int8 ? STRATA_MXU_CMD_INT8_MASK : 0) | (c.round ? STRATA_MXU_CMD_ROUND_MASK : 0) |
+                  STRATA_MXU_CMD_IRQ_MASK);
   kMxu.Write32(STRATA_MXU_PUSH, 1);
   *ticket = ++g_submitted;
   return STRATA_OK;

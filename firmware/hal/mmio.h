@@ -12,12 +12,8 @@ namespace strata::hal {
 class MmioRegion {
  public:
   constexpr explicit MmioRegion(uintptr_t base) : base_(base) {}
-  uint32_t Read32(uint32_t offset) const {
-    return *reinterpret_cast<volatile const uint32_t*>(base_ + offset);
-  }
-  void Write32(uint32_t offset, uint32_t value) const {
-    *reinterpret_cast<volatile uint32_t*>(base_ + offset) = value;
-  }
+  uint32_t Read32(uint32_t offset) const { return *reinterpret_cast<volatile const uint32_t*>(base_ + offset); }
+  void Write32(uint32_t offset, uint32_t value) const { *reinterpret_cast<volatile uint32_t*>(base_ + offset) = value; }
 
  private:
   uintptr_t base_;

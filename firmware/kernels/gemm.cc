@@ -28,8 +28,8 @@ namespace {
 using dma::Tier;
 
 constexpr hal::MmioRegion kDma(STRATA_DMA_BASE);
-constexpr uint32_t kLoadQueue = 0;   // A tiles
-constexpr uint32_t kAuxQueue = 1;    // B tiles, C in, write-back
+constexpr uint32_t kLoadQueue = 0;  // A tiles
+constexpr uint32_t kAuxQueue = 1;   // B tiles, C in, write-back
 
 uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
@@ -196,9 +196,14 @@ class GemmRun {
     const uint32_t es = p_.int8 ? 1 : 4;
     strata_status st = STRATA_OK;
     for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
-      dma::Descriptor d{Tier::kAcc, AccSlot(wb_blk_) + nt * mb_ * 4 * n_, Tier::kHbm,
-                        p_.c_out + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * es, NValid(b, nt) * es, b.mv,
-                        4 * n_, p_.n * es};
+      dma::Descriptor d{Tier::kAcc,
+                        AccSlot(wb_blk_) + nt * mb_ * 4 * n_,
+                        Tier::kHbm,
+                        p_.c_out + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * es,
+                        NValid(b, nt) * es,
+                        b.mv,
+                        4 * n_,
+                        p_.n * es};
       if (epilogue_) {
         d.src_tier = Tier::kVmem;
         d.src = out_base_ + (wb_blk_ % 2) * out_bytes_ + nt * mb_ * out_row_;

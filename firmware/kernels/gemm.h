@@ -17,7 +17,7 @@ struct GemmParams {
   uint32_t m = 0, k = 0, n = 0;
   bool accumulate = false;
   bool relu = false;
-  bool int8 = false;        // requantize: sat8(round?((x * quant_mult) >> quant_shift))
+  bool int8 = false;  // requantize: sat8(round?((x * quant_mult) >> quant_shift))
   bool round = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
@@ -27,11 +27,11 @@ struct GemmParams {
 };
 
 struct GemmStats {
-  uint64_t cycles = 0;          // from the first DMA to the last result in HBM
+  uint64_t cycles = 0;  // from the first DMA to the last result in HBM
   uint32_t mxu_commands = 0;
   uint32_t dma_descriptors = 0;
-  uint32_t steps = 0;           // (block, K chunk) tiles through VMEM
-  uint32_t dma_waits = 0;       // times compute had to wait for a prefetch
+  uint32_t steps = 0;      // (block, K chunk) tiles through VMEM
+  uint32_t dma_waits = 0;  // times compute had to wait for a prefetch
 };
 
 // Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension; errors from

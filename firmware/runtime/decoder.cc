@@ -59,9 +59,12 @@ DecodeResult DecodeGemm(const strata_cmd& cmd, const DecodeLimits& limits) {
 
 uint32_t AllowedFlags(uint8_t opcode) {
   switch (opcode) {
-    case STRATA_OP_ALLOC: return STRATA_ALLOC_NO_COMPACT;
-    case STRATA_OP_GEMM: return STRATA_GEMM_FLAGS_ALL;
-    default: return 0;
+    case STRATA_OP_ALLOC:
+      return STRATA_ALLOC_NO_COMPACT;
+    case STRATA_OP_GEMM:
+      return STRATA_GEMM_FLAGS_ALL;
+    default:
+      return 0;
   }
 }
 
@@ -127,29 +130,52 @@ DecodeResult Decode(const strata_cmd& cmd, const DecodeLimits& limits) {
 
 const char* FieldName(uint32_t field) {
   switch (field) {
-    case STRATA_FIELD_NONE: return "none";
-    case STRATA_FIELD_OPCODE: return "opcode";
-    case STRATA_FIELD_FLAGS: return "flags";
-    case STRATA_FIELD_RESERVED: return "reserved bytes";
-    case STRATA_FIELD_CONTEXT: return "context";
-    case STRATA_FIELD_HANDLE: return "handle";
-    case STRATA_FIELD_BYTES: return "bytes";
-    case STRATA_FIELD_OFFSET: return "offset";
-    case STRATA_FIELD_ALIGNMENT: return "alignment";
-    case STRATA_FIELD_SLOT: return "staging slot";
-    case STRATA_FIELD_QUOTA: return "quota";
-    case STRATA_FIELD_MEMORY: return "device memory";
-    case STRATA_FIELD_BUDGET: return "budget";
-    case STRATA_FIELD_CONTEXT_TABLE: return "context table";
-    case STRATA_FIELD_BUFFER_TABLE: return "buffer table";
-    case STRATA_FIELD_DMA: return "dma";
-    case STRATA_FIELD_SHAPE: return "shape (m, n, k)";
-    case STRATA_FIELD_BUFFER_A: return "buffer A";
-    case STRATA_FIELD_BUFFER_B: return "buffer B";
-    case STRATA_FIELD_BUFFER_C: return "buffer C";
-    case STRATA_FIELD_QUANT: return "quantization (quant_mult, quant_shift)";
-    case STRATA_FIELD_MXU: return "matrix unit";
-    default: return "unknown";
+    case STRATA_FIELD_NONE:
+      return "none";
+    case STRATA_FIELD_OPCODE:
+      return "opcode";
+    case STRATA_FIELD_FLAGS:
+      return "flags";
+    case STRATA_FIELD_RESERVED:
+      return "reserved bytes";
+    case STRATA_FIELD_CONTEXT:
+      return "context";
+    case STRATA_FIELD_HANDLE:
+      return "handle";
+    case STRATA_FIELD_BYTES:
+      return "bytes";
+    case STRATA_FIELD_OFFSET:
+      return "offset";
+    case STRATA_FIELD_ALIGNMENT:
+      return "alignment";
+    case STRATA_FIELD_SLOT:
+      return "staging slot";
+    case STRATA_FIELD_QUOTA:
+      return "quota";
+    case STRATA_FIELD_MEMORY:
+      return "device memory";
+    case STRATA_FIELD_BUDGET:
+      return "budget";
+    case STRATA_FIELD_CONTEXT_TABLE:
+      return "context table";
+    case STRATA_FIELD_BUFFER_TABLE:
+      return "buffer table";
+    case STRATA_FIELD_DMA:
+      return "dma";
+    case STRATA_FIELD_SHAPE:
+      return "shape (m, n, k)";
+    case STRATA_FIELD_BUFFER_A:
+      return "buffer A";
+    case STRATA_FIELD_BUFFER_B:
+      return "buffer B";
+    case STRATA_FIELD_BUFFER_C:
+      return "buffer C";
+    case STRATA_FIELD_QUANT:
+      return "quantization (quant_mult, quant_shift)";
+    case STRATA_FIELD_MXU:
+      return "matrix unit";
+    default:
+      return "unknown";
   }
 }
 

@@ -21,18 +21,34 @@ strata_cmd Valid(uint8_t opcode) {
   c.seq = 7;
   switch (opcode) {
     case STRATA_OP_NOOP:
-    case STRATA_OP_CREATE_CONTEXT: break;
-    default: c.context = 0x101; break;
+    case STRATA_OP_CREATE_CONTEXT:
+      break;
+    default:
+      c.context = 0x101;
+      break;
   }
   switch (opcode) {
-    case STRATA_OP_CREATE_CONTEXT: c.u.create_context.quota_bytes = 1 << 20; break;
-    case STRATA_OP_ALLOC: c.u.alloc = {4096, 0}; break;
-    case STRATA_OP_FREE: c.u.buffer.handle = 0x100000001ull; break;
+    case STRATA_OP_CREATE_CONTEXT:
+      c.u.create_context.quota_bytes = 1 << 20;
+      break;
+    case STRATA_OP_ALLOC:
+      c.u.alloc = {4096, 0};
+      break;
+    case STRATA_OP_FREE:
+      c.u.buffer.handle = 0x100000001ull;
+      break;
     case STRATA_OP_WRITE:
-    case STRATA_OP_READ: c.u.transfer = {0x100000001ull, 128, 4096, 1}; break;
-    case STRATA_OP_COMPACT: c.u.compact = {1 << 20, 8, 0}; break;
-    case STRATA_OP_GEMM: c.u.gemm = {0x100000001ull, 0x100000002ull, 0x100000003ull, 33, 17, 65, 0, 0, 0}; break;
-    default: break;
+    case STRATA_OP_READ:
+      c.u.transfer = {0x100000001ull, 128, 4096, 1};
+      break;
+    case STRATA_OP_COMPACT:
+      c.u.compact = {1 << 20, 8, 0};
+      break;
+    case STRATA_OP_GEMM:
+      c.u.gemm = {0x100000001ull, 0x100000002ull, 0x100000003ull, 33, 17, 65, 0, 0, 0};
+      break;
+    default:
+      break;
   }
   return c;
 }
@@ -40,14 +56,21 @@ strata_cmd Valid(uint8_t opcode) {
 // How many leading argument words each opcode uses (the rest must be zero).
 uint32_t UsedWords(uint8_t opcode) {
   switch (opcode) {
-    case STRATA_OP_CREATE_CONTEXT: return 3;  // quota_bytes, quota_ppm (word 3 is reserved)
-    case STRATA_OP_ALLOC: return 4;
-    case STRATA_OP_FREE: return 2;
+    case STRATA_OP_CREATE_CONTEXT:
+      return 3;  // quota_bytes, quota_ppm (word 3 is reserved)
+    case STRATA_OP_ALLOC:
+      return 4;
+    case STRATA_OP_FREE:
+      return 2;
     case STRATA_OP_WRITE:
-    case STRATA_OP_READ: return 6;
-    case STRATA_OP_COMPACT: return 3;
-    case STRATA_OP_GEMM: return 11;  // word 11 is reserved
-    default: return 0;
+    case STRATA_OP_READ:
+      return 6;
+    case STRATA_OP_COMPACT:
+      return 3;
+    case STRATA_OP_GEMM:
+      return 11;  // word 11 is reserved
+    default:
+      return 0;
   }
 }
 
@@ -73,7 +96,8 @@ TEST(RuntimeDecoder, WellFormedCommandsPass) {
   ppm.u.create_context = {0, 1000000, 0};
   EXPECT_TRUE(Decode(ppm, kLimits).ok());
   strata_cmd last = Valid(STRATA_OP_WRITE);
-  last.u.transfer = {1, kHeap - STRATA_RT_STAGING_SLOT_BYTES, STRATA_RT_STAGING_SLOT_BYTES, STRATA_RT_STAGING_SLOTS - 1};
+  last.u.transfer = {1, kHeap - STRATA_RT_STAGING_SLOT_BYTES, STRATA_RT_STAGING_SLOT_BYTES,
+                     STRATA_RT_STAGING_SLOTS - 1};
   EXPECT_TRUE(Decode(last, kLimits).ok());
 }
 
@@ -184,7 +208,8 @@ TEST(RuntimeDecoder, FreeAndTransferArguments) {
 
 TEST(RuntimeDecoder, GemmOperandsAndShape) {
   const std::pair<uint64_t strata_cmd_gemm::*, strata_field> operands[] = {
-      {&strata_cmd_gemm::a, STRATA_FIELD_BUFFER_A}, {&strata_cmd_gemm::b, STRATA_FIELD_BUFFER_B},
+      {&strata_cmd_gemm::a, STRATA_FIELD_BUFFER_A},
+      {&strata_cmd_gemm::b, STRATA_FIELD_BUFFER_B},
       {&strata_cmd_gemm::c, STRATA_FIELD_BUFFER_C}};
   strata_cmd c;
   for (const auto& [handle, field] : operands) {

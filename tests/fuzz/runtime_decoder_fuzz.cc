@@ -46,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if ((cmd.flags & STRATA_GEMM_FLAG_INT8) == 0 && (g.quant_mult != 0 || g.quant_shift != 0)) __builtin_trap();
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return 0;
 }

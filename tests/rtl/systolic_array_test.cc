@@ -153,10 +153,10 @@ class Schedule {
 
 // ---------------------------------------------------------------- runner
 struct RunResult {
-  int mismatches = 0;                 // cycles where any checked output differed
-  std::string first_mismatch;         // description of the first few
-  std::vector<uint64_t> in_cycles;    // cycles with a_valid_i
-  std::vector<uint64_t> out_cycles;   // cycles with c_valid_o
+  int mismatches = 0;                // cycles where any checked output differed
+  std::string first_mismatch;        // description of the first few
+  std::vector<uint64_t> in_cycles;   // cycles with a_valid_i
+  std::vector<uint64_t> out_cycles;  // cycles with c_valid_o
 };
 
 class Dut {
@@ -246,8 +246,7 @@ RunResult RunSchedule(const Schedule& s) {
     const bool valid = top.c_valid_o;
     if (valid) r.out_cycles.push_back(t);
     if (valid != exp_valid[t]) {
-      fail(t, std::string("c_valid_o = ") + (valid ? "1" : "0") + ", expected " +
-                  (exp_valid[t] ? "1" : "0"));
+      fail(t, std::string("c_valid_o = ") + (valid ? "1" : "0") + ", expected " + (exp_valid[t] ? "1" : "0"));
     } else if (valid) {
       const Row32 got = GetRow(top.c_row_o);
       if (got != exp_row[t]) {
@@ -258,8 +257,7 @@ RunResult RunSchedule(const Schedule& s) {
       fail(t, std::string("busy_o = ") + (top.busy_o ? "1" : "0"));
     }
     if (top.w_row_idx_o != exp_idx[t]) {
-      fail(t, "w_row_idx_o = " + std::to_string(top.w_row_idx_o) + ", expected " +
-                  std::to_string(exp_idx[t]));
+      fail(t, "w_row_idx_o = " + std::to_string(top.w_row_idx_o) + ", expected " + std::to_string(exp_idx[t]));
     }
     dut.Clock();
   }
@@ -303,8 +301,7 @@ Row8 FilledRow(int8_t v) {
   return r;
 }
 
-#define EXPECT_CLEAN(r) \
-  EXPECT_EQ((r).mismatches, 0) << (r).first_mismatch
+#define EXPECT_CLEAN(r) EXPECT_EQ((r).mismatches, 0) << (r).first_mismatch
 
 // ---------------------------------------------------------------- tests
 
@@ -349,8 +346,8 @@ TEST(SystolicArray, TileWavefrontTiming) {
 
 TEST(SystolicArray, ExtremeValuesAreBitExact) {
   Schedule s;
-  const std::vector<std::pair<int8_t, int8_t>> cases = {
-      {-128, -128}, {-128, 127}, {127, -128}, {127, 127}, {-1, -128}, {0, -128}};
+  const std::vector<std::pair<int8_t, int8_t>> cases = {{-128, -128}, {-128, 127}, {127, -128},
+                                                        {127, 127},   {-1, -128},  {0, -128}};
   uint64_t t = 0;
   for (const auto& [w, a] : cases) {
     // Load during the previous tile's stream, swap, then stream N rows of the corner value and

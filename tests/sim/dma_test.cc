@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -45,7 +45,9 @@ class DmaHarness {
 
   uint32_t Reg(uint32_t q, uint32_t offset) { return dma_.Reg(q, offset); }
   void Push(uint32_t q, const Desc& d) { dma_.Push(q, d); }
-  void WaitDone(uint32_t q, uint32_t done) { ASSERT_TRUE(dma_.WaitDone(q, done)) << "DMA queue " << q << " did not finish"; }
+  void WaitDone(uint32_t q, uint32_t done) {
+    ASSERT_TRUE(dma_.WaitDone(q, done)) << "DMA queue " << q << " did not finish";
+  }
   Device& device() { return device_; }
 
  private:
@@ -109,10 +111,22 @@ TEST(Dma, RandomDescriptorStreamsMatchGoldenModel) {
   // Queue q works in half q of every tier, so the queues never race each other.
   auto pick = [&](uint32_t q, uint32_t tier, uint32_t extent) -> uint64_t {
     uint64_t base = 0, size = 0;
-    if (tier == kTierHbm) { base = 0; size = kWindow; }
-    if (tier == kTierVmem) { base = 0; size = STRATA_VMEM_SIZE; }
-    if (tier == kTierAcc) { base = 0; size = STRATA_ACC_SIZE; }
-    if (tier == kTierSmem) { base = kSmemWin; size = kSmemWinLen; }
+    if (tier == kTierHbm) {
+      base = 0;
+      size = kWindow;
+    }
+    if (tier == kTierVmem) {
+      base = 0;
+      size = STRATA_VMEM_SIZE;
+    }
+    if (tier == kTierAcc) {
+      base = 0;
+      size = STRATA_ACC_SIZE;
+    }
+    if (tier == kTierSmem) {
+      base = kSmemWin;
+      size = kSmemWinLen;
+    }
     const uint64_t half = size / 2;
     return base + q * half + rng() % (half - extent);
   };
@@ -179,10 +193,10 @@ TEST(Dma, OverlappingHbmMovesInBothDirections) {
   for (auto& b : g.hbm) b = static_cast<uint8_t>(rng());
   ASSERT_TRUE(h.device().hbm().WriteDebug(0, g.hbm.data(), g.hbm.size()));
   const std::vector<Desc> moves = {
-      {kTierHbm, kTierHbm, 1000, 1001, 5000},       // up by one byte
-      {kTierHbm, kTierHbm, 9000, 8999, 5000},       // down by one byte
-      {kTierHbm, kTierHbm, 20000, 20064, 4096},     // up by a line
-      {kTierHbm, kTierHbm, 30000, 29000, 4096},     // down, partly overlapping
+      {kTierHbm, kTierHbm, 1000, 1001, 5000},                // up by one byte
+      {kTierHbm, kTierHbm, 9000, 8999, 5000},                // down by one byte
+      {kTierHbm, kTierHbm, 20000, 20064, 4096},              // up by a line
+      {kTierHbm, kTierHbm, 30000, 29000, 4096},              // down, partly overlapping
       {kTierHbm, kTierHbm, 40000, 40100, 300, 8, 320, 320},  // 2-D, equal strides, up
       {kTierHbm, kTierHbm, 50100, 50000, 300, 8, 320, 320},  // 2-D, down
   };

@@ -1,5 +1,7 @@
 // Host link tests: doorbell round trips with firmware on the core, BAR access, and the bulk
 // copy engine's data and timing against its PCIe preset.
+#include "host_link.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 #include "device.h"
 #include "elf_loader.h"
 #include "hbm/hbm_model.h"
-#include "host_link.h"
 #include "strata/regmap.h"
 
 namespace strata::sim {

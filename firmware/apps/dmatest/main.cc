@@ -79,9 +79,9 @@ int main() {
   memset(g_b, 0, sizeof g_b);
   Check(strata::dma::Submit(0, {Tier::kSmem, SmemOffset(g_a), Tier::kHbm, kHbm + 200000, 2048}, &t0) == STRATA_OK,
         "submit q0");
-  Check(strata::dma::Submit(1, {Tier::kSmem, SmemOffset(g_a + 2048), Tier::kHbm, kHbm + 202048, 2048}, &t1) ==
-            STRATA_OK,
-        "submit q1");
+  Check(
+      strata::dma::Submit(1, {Tier::kSmem, SmemOffset(g_a + 2048), Tier::kHbm, kHbm + 202048, 2048}, &t1) == STRATA_OK,
+      "submit q1");
   Check(strata::dma::Wait(0, t0) == STRATA_OK && strata::dma::Wait(1, t1) == STRATA_OK, "concurrent queues");
   Timed("HBM -> SMEM", 0, {Tier::kHbm, kHbm + 200000, Tier::kSmem, SmemOffset(g_b), 4096});
   Check(memcmp(g_a, g_b, 4096) == 0, "concurrent queues data");
@@ -91,8 +91,7 @@ int main() {
   const strata_status bad = strata::dma::Copy(0, {Tier::kHbm, 0xffffffff00ull, Tier::kSmem, SmemOffset(g_b), 64});
   Printf("  out-of-range source: %s\n", strata_status_name(bad));
   Check(bad == STRATA_OUT_OF_RANGE, "out-of-range source is OUT_OF_RANGE");
-  const strata_status bad2 =
-      strata::dma::Copy(1, {Tier::kHbm, kHbm, Tier::kVmem, STRATA_VMEM_SIZE - 32, 64});
+  const strata_status bad2 = strata::dma::Copy(1, {Tier::kHbm, kHbm, Tier::kVmem, STRATA_VMEM_SIZE - 32, 64});
   Check(bad2 == STRATA_OUT_OF_RANGE, "VMEM overflow is OUT_OF_RANGE");
   const strata_status bad3 = strata::dma::Copy(1, {Tier::kVmem, 0, Tier::kAcc, 0, 64});
   Check(bad3 == STRATA_INVALID_ARGUMENT, "on-chip to on-chip is INVALID_ARGUMENT");

@@ -10,7 +10,7 @@
 #define STRATA_GEMM_MAILBOX_MAGIC 0x4d4d4547u  // "GEMM"
 #define STRATA_GEMM_MAILBOX_VERSION 1u
 
-#define STRATA_GEMM_FLAG_PER_TILE 0x10u   // one LOAD_WEIGHTS + MATMUL per weight tile (old issue path)
+#define STRATA_GEMM_FLAG_PER_TILE 0x10u  // one LOAD_WEIGHTS + MATMUL per weight tile (old issue path)
 
 struct StrataGemmMailbox {
   uint32_t magic;

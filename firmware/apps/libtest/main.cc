@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/mem.h"
 #include "drivers/console.h"
+#include "lib/mem.h"
 
 namespace {
 

@@ -25,19 +25,32 @@ typedef enum strata_status {
 // Name of a status code ("RESOURCE_EXHAUSTED"), or "UNKNOWN" for a number outside the set.
 static inline const char* strata_status_name(int status) {
   switch (status) {
-    case STRATA_OK: return "OK";
-    case STRATA_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case STRATA_NOT_FOUND: return "NOT_FOUND";
-    case STRATA_PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case STRATA_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case STRATA_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case STRATA_ABORTED: return "ABORTED";
-    case STRATA_OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case STRATA_UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case STRATA_INTERNAL: return "INTERNAL";
-    case STRATA_UNAVAILABLE: return "UNAVAILABLE";
-    case STRATA_DATA_LOSS: return "DATA_LOSS";
-    default: return "UNKNOWN";
+    case STRATA_OK:
+      return "OK";
+    case STRATA_INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case STRATA_NOT_FOUND:
+      return "NOT_FOUND";
+    case STRATA_PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case STRATA_RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case STRATA_FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case STRATA_ABORTED:
+      return "ABORTED";
+    case STRATA_OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case STRATA_UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case STRATA_INTERNAL:
+      return "INTERNAL";
+    case STRATA_UNAVAILABLE:
+      return "UNAVAILABLE";
+    case STRATA_DATA_LOSS:
+      return "DATA_LOSS";
+    default:
+      return "UNKNOWN";
   }
 }
 

@@ -37,7 +37,7 @@ extern "C" {
   4 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
-       1.3: event sinks (strata_set_event_sink);                 \
+       1.3: event sinks (strata_set_event_sink);                         \
        1.4: events carry device addresses; instants; "heap" track */
 
 typedef struct strata_device strata_device; /* opaque */
