@@ -12,9 +12,9 @@
 namespace strata::alloc {
 
 using bits::AlignUp;
-using bits::Msb32;
 using bits::Lsb32;
 using bits::Lsb64;
+using bits::Msb32;
 using bits::Msb64;
 
 const char* PolicyName(Policy policy) {
@@ -60,7 +60,7 @@ strata_status BasicAllocator<IndexT>::Init(Node* nodes, uint32_t num_nodes, cons
   policy_ = options.policy;
   total_granules_ = granules;
   capacity_bytes_ = granules << shift;
-  narrow_ = granules <= UINT32_MAX;
+  narrow_ = granules <= UINT32_MAX && options.fast_paths;
   SetPlanPending(false);
   for (uint32_t c = 0; c < kNumClasses; ++c) heads_[c] = kNull;
   for (uint32_t i = 0; i < num_nodes; ++i) {
@@ -279,7 +279,7 @@ STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::RemoveListHead(uint32_t c) {
 // generation) and chained the nodes; TakeNode resets the rest.
 template <typename IndexT>
 STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::PoolAppend32(uint32_t first, uint32_t last, uint32_t count,
-                                                             uint32_t null) {
+                                                              uint32_t null) {
   const uint32_t tail = pool_tail_;
   if (tail == null) {
     pool_head_ = static_cast<Index>(first);
@@ -420,8 +420,8 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
   // Everything else, every error (and a TLSF miss, which must scan before reporting out-of-memory)
   // takes the generic path, which repeats every check in the documented order.
   if (STRATA_ALLOC_UNLIKELY(out == nullptr || (fast_ & kFastAlloc) == 0 || bytes == 0 || (alignment >> 32) != 0 ||
-                            align_lo > (1u << shift) || (align_lo & (align_lo - 1)) != 0 ||
-                            bytes > capacity_bytes_ || live_ >= max_live_)) {
+                            align_lo > (1u << shift) || (align_lo & (align_lo - 1)) != 0 || bytes > capacity_bytes_ ||
+                            live_ >= max_live_)) {
     return AllocateGeneric(bytes, alignment, out);
   }
   const uint32_t size = bits::ShrRoundUpTo32(bytes, shift);  // <= total_granules_ < 2^32
@@ -615,15 +615,27 @@ STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::FreeGeneric(Index n)
   // A new generation makes every copy of this handle stale.
   nodes_[n].meta = (nodes_[n].meta & ~(kGenerationMask << kMetaGenShift)) |
                    (((Generation(n) + 1) & kGenerationMask) << kMetaGenShift) | kMetaFree;
+  // The same blocks, nodes and list places as Free's fast path (FastVersusGeneric checks it): the block that
+  // absorbs the others is p if free, else q, and the nodes that leave return to the pool in address order.
   const Index p = nodes_[n].prev;
   const Index q = nodes_[n].next;
-  if (p != kNull && IsFree(p)) {
+  const bool p_free = p != kNull && IsFree(p);
+  const bool q_free = q != kNull && IsFree(q);
+  if (!p_free && q_free) {  // q absorbs n: q's node moves down to n's offset, n's node returns to the pool
+    RemoveFree(q);
+    SetOff(q, Off(n));
+    Unlink(n);
+    ReleaseNode(n);
+    InsertFree(q);
+    return STRATA_OK;
+  }
+  if (p_free) {
     RemoveFree(p);
     Unlink(n);
     ReleaseNode(n);
     n = p;
   }
-  if (q != kNull && IsFree(q)) {
+  if (q_free) {
     RemoveFree(q);
     Unlink(q);
     ReleaseNode(q);

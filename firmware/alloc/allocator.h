@@ -48,6 +48,9 @@ struct Options {
   uint64_t capacity_bytes = 0;                    // managed range is [0, capacity), rounded down to granules
   uint32_t granule_bytes = kDefaultGranuleBytes;  // power of two in [1, kMaxGranuleBytes]
   Policy policy = Policy::kTlsf;
+  // false: every call takes the generic code, which the 32-bit fast paths otherwise bypass on every heap
+  // below 2^32 granules. For tests: the same operations both ways must leave the same blocks.
+  bool fast_paths = true;
 };
 
 struct BufferInfo {
@@ -426,7 +429,7 @@ class BasicAllocator {
   uint32_t max_live_ = 0;
   uint32_t granule_shift_ = 8;
   Policy policy_ = Policy::kTlsf;
-  bool narrow_ = false;  // total_granules_ <= UINT32_MAX: the 32-bit fast paths apply
+  bool narrow_ = false;  // total_granules_ <= UINT32_MAX and Options::fast_paths: the 32-bit fast paths apply
   bool plan_pending_ = false;
   // Which fast paths apply, so that each needs one test: kFastFree = narrow_ and no plan pending;
   // kFastAlloc = that and TLSF. Zero before Init.

@@ -60,6 +60,7 @@ struct HarnessConfig {
   uint64_t max_request_bytes = 0;  // 0: capacity / 8
   bool verify_contents = true;     // shadow copy of device memory
   bool check_every_op = true;      // Check() + model comparison after every operation
+  bool fast_paths = true;          // Options::fast_paths: false drives the generic code alone
 };
 
 template <typename A>
@@ -70,6 +71,7 @@ class Harness {
     options.capacity_bytes = config.capacity_bytes;
     options.granule_bytes = config.granule_bytes;
     options.policy = config.policy;
+    options.fast_paths = config.fast_paths;
     init_status_ = alloc_.Init(nodes_.data(), static_cast<uint32_t>(nodes_.size()), options);
     if (config.verify_contents) memory_.assign(alloc_.capacity_bytes(), 0xee);
     moves_.resize(config.max_moves);

@@ -1,5 +1,6 @@
 // libFuzzer target: operation sequences from the fuzzer's bytes drive the shared allocator harness (Check(),
-// model, exact stats and shadow contents after every operation), over every policy and small metadata pools.
+// model, exact stats and shadow contents after every operation), over every policy and small metadata pools,
+// with the 32-bit fast paths (inputs of even length) and without them (odd length: the generic code alone).
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   config.granule_bytes = 1u << (2 + data[1] % 7);  // 4 B .. 256 B
   config.capacity_bytes = uint64_t{config.granule_bytes} * (64 + (data[1] >> 3) * 16);
   config.max_moves = 1 + data[1] % 8;
+  config.fast_paths = size % 2 == 0;
   strata::alloc::testing::BytesSource src(data + 2, size - 2);
   strata::alloc::testing::Harness<strata::alloc::Allocator> h(config);
   for (int ops = 0; ops < 2000 && !src.Exhausted(); ++ops) {
