@@ -16,15 +16,18 @@ endif()
 function(strata_generate_regmap)
   set(json ${STRATA_ROOT}/rtl/regmap.json)
   set(gen ${STRATA_ROOT}/scripts/gen_regmap.py)
-  file(MAKE_DIRECTORY ${STRATA_GENERATED_DIR}/strata ${STRATA_GENERATED_DIR}/rtl)
+  set(fresh ${CMAKE_BINARY_DIR}/CMakeFiles/regmap)
+  file(MAKE_DIRECTORY ${STRATA_GENERATED_DIR}/strata ${STRATA_GENERATED_DIR}/rtl ${fresh})
   execute_process(
-    COMMAND ${Python3_EXECUTABLE} ${gen} ${json}
-            --sv ${STRATA_GENERATED_DIR}/rtl/tpu_regmap_pkg.sv
-            --header ${STRATA_GENERATED_DIR}/strata/regmap.h
+    COMMAND ${Python3_EXECUTABLE} ${gen} ${json} --sv ${fresh}/tpu_regmap_pkg.sv --header ${fresh}/regmap.h
     RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "gen_regmap.py failed on ${json}")
   endif()
+  # Copied only when they changed: a new timestamp on every configure would re-Verilate every chip size and
+  # recompile everything that includes regmap.h.
+  file(COPY_FILE ${fresh}/tpu_regmap_pkg.sv ${STRATA_GENERATED_DIR}/rtl/tpu_regmap_pkg.sv ONLY_IF_DIFFERENT)
+  file(COPY_FILE ${fresh}/regmap.h ${STRATA_GENERATED_DIR}/strata/regmap.h ONLY_IF_DIFFERENT)
   set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${json} ${gen})
   if(NOT TARGET strata_regmap)
     add_library(strata_regmap INTERFACE)
