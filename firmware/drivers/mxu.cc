@@ -8,6 +8,7 @@
 
 #include "arch/arch.h"
 #include "hal/mmio.h"
+#include "strata/gemm.h"  // STRATA_GEMM_MAX_QUANT_SHIFT
 
 namespace strata::mxu {
 namespace {
@@ -84,7 +85,8 @@ uint32_t ArraySize() { return g_n; }
 
 strata_status Submit(const Command& c, uint32_t* ticket) {
   const uint32_t align = g_n < 64 ? g_n : 64;
-  if (ticket == nullptr || g_n == 0 || c.rows == 0 || c.quant_shift > 63) return STRATA_INVALID_ARGUMENT;
+  if (ticket == nullptr || g_n == 0 || c.rows == 0 || c.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
+    return STRATA_INVALID_ARGUMENT;
   switch (c.op) {
     case Op::kLoadWeights:
       if (c.rows > g_n || c.src % align != 0) return STRATA_INVALID_ARGUMENT;

@@ -20,6 +20,7 @@
 #include "drivers/dma.h"
 #include "drivers/mxu.h"
 #include "hal/mmio.h"
+#include "strata/gemm.h"  // STRATA_GEMM_MAX_QUANT_SHIFT
 #include "strata/regmap.h"
 
 namespace strata::kernels {
@@ -360,7 +361,8 @@ class GemmRun {
 }  // namespace
 
 strata_status Gemm(const GemmParams& p, GemmStats* stats) {
-  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.quant_shift > 63) return STRATA_INVALID_ARGUMENT;
+  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
+    return STRATA_INVALID_ARGUMENT;
   *stats = GemmStats{};
   GemmRun run(p, stats);
   return run.Run();

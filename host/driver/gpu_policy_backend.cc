@@ -253,7 +253,8 @@ Error GpuPolicyBackend::Gemm(strata_context context, const strata_gemm_args& g) 
   if (!int8 && (g.quant_mult != 0 || g.quant_shift != 0)) {
     return {STRATA_INVALID_ARGUMENT, "quant_mult and quant_shift are for INT8 results only"};
   }
-  if (g.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT) return {STRATA_INVALID_ARGUMENT, "quant_shift is 0 .. 63"};
+  if (g.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
+    return {STRATA_INVALID_ARGUMENT, "quant_shift is 0 .. " + std::to_string(STRATA_GEMM_MAX_QUANT_SHIFT)};
   uint32_t ia, ib, ic;
   Error e = Resolve(context, g.a, "buffer A", &ia);
   if (e.ok()) e = Resolve(context, g.b, "buffer B", &ib);

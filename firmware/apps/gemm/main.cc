@@ -2,11 +2,11 @@
 // reports cycles and counters back through the mailbox.
 #include <stdint.h>
 
-#include "apps/gemm/gemm_mailbox.h"
 #include "drivers/console.h"
 #include "drivers/dma.h"
 #include "drivers/mxu.h"
 #include "kernels/gemm.h"
+#include "strata/gemm_mailbox.h"
 
 extern "C" {
 // In .data so the image carries it and strata-sim can patch it before loading.

@@ -1,7 +1,8 @@
-// The GEMM firmware's mailbox (symbol strata_gemm_mailbox in SMEM): strata-sim fills the
-// request into the image before reset; the firmware writes the result fields before it exits.
-#ifndef STRATA_FW_APPS_GEMM_GEMM_MAILBOX_H_
-#define STRATA_FW_APPS_GEMM_GEMM_MAILBOX_H_
+// The GEMM firmware's mailbox (symbol strata_gemm_mailbox in SMEM), a host <-> firmware contract: strata-sim
+// gemm fills the request into the image before reset; the firmware (firmware/apps/gemm) writes the result
+// fields before it exits.
+#ifndef STRATA_GEMM_MAILBOX_H_
+#define STRATA_GEMM_MAILBOX_H_
 
 #include <stdint.h>
 
@@ -32,4 +33,4 @@ struct StrataGemmMailbox {
   uint32_t starved_cycles;  // MXU cycles with no command queued and no row streamed
 };
 
-#endif  // STRATA_FW_APPS_GEMM_GEMM_MAILBOX_H_
+#endif  // STRATA_GEMM_MAILBOX_H_

@@ -1,0 +1,57 @@
+// strata-sim's command line, shared by its two programs (runs: strata_sim_main.cc; `gemm`:
+// strata_sim_gemm.cc): exit statuses, numbers and sizes, and the options both take (matrix-unit size, HBM
+// controller, waveform window, timeline), each parsed and checked in one place.
+#ifndef STRATA_SIM_STRATA_SIM_CLI_H_
+#define STRATA_SIM_STRATA_SIM_CLI_H_
+
+#include <cstdint>
+#include <string>
+
+#include "hbm/hbm_config.h"
+#include "platform.h"
+#include "run_timeline.h"
+
+namespace strata::sim::cli {
+
+enum ExitStatus { kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitTimeout = 3, kExitBadTohost = 4 };
+
+// A decimal number, or hex with 0x; no sign, no spaces, no leading zero. ParseBytes also takes a K/M/G suffix.
+bool ParseU64(const char* text, uint64_t& out);
+bool ParseBytes(const char* text, uint64_t& out);
+
+// Prints "strata-sim: WHY" and the --help hint on stderr; returns kExitUsage.
+int Usage(const std::string& why);
+
+// --mxu-n N: a size this build has a chip for; otherwise the message that names the built ones.
+bool ParseMxuN(const char* text, int& out, std::string& why);
+
+// The HBM controller options both programs take: --hbm-address-map and --hbm-row-hit-cap. They are kept
+// here and applied after HbmConfig::FromName, which replaces the whole configuration with the preset.
+struct HbmControllerOptions {
+  hbm::AddressMap address_map = hbm::HbmConfig{}.address_map;
+  uint32_t row_hit_cap = hbm::HbmConfig{}.row_hit_cap;
+
+  void ApplyTo(hbm::HbmConfig& hbm) const {
+    hbm.address_map = address_map;
+    hbm.row_hit_cap = row_hit_cap;
+  }
+};
+
+// Each Parse*Option looks at argv[i]: false when it is none of its options; otherwise true (i advanced past
+// the value), with why set when the value is missing or wrong.
+bool ParseHbmControllerOption(const std::string& arg, int argc, char* argv[], int& i, HbmControllerOptions& out,
+                              std::string& why);
+// --trace FILE (.fst or .vcd), --trace-start C, --trace-end C, --trace-depth D.
+bool ParseTraceOption(const std::string& arg, int argc, char* argv[], int& i, TraceOptions& out, std::string& why);
+// --timeline FILE, --timeline-start C, --timeline-end C, --timeline-max-bytes N (run_timeline.h).
+bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i, RunTimelineOptions& out,
+                         std::string& why);
+
+// Once parsed: "" when the options are good (or not given), else what is wrong (a window that ends before it
+// starts, a file that cannot be written).
+std::string CheckTraceOptions(const TraceOptions& t);
+std::string CheckTimelineOptions(const RunTimelineOptions& t);
+
+}  // namespace strata::sim::cli
+
+#endif  // STRATA_SIM_STRATA_SIM_CLI_H_

@@ -1,0 +1,278 @@
+// strata-sim gemm: C = A.B (+ C_in) on the model's matrix unit with the GEMM firmware, from and to .npy files.
+#include "strata_sim_gemm.h"
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "chip_model.h"
+#include "elf_loader.h"
+#include "hbm/hbm_model.h"
+#include "npy.h"
+#include "platform.h"
+#include "regular_file.h"
+#include "run_timeline.h"
+#include "strata/gemm_mailbox.h"
+#include "strata/regmap.h"
+#include "strata/status.h"
+#include "strata_sim_cli.h"
+
+namespace strata::sim {
+namespace {
+
+using namespace cli;  // NOLINT: the command line's vocabulary (exit statuses, parsers)
+
+void PrintGemmHelp() {
+  std::printf(
+      "usage: strata-sim gemm --a A.npy --b B.npy --out C.npy [options]\n"
+      "\n"
+      "Computes C = A.B (+ C_in) on the model's matrix unit with the GEMM firmware and writes C.\n"
+      "A is int8 [M, K], B int8 [K, N], C_in and the output int32 [M, N] (int8 with --int8);\n"
+      ".npy format 1.0/2.0, C order, 2-D. Prints cycles and utilization = M*K*N / (n^2 * cycles)\n"
+      "for the n x n array, and the roofline limit of that utilization under the HBM preset:\n"
+      "min(1, (M*K*N / n^2) / (bytes / peak bytes per cycle)), bytes = A + B + C (+ C_in) once each.\n"
+      "\n"
+      "options:\n"
+      "  --c C.npy           add C_in (int32 [M, N]) to the product\n"
+      "  --relu              ReLU on the int32 result\n"
+      "  --int8 MULT,SHIFT   requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)\n"
+      "  --firmware FILE     GEMM firmware image (default: the build's rv32/apps/gemm/gemm.elf)\n"
+      "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
+      "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
+      "  --hbm-address-map M xor-hash (default) or linear (the old map); docs/hbm.md\n"
+      "  --hbm-row-hit-cap N row-hit cap of the HBM scheduler (default 4; 0 = no cap, the old scheduler)\n"
+      "  --per-tile          issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)\n"
+      "  --max-cycles N      give up after N cycles (default 2000000000)\n"
+      "  --json              print the summary as one JSON object\n"
+      "  --trace FILE        waveform (.fst or .vcd); --trace-start/--trace-end/--trace-depth as for runs\n"
+      "  --timeline FILE     Perfetto timeline; --timeline-start/--timeline-end/--timeline-max-bytes as for runs\n"
+      "  --no-fast-forward   evaluate the chip in every cycle, quiescent ones too (same cycle counts, slower)\n"
+      "\n"
+      "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout\n",
+      BuiltMxuSizesText().c_str());
+}
+
+std::string DefaultGemmFirmware() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "gemm.elf";
+  std::string exe(buf, static_cast<size_t>(n));
+  const std::string dir = exe.substr(0, exe.rfind('/'));
+  return dir + "/../rv32/apps/gemm/gemm.elf";
+}
+
+}  // namespace
+
+int RunGemm(int argc, char* argv[]) {
+  PlatformConfig config;
+  config.max_cycles = 2'000'000'000ull;
+  std::string a_path, b_path, c_path, out_path, fw_path = DefaultGemmFirmware(), hbm_preset = "HBM2";
+  bool json = false, relu = false, int8 = false, per_tile = false;
+  HbmControllerOptions hbm_controller;
+  RunTimelineOptions timeline;
+  int64_t mult = 1;
+  uint64_t shift = 0;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto str = [&](std::string& out) {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    uint64_t v = 0;
+    std::string why;
+    if (arg == "-h" || arg == "--help") {
+      PrintGemmHelp();
+      return kExitPass;
+    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why) ||
+               ParseTraceOption(arg, argc, argv, i, config.trace, why) ||
+               ParseTimelineOption(arg, argc, argv, i, timeline, why)) {
+      if (!why.empty()) return Usage(why);
+    } else if (arg == "--a") {
+      if (!str(a_path)) return Usage("--a needs a file");
+    } else if (arg == "--b") {
+      if (!str(b_path)) return Usage("--b needs a file");
+    } else if (arg == "--c") {
+      if (!str(c_path)) return Usage("--c needs a file");
+    } else if (arg == "--out") {
+      if (!str(out_path)) return Usage("--out needs a file");
+    } else if (arg == "--firmware") {
+      if (!str(fw_path)) return Usage("--firmware needs a file");
+    } else if (arg == "--hbm") {
+      if (!str(hbm_preset)) return Usage("--hbm needs a preset name");
+    } else if (arg == "--mxu-n") {
+      if (!ParseMxuN(i + 1 < argc ? argv[++i] : nullptr, config.mxu_n, why)) return Usage(why);
+    } else if (arg == "--relu") {
+      relu = true;
+    } else if (arg == "--per-tile") {
+      per_tile = true;
+    } else if (arg == "--int8") {
+      std::string q;
+      long long m = 0;
+      unsigned long long sh = 0;
+      char extra = 0;
+      if (!str(q) || std::sscanf(q.c_str(), "%lld,%llu%c", &m, &sh, &extra) != 2 || m < INT32_MIN || m > INT32_MAX ||
+          sh > STRATA_GEMM_MAX_QUANT_SHIFT) {
+        return Usage("--int8 needs MULT,SHIFT (a 32-bit signed multiplier and a shift 0.." +
+                     std::to_string(STRATA_GEMM_MAX_QUANT_SHIFT) + ")");
+      }
+      int8 = true;
+      mult = m;
+      shift = sh;
+    } else if (arg == "--max-cycles") {
+      if (i + 1 >= argc || !ParseU64(argv[++i], v) || v == 0) return Usage("--max-cycles needs a positive number");
+      config.max_cycles = v;
+    } else if (arg == "--json") {
+      json = true;
+    } else if (arg == "--no-fast-forward") {
+      config.fast_forward = false;
+    } else {
+      return Usage("gemm: unknown option " + arg);
+    }
+  }
+  if (a_path.empty() || b_path.empty() || out_path.empty()) return Usage("gemm needs --a, --b and --out");
+  if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
+  if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
+  // Output that could not be written is refused before the run, not found missing after it.
+  if (const std::string why = CheckWritableFile(out_path); !why.empty()) {
+    return Usage("cannot write " + out_path + ": " + why);
+  }
+
+  if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30)) {
+    return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
+  }
+  hbm_controller.ApplyTo(config.hbm);
+  if (const std::string why = config.hbm.Validate(); !why.empty()) return Usage("HBM configuration: " + why);
+  auto input_error = [](const std::string& why) {
+    std::fprintf(stderr, "strata-sim: error: %s\n", why.c_str());
+    return kExitUsage;
+  };
+  NpyArray a, b, c;
+  std::string error;
+  if (!ReadNpy(a_path, a, error)) return input_error(error);
+  if (!ReadNpy(b_path, b, error)) return input_error(error);
+  if (a.descr != "|i1") return input_error(a_path + ": A must be int8 ('|i1'), not '" + a.descr + "'");
+  if (b.descr != "|i1") return input_error(b_path + ": B must be int8 ('|i1'), not '" + b.descr + "'");
+  const uint64_t m = a.rows, k = a.cols, n = b.cols;
+  if (m == 0 || k == 0 || n == 0 || b.rows == 0) return input_error("empty matrix: every dimension must be >= 1");
+  if (b.rows != k) {
+    return input_error("shape mismatch: A is " + std::to_string(m) + "x" + std::to_string(k) + " but B is " +
+                       std::to_string(b.rows) + "x" + std::to_string(n) + " (A columns must equal B rows)");
+  }
+  if (m > 65536 || k > 65536 || n > 65536) return input_error("dimensions above 65536 are not supported");
+  if (!c_path.empty()) {
+    if (!ReadNpy(c_path, c, error)) return input_error(error);
+    if (c.descr != "<i4") return input_error(c_path + ": C must be int32 ('<i4'), not '" + c.descr + "'");
+    if (c.rows != m || c.cols != n) {
+      return input_error("shape mismatch: C is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + ", A.B is " +
+                         std::to_string(m) + "x" + std::to_string(n));
+    }
+  }
+  ElfImage image;
+  if (!LoadElf(fw_path, STRATA_SMEM_BASE, STRATA_SMEM_SIZE, image, error)) return input_error(error);
+  const auto sym = image.symbols.find("strata_gemm_mailbox");
+  if (sym == image.symbols.end())
+    return input_error(fw_path + ": no strata_gemm_mailbox symbol (not the GEMM firmware)");
+
+  // HBM layout: A, B, C_in, C_out, each 4 KiB aligned.
+  auto align = [](uint64_t x) { return (x + 4095) & ~uint64_t{4095}; };
+  StrataGemmMailbox box{};
+  box.magic = STRATA_GEMM_MAILBOX_MAGIC;
+  box.version = STRATA_GEMM_MAILBOX_VERSION;
+  box.m = static_cast<uint32_t>(m);
+  box.k = static_cast<uint32_t>(k);
+  box.n = static_cast<uint32_t>(n);
+  box.flags = (c_path.empty() ? 0 : STRATA_GEMM_FLAG_ACCUMULATE) | (relu ? STRATA_GEMM_FLAG_RELU : 0) |
+              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0) | (per_tile ? STRATA_GEMM_FLAG_PER_TILE : 0);
+  box.quant_mult = static_cast<int32_t>(mult);
+  box.quant_shift = static_cast<uint32_t>(shift);
+  box.a = 0;
+  box.b = align(box.a + m * k);
+  box.c_in = align(box.b + k * n);
+  box.c_out = align(box.c_in + m * n * 4);
+  box.status = 0xffffffffu;
+  if (align(box.c_out + m * n * 4) > config.hbm.capacity_bytes) return input_error("matrices do not fit in HBM");
+  bool patched = false;
+  for (auto& seg : image.segments) {
+    if (sym->second >= seg.address && sym->second + sizeof box <= seg.address + seg.bytes.size()) {
+      std::memcpy(seg.bytes.data() + (sym->second - seg.address), &box, sizeof box);
+      patched = true;
+    }
+  }
+  if (!patched) return input_error(fw_path + ": strata_gemm_mailbox is not in a loadable segment");
+
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  Platform platform("platform", config);
+  platform.SetImage(image);
+  auto& hbm = platform.device().hbm();
+  hbm.WriteDebug(box.a, a.data.data(), a.data.size());
+  hbm.WriteDebug(box.b, b.data.data(), b.data.size());
+  if (!c_path.empty()) hbm.WriteDebug(box.c_in, c.data.data(), c.data.size());
+  std::unique_ptr<RunTimeline> run_timeline;
+  if (!timeline.path.empty()) {
+    run_timeline = RunTimeline::Start(platform.device(), timeline, "strata-sim gemm", &error);
+    if (!run_timeline) return input_error("cannot write the timeline " + timeline.path + ": " + error);
+  }
+  const RunResult r = platform.Run();
+  if (run_timeline) run_timeline->Finish();
+  std::fflush(stdout);
+  if (r.outcome == RunOutcome::kTimeout) {
+    std::fprintf(stderr, "strata-sim: gemm: TIMEOUT after %" PRIu64 " cycles\n", r.cycles);
+    return kExitTimeout;
+  }
+  // The mailbox's result words, read back through the host port.
+  std::vector<uint32_t> words(sizeof box / 4);
+  for (size_t w = 0; w < words.size(); ++w) words[w] = platform.device().HostRead32(sym->second + 4 * w);
+  std::memcpy(&box, words.data(), sizeof box);
+  if (r.outcome != RunOutcome::kPass || box.status != 0) {
+    std::fprintf(stderr, "strata-sim: gemm: the firmware failed (status %s)\n",
+                 strata_status_name(static_cast<int>(box.status)));
+    return kExitFail;
+  }
+  NpyArray out;
+  out.descr = int8 ? "|i1" : "<i4";
+  out.rows = m;
+  out.cols = n;
+  out.data.resize(m * n * (int8 ? 1 : 4));
+  hbm.ReadDebug(box.c_out, out.data.data(), out.data.size());
+  if (!WriteNpy(out_path, out, error)) return input_error(error);
+  const double macs = static_cast<double>(m) * k * n;
+  const double n2 = double(box.array_n) * box.array_n;
+  const double util = box.cycles ? macs / (n2 * double(box.cycles)) : 0.0;
+  // Roofline: the array's MAC rate against moving every operand through HBM once at peak.
+  const double hbm_bytes =
+      double(m) * k + double(k) * n + double(m) * n * (int8 ? 1 : 4) + (c_path.empty() ? 0.0 : double(m) * n * 4);
+  const double peak = config.hbm.PeakBytesPerCycle();
+  const double compute_cycles = n2 > 0 ? macs / n2 : 0.0;
+  const double memory_cycles = peak > 0 ? hbm_bytes / peak : 0.0;
+  const double roofline = compute_cycles >= memory_cycles ? 1.0 : compute_cycles / memory_cycles;
+  const double speed = r.wall_seconds > 0 ? r.cycles / r.wall_seconds : 0.0;
+  if (json) {
+    std::printf("{\"m\":%" PRIu64 ",\"k\":%" PRIu64 ",\"n\":%" PRIu64 ",\"array_n\":%u,\"cycles\":%" PRIu64
+                ",\"utilization\":%.4f,\"roofline_utilization\":%.4f,\"hbm\":\"%s\",\"hbm_peak_bytes_per_cycle\":%.1f,"
+                "\"hbm_bytes_min\":%.0f,\"run_cycles\":%" PRIu64
+                ",\"mxu_commands\":%u,\"dma_descriptors\":%u,\"rows_streamed\":%u,\"starved_cycles\":%u,\"steps\":%u,"
+                "\"dma_waits\":%u,\"skipped_cycles\":%" PRIu64
+                ",\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
+                m, k, n, box.array_n, box.cycles, util, roofline, config.hbm.name.c_str(), peak, hbm_bytes, r.cycles,
+                box.mxu_commands, box.dma_descriptors, box.rows_streamed, box.starved_cycles, box.steps, box.dma_waits,
+                r.skipped_cycles, r.wall_seconds, speed);
+  } else {
+    std::printf("gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on a %ux%u array: %" PRIu64
+                " cycles, utilization %.1f%% (roofline %.1f%% under %s; %u MXU commands, %u DMA descriptors, MXU"
+                " starved %u cycles; run %" PRIu64 " cycles, %.2f M cycles/s)\n",
+                m, k, n, box.array_n, box.array_n, box.cycles, 100 * util, 100 * roofline, config.hbm.name.c_str(),
+                box.mxu_commands, box.dma_descriptors, box.starved_cycles, r.cycles, speed / 1e6);
+  }
+  return kExitPass;
+}
+
+}  // namespace strata::sim
