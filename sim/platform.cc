@@ -23,6 +23,7 @@ Platform::~Platform() = default;
 
 void Platform::Main() {
   device_.ResetAndLoad(image_);
+  result_.start_cycle = device_.edges();
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();

@@ -37,6 +37,10 @@ struct RunResult {
   uint32_t tohost = 0;     // the raw value stored to tohost
   uint32_t fail_code = 0;  // tohost >> 1 for a failure
   uint64_t cycles = 0;     // cycles after reset was released
+  // The device cycle at which reset was released (after the ELF was written through the host port): the
+  // firmware's first cycle. Waveform time is the device cycle in ns, and --trace-start/--trace-end count
+  // device cycles, so a waveform shows the run from this time on.
+  uint64_t start_cycle = 0;
   uint64_t instret = 0;
   uint64_t skipped_cycles = 0;  // cycles not evaluated (quiescent; Device::set_fast_forward)
   double wall_seconds = 0;

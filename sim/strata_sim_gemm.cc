@@ -258,13 +258,13 @@ int RunGemm(int argc, char* argv[]) {
   if (json) {
     std::printf("{\"m\":%" PRIu64 ",\"k\":%" PRIu64 ",\"n\":%" PRIu64 ",\"array_n\":%u,\"cycles\":%" PRIu64
                 ",\"utilization\":%.4f,\"roofline_utilization\":%.4f,\"hbm\":\"%s\",\"hbm_peak_bytes_per_cycle\":%.1f,"
-                "\"hbm_bytes_min\":%.0f,\"run_cycles\":%" PRIu64
+                "\"hbm_bytes_min\":%.0f,\"run_cycles\":%" PRIu64 ",\"start_cycle\":%" PRIu64
                 ",\"mxu_commands\":%u,\"dma_descriptors\":%u,\"rows_streamed\":%u,\"starved_cycles\":%u,\"steps\":%u,"
                 "\"dma_waits\":%u,\"skipped_cycles\":%" PRIu64
                 ",\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
                 m, k, n, box.array_n, box.cycles, util, roofline, config.hbm.name.c_str(), peak, hbm_bytes, r.cycles,
-                box.mxu_commands, box.dma_descriptors, box.rows_streamed, box.starved_cycles, box.steps, box.dma_waits,
-                r.skipped_cycles, r.wall_seconds, speed);
+                r.start_cycle, box.mxu_commands, box.dma_descriptors, box.rows_streamed, box.starved_cycles, box.steps,
+                box.dma_waits, r.skipped_cycles, r.wall_seconds, speed);
   } else {
     std::printf("gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on a %ux%u array: %" PRIu64
                 " cycles, utilization %.1f%% (roofline %.1f%% under %s; %u MXU commands, %u DMA descriptors, MXU"

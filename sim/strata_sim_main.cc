@@ -34,7 +34,8 @@ void PrintHelp() {
       "options:\n"
       "  --max-cycles N      stop after N cycles (default 200000000)\n"
       "  --trace FILE        write a waveform: FILE.fst (default format) or FILE.vcd\n"
-      "  --trace-start C     first cycle to record (default 0)\n"
+      "  --trace-start C     first cycle to record (default 0); cycles count from power-on, so the\n"
+      "                      ELF load comes first: the summary's `first cycle` is where the firmware starts\n"
       "  --trace-end C       stop recording at cycle C (default: end of run)\n"
       "  --trace-depth D     hierarchy levels to record (default: all)\n"
       "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
@@ -166,11 +167,12 @@ int sc_main(int argc, char* argv[]) {
   if (json) {
     // mxu_n is the size of the chip model that ran (the device's), not the --mxu-n that asked for it.
     std::printf("{\"elf\":\"%s\",\"result\":\"%s\",\"tohost\":%u,\"fail_code\":%u,\"cycles\":%" PRIu64
-                ",\"instructions\":%" PRIu64 ",\"cpi\":%.4f,\"mxu_n\":%d,\"skipped_cycles\":%" PRIu64
-                ",\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
+                ",\"instructions\":%" PRIu64 ",\"cpi\":%.4f,\"mxu_n\":%d,\"start_cycle\":%" PRIu64
+                ",\"skipped_cycles\":%" PRIu64 ",\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
                 elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, platform.device().mxu_n(),
-                r.skipped_cycles, r.wall_seconds, speed, config.trace.path.empty() ? "" : ",\"trace\":\"",
-                config.trace.path.c_str(), config.trace.path.empty() ? "" : "\"");
+                r.start_cycle, r.skipped_cycles, r.wall_seconds, speed,
+                config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
+                config.trace.path.empty() ? "" : "\"");
   } else if (!quiet) {
     std::fprintf(stderr, "\nstrata-sim: %s", verdict);
     if (r.outcome == RunOutcome::kFail) std::fprintf(stderr, " (firmware code %u)", r.fail_code);
@@ -180,6 +182,9 @@ int sc_main(int argc, char* argv[]) {
                  "\n  cycles        %" PRIu64 "\n  instructions  %" PRIu64
                  "\n  CPI           %.3f\n  wall time     %.3f s\n  sim speed     %.2f M cycles/s\n",
                  r.cycles, r.instret, cpi, r.wall_seconds, speed / 1e6);
+    std::fprintf(stderr,
+                 "  first cycle   %" PRIu64 " (reset released after the ELF load; waveform time %" PRIu64 " ns)\n",
+                 r.start_cycle, r.start_cycle);
     if (!config.trace.path.empty()) std::fprintf(stderr, "  waveform      %s\n", config.trace.path.c_str());
   }
   switch (r.outcome) {
