@@ -12,7 +12,8 @@ if(STRATA_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# Emits tpu_regmap_pkg.sv and strata/regmap.h from rtl/regmap.json; defines target strata_regmap.
+# Emits tpu_regmap_pkg.sv, strata/regmap.h and strata_memory.ld (the firmware's SMEM region) from
+# rtl/regmap.json; defines target strata_regmap.
 function(strata_generate_regmap)
   set(json ${STRATA_ROOT}/rtl/regmap.json)
   set(gen ${STRATA_ROOT}/scripts/gen_regmap.py)
@@ -20,6 +21,7 @@ function(strata_generate_regmap)
   file(MAKE_DIRECTORY ${STRATA_GENERATED_DIR}/strata ${STRATA_GENERATED_DIR}/rtl ${fresh})
   execute_process(
     COMMAND ${Python3_EXECUTABLE} ${gen} ${json} --sv ${fresh}/tpu_regmap_pkg.sv --header ${fresh}/regmap.h
+            --ld ${fresh}/strata_memory.ld
     RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "gen_regmap.py failed on ${json}")
@@ -28,6 +30,7 @@ function(strata_generate_regmap)
   # recompile everything that includes regmap.h.
   file(COPY_FILE ${fresh}/tpu_regmap_pkg.sv ${STRATA_GENERATED_DIR}/rtl/tpu_regmap_pkg.sv ONLY_IF_DIFFERENT)
   file(COPY_FILE ${fresh}/regmap.h ${STRATA_GENERATED_DIR}/strata/regmap.h ONLY_IF_DIFFERENT)
+  file(COPY_FILE ${fresh}/strata_memory.ld ${STRATA_GENERATED_DIR}/strata_memory.ld ONLY_IF_DIFFERENT)
   set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${json} ${gen})
   if(NOT TARGET strata_regmap)
     add_library(strata_regmap INTERFACE)
