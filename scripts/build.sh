@@ -14,4 +14,4 @@ fi
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 echo "build: building ${*:-everything} (first run takes a few minutes: Verilator compiles the RTL)" >&2
-cmake --build --preset default "${targets[@]}" -- -j"${STRATA_JOBS:-$(nproc)}" >&2
+cmake --build --preset default ${targets[@]+"${targets[@]}"} -- -j"${STRATA_JOBS:-$(nproc)}" >&2

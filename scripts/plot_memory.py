@@ -73,21 +73,26 @@ class Heap:
                 keep.append(s)
         self.segments = keep
 
-    def move_buffer(self, t, buf, to_address):
-        """A whole buffer to a new address (GPU Defragment())."""
-        mine = [s for s in self.segments if s[2] == buf]
-        if not mine:
-            self.unmatched += 1
-            return
-        base = min(s[0] for s in mine)
-        self.segments = [s for s in self.segments if s[2] != buf]
-        for s in mine:
-            self._close(s, t)
-        for s in mine:
-            self._place(s[0] - base + to_address, s[1] - base + to_address, buf, t)
-        size = sum(s[1] - s[0] for s in mine)
-        self.moves.append((t, base, to_address, size))
-        self.bytes_moved += size
+    def move_buffers(self, moves):
+        """Whole buffers to new addresses at once, [(t, buffer, to_address)] (GPU Defragment(): every live
+        buffer leaves the pool before any is placed again)."""
+        placed = []
+        for t, buf, to_address in moves:
+            mine = [s for s in self.segments if s[2] == buf]
+            if not mine:
+                self.unmatched += 1
+                continue
+            base = min(s[0] for s in mine)
+            self.segments = [s for s in self.segments if s[2] != buf]
+            for s in mine:
+                self._close(s, t)
+            placed.append((t, buf, to_address, base, mine))
+        for t, buf, to_address, base, mine in placed:
+            for s in mine:
+                self._place(s[0] - base + to_address, s[1] - base + to_address, buf, t)
+            size = sum(s[1] - s[0] for s in mine)
+            self.moves.append((t, base, to_address, size))
+            self.bytes_moved += size
 
     def move_range(self, t, src, dst, nbytes):
         """[src, src + nbytes) to dst, whatever buffers lie there (a DMA copy inside the heap)."""
@@ -162,8 +167,21 @@ def replay(events):
     heaps = []
     for pid in sorted(set(names) | set(todo)):
         h = Heap(names.get(pid, f"process {pid}"))
+        pending = []  # Defragment()'s moves at one time: every buffer leaves before any is placed again
+
+        def flush_moves():
+            if pending:
+                h.move_buffers(pending)
+                pending.clear()
+
         for t, _, kind, e in sorted(todo[pid], key=lambda x: (x[0], x[1])):
             a = e.get("args", {})
+            if kind == "heap" and e["name"] == "move":
+                if pending and pending[0][0] != t:
+                    flush_moves()
+                pending.append((t, a.get("buffer"), a.get("to_address", a.get("address"))))
+                continue
+            flush_moves()
             if kind == "compaction":
                 h.compactions.append((e["ts"], e["ts"] + e.get("dur", 0)))
             elif kind == "copy":
@@ -178,8 +196,7 @@ def replay(events):
                 h.alloc(t, a.get("buffer"), a["address"], a.get("bytes", 0))
             elif e["name"] == "free":
                 h.free(t, a.get("buffer"))
-            elif e["name"] == "move":
-                h.move_buffer(t, a.get("buffer"), a.get("to_address", a.get("address")))
+        flush_moves()
         h.finish(last[pid])
         if h.allocs or h.extent is not None:
             heaps.append(h)

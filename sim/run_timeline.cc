@@ -33,15 +33,16 @@ void RunTimeline::OnCycle() {
   mxu_.Update(device_.mxu_busy(), now, timeline_);
 }
 
-void RunTimeline::Finish() {
-  if (!file_) return;
+bool RunTimeline::Finish() {
+  if (!file_) return ok_;
   device_.RemoveCycleHook(hook_);
   device_.bridge().set_event_sink(nullptr);
   core_.Update(false, device_.edges(), timeline_);
   mxu_.Update(false, device_.edges(), timeline_);
   timeline_.Finish();
-  file_->Close();
+  ok_ = file_->Close();
   file_.reset();
+  return ok_;
 }
 
 }  // namespace strata::sim

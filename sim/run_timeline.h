@@ -30,8 +30,9 @@ class RunTimeline {
   ~RunTimeline();  // Finish()
   RunTimeline(const RunTimeline&) = delete;
   RunTimeline& operator=(const RunTimeline&) = delete;
-  // Ends the open core span at the device's cycle, writes the counters, closes the file (idempotent).
-  void Finish();
+  // Ends the open spans at the device's cycle, writes the counters, closes the file (idempotent). False when
+  // the file could not be written completely.
+  bool Finish();
 
  private:
   RunTimeline(Device& device, std::unique_ptr<timeline::TraceFile> file, const RunTimelineOptions& options,
@@ -43,6 +44,7 @@ class RunTimeline {
   timeline::DeviceTimeline timeline_;
   int hook_ = -1;
   bool started_ = false;  // the core has retired its first instruction
+  bool ok_ = true;        // Finish()'s answer
   Stretch core_{"core", "awake"};
   Stretch mxu_{"matrix unit", "busy"};
 };

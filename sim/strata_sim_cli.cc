@@ -140,9 +140,11 @@ bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i,
       out.path = argv[++i];
     }
   } else if (arg == "--timeline-start") {
-    if (number("a cycle number")) out.window.start_cycle = v;
+    if (i + 1 >= argc || !ParseU64(argv[++i], v)) why = arg + " needs a cycle number";
+    if (why.empty()) out.window.start_cycle = v;
   } else if (arg == "--timeline-end") {
-    if (number("a cycle number")) out.window.end_cycle = v;
+    if (i + 1 >= argc || !ParseU64(argv[++i], v)) why = arg + " needs a cycle number";
+    if (why.empty()) out.window.end_cycle = v;
   } else if (arg == "--timeline-max-bytes") {
     if (number("a size in bytes (at least 4096)") && v < 4096) why = "--timeline-max-bytes must be at least 4096";
     if (why.empty()) out.max_bytes = v;
@@ -153,8 +155,8 @@ bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i,
 }
 
 std::string CheckTimelineOptions(const RunTimelineOptions& t) {
-  if (t.path.empty()) return "";
   if (t.window.end_cycle <= t.window.start_cycle) return "--timeline-end must be after --timeline-start";
+  if (t.path.empty()) return "";
   if (const std::string why = CheckWritableFile(t.path); !why.empty()) {
     return "cannot write the timeline " + t.path + ": " + why;
   }

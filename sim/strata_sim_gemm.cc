@@ -222,7 +222,10 @@ int RunGemm(int argc, char* argv[]) {
     if (!run_timeline) return input_error("cannot write the timeline " + timeline.path + ": " + error);
   }
   const RunResult r = platform.Run();
-  if (run_timeline) run_timeline->Finish();
+  if (run_timeline && !run_timeline->Finish()) {
+    std::fprintf(stderr, "strata-sim: error: the timeline %s could not be written completely\n", timeline.path.c_str());
+    return kExitFail;
+  }
   std::fflush(stdout);
   if (r.outcome == RunOutcome::kTimeout) {
     std::fprintf(stderr, "strata-sim: gemm: TIMEOUT after %" PRIu64 " cycles\n", r.cycles);

@@ -154,7 +154,10 @@ int sc_main(int argc, char* argv[]) {
     }
   }
   const strata::sim::RunResult r = platform.Run();
-  if (run_timeline) run_timeline->Finish();
+  if (run_timeline && !run_timeline->Finish()) {
+    std::fprintf(stderr, "strata-sim: error: the timeline %s could not be written completely\n", timeline.path.c_str());
+    return kExitFail;
+  }
   std::fflush(stdout);
 
   using strata::sim::RunOutcome;

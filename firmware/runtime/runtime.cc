@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "alloc/allocator.h"
+#include "alloc/bits.h"
 #include "arch/arch.h"
 #include "drivers/console.h"
 #include "drivers/dma.h"
@@ -267,7 +268,7 @@ Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* ha
   g_owner[static_cast<uint32_t>(h.value) - 1] = static_cast<uint8_t>(slot + 1);
   *handle_out = h.value;
   // For timelines; exact below 2^32 granules (1 TiB at 256 B: every HBM preset is far smaller).
-  *offset_out = static_cast<uint32_t>(info.offset / granule);
+  *offset_out = static_cast<uint32_t>(info.offset >> alloc::bits::Lsb32(g_alloc.granule_bytes()));  // no __udivdi3
   return {};
 }
 

@@ -368,6 +368,9 @@ int main(int argc, char** argv) {
         if (!compare::CompareWorkload(trace, source, options, &w, &error)) return Fail(3, error);
         reports.push_back(std::move(w));
       }
+      options.timeline = nullptr;
+      if (timeline && !timeline->Close())
+        return Fail(1, timeline_path + ": the timeline could not be written completely");
     }
   }
 

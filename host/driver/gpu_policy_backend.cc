@@ -145,7 +145,10 @@ Error GpuPolicyBackend::DestroyContext(strata_context context) {
   if (t == nullptr) return NoTenant(context);
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     Slot& s = slots_[i];
-    if (s.live && s.context == context) Release(i);
+    if (s.live && s.context == context) {
+      HeapEvent("free", i, s.ptr, s.ptr);
+      Release(i);
+    }
   }
   t->policy->ReleaseCache();
   t->policy.reset();  // a policy's destructor gives its pools back to the device

@@ -360,6 +360,7 @@ class SimBackend final : public Backend {
       events_.OnEvent(extent);
     }
     submitted_.clear();
+    heap_owner_.clear();
     return {};
   }
 
@@ -484,9 +485,10 @@ class SimBackend final : public Backend {
     ++outstanding_;
     if (events_.fn != nullptr) {
       // What the completion's events need of the command: the alloc's bytes, the freed handle.
-      const uint64_t arg = cmd.opcode == STRATA_OP_ALLOC  ? cmd.u.alloc.bytes
-                           : cmd.opcode == STRATA_OP_FREE ? cmd.u.buffer.handle
-                                                          : 0;
+      const uint64_t arg = cmd.opcode == STRATA_OP_ALLOC             ? cmd.u.alloc.bytes
+                           : cmd.opcode == STRATA_OP_FREE            ? cmd.u.buffer.handle
+                           : cmd.opcode == STRATA_OP_DESTROY_CONTEXT ? cmd.context
+                                                                     : 0;
       submitted_[cmd.seq] = {device_->edges(), arg};
     }
     link_->RingDoorbell(sq_tail_);
@@ -505,20 +507,38 @@ class SimBackend final : public Backend {
     if (c.opcode == STRATA_OP_COMPACT && c.status == STRATA_OK) {
       events_.Span("compaction", "compact", submitted, now, static_cast<int64_t>(c.value0), c.seq);
     }
-    // The heap: where each buffer went (the handle is the id), and when it left. Moves are the DMA's copies.
-    if ((c.opcode == STRATA_OP_ALLOC || c.opcode == STRATA_OP_FREE) && c.status == STRATA_OK) {
-      sim::Event h{"heap", OpName(c.opcode), now, now, 0, c.opcode == STRATA_OP_ALLOC ? c.value0 : arg};
-      h.kind = sim::EventKind::kInstant;
-      if (c.opcode == STRATA_OP_ALLOC) {
-        h.value = static_cast<int64_t>(arg);
-        h.has_address = true;
-        h.address = h.to_address = uint64_t{c.value1} * header_.granule_bytes;
-      }
-      events_.OnEvent(h);
-    }
     const uint64_t firmware = std::min<uint64_t>(c.cycles, now);
     events_.Span(c.opcode == STRATA_OP_GEMM ? "mxu" : "firmware", OpName(c.opcode), now - firmware, now, c.status,
                  c.seq);
+    // The heap: where each buffer went (the handle is the id, the size its granules: what a compaction moves),
+    // and when it left, by a free or with its context. Moves are the DMA's copies.
+    if (c.status != STRATA_OK) return;
+    auto heap = [&](const char* name, uint64_t handle) {
+      sim::Event h{"heap", name, now, now, 0, handle};
+      h.kind = sim::EventKind::kInstant;
+      return h;
+    };
+    if (c.opcode == STRATA_OP_ALLOC) {
+      const uint64_t g = header_.granule_bytes;
+      sim::Event h = heap("alloc", c.value0);
+      h.value = static_cast<int64_t>((arg + g - 1) / g * g);
+      h.has_address = true;
+      h.address = h.to_address = uint64_t{c.value1} * g;
+      heap_owner_[c.value0] = c.context;
+      events_.OnEvent(h);
+    } else if (c.opcode == STRATA_OP_FREE) {
+      heap_owner_.erase(arg);
+      events_.OnEvent(heap("free", arg));
+    } else if (c.opcode == STRATA_OP_DESTROY_CONTEXT) {
+      for (auto b = heap_owner_.begin(); b != heap_owner_.end();) {
+        if (b->second != arg) {
+          ++b;
+          continue;
+        }
+        events_.OnEvent(heap("free", b->first));
+        b = heap_owner_.erase(b);
+      }
+    }
   }
 
   // Events of the model's parts (sim::EventSink) and of this backend, passed to the C API's sink.
@@ -571,6 +591,7 @@ class SimBackend final : public Backend {
     uint64_t arg;  // ALLOC: bytes; FREE: the handle
   };
   std::map<uint32_t, Submitted> submitted_;  // seq -> submission, kept only while a sink listens
+  std::map<uint64_t, uint64_t> heap_owner_;  // live buffer -> its context, while a sink listens
 };
 
 Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {

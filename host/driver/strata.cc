@@ -503,15 +503,19 @@ strata_status strata_close(strata_device* device) {
   }
   if (!RemoveLive(device)) return Fail(kCall, STRATA_INVALID_ARGUMENT, "not an open device (closed twice?)");
   return Guarded(kCall, [&] {
+    Error e;
     if (device->timeline) {
       // The final memory statistics (on sim a firmware command: the run is over, so it changes nothing measured).
       if (device->failed.empty()) SampleStats(device, TimelineNow(device, true));
-      device->timeline->Finish();
-      device->timeline_file->Close();
+      // The sink goes first: removing it closes what is still open (a matrix-unit stretch) into the timeline.
       if (device->backend_events) device->backend->SetEventSink(nullptr, nullptr);
+      device->timeline->Finish();
+      if (!device->timeline_file->Close()) {
+        e = {STRATA_DATA_LOSS, "the timeline could not be written completely (disk full?); the device is closed"};
+      }
     }
     delete device;
-    return Report(kCall, {});
+    return Report(kCall, e);
   });
 }
 

@@ -38,7 +38,7 @@ void TraceFile::Write(const json& event, bool bounded) { WriteText(event.dump(),
 
 void TraceFile::WriteText(const std::string& text, bool bounded) {
   if (file_ == nullptr) return;
-  if (bounded && bytes_ + text.size() + 2 > max_bytes_) {
+  if (bounded && (truncated_ || bytes_ + text.size() + 2 > max_bytes_)) {  // once cut, cut for good
     truncated_ = true;
     return;
   }
@@ -84,7 +84,7 @@ void TraceFile::Async(int pid, int tid, const std::string& category, const std::
                             .dump();
   const std::string e =
       json{{"ph", "e"}, {"pid", pid}, {"tid", tid}, {"cat", category}, {"id", id}, {"name", name}, {"ts", end}}.dump();
-  if (bytes_ + b.size() + e.size() + 4 > max_bytes_) {  // both halves or neither: a lone "b" stays open
+  if (truncated_ || bytes_ + b.size() + e.size() + 4 > max_bytes_) {  // both halves or neither: a lone "b" stays open
     truncated_ = true;
     return;
   }
@@ -101,14 +101,16 @@ void TraceFile::Counter(int pid, const std::string& name, double ts, const json&
   Write(json{{"ph", "C"}, {"pid", pid}, {"name", name}, {"ts", ts}, {"args", values}});
 }
 
-void TraceFile::Close() {
-  if (file_ == nullptr) return;
+bool TraceFile::Close() {
+  if (file_ == nullptr) return ok_;
   if (truncated_) {
     for (int pid = 1; pid <= processes_; ++pid) Label(pid, "timeline cut at its size bound: later events are missing");
   }
   std::fputs("\n]\n", file_);
-  std::fclose(file_);
+  ok_ = std::ferror(file_) == 0;
+  ok_ = std::fclose(file_) == 0 && ok_;  // a full disk shows here at the latest
   file_ = nullptr;
+  return ok_;
 }
 
 }  // namespace strata::timeline

@@ -21,7 +21,7 @@ class TraceFile {
  public:
   // Creates (truncates) the file; null with *why set when it cannot be written.
   static std::unique_ptr<TraceFile> Open(const std::string& path, uint64_t max_bytes, std::string* why);
-  ~TraceFile();  // Close()
+  ~TraceFile();  // Close(), its answer lost: call Close() to know
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
 
@@ -43,8 +43,9 @@ class TraceFile {
 
   bool truncated() const { return truncated_; }
   uint64_t bytes() const { return bytes_; }
-  // Labels every process whose events were cut, writes the closing bracket, closes (idempotent).
-  void Close();
+  // Labels every process whose events were cut, writes the closing bracket, closes (idempotent). False when
+  // anything could not be written (a full disk): the file is then incomplete.
+  bool Close();
 
  private:
   TraceFile(std::FILE* file, uint64_t max_bytes);
@@ -55,6 +56,7 @@ class TraceFile {
   std::FILE* file_;
   uint64_t max_bytes_;
   bool truncated_ = false;
+  bool ok_ = true;  // Close()'s answer
   uint64_t bytes_ = 0;
   uint64_t events_ = 0;
   uint64_t async_id_ = 0;

@@ -191,6 +191,43 @@ TEST(EventSink, ListeningChangesNoCycleAndSeesEveryCommandAndCopy) {
   }
 }
 
+// A context destroyed with buffers still live frees them: each leaves the heap track with a "free" of its own
+// id, on the model and on a GPU backend, and only the destroyed context's buffers do.
+TEST(EventSink, DestroyingAContextFreesItsBuffersOnTheHeapTrack) {
+  for (const char* backend : {"sim", "gpu-emu"}) {
+    strata_open_options o{};
+    o.struct_size = sizeof o;
+    if (std::strcmp(backend, "sim") == 0) o.hbm_capacity_bytes = 8ull << 20;
+    strata_device* d = nullptr;
+    ASSERT_EQ(strata_open(backend, &o, &d), STRATA_OK) << strata_last_error_message();
+    Recorded r;
+    ASSERT_EQ(strata_set_event_sink(d, &Recorded::Record, &r), STRATA_OK);
+    strata_context doomed = 0, kept = 0;
+    ASSERT_EQ(strata_context_create(d, nullptr, &doomed), STRATA_OK);
+    ASSERT_EQ(strata_context_create(d, nullptr, &kept), STRATA_OK);
+    strata_buffer b = 0;
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(strata_alloc(d, doomed, 4096 * (i + 1), 0, 0, &b), STRATA_OK);
+    ASSERT_EQ(strata_alloc(d, kept, 4096, 0, 0, &b), STRATA_OK);
+    std::vector<uint64_t> allocated;
+    for (const strata_event& e : r.events) {
+      if (std::strcmp(e.track, "heap") == 0 && std::strcmp(e.name, "alloc") == 0) allocated.push_back(e.id);
+    }
+    ASSERT_EQ(allocated.size(), 4u) << backend;
+    const size_t before = r.events.size();
+    ASSERT_EQ(strata_context_destroy(d, doomed), STRATA_OK);
+    std::vector<uint64_t> freed;
+    for (size_t i = before; i < r.events.size(); ++i) {
+      const strata_event& e = r.events[i];
+      if (std::strcmp(e.track, "heap") == 0 && std::strcmp(e.name, "free") == 0) freed.push_back(e.id);
+    }
+    std::sort(freed.begin(), freed.end());
+    std::vector<uint64_t> doomed_ids(allocated.begin(), allocated.begin() + 3);
+    std::sort(doomed_ids.begin(), doomed_ids.end());
+    EXPECT_EQ(freed, doomed_ids) << backend;
+    strata_close(d);
+  }
+}
+
 TEST(EventSink, RemovingTheSinkStopsEvents) {
   strata_open_options o{};
   o.struct_size = sizeof o;

@@ -295,9 +295,11 @@ strata_status strata_synchronize(strata_device* device);
  *   "pcie"     each host<->HBM copy ("to_device" / "from_device"), value = bytes;
  *   "dma"      each DMA row command at the HBM bridge ("hbm_read", "hbm_write", "hbm_copy"), value = bytes;
  *   "compaction" each strata_compact that succeeded, over its command's cycles ("compact", value = bytes moved).
- *   "heap"     (since 1.4) instants: "alloc" (address = the buffer's first byte, value = bytes, id = a buffer
- *              number the backend uses in its own events), "free" (id), "move" (GPU backends' Defragment():
- *              address -> to_address). On sim a compaction's moves are its "dma" "hbm_copy" rows.
+ *   "heap"     (since 1.4) instants: "alloc" (address = the buffer's first byte, value = bytes it occupies
+ *              (sim: rounded to the granule), id = a buffer number the backend uses in its own events),
+ *              "free" (id; also for each buffer freed with its context), "move" (GPU backends' Defragment():
+ *              address -> to_address), and on sim "extent" (value = the heap's bytes from address 0) each
+ *              time the backend's sink is set. On sim a compaction's moves are its "dma" "hbm_copy" rows.
  * Since 1.4 "dma" spans carry their source (address) and destination (to_address), "pcie" spans their HBM
  * address (in both), flagged STRATA_EVENT_FLAG_ADDRESS. Addresses are for pictures of the address space: calls take
  * handles, never addresses. Tracks on GPU backends: "heap", and "compaction" ("defragment": JAX's
