@@ -78,7 +78,7 @@ module tpu_dma
 
   localparam int unsigned NumQ = DmaCount;
   localparam int unsigned Fw = $clog2(FifoDepth);
-  localparam logic [1:0] OpRead = 2'd0, OpWrite = 2'd1, OpCopy = 2'd2;
+  localparam logic [1:0] OpRead = 2'(BridgeOpRead), OpWrite = 2'(BridgeOpWrite), OpCopy = 2'(BridgeOpCopy);
   localparam logic [1:0] TierHbm = 2'(DmaTierHbm), TierVmem = 2'(DmaTierVmem), TierAcc = 2'(DmaTierAcc),
                          TierSmem = 2'(DmaTierSmem);
 

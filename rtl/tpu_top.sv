@@ -99,6 +99,7 @@ module tpu_top
   assign core_rst_n = rst_ni && core_rst_ni;
 
   tpu_core #(
+    .BootAddr (SmemBase),  // the reset vector: the image's entry at the base of SMEM (elf_loader checks it)
     .SmemBase (SmemBase),
     .SmemBytes(SmemBytes),
     .MmioBase (MmioBase),

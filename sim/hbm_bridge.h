@@ -17,6 +17,7 @@
 
 #include "event_sink.h"
 #include "hbm/hbm_model.h"
+#include "strata/regmap.h"
 
 namespace strata::sim {
 
@@ -56,7 +57,12 @@ class HbmBridge {
   bool SubmitForeign(const hbm::HbmRequest& request, std::function<void(const hbm::HbmResponse&)> done);
 
  private:
-  enum class Op : uint8_t { kRead = 0, kWrite = 1, kCopy = 2 };
+  // The DMA's row-command encoding (rtl/regmap.json BRIDGE_OP; tpu_dma's mem_cmd_op_o).
+  enum class Op : uint8_t {
+    kRead = STRATA_BRIDGE_OP_READ,
+    kWrite = STRATA_BRIDGE_OP_WRITE,
+    kCopy = STRATA_BRIDGE_OP_COPY
+  };
   struct Command {
     uint64_t id;
     Op op;
