@@ -49,6 +49,18 @@ bool ParseU64(const char* text, uint64_t& out) {
   return true;
 }
 
+namespace {
+
+// The value after `arg` (advancing i), read by `parse`: false, with why = "ARG needs WHAT", when it is missing or
+// does not parse.
+bool NumberAfter(const std::string& arg, int argc, char* argv[], int& i, bool (*parse)(const char*, uint64_t&),
+                 const char* what, uint64_t& v, std::string& why) {
+  if (i + 1 >= argc || !parse(argv[++i], v)) why = arg + " needs " + what;
+  return why.empty();
+}
+
+}  // namespace
+
 int Usage(const std::string& why) {
   std::fprintf(stderr, "strata-sim: %s\nTry 'strata-sim --help'.\n", why.c_str());
   return kExitUsage;
@@ -90,10 +102,6 @@ bool ParseHbmControllerOption(const std::string& arg, int argc, char* argv[], in
 
 bool ParseTraceOption(const std::string& arg, int argc, char* argv[], int& i, TraceOptions& out, std::string& why) {
   uint64_t v = 0;
-  auto number = [&](const char* what) {
-    if (i + 1 >= argc || !ParseU64(argv[++i], v)) why = arg + " needs " + what;
-    return why.empty();
-  };
   if (arg == "--trace") {
     if (i + 1 >= argc) {
       why = "--trace needs a file name";
@@ -105,11 +113,12 @@ bool ParseTraceOption(const std::string& arg, int argc, char* argv[], int& i, Tr
         f.size() > 4 && (f.compare(f.size() - 4, 4, ".fst") == 0 || f.compare(f.size() - 4, 4, ".vcd") == 0);
     if (!ok) why = "--trace file must end in .fst or .vcd: " + f;
   } else if (arg == "--trace-start") {
-    if (number("a cycle number")) out.start = v;
+    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.start = v;
   } else if (arg == "--trace-end") {
-    if (number("a cycle number")) out.end = v;
+    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.end = v;
   } else if (arg == "--trace-depth") {
-    if (number("a number from 1 to 99") && (v == 0 || v > 99)) why = "--trace-depth needs a number from 1 to 99";
+    const char* what = "a number from 1 to 99";
+    if (NumberAfter(arg, argc, argv, i, ParseU64, what, v, why) && (v == 0 || v > 99)) why = arg + " needs " + what;
     if (why.empty()) out.depth = static_cast<int>(v);
   } else {
     return false;
@@ -129,10 +138,6 @@ std::string CheckTraceOptions(const TraceOptions& t) {
 bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i, RunTimelineOptions& out,
                          std::string& why) {
   uint64_t v = 0;
-  auto number = [&](const char* what) {
-    if (i + 1 >= argc || !ParseBytes(argv[++i], v)) why = arg + " needs " + what;
-    return why.empty();
-  };
   if (arg == "--timeline") {
     if (i + 1 >= argc || argv[i + 1][0] == '\0') {
       why = "--timeline needs a file name";
@@ -140,13 +145,13 @@ bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i,
       out.path = argv[++i];
     }
   } else if (arg == "--timeline-start") {
-    if (i + 1 >= argc || !ParseU64(argv[++i], v)) why = arg + " needs a cycle number";
-    if (why.empty()) out.window.start_cycle = v;
+    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.window.start_cycle = v;
   } else if (arg == "--timeline-end") {
-    if (i + 1 >= argc || !ParseU64(argv[++i], v)) why = arg + " needs a cycle number";
-    if (why.empty()) out.window.end_cycle = v;
+    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.window.end_cycle = v;
   } else if (arg == "--timeline-max-bytes") {
-    if (number("a size in bytes (at least 4096)") && v < 4096) why = "--timeline-max-bytes must be at least 4096";
+    if (NumberAfter(arg, argc, argv, i, ParseBytes, "a size in bytes (at least 4096)", v, why) && v < 4096) {
+      why = "--timeline-max-bytes must be at least 4096";
+    }
     if (why.empty()) out.max_bytes = v;
   } else {
     return false;

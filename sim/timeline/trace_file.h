@@ -41,8 +41,6 @@ class TraceFile {
   // One sample of the counter track `name` (one series per key of `values`).
   void Counter(int pid, const std::string& name, double ts, const nlohmann::json& values);
 
-  bool truncated() const { return truncated_; }
-  uint64_t bytes() const { return bytes_; }
   // Labels every process whose events were cut, writes the closing bracket, closes (idempotent). False when
   // anything could not be written (a full disk): the file is then incomplete.
   bool Close();
