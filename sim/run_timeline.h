@@ -18,7 +18,7 @@ namespace strata::sim {
 
 struct RunTimelineOptions {
   std::string path;  // empty: no timeline
-  uint64_t max_bytes = uint64_t{256} << 20;
+  uint64_t max_bytes = timeline::TraceFile::kDefaultMaxBytes;
   timeline::WindowOptions window;
 };
 

@@ -149,8 +149,10 @@ bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i,
   } else if (arg == "--timeline-end") {
     if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.window.end_cycle = v;
   } else if (arg == "--timeline-max-bytes") {
-    if (NumberAfter(arg, argc, argv, i, ParseBytes, "a size in bytes (at least 4096)", v, why) && v < 4096) {
-      why = "--timeline-max-bytes must be at least 4096";
+    const std::string least = std::to_string(timeline::TraceFile::kMinMaxBytes);
+    if (NumberAfter(arg, argc, argv, i, ParseBytes, ("a size in bytes (at least " + least + ")").c_str(), v, why) &&
+        v < timeline::TraceFile::kMinMaxBytes) {
+      why = "--timeline-max-bytes must be at least " + least;
     }
     if (why.empty()) out.max_bytes = v;
   } else {

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "backend.h"
+#include "trace_file.h"
 
 namespace strata::driver {
 namespace {
@@ -30,7 +31,8 @@ const std::vector<OptionSpec>& CoreOptions() {
        "write the run as a Perfetto / chrome://tracing timeline (trace-event JSON) to this file; empty = none"},
       {"timeline_start_cycle", STRATA_VALUE_INT64, "0", "timeline: leave out what ends before this device cycle"},
       {"timeline_end_cycle", STRATA_VALUE_INT64, "0", "timeline: ... or begins at or after this one; 0 = the end"},
-      {"timeline_max_bytes", STRATA_VALUE_INT64, "268435456", "timeline: the file stops growing at this size"},
+      {"timeline_max_bytes", STRATA_VALUE_INT64, std::to_string(timeline::TraceFile::kDefaultMaxBytes),
+       "timeline: the file stops growing at this size"},
   };
   return options;
 }

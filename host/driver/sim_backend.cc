@@ -484,7 +484,7 @@ class SimBackend final : public Backend {
     ++sq_tail_;
     ++outstanding_;
     if (events_.fn != nullptr) {
-      // What the completion's events need of the command: the alloc's bytes, the freed handle.
+      // What the completion's events need of the command (Submitted::arg).
       const uint64_t arg = cmd.opcode == STRATA_OP_ALLOC             ? cmd.u.alloc.bytes
                            : cmd.opcode == STRATA_OP_FREE            ? cmd.u.buffer.handle
                            : cmd.opcode == STRATA_OP_DESTROY_CONTEXT ? cmd.context
@@ -588,7 +588,7 @@ class SimBackend final : public Backend {
   sim::Stretch mxu_busy_{"matrix unit", "busy"};
   struct Submitted {
     uint64_t cycle;
-    uint64_t arg;  // ALLOC: bytes; FREE: the handle
+    uint64_t arg;  // ALLOC: bytes; FREE: the handle; DESTROY_CONTEXT: the context
   };
   std::map<uint32_t, Submitted> submitted_;  // seq -> submission, kept only while a sink listens
   std::map<uint64_t, uint64_t> heap_owner_;  // live buffer -> its context, while a sink listens
@@ -613,11 +613,11 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
     return {STRATA_INVALID_ARGUMENT, "unknown HBM preset '" + preset + "' (HBM2, HBM2e, HBM3)"};
   }
   // The controller settings go on top of the preset (FromName replaces the whole configuration).
-  const std::string address_map = o.GetString("hbm_address_map", "xor-hash");
+  const std::string address_map = o.GetString("hbm_address_map", hbm::AddressMapName(hbm.address_map));
   if (!hbm::AddressMapFromName(address_map, &hbm.address_map)) {
     return {STRATA_INVALID_ARGUMENT, "unknown hbm_address_map '" + address_map + "' (xor-hash, linear)"};
   }
-  const int64_t row_hit_cap = o.GetInt("hbm_row_hit_cap", 4);
+  const int64_t row_hit_cap = o.GetInt("hbm_row_hit_cap", hbm.row_hit_cap);
   if (row_hit_cap < 0) return {STRATA_INVALID_ARGUMENT, "hbm_row_hit_cap must be >= 0 (0 = no cap)"};
   if (row_hit_cap > UINT32_MAX) {
     return {STRATA_INVALID_ARGUMENT, "hbm_row_hit_cap " + std::to_string(row_hit_cap) + " is too large"};

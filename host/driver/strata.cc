@@ -359,13 +359,16 @@ Error TakeTimelineOptions(strata::driver::OpenOptions* opts, TimelineOptions* ou
   TimelineOptions& t = *out;
   t.path = opts->GetString("timeline");
   const int64_t start = opts->GetInt("timeline_start_cycle", 0), end = opts->GetInt("timeline_end_cycle", 0);
-  const int64_t max = opts->GetInt("timeline_max_bytes", int64_t{256} << 20);
+  const int64_t max = opts->GetInt("timeline_max_bytes", strata::timeline::TraceFile::kDefaultMaxBytes);
   for (const auto& o : strata::driver::CoreOptions()) opts->Erase(o.name);
   if (t.path.empty()) return {};
   if (start < 0 || end < 0) return {STRATA_INVALID_ARGUMENT, "timeline cycles must not be negative"};
   if (end != 0 && end <= start)
     return {STRATA_INVALID_ARGUMENT, "timeline_end_cycle must be above timeline_start_cycle"};
-  if (max < 4096) return {STRATA_INVALID_ARGUMENT, "timeline_max_bytes must be at least 4096"};
+  if (max < static_cast<int64_t>(strata::timeline::TraceFile::kMinMaxBytes)) {
+    return {STRATA_INVALID_ARGUMENT,
+            "timeline_max_bytes must be at least " + std::to_string(strata::timeline::TraceFile::kMinMaxBytes)};
+  }
   t.window.start_cycle = static_cast<uint64_t>(start);
   t.window.end_cycle = end != 0 ? static_cast<uint64_t>(end) : UINT64_MAX;
   t.max_bytes = static_cast<uint64_t>(max);
@@ -572,6 +575,13 @@ strata_status strata_context_destroy(strata_device* device, strata_context conte
     strata_context c;
     Error e = UntagContext(device, context, &c);
     if (e.ok()) e = device->backend->DestroyContext(c);
+    if (e.ok() && device->timeline) {  // its buffers went with it
+      for (auto it = device->live.begin(); it != device->live.end();) {
+        it = it->second.first == context ? device->live.erase(it) : std::next(it);
+      }
+      const auto bytes = device->context_bytes.find(context);
+      if (bytes != device->context_bytes.end()) NoteMemory(device, context, -static_cast<int64_t>(bytes->second));
+    }
     return Answer(kCall, device, e);
   });
 }

@@ -19,6 +19,8 @@ namespace strata::timeline {
 
 class TraceFile {
  public:
+  static constexpr uint64_t kDefaultMaxBytes = uint64_t{256} << 20;  // every tool's default size bound
+  static constexpr uint64_t kMinMaxBytes = 4096;                     // the least bound any tool accepts
   // Creates (truncates) the file; null with *why set when it cannot be written.
   static std::unique_ptr<TraceFile> Open(const std::string& path, uint64_t max_bytes, std::string* why);
   ~TraceFile();  // Close(), its answer lost: call Close() to know

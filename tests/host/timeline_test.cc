@@ -226,6 +226,26 @@ TEST(Timeline, GpuEmuPolicyHasPoolCountersOnTheCallIndex) {
   std::remove(path.c_str());
 }
 
+// A context destroyed with buffers live: its requested-bytes counter drops to 0 (the other context's stays).
+TEST(Timeline, DestroyingAContextZeroesItsCounter) {
+  const std::string path = TempPath("destroy_timeline");
+  strata_device* d = OpenWith("gpu-emu", {Str("timeline", path.c_str())});
+  ASSERT_NE(d, nullptr);
+  strata_context doomed = 0, kept = 0;
+  ASSERT_EQ(strata_context_create(d, nullptr, &doomed), STRATA_OK);
+  ASSERT_EQ(strata_context_create(d, nullptr, &kept), STRATA_OK);
+  strata_buffer b = 0;
+  ASSERT_EQ(strata_alloc(d, doomed, 3 << 20, 0, 0, &b), STRATA_OK);
+  ASSERT_EQ(strata_alloc(d, kept, 1 << 20, 0, 0, &b), STRATA_OK);
+  ASSERT_EQ(strata_context_destroy(d, doomed), STRATA_OK);
+  strata_memory_stats s{};
+  std::vector<json> events;
+  ASSERT_NO_FATAL_FAILURE(StatsCloseAndLoad(d, path, &s, &events));
+  EXPECT_EQ(LastCounter(events, "memory (context 1)", "requested bytes"), 0.0);
+  EXPECT_EQ(LastCounter(events, "memory (context 2)", "requested bytes"), double{1 << 20});
+  std::remove(path.c_str());
+}
+
 TEST(Timeline, ASizeBoundStillLeavesAValidFile) {
   const std::string path = TempPath("bounded");
   strata_device* d = OpenWith("gpu-emu", {Str("timeline", path.c_str()), Int("timeline_max_bytes", 8192)});
