@@ -11,6 +11,7 @@ packages=(
   gtkwave
   python3-matplotlib  # scripts/plot_compare.py, run with /usr/bin/python3
   parallel            # strata-compare --emit-jobs sweeps (tests/compare/parallel_merge.sh)
+  python3-dev pybind11-dev python3-numpy  # import strata (python/)
 )
 
 missing=()
