@@ -1,0 +1,213 @@
+// strata._tools: strata-replay's and strata-compare's libraries in-process (host/replay, host/compare). Each call
+// returns the JSON (and CSV) text the tools print, which python/strata/tools.py parses: the figures are
+// computed and named once, in those libraries. Runs release the GIL; they use no Python objects.
+//
+// A module of its own because those libraries link the static driver (strata_driver); _strata may link the
+// shared one, and each module keeps its copy to itself (Python loads extension modules RTLD_LOCAL).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cctype>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compare.h"
+#include "gpu_replay.h"
+#include "policy.h"
+#include "replay.h"
+#include "report.h"
+#include "workload.h"
+#ifdef STRATA_PY_HAVE_SIM
+#include "sim_replay.h"
+#endif
+
+namespace py = pybind11;
+
+namespace {
+
+// Input the caller got wrong (a trace that does not parse, a bad capacity or contender): ValueError.
+[[noreturn]] void BadInput(const std::string& message) { throw py::value_error(message); }
+// A run that could not happen (a backend that failed, an option a policy refused): RuntimeError.
+[[noreturn]] void RunFailed(const std::string& message) { throw std::runtime_error(message); }
+
+// A trace: a CSV file's path, or CSV text (id,lower,upper,size) named `name`.
+strata::replay::Trace LoadTrace(const std::string& source, bool is_path, const std::string& name) {
+  strata::replay::Trace trace;
+  std::string error;
+  if (is_path) {
+    if (!strata::replay::LoadTrace(source, &trace, &error)) BadInput(error);
+  } else {
+    std::istringstream in(source);
+    if (!strata::replay::ParseTrace(in, name, &trace, &error)) BadInput(name + ":" + error);
+  }
+  return trace;
+}
+
+bool Numeric(const std::string& capacity) {
+  return !capacity.empty() && (std::isdigit(static_cast<unsigned char>(capacity[0])) || capacity[0] == '.');
+}
+
+// strata-replay --backend host [--json]; with sim also the model's fields (as --backend sim).
+std::string ReplayStrata(const std::string& source, bool is_path, const std::string& name, bool sim,
+                         const std::string& policy, bool compaction, const std::string& capacity, uint32_t granule,
+                         uint64_t max_events, const std::string& hbm_preset, const std::string& firmware_path,
+                         const std::map<std::string, std::string>& options) {
+  const strata::replay::Trace trace = LoadTrace(source, is_path, name);
+  strata::replay::ReplayOptions o;
+  if (!policy.empty() && !strata::alloc::ParsePolicy(policy.c_str(), &o.policy)) {
+    BadInput("unknown policy '" + policy + "' (tlsf, best-fit or first-fit)");
+  }
+  if (granule != 0) {
+    if ((granule & (granule - 1)) != 0 || granule > strata::alloc::kMaxGranuleBytes) {
+      BadInput("granule must be a power of two between 1 and " + std::to_string(strata::alloc::kMaxGranuleBytes));
+    }
+    o.granule_bytes = granule;
+  }
+  o.compaction_on_oom = compaction;
+  o.max_events = max_events;
+  std::string error;
+  const std::string capacity_text = capacity.empty() && sim ? "1.0x" : capacity;
+  if (!capacity_text.empty()) {
+    const uint64_t max_load = strata::replay::MaxLoad(trace, o.granule_bytes);
+    if (!strata::replay::ParseCapacity(capacity_text, max_load, o.granule_bytes, &o.capacity_bytes, &error)) {
+      BadInput(error);
+    }
+  }
+  std::string json;
+  {
+    py::gil_scoped_release nogil;
+    strata::replay::ReplayResult r;
+    if (!strata::replay::Replay(trace, o, &r, &error)) RunFailed(error);
+    json = strata::replay::ToJson(r);
+#ifdef STRATA_PY_HAVE_SIM
+    if (sim) {
+      strata::replay::SimReplayOptions so;
+      so.compaction_on_oom = o.compaction_on_oom;
+      so.capacity_bytes = o.capacity_bytes;
+      so.max_events = o.max_events;
+      if (!hbm_preset.empty()) so.hbm_preset = hbm_preset;
+      so.firmware_path = firmware_path;
+      so.named_options.assign(options.begin(), options.end());
+      strata::replay::SimReplayResult sr;
+      if (!strata::replay::SimReplay(trace, so, &sr, &error)) RunFailed("sim backend: " + error);
+      json.pop_back();  // the closing brace
+      json += strata::replay::SimJsonFields(sr) + "}";
+    }
+#else
+    (void)hbm_preset, (void)firmware_path, (void)options;
+    if (sim) RunFailed("this build has no sim backend (STRATA_BUILD_SIM and STRATA_BUILD_FIRMWARE_IMAGES)");
+#endif
+  }
+  return json;
+}
+
+// strata-replay --backend gpu-emu|cuda --json.
+std::string ReplayGpu(const std::string& source, bool is_path, const std::string& name, const std::string& backend,
+                      const std::string& policy, bool defragment, const std::string& capacity, uint64_t max_events,
+                      const std::map<std::string, std::string>& options) {
+  const strata::replay::Trace trace = LoadTrace(source, is_path, name);
+  strata::replay::GpuReplayOptions go;
+  go.backend = backend;
+  go.policy = policy.empty() ? go.policy : policy;
+  go.options = options;
+  go.max_events = max_events;
+  go.defragment_on_oom = defragment;
+  if (!capacity.empty()) {
+    if (backend == "cuda") BadInput("capacity is the emulated GPU's size; cuda replays on the real GPU's memory");
+    std::string error;
+    if (Numeric(capacity)) {
+      const uint64_t max_load = strata::replay::MaxLoad(trace, strata::alloc::kDefaultGranuleBytes);
+      if (!strata::replay::ParseCapacity(capacity, max_load, strata::alloc::kDefaultGranuleBytes, &go.total_bytes,
+                                         &error)) {
+        BadInput(error);
+      }
+      if (go.options.count("context_bytes") == 0) go.options["context_bytes"] = "0";
+    } else {
+      go.gpu = capacity;
+    }
+  }
+  std::string error;
+  strata::replay::GpuReplayResult r;
+  {
+    py::gil_scoped_release nogil;
+    if (!strata::replay::GpuReplay(trace, go, &r, &error)) RunFailed(backend + " backend: " + error);
+  }
+  return "{\"trace\":\"" + strata::replay::JsonEscape(trace.name) + "\"," + strata::replay::GpuJson(r).substr(1);
+}
+
+// strata-compare WORKLOAD --json - (and --csv -): one workload, a file in any format or CSV text.
+std::pair<std::string, std::string> Compare(const std::string& source, bool is_path, const std::string& name,
+                                            const std::string& format_text, int64_t device, const std::string& capacity,
+                                            const std::string& contenders, const std::string& backend,
+                                            const std::string& firmware_path, bool search, double resolution,
+                                            const std::map<std::string, std::string>& gpu_options) {
+  strata::compare::Options options;
+  std::string error;
+  if (!strata::compare::ParseCapacitySpec(capacity, &options.capacity, &error)) BadInput(error);
+  if (!strata::compare::ParseContenders(contenders, &options.contenders, &error)) BadInput(error);
+  if (backend != "host" && backend != "sim") BadInput("backend '" + backend + "': host or sim");
+  if (!(resolution > 0) || resolution > 1) BadInput("resolution: a fraction of the max load in (0, 1]");
+  options.strata_backend = backend;
+  options.firmware_path = firmware_path;
+  options.search = search;
+  options.resolution = resolution;
+  options.gpu_options = gpu_options;
+  for (const strata::compare::Contender& c : options.contenders) {
+    uint64_t page = 0;
+    std::map<std::string, std::string> settings;
+    if (!c.strata && !strata::compare::ApplyGpuOptions(options, c.policy, &page, &settings, &error)) {
+      BadInput("options: " + error);
+    }
+  }
+  strata::workload::Format format;
+  if (!strata::workload::ParseFormat(format_text, &format)) {
+    BadInput("unknown format '" + format_text + "' (auto, csv, torch, rmm)");
+  }
+  strata::workload::ImportOptions import;
+  import.device = device;
+  strata::replay::Trace trace;
+  strata::workload::ImportStats stats;
+  std::vector<strata::compare::WorkloadReport> reports(1);
+  std::string json, csv;
+  {
+    py::gil_scoped_release nogil;
+    const bool imported = is_path ? strata::workload::ImportFile(source, format, import, &trace, &stats, &error)
+                                  : strata::workload::Import(source, format, name, import, &trace, &stats, &error);
+    if (!imported) BadInput(error);
+    if (!strata::compare::CompareWorkload(trace, stats.source, options, &reports[0], &error)) RunFailed(error);
+    json = strata::compare::ToJson(reports);
+    csv = strata::compare::CsvHeader() + strata::compare::ToCsv(reports[0]);
+  }
+  return {json, csv};
+}
+
+std::vector<std::string> Contenders() {
+  std::vector<std::string> names;
+  for (const strata::compare::Contender& c : strata::compare::AllContenders()) names.push_back(c.name);
+  return names;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_tools, m) {
+  m.doc() = "strata-replay and strata-compare in-process; use strata.replay and strata.compare.";
+#ifdef STRATA_PY_HAVE_SIM
+  m.attr("HAVE_SIM") = true;
+#else
+  m.attr("HAVE_SIM") = false;
+#endif
+  m.def("gpu_policies", &strata::gpu::PolicyNames);
+  m.def("contenders", &Contenders);
+  m.def("replay_strata", &ReplayStrata, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("sim"),
+        py::arg("policy"), py::arg("compaction"), py::arg("capacity"), py::arg("granule"), py::arg("max_events"),
+        py::arg("hbm_preset"), py::arg("firmware_path"), py::arg("options"));
+  m.def("replay_gpu", &ReplayGpu, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("backend"),
+        py::arg("policy"), py::arg("defragment"), py::arg("capacity"), py::arg("max_events"), py::arg("options"));
+  m.def("compare", &Compare, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("format"),
+        py::arg("device"), py::arg("capacity"), py::arg("contenders"), py::arg("backend"), py::arg("firmware_path"),
+        py::arg("search"), py::arg("resolution"), py::arg("gpu_options"));
+}

@@ -1,0 +1,468 @@
+"""Devices, contexts and buffers: the C API (strata/strata.h) with NumPy arrays in and out.
+
+    with strata.open("gpu-emu", policy="jax", total_bytes=1 << 30) as dev:
+        c = dev.gemm(a, b)            # int8 a (m x k), b (k x n) -> int32 m x n, computed on the device
+        print(dev.memory_stats()["peak_bytes_in_use"])
+
+Arguments are checked before anything reaches the driver: a value of the wrong Python type raises TypeError,
+an impossible shape or number ValueError; what the driver refuses raises strata.Error's subclass for its status.
+Calls release the GIL while the device works (the sim backend simulates in the calling thread) and keep the
+device open until they return. docs/python.md has the walk-through.
+"""
+import operator
+import os
+import threading
+
+import numpy as np
+
+from . import _strata
+from .errors import Error
+
+# strata_value_type -> (its name, what Python values an option of that type takes)
+_VALUE_TYPES = {
+    _strata.VALUE_STRING: "string",
+    _strata.VALUE_INT64: "int64",
+    _strata.VALUE_DOUBLE: "double",
+    _strata.VALUE_BOOL: "bool",
+}
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+# PyTorch's torch.cuda.memory_stats() keys -> the strata_memory_stats field that holds the same figure.
+TORCH_STAT_KEYS = {
+    "allocated_bytes.all.current": "bytes_in_use",
+    "allocated_bytes.all.peak": "peak_bytes_in_use",
+    "reserved_bytes.all.current": "pool_bytes",
+    "reserved_bytes.all.peak": "peak_pool_bytes",
+    "requested_bytes.all.current": "requested_bytes",
+    "inactive_split_bytes.all.current": "inactive_split_bytes",
+    "active.all.current": "live_buffers",
+    "allocation.all.allocated": "num_allocs",
+    "allocation.all.freed": "num_frees",
+    "num_alloc_retries": "num_alloc_retries",
+    "num_ooms": "num_failed_allocs",
+    "num_device_alloc": "device_allocs",
+    "num_device_free": "device_frees",
+    "num_sync_all_streams": "device_syncs",
+}
+
+
+def _integer(value, what, low, high):
+    """`value` as an int in [low, high]: TypeError for a non-integer (bool and float included), else ValueError."""
+    if isinstance(value, bool) or value is None:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
+    if not low <= number <= high:
+        raise ValueError(f"{what} must be between {low} and {high}, not {number}")
+    return number
+
+
+def _u64(value, what):
+    return _integer(value, what, 0, (1 << 64) - 1)
+
+
+def _u32(value, what):
+    return _integer(value, what, 0, (1 << 32) - 1)
+
+
+def _parse_default(text, value_type):
+    if text == "":
+        return None
+    try:
+        if value_type == _strata.VALUE_INT64:
+            return int(text)
+        if value_type == _strata.VALUE_DOUBLE:
+            return float(text)
+        if value_type == _strata.VALUE_BOOL:
+            return text in ("1", "true")
+    except ValueError:
+        pass
+    return text
+
+
+def backends():
+    """The backends this build has ("sim", "gpu-emu", "cuda", ...), in the driver's order."""
+    return list(_strata.backends())
+
+
+def backend_options(backend):
+    """The open options `backend` accepts: a list of {name, type, default, help}; type is "string", "int64",
+    "double" or "bool", default the typed default (None where there is none). UnimplementedError for a backend
+    this build does not have."""
+    if not isinstance(backend, str):
+        raise TypeError(f"backend must be a str, not {type(backend).__name__}")
+    return [
+        {
+            "name": o["name"],
+            "type": _VALUE_TYPES.get(o["type"], str(o["type"])),
+            "default": _parse_default(o["default"], o["type"]),
+            "help": o["help"],
+        }
+        for o in _strata.backend_options(backend)
+    ]
+
+
+def version():
+    """{"api_major", "api_minor", "protocol_major", "protocol_minor"}: the driver's C API and host<->firmware
+    protocol versions (strata_get_version)."""
+    return dict(_strata.version())
+
+
+def _typed_option(backend, name, value, value_type):
+    """One open option as the (name, type, string, int64, double, bool) tuple _strata.Device takes."""
+    kind = _VALUE_TYPES[value_type]
+    if value_type == _strata.VALUE_STRING:
+        if isinstance(value, os.PathLike):
+            value = os.fspath(value)
+        if isinstance(value, bool):
+            value = "true" if value else "false"  # a policy's setting ("preallocate") is a string option
+        elif isinstance(value, (int, float)):
+            value = str(value)  # ... and so is mem_fraction: 0.5 means "0.5"
+        if not isinstance(value, str):
+            raise TypeError(f"option {name} of the {backend} backend is a {kind}, not {type(value).__name__}")
+        return (name, value_type, value, 0, 0.0, False)
+    if value_type == _strata.VALUE_INT64:
+        number = _integer(value, f"option {name} of the {backend} backend", _INT64_MIN, _INT64_MAX)
+        return (name, value_type, "", number, 0.0, False)
+    if value_type == _strata.VALUE_DOUBLE:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"option {name} of the {backend} backend is a {kind}, not {type(value).__name__}")
+        return (name, value_type, "", 0, float(value), False)
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"option {name} of the {backend} backend is a bool, not {type(value).__name__}")
+    return (name, value_type, "", 0, 0.0, bool(value))
+
+
+def open(backend, **options):  # noqa: A001 (strata.open, like builtins.open, returns a closeable object)
+    """Opens a device: strata.open("gpu-emu", policy="torch", total_bytes=8 << 30), strata.open("sim",
+    hbm_capacity_bytes=64 << 20). Each keyword is one of backend_options(backend), checked against its type;
+    None leaves an option at its default. The driver refuses an unknown name (InvalidArgumentError, listing the
+    valid ones) and an unknown backend (UnimplementedError, listing this build's)."""
+    return Device(backend, **options)
+
+
+class Device:
+    """An open device. Close it with close() or a with block; garbage collection closes it too."""
+
+    def __init__(self, backend, **options):
+        if not isinstance(backend, str):
+            raise TypeError(f"backend must be a str, not {type(backend).__name__}")
+        declared = {o["name"]: o["type"] for o in _strata.backend_options(backend)}
+        typed = []
+        for name, value in options.items():
+            if value is None:
+                continue
+            if name in declared:
+                typed.append(_typed_option(backend, name, value, declared[name]))
+            else:  # the driver refuses it by name and lists the valid ones
+                typed.append((name, _strata.VALUE_STRING, str(value), 0, 0.0, False))
+        self._core = _strata.Device(backend, typed)
+        self._lock = threading.Lock()
+        self._default_context = None
+        self.last_gemm_cycles = 0  # device cycles of the last gemm on any of this device's contexts
+
+    @property
+    def backend(self):
+        return self._core.backend
+
+    @property
+    def closed(self):
+        return self._core.closed
+
+    def close(self):
+        """Destroys every context (freeing their buffers) and closes the device. Closing twice is allowed."""
+        self._core.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        return f"<strata.Device {self.backend} {'closed' if self.closed else 'open'}>"
+
+    def device_info(self):
+        """strata_get_device_info as a dict: backend, hbm_capacity_bytes, heap_bytes, device_cycles,
+        max_contexts, max_live_buffers, granule_bytes, last_command_cycles, mxu_array_n, hbm_bytes_read,
+        hbm_bytes_written, hbm_peak_bytes_per_cycle."""
+        return self._core.info()
+
+    def memory_stats(self, context=None):
+        """Device memory figures under the frameworks' names (docs/python.md#memory-stats): every field of
+        strata_memory_stats under its C name (JAX's / TensorFlow's where they have one: bytes_in_use,
+        peak_bytes_in_use, bytes_limit, num_allocs, largest_alloc_size, largest_free_block_bytes, pool_bytes,
+        peak_pool_bytes), plus PyTorch's torch.cuda.memory_stats() keys for the same figures. With a context,
+        its context_* figures too."""
+        if context is None:
+            context_id = 0
+        elif isinstance(context, Context):
+            context_id = context.id
+        else:
+            raise TypeError(f"context must be a strata.Context or None, not {type(context).__name__}")
+        stats = self._core.memory_stats(context_id)
+        for torch_key, field in TORCH_STAT_KEYS.items():
+            stats[torch_key] = stats[field]
+        return stats
+
+    def last_oom(self):
+        """The device's last failed allocation (strata_get_last_oom): kind ("none", "capacity", "cap",
+        "fragmentation"), request_bytes, live_bytes, reserved_bytes, largest_free_block_bytes, limit_bytes, ..."""
+        return self._core.last_oom()
+
+    def synchronize(self):
+        self._core.synchronize()
+
+    def create_context(self, quota_bytes=None, quota_fraction=None):
+        """A new context. quota_bytes or quota_fraction (of the heap, (0, 1]) caps its memory; not both."""
+        quota = 0 if quota_bytes is None else _u64(quota_bytes, "quota_bytes")
+        fraction = 0.0
+        if quota_fraction is not None:
+            if isinstance(quota_fraction, bool) or not isinstance(quota_fraction, (int, float, np.floating)):
+                raise TypeError(f"quota_fraction must be a number, not {type(quota_fraction).__name__}")
+            fraction = float(quota_fraction)
+        return Context(self, self._core.context_create(quota, fraction))
+
+    @property
+    def context(self):
+        """The device's default context (created on first use): what Device.alloc, gemm and compact use."""
+        with self._lock:
+            if self._default_context is None or self._default_context.destroyed:
+                self._default_context = self.create_context()
+            return self._default_context
+
+    def alloc(self, nbytes, alignment=0, compact=True):
+        return self.context.alloc(nbytes, alignment, compact)
+
+    def upload(self, array):
+        return self.context.upload(array)
+
+    def gemm(self, a, b, c=None, **kwargs):
+        return self.context.gemm(a, b, c, **kwargs)
+
+    def compact(self, max_bytes=0, max_moves=0):
+        return self.context.compact(max_bytes, max_moves)
+
+
+class Context:
+    """A context of a device: it owns buffers, and a quota if it was given one. destroy() (or the end of a with
+    block) frees its buffers."""
+
+    def __init__(self, device, context_id):
+        self.device = device
+        self.id = context_id
+        self.destroyed = False
+
+    def destroy(self):
+        """strata_context_destroy: frees every buffer of the context. NotFoundError when it is already gone."""
+        self.device._core.context_destroy(self.id)
+        self.destroyed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not self.destroyed and not self.device.closed:
+            self.destroy()
+        return False
+
+    def __repr__(self):
+        return f"<strata.Context {self.id} of {self.device!r}{' destroyed' if self.destroyed else ''}>"
+
+    def memory_stats(self):
+        return self.device.memory_stats(self)
+
+    def alloc(self, nbytes, alignment=0, compact=True):
+        """A buffer of `nbytes` bytes. alignment: 0 (the granule) or a power of two; compact=False fails with
+        ResourceExhaustedError instead of defragmenting when memory is fragmented."""
+        nbytes = _u64(nbytes, "nbytes")
+        alignment = _u64(alignment, "alignment")
+        flags = 0 if compact else _strata.ALLOC_FLAG_NO_COMPACT
+        handle = self.device._core.alloc(self.id, nbytes, alignment, flags)
+        return Buffer(self, handle, nbytes)
+
+    def upload(self, array):
+        """A new buffer holding `array`'s bytes (row-major)."""
+        array = _host_array(array, "array")
+        buffer = self.alloc(array.nbytes)
+        try:
+            buffer.write(array)
+        except BaseException:
+            buffer.free()
+            raise
+        return buffer
+
+    def compact(self, max_bytes=0, max_moves=0):
+        """Defragments device memory (every context's buffers; handles stay valid): {moves, bytes_moved,
+        device_cycles}. max_bytes, max_moves: 0 = no limit."""
+        return self.device._core.compact(self.id, _u64(max_bytes, "max_bytes"), _u32(max_moves, "max_moves"))
+
+    def gemm(self, a, b, c=None, *, relu=False, quant_mult=None, quant_shift=0, round=False):
+        """a @ b on the device's matrix unit, returned as a new NumPy array.
+
+        a: int8 (m, k), b: int8 (k, n). The result is int32 (m, n), with int32 wrap-around sums; with c (int32
+        (m, n)) it is a @ b + c. relu=True: max(0, x) first. quant_mult=M: requantized to int8,
+        clip((x * M [+ 2**(quant_shift-1) with round=True]) >> quant_shift, -128, 127). The device cycles it
+        took are in device.last_gemm_cycles afterwards.
+        """
+        a = _matrix(a, "a", np.int8)
+        b = _matrix(b, "b", np.int8)
+        m, k = a.shape
+        if b.shape[0] != k:
+            raise ValueError(f"gemm: a is {m} x {k} and b is {b.shape[0]} x {b.shape[1]}: a's columns must equal "
+                             f"b's rows")
+        n = b.shape[1]
+        for dim, size in (("m", m), ("n", n), ("k", k)):
+            if not 1 <= size <= _strata.GEMM_MAX_DIM:
+                raise ValueError(f"gemm: {dim} = {size}; every dimension must be 1 .. {_strata.GEMM_MAX_DIM}")
+        flags = 0
+        if c is not None:
+            c = _matrix(c, "c", np.int32)
+            if c.shape != (m, n):
+                raise ValueError(f"gemm: c must be {m} x {n} (a's rows x b's columns), not {c.shape[0]} x "
+                                 f"{c.shape[1]}")
+            flags |= _strata.GEMM_FLAG_ACCUMULATE
+        if relu:
+            flags |= _strata.GEMM_FLAG_RELU
+        if round:
+            flags |= _strata.GEMM_FLAG_ROUND
+        mult = 0
+        if quant_mult is not None:
+            flags |= _strata.GEMM_FLAG_INT8
+            mult = _integer(quant_mult, "quant_mult", -(1 << 31), (1 << 31) - 1)
+        shift = _u32(quant_shift, "quant_shift")
+        out = np.empty((m, n), dtype=np.int8 if quant_mult is not None else np.int32)
+        buffers = []
+        try:
+            buffers.append(self.upload(a))
+            buffers.append(self.upload(b))
+            buffers.append(self.upload(c) if c is not None else self.alloc(out.nbytes))
+            self.gemm_buffers(*buffers, m, n, k, flags=flags, quant_mult=mult, quant_shift=shift)
+            buffers[2].read(out=out)
+        finally:
+            for buffer in buffers:
+                buffer.free()
+        return out
+
+    def gemm_buffers(self, a, b, c, m, n, k, flags=0, quant_mult=0, quant_shift=0):
+        """strata_gemm on buffers already on the device (row-major, see strata/gemm.h): c = a (m x k) . b (k x n)
+        with flags GEMM_FLAG_*. Returns the device cycles it took. The driver checks the rest (buffer sizes,
+        flag combinations: OutOfRangeError, InvalidArgumentError)."""
+        for name, buffer in (("a", a), ("b", b), ("c", c)):
+            if not isinstance(buffer, Buffer):
+                raise TypeError(f"gemm_buffers: {name} must be a strata.Buffer, not {type(buffer).__name__}")
+        cycles = self.device._core.gemm(self.id, a.handle, b.handle, c.handle, _u32(m, "m"), _u32(n, "n"),
+                                        _u32(k, "k"), _u32(flags, "flags"),
+                                        _integer(quant_mult, "quant_mult", -(1 << 31), (1 << 31) - 1),
+                                        _u32(quant_shift, "quant_shift"))
+        self.device.last_gemm_cycles = cycles
+        return cycles
+
+
+def _host_array(data, what):
+    """`data` as a C-contiguous NumPy array (a copy only when it is not one already)."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return np.frombuffer(data, dtype=np.uint8)
+    if not isinstance(data, np.ndarray):
+        raise TypeError(f"{what} must be a NumPy array or a bytes-like object, not {type(data).__name__}")
+    if data.dtype.hasobject:
+        raise TypeError(f"{what} has dtype {data.dtype}, which holds Python objects, not bytes")
+    return np.ascontiguousarray(data)
+
+
+def _matrix(x, what, dtype):
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"gemm: {what} must be a NumPy array of {np.dtype(dtype).name}, not {type(x).__name__}")
+    if x.dtype != dtype:
+        raise TypeError(f"gemm: {what} must be {np.dtype(dtype).name}, not {x.dtype.name} (convert it with "
+                        f"{what}.astype(numpy.{np.dtype(dtype).name}) if its values fit)")
+    if x.ndim != 2:
+        raise ValueError(f"gemm: {what} must be a 2-D matrix, not {x.ndim}-D (shape {x.shape})")
+    return np.ascontiguousarray(x)
+
+
+class Buffer:
+    """Device memory of one context. free() (or the end of a with block, or garbage collection) frees it."""
+
+    def __init__(self, context, handle, nbytes):
+        self.context = context
+        self.handle = handle
+        self.nbytes = nbytes
+        self.freed = False
+
+    @property
+    def device(self):
+        return self.context.device
+
+    def __repr__(self):
+        state = " freed" if self.freed else ""
+        return f"<strata.Buffer {self.handle:#x} {self.nbytes} B in context {self.context.id}{state}>"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._release()
+        return False
+
+    def __del__(self):
+        try:
+            self._release()
+        except Exception:  # interpreter shutdown: modules may be gone
+            pass
+
+    def _release(self):
+        """Frees unless it is freed or its context or device is gone; errors are dropped (garbage collection)."""
+        if self.freed or self.context.destroyed or self.device.closed:
+            return
+        self.freed = True
+        try:
+            self.device._core.free(self.context.id, self.handle)
+        except Error:
+            pass
+
+    def free(self):
+        """strata_free. Freeing twice raises NotFoundError (the driver's answer for a stale handle)."""
+        self.freed = True
+        self.device._core.free(self.context.id, self.handle)
+
+    def write(self, data, offset=0):
+        """Copies `data` (a NumPy array of any dtype, row-major, or bytes) to [offset, offset + data.nbytes) of
+        the buffer. OutOfRangeError if that leaves the buffer (nothing is written then)."""
+        array = _host_array(data, "data")
+        self.device._core.write(self.context.id, self.handle, _u64(offset, "offset"), array)
+
+    def read(self, dtype=np.uint8, shape=None, offset=0, out=None):
+        """The buffer's bytes from `offset` as a new array of `dtype` and `shape` (default: all bytes from offset
+        on, 1-D), or into `out` (a writable C-contiguous array, returned)."""
+        offset = _u64(offset, "offset")
+        if out is None:
+            dtype = np.dtype(dtype)
+            if dtype.hasobject or dtype.itemsize == 0:
+                raise TypeError(f"read: dtype {dtype} does not describe bytes")
+            if shape is None:
+                if offset > self.nbytes or (self.nbytes - offset) % dtype.itemsize != 0:
+                    raise ValueError(f"read: {self.nbytes - offset if offset <= self.nbytes else 'no'} bytes from "
+                                     f"offset {offset} are not a whole number of {dtype.name} ({dtype.itemsize} B); "
+                                     f"give a shape")
+                shape = ((self.nbytes - offset) // dtype.itemsize,)
+            shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+            count = 1
+            for dim in shape:
+                count *= _integer(dim, "read: each dimension of shape", 0, 1 << 62)
+            if count * dtype.itemsize > self.nbytes:  # before allocating host memory for it
+                raise ValueError(f"read: shape {shape} of {dtype.name} is {count * dtype.itemsize} B; the buffer "
+                                 f"holds {self.nbytes} B")
+            out = np.empty(shape, dtype=dtype)
+        else:
+            if not isinstance(out, np.ndarray):
+                raise TypeError(f"read: out must be a NumPy array, not {type(out).__name__}")
+            if not out.flags.c_contiguous or not out.flags.writeable:
+                raise ValueError("read: out must be a writable C-contiguous array")
+            if out.dtype.hasobject:
+                raise TypeError(f"read: out has dtype {out.dtype}, which holds Python objects, not bytes")
+        self.device._core.read(self.context.id, self.handle, offset, out)
+        return out
