@@ -105,6 +105,8 @@ function(strata_add_firmware name)
       set(compile ${gcc} ${STRATA_FW_ASM_FLAGS} ${STRATA_FW_OPT_FLAGS} ${STRATA_FW_WARNINGS})
     elseif(ext MATCHES "^\\.(h|hh|hpp|hxx|inc)$")
       continue()
+    elseif(src MATCHES "^[A-Z][A-Z_]*$")  # cmake_parse_arguments left it in SOURCES
+      message(FATAL_ERROR "${me}: unknown keyword ${src} (it takes SOURCES, LIBS, INCLUDE_DIRECTORIES, DEFINITIONS)")
     else()
       message(FATAL_ERROR "${me}: ${src}: not a C++ (.cc .cpp .cxx), C (.c) or assembly (.S .s) source")
     endif()
