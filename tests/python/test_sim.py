@@ -1,0 +1,88 @@
+"""import strata on the sim backend (the Strata model): GEMM bit-exact, stats, compaction and a replay, kept to a
+few seconds. Skipped where the build has no sim backend (STRATA_BUILD_SIM=OFF or no firmware images)."""
+import unittest
+
+import numpy as np
+
+import strata
+from strata_testing import SIM, have_sim, random_int8, reference_gemm
+
+
+@unittest.skipUnless(have_sim(), "this build has no sim backend")
+class SimTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dev = strata.open("sim", **SIM)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dev.close()
+
+    def test_options_are_typed(self):
+        options = {o["name"]: o for o in strata.backend_options("sim")}
+        self.assertEqual(options["hbm_capacity_bytes"]["type"], "int64")
+        self.assertEqual(options["fast_forward"]["type"], "bool")
+        self.assertIsInstance(options["fast_forward"]["default"], bool)
+        with self.assertRaises(TypeError):
+            strata.open("sim", hbm_capacity_bytes="8M")
+        with self.assertRaises(TypeError):
+            strata.open("sim", fast_forward="yes")
+        with self.assertRaises(strata.InvalidArgumentError):
+            strata.open("sim", hbm_preset="HBM9")
+
+    def test_device_info(self):
+        info = self.dev.device_info()
+        self.assertEqual(info["backend"], "sim")
+        self.assertEqual(info["hbm_capacity_bytes"], SIM["hbm_capacity_bytes"])
+        self.assertGreater(info["mxu_array_n"], 0)
+        self.assertGreater(info["device_cycles"], 0)
+
+    def test_gemm_bit_exact(self):
+        for seed, (m, k, n, kwargs) in enumerate([(16, 16, 16, {}), (17, 33, 5, {}), (3, 40, 20, {"relu": True}),
+                                                   (20, 24, 9, {"quant_mult": 3, "quant_shift": 6, "round": True})]):
+            rng = np.random.default_rng(seed)
+            a, b = random_int8(rng, (m, k)), random_int8(rng, (k, n))
+            with self.subTest(m=m, k=k, n=n, **kwargs):
+                np.testing.assert_array_equal(self.dev.gemm(a, b, **kwargs), reference_gemm(a, b, **kwargs))
+                self.assertGreater(self.dev.last_gemm_cycles, 0)
+
+    def test_stats_and_compaction(self):
+        with self.dev.create_context() as ctx:
+            buffers = [ctx.alloc(64 << 10) for _ in range(16)]
+            for b in buffers[::2]:
+                b.free()
+            stats = self.dev.memory_stats(ctx)
+            self.assertEqual(stats["context_buffers"], 8)
+            self.assertGreater(stats["fragmentation"], 0)
+            self.assertEqual(stats["bytes_limit"], self.dev.device_info()["heap_bytes"])
+            result = ctx.compact()
+            self.assertGreater(result["bytes_moved"], 0)
+            self.assertGreater(result["device_cycles"], 0)
+            self.assertEqual(self.dev.memory_stats()["fragmentation"], 0)
+            data = np.arange(64 << 10, dtype=np.uint8)
+            buffers[1].write(data)
+            np.testing.assert_array_equal(buffers[1].read(), data)  # handles survive compaction
+
+    def test_errors_carry_statuses(self):
+        with self.assertRaises(strata.ResourceExhaustedError):
+            self.dev.alloc(1 << 40)
+        buffer = self.dev.alloc(256)
+        buffer.free()
+        with self.assertRaises(strata.NotFoundError):
+            buffer.free()
+        with self.assertRaises(strata.OutOfRangeError):
+            self.dev.alloc(16).write(np.zeros(17, np.uint8))
+
+    def test_replay(self):
+        rows = [(i, i % 7, i % 7 + 3, 1000 * (i + 1)) for i in range(24)]
+        r = strata.replay(rows, backend="sim", capacity="1.0x", compaction=True)
+        self.assertEqual(r["buffers"], 24)  # the host replay's figures ...
+        self.assertEqual(r["backend"], "sim")  # ... and the model's
+        self.assertEqual(r["device_allocs"], 24)
+        self.assertEqual(r["device_failed_allocs"], r["failed_allocs"])
+        self.assertGreater(r["device_cycles"], 0)
+        self.assertGreater(r["device_cycles_per_alloc_p50"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,176 @@
+"""strata.replay and strata.compare: the tools' JSON as dicts and the CSV as a list of dicts, traces from files
+and from rows, bad input as ValueError / TypeError."""
+import json
+import os
+import subprocess
+import unittest
+
+import strata
+from strata_testing import TRACES
+
+SMALL = os.path.join(TRACES, "minimalloc_A.csv")
+TRACE_KEYS = ["trace", "policy", "compaction", "buffers", "granule_bytes", "max_load_bytes", "capacity_bytes",
+              "footprint_bytes", "footprint_ratio", "failed_allocs", "compactions", "moves", "bytes_moved"]
+GPU_KEYS = ["trace", "backend", "policy", "total_bytes", "events", "allocs", "frees", "failed_allocs",
+            "first_oom_kind", "peak_bytes_in_use", "peak_pool_bytes", "bytes_limit"]
+
+
+def rows_of(path):
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        rows = []
+        for line in f:
+            if line.strip():
+                values = dict(zip(header, line.strip().split(",")))
+                rows.append({k: int(values[k]) for k in ("id", "lower", "upper", "size")})
+    return rows
+
+
+class ReplayTest(unittest.TestCase):
+    def test_host(self):
+        for policy in ("tlsf", "best-fit", "first-fit"):
+            for capacity, compaction in ((None, False), ("1.0x", True), ("1.2x", False), (4 << 20, False)):
+                with self.subTest(policy=policy, capacity=capacity, compaction=compaction):
+                    r = strata.replay(SMALL, policy=policy, capacity=capacity, compaction=compaction)
+                    for key in TRACE_KEYS:
+                        self.assertIn(key, r)
+                    self.assertEqual(r["trace"], "minimalloc_A.csv")
+                    self.assertEqual(r["policy"], policy)
+                    self.assertEqual(r["compaction"], "on-oom" if compaction else "off")
+                    self.assertEqual(r["buffers"], 154)
+        unbounded = strata.replay(SMALL)
+        self.assertIsNone(unbounded["capacity_bytes"])
+        self.assertGreaterEqual(unbounded["footprint_bytes"], unbounded["max_load_bytes"])
+
+    def test_rows_equal_the_file(self):
+        rows = rows_of(SMALL)
+        from_file = strata.replay(SMALL, capacity="1.0x", compaction=True)
+        from_rows = strata.replay(rows, capacity="1.0x", compaction=True)
+        tuples = strata.replay([(r["id"], r["lower"], r["upper"], r["size"]) for r in rows], capacity="1.0x",
+                               compaction=True)
+        for r in (from_rows, tuples):
+            for key in ("buffers", "max_load_bytes", "footprint_bytes", "failed_allocs", "moves", "bytes_moved"):
+                self.assertEqual(r[key], from_file[key], key)
+
+    def test_gpu_emu_every_policy(self):
+        for policy in strata.gpu_policies():
+            # 4 KiB pages on 1.5x the max load; a preset's 40 GB in its 2 MiB pages (jax-async walks every page).
+            for capacity, options in (("1.5x", {"page_bytes": 4096}), ("a100-40g", None)):
+                with self.subTest(policy=policy, capacity=capacity):
+                    r = strata.replay(SMALL, backend="gpu-emu", policy=policy, capacity=capacity, options=options)
+                    for key in GPU_KEYS:
+                        self.assertIn(key, r)
+                    self.assertEqual((r["backend"], r["policy"]), ("gpu-emu", policy))
+                    self.assertEqual(r["allocs"], 154)
+                    self.assertIn(r["first_oom_kind"], ("none", "capacity", "cap", "fragmentation"))
+
+    def test_same_as_the_command_line_tool(self):
+        tool = os.environ.get("STRATA_REPLAY_TOOL")
+        if not tool or not os.path.exists(tool):
+            self.skipTest("STRATA_REPLAY_TOOL (build/host/replay/strata-replay) not given")
+
+        out = subprocess.run([tool, SMALL, "--backend", "gpu-emu", "--policy", "tf", "--capacity", "1.3x",
+                              "--option", "page_bytes=4096", "--json"], capture_output=True, text=True)
+        cli = json.loads(out.stdout)
+        py = strata.replay(SMALL, backend="gpu-emu", policy="tf", capacity="1.3x", options={"page_bytes": 4096})
+        cli.pop("wall_seconds")
+        py.pop("wall_seconds")
+        self.assertEqual(cli, py)
+
+    def test_bad_input(self):
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, backend="nope")
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, policy="nope")
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, capacity="lots")
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, granule=3)
+        with self.assertRaises(ValueError):
+            strata.replay("/no/such/trace.csv")
+        with self.assertRaises(ValueError):
+            strata.replay([{"id": 1, "lower": 5, "upper": 2, "size": 8}])  # ends before it starts
+        with self.assertRaises(ValueError):
+            strata.replay([{"id": 1, "lower": 0}])
+        with self.assertRaises(ValueError):
+            strata.replay([(1, 2, 3)])
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, options={"mxu_n": 8})  # options need a device backend
+        with self.assertRaises(RuntimeError):
+            strata.replay(SMALL, backend="gpu-emu", policy="no-such-policy")
+        for bad in (None, 3, b"x.csv", {"id": 1}):
+            with self.assertRaises(TypeError):
+                strata.replay(bad)
+        with self.assertRaises(TypeError):
+            strata.replay(SMALL, capacity=1.5)
+        with self.assertRaises(TypeError):
+            strata.replay([("a", 0, 1, 8)])
+
+
+class CompareTest(unittest.TestCase):
+    def test_report_and_table(self):
+        report = strata.compare(SMALL, capacity="1.1x", options={"page_bytes": 4096})
+        for key in ("name", "source", "buffers", "events", "max_load_bytes", "capacity", "capacity_bytes", "runs",
+                    "occupancy", "table"):
+            self.assertIn(key, report)
+        self.assertEqual(report["name"], "minimalloc_A.csv")
+        self.assertEqual([r["contender"] for r in report["runs"]], strata.contenders())
+        self.assertEqual([row["contender"] for row in report["table"]], strata.contenders())
+        for row, run in zip(report["table"], report["runs"]):
+            self.assertIsInstance(row, dict)
+            self.assertIsInstance(row["completed"], bool)
+            self.assertEqual(row["completed"], run["completed"])
+            self.assertEqual(row["failed_allocs"], run["failed_allocs"])
+            self.assertIsInstance(row["min_capacity_ratio"], float)
+            self.assertTrue(row["min_capacity_found"])
+        strata_row = report["table"][0]
+        self.assertEqual(strata_row["contender"], "strata")
+        self.assertTrue(strata_row["completed"])
+
+    def test_contenders_rows_and_no_search(self):
+        rows = rows_of(SMALL)
+        for contenders in (["strata", "torch"], "jax,jax+defrag", ["tf-async"]):
+            with self.subTest(contenders=contenders):
+                report = strata.compare(rows, contenders=contenders, search=False, capacity=2 << 20)
+                names = contenders.split(",") if isinstance(contenders, str) else contenders
+                self.assertEqual([row["contender"] for row in report["table"]], names)
+                self.assertTrue(all(row["min_capacity_bytes"] is None for row in report["table"]))
+                self.assertEqual(report["capacity_bytes"], 2 << 20)
+
+    def test_bad_input(self):
+        with self.assertRaises(ValueError):
+            strata.compare(SMALL, contenders="nope")
+        with self.assertRaises(ValueError):
+            strata.compare(SMALL, capacity="lots")
+        with self.assertRaises(ValueError):
+            strata.compare(SMALL, backend="gpu")
+        with self.assertRaises(ValueError):
+            strata.compare(SMALL, format="xml")
+        with self.assertRaises(ValueError):
+            strata.compare(SMALL, options={"no_such_option": 1})
+        with self.assertRaises(ValueError):
+            strata.compare(SMALL, resolution=0)
+        with self.assertRaises(ValueError):
+            strata.compare("/no/such/workload.csv")
+        with self.assertRaises(TypeError):
+            strata.compare(SMALL, contenders=3)
+        with self.assertRaises(TypeError):
+            strata.compare(None)
+
+
+class PolicyListsTest(unittest.TestCase):
+    def test_lists(self):
+        policies = strata.gpu_policies()
+        self.assertIn("jax", policies)
+        self.assertIn("torch", policies)
+        contenders = strata.contenders()
+        self.assertEqual(contenders[:2], ["strata", "strata-no-compact"])
+        self.assertTrue(set(policies) <= set(contenders))
+        # gpu-emu's "policy" option lists the same names (one list in host/gpu).
+        policy_help = next(o["help"] for o in strata.backend_options("gpu-emu") if o["name"] == "policy")
+        for p in policies:
+            self.assertIn(p, policy_help)
+
+
+if __name__ == "__main__":
+    unittest.main()
