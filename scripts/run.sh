@@ -18,7 +18,13 @@ mkdir -p out
 if [ -n "${STRATA_FIRMWARE:-}" ]; then
   echo "run: strata-sim $STRATA_FIRMWARE (waveform: out/strata.fst, first 20000 cycles)" >&2
   ./build/sim/strata-sim --trace out/strata.fst --trace-end 20000 "$@" "$STRATA_FIRMWARE"
-  echo "run: open the waveform with: gtkwave out/strata.fst rtl/tpu_core.gtkw" >&2
+  # The core's view with the firmware's function names and decoded instructions (docs/waveforms.md).
+  if python3 scripts/gtkwave_symbols.py "$STRATA_FIRMWARE" -o out/core-symbols.gtkw --wave out/strata.fst 2>/dev/null; then
+    echo "run: open the waveform with: gtkwave out/core-symbols.gtkw (PCs as function+offset, instructions" \
+      "decoded; the plain view: gtkwave out/strata.fst rtl/tpu_core.gtkw)" >&2
+  else
+    echo "run: open the waveform with: gtkwave out/strata.fst rtl/tpu_core.gtkw" >&2
+  fi
   exit 0
 fi
 if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then exec ./build/examples/strata-mlp --help; fi
