@@ -38,14 +38,17 @@ function(strata_generate_regmap)
   endif()
 endfunction()
 
+# Where the rv32 build of firmware/ goes (apps/<app>/<app>.elf): known before that build is added, because
+# the host code's default image paths point into it (sim/firmware_image.cc, the sim backend).
+set(STRATA_RV32_BINARY_DIR ${CMAKE_BINARY_DIR}/rv32)
+
 # Cross-compiles firmware/ (and the ISA tests) for rv32im as a separate CMake build, so the
 # host and the RISC-V toolchains never mix in one project.
 function(strata_add_firmware_images)
   include(ExternalProject)
-  set(STRATA_RV32_BINARY_DIR ${CMAKE_BINARY_DIR}/rv32 PARENT_SCOPE)
   ExternalProject_Add(firmware_rv32
     SOURCE_DIR ${STRATA_ROOT}/firmware
-    BINARY_DIR ${CMAKE_BINARY_DIR}/rv32
+    BINARY_DIR ${STRATA_RV32_BINARY_DIR}
     CMAKE_ARGS
       -DCMAKE_TOOLCHAIN_FILE=${STRATA_ROOT}/cmake/riscv32-toolchain.cmake
       -DSTRATA_RISCV_PREFIX=${STRATA_RISCV_PREFIX}

@@ -1,8 +1,6 @@
 // strata-sim gemm: C = A.B (+ C_in) on the model's matrix unit with the GEMM firmware, from and to .npy files.
 #include "strata_sim_gemm.h"
 
-#include <unistd.h>
-
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +12,7 @@
 
 #include "chip_model.h"
 #include "elf_loader.h"
+#include "firmware_image.h"
 #include "hbm/hbm_model.h"
 #include "npy.h"
 #include "platform.h"
@@ -43,7 +42,7 @@ void PrintGemmHelp() {
       "  --c C.npy           add C_in (int32 [M, N]) to the product\n"
       "  --relu              ReLU on the int32 result\n"
       "  --int8 MULT,SHIFT   requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)\n"
-      "  --firmware FILE     GEMM firmware image (default: the build's rv32/apps/gemm/gemm.elf)\n"
+      "  --firmware FILE     GEMM firmware image (default: the installed gemm.elf, else the build's)\n"
       "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
       "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
       "  --hbm-address-map M xor-hash (default) or linear (the old map); docs/hbm.md\n"
@@ -59,21 +58,12 @@ void PrintGemmHelp() {
       BuiltMxuSizesText().c_str());
 }
 
-std::string DefaultGemmFirmware() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "gemm.elf";
-  std::string exe(buf, static_cast<size_t>(n));
-  const std::string dir = exe.substr(0, exe.rfind('/'));
-  return dir + "/../rv32/apps/gemm/gemm.elf";
-}
-
 }  // namespace
 
 int RunGemm(int argc, char* argv[]) {
   PlatformConfig config;
   config.max_cycles = 2'000'000'000ull;
-  std::string a_path, b_path, c_path, out_path, fw_path = DefaultGemmFirmware(), hbm_preset = "HBM2";
+  std::string a_path, b_path, c_path, out_path, fw_path = FirmwareImagePath("gemm"), hbm_preset = "HBM2";
   bool json = false, relu = false, int8 = false, per_tile = false;
   HbmControllerOptions hbm_controller;
   RunTimelineOptions timeline;

@@ -20,6 +20,7 @@
 #include "elf_loader.h"
 #include "event_sink.h"
 #include "events.h"
+#include "firmware_image.h"
 #include "hbm/hbm_config.h"
 #include "hbm/hbm_model.h"
 #include "hbm_bridge.h"
@@ -121,6 +122,13 @@ class SimBackend final : public Backend {
     });
   }
   void SetFastForward(bool on) { device_->set_fast_forward(on); }
+  // The waveform's window counts from the cycle the first GEMM is issued (open option trace_from_first_gemm):
+  // the device records nothing until then.
+  void TraceFromFirstGemm(uint64_t start, uint64_t end) {
+    trace_after_gemm_ = true;
+    trace_after_gemm_start_ = start;
+    trace_after_gemm_end_ = end;
+  }
   ~SimBackend() override {
     device_->RemoveCycleHook(console_hook_);
     link_.reset();
@@ -297,6 +305,12 @@ class SimBackend final : public Backend {
   }
 
   Error Gemm(strata_context context, const strata_gemm_args& args) override {
+    if (trace_after_gemm_) {
+      const uint64_t now = device_->edges();
+      const auto after = [now](uint64_t offset) { return offset > UINT64_MAX - now ? UINT64_MAX : now + offset; };
+      device_->set_trace_window(after(trace_after_gemm_start_), after(trace_after_gemm_end_));
+      trace_after_gemm_ = false;
+    }
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_GEMM;
     cmd.context = context;
@@ -585,6 +599,8 @@ class SimBackend final : public Backend {
   std::map<uint32_t, strata_cpl> done_;
   Events events_;
   int mxu_hook_ = -1;
+  bool trace_after_gemm_ = false;  // the waveform's window is still to be placed at the first GEMM
+  uint64_t trace_after_gemm_start_ = 0, trace_after_gemm_end_ = UINT64_MAX;
   sim::Stretch mxu_busy_{"matrix unit", "busy"};
   struct Submitted {
     uint64_t cycle;
@@ -658,10 +674,15 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   std::string firmware = o.GetString("firmware_path");
   if (firmware.empty()) {
     const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE");
-    firmware = env != nullptr && *env != '\0' ? env : STRATA_RUNTIME_FIRMWARE_DEFAULT;
+    firmware = env != nullptr && *env != '\0' ? env : sim::FirmwareImagePath("runtime");
   }
+  // trace_from_first_gemm: the window [start, end) counts from the first GEMM's issue; nothing before it.
+  const bool from_gemm = !trace.path.empty() && o.GetBool("trace_from_first_gemm", false);
+  sim::TraceOptions device_trace = trace;
+  if (from_gemm) device_trace.start = device_trace.end = UINT64_MAX;
   auto backend =
-      std::make_unique<SimBackend>(trace, hbm, pcie, static_cast<uint64_t>(timeout), static_cast<int>(mxu_n));
+      std::make_unique<SimBackend>(device_trace, hbm, pcie, static_cast<uint64_t>(timeout), static_cast<int>(mxu_n));
+  if (from_gemm) backend->TraceFromFirstGemm(trace.start, trace.end);
   if (!o.GetBool("fast_forward", true)) backend->SetFastForward(false);
   Error e = backend->Boot(firmware, static_cast<uint64_t>(capacity));
   if (!e.ok()) return e;
@@ -672,29 +693,32 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
 }  // namespace
 
 STRATA_REGISTER_BACKEND(
-    sim,
-    {"sim",
-     "the Strata model in-process: Verilated chip, cycle-level HBM, host link, runtime firmware",
-     {
-         {"hbm_preset", STRATA_VALUE_STRING, "HBM2", "HBM timing preset: HBM2, HBM2e or HBM3"},
-         {"hbm_capacity_bytes", STRATA_VALUE_INT64, "1073741824",
-          "HBM capacity; a multiple of the preset's row stripe (256 KiB)"},
-         {"hbm_address_map", STRATA_VALUE_STRING, "xor-hash",
-          "HBM address map: xor-hash (higher bits XOR-folded into channel and bank) or linear (the old map)"},
-         {"hbm_row_hit_cap", STRATA_VALUE_INT64, "4",
-          "row hits the HBM scheduler serves past an older request to another row; 0 = no cap (plain FR-FCFS)"},
-         {"pcie_preset", STRATA_VALUE_STRING, "gen4x16", "host link: gen4x16 or gen5x16"},
-         {"trace_path", STRATA_VALUE_STRING, "", "waveform file (.fst or .vcd); empty = none"},
-         {"trace_start_cycle", STRATA_VALUE_INT64, "0", "record the waveform from this device cycle on"},
-         {"trace_end_cycle", STRATA_VALUE_INT64, "0", "... up to this one (exclusive); 0 = to the end"},
-         {"firmware_path", STRATA_VALUE_STRING, "", "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the build's"},
-         {"mxu_n", STRATA_VALUE_INT64, "16",
-          "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)"},
-         {"fast_forward", STRATA_VALUE_BOOL, "1",
-          "skip evaluating the chip in quiescent cycles (same cycle counts); 0 = evaluate every cycle"},
-         {"timeout_cycles", STRATA_VALUE_INT64, "0",
-          "device cycles a call may wait; 0 = 2e9, and more for a large GEMM (strata.h, Timeouts)"},
-     },
-     OpenSim})
+    sim, {"sim",
+          "the Strata model in-process: Verilated chip, cycle-level HBM, host link, runtime firmware",
+          {
+              {"hbm_preset", STRATA_VALUE_STRING, "HBM2", "HBM timing preset: HBM2, HBM2e or HBM3"},
+              {"hbm_capacity_bytes", STRATA_VALUE_INT64, "1073741824",
+               "HBM capacity; a multiple of the preset's row stripe (256 KiB)"},
+              {"hbm_address_map", STRATA_VALUE_STRING, "xor-hash",
+               "HBM address map: xor-hash (higher bits XOR-folded into channel and bank) or linear (the old map)"},
+              {"hbm_row_hit_cap", STRATA_VALUE_INT64, "4",
+               "row hits the HBM scheduler serves past an older request to another row; 0 = no cap (plain FR-FCFS)"},
+              {"pcie_preset", STRATA_VALUE_STRING, "gen4x16", "host link: gen4x16 or gen5x16"},
+              {"trace_path", STRATA_VALUE_STRING, "", "waveform file (.fst or .vcd); empty = none"},
+              {"trace_start_cycle", STRATA_VALUE_INT64, "0",
+               "record the waveform from this device cycle on (waveform time = cycle ns)"},
+              {"trace_end_cycle", STRATA_VALUE_INT64, "0", "... up to this one (exclusive); 0 = to the end"},
+              {"trace_from_first_gemm", STRATA_VALUE_BOOL, "0",
+               "trace_start_cycle and trace_end_cycle count from the cycle the first GEMM is issued"},
+              {"firmware_path", STRATA_VALUE_STRING, "",
+               "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the installed, else the build's"},
+              {"mxu_n", STRATA_VALUE_INT64, "16",
+               "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)"},
+              {"fast_forward", STRATA_VALUE_BOOL, "1",
+               "skip evaluating the chip in quiescent cycles (same cycle counts); 0 = evaluate every cycle"},
+              {"timeout_cycles", STRATA_VALUE_INT64, "0",
+               "device cycles a call may wait; 0 = 2e9, and more for a large GEMM (strata.h, Timeouts)"},
+          },
+          OpenSim})
 
 }  // namespace strata::driver

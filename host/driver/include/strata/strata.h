@@ -101,7 +101,7 @@ typedef struct strata_open_options {
   uint64_t hbm_capacity_bytes; /* sim: 0 = 1 GiB; a multiple of the preset's row stripe (256 KiB) */
   const char* pcie_preset;     /* sim: "gen4x16" (default), "gen5x16" */
   const char* trace_path;      /* sim: waveform file (.fst or .vcd); NULL = none */
-  const char* firmware_path;   /* sim: runtime ELF; NULL = $STRATA_RUNTIME_FIRMWARE, else the build's */
+  const char* firmware_path;   /* sim: runtime ELF; NULL = $STRATA_RUNTIME_FIRMWARE, else the default (docs/sdk.md) */
   uint64_t timeout_cycles;     /* sim: see "Timeouts" below; 0 = the default rule */
   /* Since 1.1 (a 1.0 caller's smaller struct leaves them 0). */
   uint64_t trace_start_cycle; /* sim: record the waveform from this device cycle on */

@@ -1,0 +1,62 @@
+# What `cmake --install build --prefix P` puts where (docs/sdk.md):
+#   include/strata/             the C and C++ API headers (self-contained: no build tree needed)
+#   lib/libstrata.so.<major>    the driver with every backend of this build; lib/libstrata.so links to it
+#   lib/cmake/Strata/           find_package(Strata) -> Strata::driver
+#   lib/pkgconfig/strata.pc     pkg-config --cflags --libs strata
+#   bin/                        strata-sim, strata-replay, strata-compare, strata-import, strata-mlp
+#   share/strata/firmware/      the firmware images the sim backend and strata-sim load by default, found
+#                               relative to the library or program (sim/firmware_image.h)
+#   share/strata/gtkwave/       GTKWave save files for the core, the DMA and the matrix unit
+#   share/doc/strata/           README.md and docs/
+# The firmware SDK (strata_add_firmware) and the Python package add their own files (cmake/StrataFirmware.cmake,
+# python/CMakeLists.txt).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
+
+install(TARGETS strata_shared EXPORT StrataTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The public headers: the API and the two firmware headers it includes (status codes, GEMM flags).
+install(FILES ${STRATA_ROOT}/host/driver/include/strata/strata.h ${STRATA_ROOT}/host/driver/include/strata/strata.hpp
+              ${STRATA_ROOT}/host/driver/include/strata/named_options.hpp ${STRATA_ROOT}/firmware/include/strata/status.h
+              ${STRATA_ROOT}/firmware/include/strata/gemm.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strata)
+
+foreach(tool strata-sim strata-replay strata-compare strata-import strata-mlp)
+  if(TARGET ${tool})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
+
+if(STRATA_BUILD_FIRMWARE_IMAGES)
+  file(GLOB app_dirs LIST_DIRECTORIES true ${STRATA_ROOT}/firmware/apps/*)
+  foreach(dir ${app_dirs})
+    if(IS_DIRECTORY ${dir})
+      get_filename_component(app ${dir} NAME)
+      install(FILES ${STRATA_RV32_BINARY_DIR}/apps/${app}/${app}.elf DESTINATION ${CMAKE_INSTALL_DATADIR}/strata/firmware)
+    endif()
+  endforeach()
+endif()
+
+file(GLOB gtkw_files ${STRATA_ROOT}/rtl/*.gtkw)
+install(FILES ${gtkw_files} DESTINATION ${CMAKE_INSTALL_DATADIR}/strata/gtkwave)
+install(FILES ${STRATA_ROOT}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${STRATA_ROOT}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The CMake package: the exported target, its version (the C API's; a program built for 1.x works with any
+# 1.y >= x) and the config that loads them.
+install(EXPORT StrataTargets NAMESPACE Strata:: FILE StrataTargets.cmake DESTINATION ${STRATA_INSTALL_CMAKEDIR})
+string(REPLACE "_" "-" STRATA_INSTALLED_BACKENDS "${STRATA_DRIVER_BACKENDS}")  # gpu_emu -> gpu-emu, as strata_open
+configure_package_config_file(${STRATA_ROOT}/cmake/StrataConfig.cmake.in ${CMAKE_BINARY_DIR}/StrataConfig.cmake
+                              INSTALL_DESTINATION ${STRATA_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/StrataConfigVersion.cmake VERSION ${STRATA_API_VERSION}
+                                 COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/StrataConfig.cmake ${CMAKE_BINARY_DIR}/StrataConfigVersion.cmake
+        DESTINATION ${STRATA_INSTALL_CMAKEDIR})
+
+# pkg-config, relocatable: the prefix is found from the .pc file's own place.
+file(RELATIVE_PATH pc_to_prefix ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+configure_file(${STRATA_ROOT}/cmake/strata.pc.in ${CMAKE_BINARY_DIR}/strata.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/strata.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,47 @@
+#include "firmware_image.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#ifndef STRATA_RV32_BINARY_DIR
+#error "STRATA_RV32_BINARY_DIR: the build tree's rv32 folder (sim/CMakeLists.txt)"
+#endif
+
+namespace strata::sim {
+namespace {
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The folder of the shared object or program that holds this function: dladdr names it as it was loaded
+// (the main program possibly by a relative name, hence /proc/self/exe when realpath cannot resolve it).
+std::string ModuleDir() {
+  Dl_info info{};
+  char resolved[PATH_MAX];
+  std::string path;
+  if (dladdr(reinterpret_cast<void*>(&FirmwareImagePath), &info) != 0 && info.dli_fname != nullptr &&
+      realpath(info.dli_fname, resolved) != nullptr) {
+    path = resolved;
+  } else if (realpath("/proc/self/exe", resolved) != nullptr) {
+    path = resolved;
+  }
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::string FirmwareImagePath(const std::string& app) {
+  const std::string dir = ModuleDir();
+  if (!dir.empty()) {
+    const std::string installed = dir + "/../share/strata/firmware/" + app + ".elf";
+    if (IsRegularFile(installed)) return installed;
+  }
+  return std::string(STRATA_RV32_BINARY_DIR) + "/apps/" + app + "/" + app + ".elf";
+}
+
+}  // namespace strata::sim
