@@ -56,7 +56,37 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/StrataConfigVersion.cmake V
 install(FILES ${CMAKE_BINARY_DIR}/StrataConfig.cmake ${CMAKE_BINARY_DIR}/StrataConfigVersion.cmake
         DESTINATION ${STRATA_INSTALL_CMAKEDIR})
 
-# pkg-config, relocatable: the prefix is found from the .pc file's own place.
+# pkg-config files are relocatable: the prefix is found from the .pc file's own place.
 file(RELATIVE_PATH pc_to_prefix ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+
+# The static option: libstrata.a, one archive with the driver, every backend and what they are made of
+# (cmake/StrataStaticArchive.cmake), as the imported target Strata::driver_static and strata-static.pc.
+option(STRATA_INSTALL_STATIC "Also build and install libstrata.a (Strata::driver_static, pkg-config strata-static)" ON)
+if(STRATA_INSTALL_STATIC)
+  include(StrataStaticArchive)
+  find_package(ZLIB REQUIRED)  # imported in the subfolders that use them; seen here too, to walk them
+  find_package(nlohmann_json 3 REQUIRED)
+  strata_static_archive(strata_driver ${CMAKE_BINARY_DIR}/sdk/libstrata.a static_deps)
+  install(FILES ${CMAKE_BINARY_DIR}/sdk/libstrata.a DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  # The prefix is known only when installing: firmware_dir.cc names its firmware folder for programs linked
+  # statically (sim/firmware_image.cc), written by the install itself.
+  install(CODE "set(STRATA_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR})")
+  install(SCRIPT ${STRATA_ROOT}/cmake/StrataWriteFirmwareDir.cmake)
+  file(RELATIVE_PATH cmake_to_prefix ${CMAKE_INSTALL_PREFIX}/${STRATA_INSTALL_CMAKEDIR} ${CMAKE_INSTALL_PREFIX})
+  configure_file(${STRATA_ROOT}/cmake/StrataStaticTargets.cmake.in ${CMAKE_BINARY_DIR}/StrataStaticTargets.cmake @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/StrataStaticTargets.cmake DESTINATION ${STRATA_INSTALL_CMAKEDIR})
+  set(static_libs "")
+  foreach(dep ${static_deps})
+    if(dep MATCHES "^[-/]")
+      string(APPEND static_libs " ${dep}")
+    else()
+      string(APPEND static_libs " -l${dep}")
+    endif()
+  endforeach()
+  configure_file(${STRATA_ROOT}/cmake/strata-static.pc.in ${CMAKE_BINARY_DIR}/strata-static.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/strata-static.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
+# pkg-config
 configure_file(${STRATA_ROOT}/cmake/strata.pc.in ${CMAKE_BINARY_DIR}/strata.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/strata.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -9,6 +9,11 @@
 #error "STRATA_RV32_BINARY_DIR: the build tree's rv32 folder (sim/CMakeLists.txt)"
 #endif
 
+// Defined only in a program linked against the installed static archive: Strata::driver_static adds the
+// install's firmware_dir.cc, which names <prefix>/share/strata/firmware (a static archive cannot find its prefix
+// from where it sits, as the shared library does). Weak: null everywhere else.
+extern "C" const char strata_installed_firmware_dir[] __attribute__((weak));
+
 namespace strata::sim {
 namespace {
 
@@ -36,6 +41,10 @@ std::string ModuleDir() {
 }  // namespace
 
 std::string FirmwareImagePath(const std::string& app) {
+  if (strata_installed_firmware_dir != nullptr) {
+    const std::string installed = std::string(strata_installed_firmware_dir) + "/" + app + ".elf";
+    if (IsRegularFile(installed)) return installed;
+  }
   const std::string dir = ModuleDir();
   if (!dir.empty()) {
     const std::string installed = dir + "/../share/strata/firmware/" + app + ".elf";
