@@ -90,6 +90,12 @@ class Device {
   HbmBridge& bridge() { return *bridge_; }
   // Finishes the waveform file (also done by the destructor); returns false if a conversion failed.
   bool CloseTrace();
+  // Moves the waveform's window to cycles [start, end) (for a window found while running, such as the one
+  // that follows a workload's first GEMM). Cycles already past are not recorded after the fact.
+  void set_trace_window(uint64_t start, uint64_t end) {
+    trace_opts_.start = start;
+    trace_opts_.end = end;
+  }
 
  private:
   uint32_t HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable);

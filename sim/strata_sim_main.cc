@@ -188,7 +188,14 @@ int sc_main(int argc, char* argv[]) {
     std::fprintf(stderr,
                  "  first cycle   %" PRIu64 " (reset released after the ELF load; waveform time %" PRIu64 " ns)\n",
                  r.start_cycle, r.start_cycle);
-    if (!config.trace.path.empty()) std::fprintf(stderr, "  waveform      %s\n", config.trace.path.c_str());
+    if (!config.trace.path.empty()) {
+      std::fprintf(stderr, "  waveform      %s\n", config.trace.path.c_str());
+      // The core's view with function names and decoded instructions (docs/waveforms.md).
+      std::fprintf(stderr,
+                   "  view it with  scripts/gtkwave_symbols.py %s -o out/core-symbols.gtkw --wave %s"
+                   " && gtkwave out/core-symbols.gtkw\n",
+                   elf_path.c_str(), config.trace.path.c_str());
+    }
   }
   switch (r.outcome) {
     case RunOutcome::kPass:

@@ -51,7 +51,7 @@ struct Options {
   std::string hbm = "HBM2";
   int64_t mxu_n = 16;  // the sim backend's option mxu_n: the chip's matrix unit is N x N
   std::string trace = "out/mlp.fst";
-  uint64_t trace_start = 0, trace_end = 0;  // 0, 0: a window around the second step's first GEMM
+  uint64_t trace_start = 0, trace_end = 0;  // 0, 0: the window follows the first GEMM (kFirstGemmTraceCycles)
   std::string report = "out/mlp-report.json";
   std::string alloc_trace;  // "": none
   double compact_at = 0.6;  // explicit compaction when fragmentation exceeds this
@@ -72,7 +72,8 @@ const char kUsage[] =
     "  --hbm PRESET              HBM2 (default), HBM2e, HBM3\n"
     "  --mxu-n N                 the chip with an N x N matrix unit (default 16; 8 and 32 are built too)\n"
     "  --trace FILE              waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)\n"
-    "  --trace-cycles START:END  device cycles to record (default 394000:400000: the first GEMM)\n"
+    "  --trace-cycles START:END  device cycles to record (default: the first GEMM's, from the cycle it is\n"
+    "                            issued, 12000 cycles: its operands' DMA and the start of the matrix unit)\n"
     "  --report FILE             JSON report (default out/mlp-report.json; 'none' for no file)\n"
     "  --alloc-trace FILE.csv    the service's device allocations as a buffer-lifetime trace (id,lower,upper,\n"
     "                            size) for strata-replay and strata-compare (default: none; docs/runtime.md)\n"
@@ -204,6 +205,9 @@ struct Layer {
 const Layer kLayers[] = {{256, 1024, true, 3, 12}, {1024, 256, true, 5, 14}, {256, 64, false, 0, 0}};
 constexpr uint32_t kMinBatch = 16, kMaxBatch = 192;
 constexpr int kMaxWaitSteps = 6;  // a client collects its logits 1..6 steps after the request
+// The default waveform: this many cycles from the first GEMM's issue (its operands' DMA, then the matrix unit's
+// first tiles; about 5 MB of FST).
+constexpr uint64_t kFirstGemmTraceCycles = 12'000;
 
 // The serving tenant's worst case in bytes (each buffer rounded up to the allocator's granule): the weights,
 // the largest request's input and output of its largest layer, and the logits of the kMaxWaitSteps - 1
@@ -275,15 +279,18 @@ int Run(const Options& o) {
     open.hbm_preset = o.hbm.c_str();
     open.hbm_capacity_bytes = o.hbm_capacity;
     open.trace_path = o.trace.empty() ? nullptr : o.trace.c_str();
-    // The default window: the first request's first GEMM starts near cycle 394,000 (after the firmware's boot,
-    // the weight uploads and the input upload), whatever the seed.
-    open.trace_start_cycle = o.trace_end != 0 ? o.trace_start : 394'000;
-    open.trace_end_cycle = o.trace_end != 0 ? o.trace_end : 400'000;
+    // The default window follows the first GEMM (the sim backend's trace_from_first_gemm: the window counts
+    // from the cycle the GEMM is issued), wherever the boot, the weight uploads and the input upload put it
+    // for this seed, HBM, capacity and array size. --trace-cycles gives absolute cycles instead.
+    open.trace_start_cycle = o.trace_end != 0 ? o.trace_start : 0;
+    open.trace_end_cycle = o.trace_end != 0 ? o.trace_end : kFirstGemmTraceCycles;
   }
+  const bool trace_follows_gemm = sim && !o.trace.empty() && o.trace_end == 0;
   std::unique_ptr<strata::Device> opened;
   try {
     strata::NamedOptions named(o.backend);
     if (sim) named.Add("mxu_n", std::to_string(o.mxu_n));
+    if (trace_follows_gemm) named.Add("trace_from_first_gemm", "1");
     for (const std::string& text : o.options) named.AddText(text);
     open.named_options = named.data();
     open.num_named_options = named.size();
@@ -478,6 +485,9 @@ int Run(const Options& o) {
     std::printf("  fragmentation never passed %.2f: no explicit compaction\n", o.compact_at);
   }
   std::printf("wall time    %.1f s (%.2f M device cycles/s)\n", wall, cycles / 1e6 / wall);
+  // The waveform's window in device cycles (= waveform time in ns).
+  const uint64_t trace_begin = trace_follows_gemm ? first_gemm_cycle : open.trace_start_cycle;
+  const uint64_t trace_end = trace_follows_gemm ? first_gemm_cycle + kFirstGemmTraceCycles : open.trace_end_cycle;
   if (!o.report.empty()) {
     nlohmann::ordered_json r;
     r["example"] = "mlp";
@@ -516,7 +526,7 @@ int Run(const Options& o) {
     // The device's own count of successful allocations and frees (the firmware's or the policies' stats).
     r["device_num_allocs"] = end.num_allocs;
     r["device_num_frees"] = end.num_frees;
-    r["trace_cycles"] = {open.trace_start_cycle, open.trace_end_cycle};
+    r["trace_cycles"] = {trace_begin, trace_end};
     r["first_gemm_cycle"] = first_gemm_cycle;
     if (const std::string why = strata::sim::WriteTextFile(o.report, r.dump() + "\n"); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
@@ -536,8 +546,10 @@ int Run(const Options& o) {
                 o.alloc_trace.c_str(), info0.heap_bytes);
   }
   if (!o.trace.empty()) {
-    std::printf("waveform     %s (device cycles %" PRIu64 "..%" PRIu64 "); open it with: gtkwave %s rtl/tpu_mxu.gtkw\n",
-                o.trace.c_str(), open.trace_start_cycle, open.trace_end_cycle, o.trace.c_str());
+    std::printf("waveform     %s (device cycles %" PRIu64 "..%" PRIu64
+                "%s); open it with: gtkwave %s rtl/tpu_mxu.gtkw\n",
+                o.trace.c_str(), trace_begin, trace_end, trace_follows_gemm ? ": the first GEMM, from its issue" : "",
+                o.trace.c_str());
   }
   return mismatches == 0 ? 0 : 1;
 }
