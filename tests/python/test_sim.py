@@ -1,5 +1,8 @@
 """import strata on the sim backend (the Strata model): GEMM bit-exact, stats, compaction and a replay, kept to a
 few seconds. Skipped where the build has no sim backend (STRATA_BUILD_SIM=OFF or no firmware images)."""
+import sys
+import threading
+import time
 import unittest
 
 import numpy as np
@@ -45,6 +48,35 @@ class SimTest(unittest.TestCase):
             with self.subTest(m=m, k=k, n=n, **kwargs):
                 np.testing.assert_array_equal(self.dev.gemm(a, b, **kwargs), reference_gemm(a, b, **kwargs))
                 self.assertGreater(self.dev.last_gemm_cycles, 0)
+
+    def test_calls_release_the_gil(self):
+        # Another Python thread runs at full speed while the model simulates a GEMM. With a short switch interval a
+        # held GIL would give it a few 0.1 ms slices between the upload, GEMM and read calls, not the whole call.
+        rng = np.random.default_rng(3)
+        a, b = random_int8(rng, (128, 256)), random_int8(rng, (256, 128))
+        counter, stop = [0], threading.Event()
+
+        def spin():
+            while not stop.is_set():
+                counter[0] += 1
+
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-4)
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        try:
+            start = counter[0]
+            time.sleep(0.1)  # sleeping releases the GIL: the spinner's rate alone
+            rate = (counter[0] - start) / 0.1
+            start, t0 = counter[0], time.perf_counter()
+            c = self.dev.gemm(a, b)
+            seconds, spun = time.perf_counter() - t0, counter[0] - start
+        finally:
+            stop.set()
+            spinner.join()
+            sys.setswitchinterval(interval)
+        np.testing.assert_array_equal(c, reference_gemm(a, b))
+        self.assertGreater(spun, 0.25 * rate * seconds, f"{spun} spins in {seconds:.3f} s at {rate:.0f}/s alone")
 
     def test_stats_and_compaction(self):
         with self.dev.create_context() as ctx:
