@@ -27,6 +27,9 @@ assert all(os.path.realpath(lib).startswith(prefix) for lib in libs), libs
 with strata.open("gpu-emu", total_bytes=64 << 20, context_bytes=0) as dev:
     a = np.arange(12, dtype=np.int8).reshape(3, 4)
     assert (dev.gemm(a, a.T.copy()) == a.astype(np.int64) @ a.T.astype(np.int64)).all()
+if "sim" in strata.backends():  # the runtime image found beside the installed library (or the build's)
+    with strata.open("sim", hbm_capacity_bytes=8 << 20) as dev:
+        assert (dev.gemm(a, a.T.copy()) == a.astype(np.int64) @ a.T.astype(np.int64)).all()
 print("import strata from", os.path.dirname(strata.__file__), "backends", strata.backends(),
       "libstrata.so" if libs else "static driver")
 ]=])
