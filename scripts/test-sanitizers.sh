@@ -2,14 +2,14 @@
 # Runs the allocator's, the runtime decoder's, the file readers', the GPU policies' and the driver core's unit tests under AddressSanitizer +
 # UndefinedBehaviorSanitizer (build/asan), then every libFuzzer target (tests/fuzz: allocator, decoder, whole runtime, ELF, .npy, trace CSV,
 # PyTorch pickle and JSON, RMM log) for a bounded time each (build/fuzz, clang), each starting from a scratch copy of its committed seed corpus
-# (tests/fuzz/corpus/<target>; the repository is never written). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 18: about 3 minutes
+# (tests/fuzz/corpus/<target>; the repository is never written). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 12: about 2 minutes
 # for the nine targets on two cores).
 # Environment: JOBS (default 2), BUILD_ROOT (default <repo>/build), CTEST_REGEX (default: the allocator).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build_root="${BUILD_ROOT:-$root/build}"
 jobs="${JOBS:-2}"
-fuzz_seconds="${1:-18}"
+fuzz_seconds="${1:-12}"
 regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder|^readers\.|^gpu\.|^host\.core\.|^host\.gpu_emu\.}"
 
 echo "== ASan+UBSan unit tests ($build_root/asan)" >&2
