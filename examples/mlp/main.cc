@@ -206,7 +206,7 @@ const Layer kLayers[] = {{256, 1024, true, 3, 12}, {1024, 256, true, 5, 14}, {25
 constexpr uint32_t kMinBatch = 16, kMaxBatch = 192;
 constexpr int kMaxWaitSteps = 6;  // a client collects its logits 1..6 steps after the request
 // The default waveform: this many cycles from the first GEMM's issue (its operands' DMA, then the matrix unit's
-// first tiles; about 5 MB of FST).
+// first two column blocks and the first results written back; about 17 MB of FST).
 constexpr uint64_t kFirstGemmTraceCycles = 12'000;
 
 // The serving tenant's worst case in bytes (each buffer rounded up to the allocator's granule): the weights,
