@@ -2,8 +2,8 @@
 // returns the JSON (and CSV) text the tools print, which python/strata/tools.py parses: the figures are
 // computed and named once, in those libraries. Runs release the GIL; they use no Python objects.
 //
-// A module of its own because those libraries link the static driver (strata_driver); _strata may link the
-// shared one, and each module keeps its copy to itself (Python loads extension modules RTLD_LOCAL).
+// A module of its own: a build without strata-compare (no nlohmann-json) still has `import strata`. Both modules
+// call libstrata.so where the build has it (python/CMakeLists.txt), so a process has one driver.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
