@@ -405,7 +405,8 @@ class Buffer:
         return self
 
     def __exit__(self, *exc):
-        self._release()
+        if not self.freed and not self.context.destroyed and not self.device.closed:
+            self.free()
         return False
 
     def __del__(self):

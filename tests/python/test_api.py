@@ -355,6 +355,8 @@ class BufferTest(unittest.TestCase):
             self.assertEqual(self.dev.memory_stats()["live_buffers"], before + 1)
         self.assertTrue(buffer.freed)
         self.assertEqual(self.dev.memory_stats()["live_buffers"], before)
+        with self.ctx.alloc(256) as buffer:
+            buffer.free()  # freed inside the block: nothing left to do at its end
 
     def test_buffers_outlive_their_device_quietly(self):
         dev = open_gpu_emu()
