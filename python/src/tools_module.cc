@@ -67,6 +67,14 @@ std::string ReplayStrata(const std::string& source, bool is_path, const std::str
     }
     o.granule_bytes = granule;
   }
+  if (sim && o.policy != strata::alloc::Policy::kTlsf) {
+    BadInput(std::string("backend sim: the runtime firmware places with tlsf only (got policy ") +
+             strata::alloc::PolicyName(o.policy) + ")");
+  }
+  if (sim && o.granule_bytes != strata::alloc::kDefaultGranuleBytes) {
+    BadInput("backend sim: the runtime firmware's granule is " + std::to_string(strata::alloc::kDefaultGranuleBytes) +
+             " bytes (got " + std::to_string(o.granule_bytes) + ")");
+  }
   o.compaction_on_oom = compaction;
   o.max_events = max_events;
   std::string error;

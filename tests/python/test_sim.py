@@ -115,6 +115,16 @@ class SimTest(unittest.TestCase):
         self.assertGreater(r["device_cycles"], 0)
         self.assertGreater(r["device_cycles_per_alloc_p50"], 0)
 
+        with self.assertRaises(ValueError):
+            strata.replay(rows, backend="sim", policy="first-fit")  # the runtime places with tlsf only
+
+    def test_compare_on_the_model(self):
+        rows = [(i, i % 5, i % 5 + 2, 4096 * (1 + i % 3)) for i in range(20)]
+        report = strata.compare(rows, contenders=["strata", "strata-no-compact", "jax"], backend="sim", search=False)
+        backends = {row["contender"]: row["backend"] for row in report["table"]}
+        self.assertEqual(backends, {"strata": "sim", "strata-no-compact": "sim", "jax": "gpu-emu"})
+        self.assertTrue(report["table"][0]["completed"])
+
 
 if __name__ == "__main__":
     unittest.main()

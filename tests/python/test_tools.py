@@ -6,7 +6,7 @@ import subprocess
 import unittest
 
 import strata
-from strata_testing import TRACES
+from strata_testing import TRACES, have_sim
 
 SMALL = os.path.join(TRACES, "minimalloc_A.csv")
 TRACE_KEYS = ["trace", "policy", "compaction", "buffers", "granule_bytes", "max_load_bytes", "capacity_bytes",
@@ -42,6 +42,20 @@ class ReplayTest(unittest.TestCase):
         self.assertIsNone(unbounded["capacity_bytes"])
         self.assertGreaterEqual(unbounded["footprint_bytes"], unbounded["max_load_bytes"])
 
+    def test_bounded_runs(self):
+        for max_events in (1, 10, 307):
+            host = strata.replay(SMALL, max_events=max_events, granule=512)
+            self.assertEqual((host["events"], host["events_total"], host["granule_bytes"]), (max_events, 308, 512))
+            gpu = strata.replay(SMALL, backend="gpu-emu", max_events=max_events)
+            self.assertEqual((gpu["events"], gpu["events_total"]), (max_events, 308))
+        for bad in (0, -1):
+            with self.assertRaises(ValueError):
+                strata.replay(SMALL, max_events=bad)
+        with self.assertRaises(TypeError):
+            strata.replay(SMALL, max_events=1.5)
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, backend="gpu-emu", granule=512)  # the policy decides its rounding
+
     def test_rows_equal_the_file(self):
         rows = rows_of(SMALL)
         from_file = strata.replay(SMALL, capacity="1.0x", compaction=True)
@@ -76,6 +90,13 @@ class ReplayTest(unittest.TestCase):
         cli.pop("wall_seconds")
         py.pop("wall_seconds")
         self.assertEqual(cli, py)
+
+    def test_sim_without_the_backend(self):
+        if have_sim():
+            self.skipTest("this build has the sim backend (test_sim replays on it)")
+        with self.assertRaises(RuntimeError) as cm:
+            strata.replay(SMALL, backend="sim")
+        self.assertIn("no sim backend", str(cm.exception))
 
     def test_bad_input(self):
         with self.assertRaises(ValueError):
