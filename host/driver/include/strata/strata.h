@@ -34,11 +34,12 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  4 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  5 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
        1.3: event sinks (strata_set_event_sink);                         \
-       1.4: events carry device addresses; instants; "heap" track */
+       1.4: events carry device addresses; instants; "heap" track;       \
+       1.5: sim open option trace_from_first_gemm */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
