@@ -4,6 +4,7 @@
 #ifndef STRATA_SIM_STRATA_SIM_CLI_H_
 #define STRATA_SIM_STRATA_SIM_CLI_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,12 @@ enum ExitStatus { kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitTimeout = 3
 // A decimal number, or hex with 0x; no sign, no spaces, no leading zero. ParseBytes also takes a K/M/G suffix.
 bool ParseU64(const char* text, uint64_t& out);
 bool ParseBytes(const char* text, uint64_t& out);
+
+// x to `digits` decimals, for the --json lines (nlohmann-json then prints the shortest text for it).
+inline double Round(double x, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(x * scale) / scale;
+}
 
 // Prints "strata-sim: WHY" and the --help hint on stderr; returns kExitUsage.
 int Usage(const std::string& why);

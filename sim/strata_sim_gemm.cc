@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -249,15 +250,28 @@ int RunGemm(int argc, char* argv[]) {
   const double roofline = compute_cycles >= memory_cycles ? 1.0 : compute_cycles / memory_cycles;
   const double speed = r.wall_seconds > 0 ? r.cycles / r.wall_seconds : 0.0;
   if (json) {
-    std::printf("{\"m\":%" PRIu64 ",\"k\":%" PRIu64 ",\"n\":%" PRIu64 ",\"array_n\":%u,\"cycles\":%" PRIu64
-                ",\"utilization\":%.4f,\"roofline_utilization\":%.4f,\"hbm\":\"%s\",\"hbm_peak_bytes_per_cycle\":%.1f,"
-                "\"hbm_bytes_min\":%.0f,\"run_cycles\":%" PRIu64 ",\"start_cycle\":%" PRIu64
-                ",\"mxu_commands\":%u,\"dma_descriptors\":%u,\"rows_streamed\":%u,\"starved_cycles\":%u,\"steps\":%u,"
-                "\"dma_waits\":%u,\"skipped_cycles\":%" PRIu64
-                ",\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f}\n",
-                m, k, n, box.array_n, box.cycles, util, roofline, config.hbm.name.c_str(), peak, hbm_bytes, r.cycles,
-                r.start_cycle, box.mxu_commands, box.dma_descriptors, box.rows_streamed, box.starved_cycles, box.steps,
-                box.dma_waits, r.skipped_cycles, r.wall_seconds, speed);
+    const nlohmann::ordered_json j{{"m", m},
+                                   {"k", k},
+                                   {"n", n},
+                                   {"array_n", box.array_n},
+                                   {"cycles", box.cycles},
+                                   {"utilization", Round(util, 4)},
+                                   {"roofline_utilization", Round(roofline, 4)},
+                                   {"hbm", config.hbm.name},
+                                   {"hbm_peak_bytes_per_cycle", Round(peak, 1)},
+                                   {"hbm_bytes_min", std::llround(hbm_bytes)},
+                                   {"run_cycles", r.cycles},
+                                   {"start_cycle", r.start_cycle},
+                                   {"mxu_commands", box.mxu_commands},
+                                   {"dma_descriptors", box.dma_descriptors},
+                                   {"rows_streamed", box.rows_streamed},
+                                   {"starved_cycles", box.starved_cycles},
+                                   {"steps", box.steps},
+                                   {"dma_waits", box.dma_waits},
+                                   {"skipped_cycles", r.skipped_cycles},
+                                   {"wall_seconds", Round(r.wall_seconds, 3)},
+                                   {"sim_cycles_per_second", std::llround(speed)}};
+    std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on a %ux%u array: %" PRIu64
                 " cycles, utilization %.1f%% (roofline %.1f%% under %s; %u MXU commands, %u DMA descriptors, MXU"

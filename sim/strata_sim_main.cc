@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <systemc>
 
@@ -169,13 +170,21 @@ int sc_main(int argc, char* argv[]) {
   const double speed = r.wall_seconds > 0 ? r.cycles / r.wall_seconds : 0.0;
   if (json) {
     // mxu_n is the size of the chip model that ran (the device's), not the --mxu-n that asked for it.
-    std::printf("{\"elf\":\"%s\",\"result\":\"%s\",\"tohost\":%u,\"fail_code\":%u,\"cycles\":%" PRIu64
-                ",\"instructions\":%" PRIu64 ",\"cpi\":%.4f,\"mxu_n\":%d,\"start_cycle\":%" PRIu64
-                ",\"skipped_cycles\":%" PRIu64 ",\"wall_seconds\":%.4f,\"sim_cycles_per_second\":%.0f%s%s%s}\n",
-                elf_path.c_str(), verdict, r.tohost, r.fail_code, r.cycles, r.instret, cpi, platform.device().mxu_n(),
-                r.start_cycle, r.skipped_cycles, r.wall_seconds, speed,
-                config.trace.path.empty() ? "" : ",\"trace\":\"", config.trace.path.c_str(),
-                config.trace.path.empty() ? "" : "\"");
+    // Strings through nlohmann-json: a path with a quote or a backslash still gives a well-formed line.
+    nlohmann::ordered_json j{{"elf", elf_path},
+                             {"result", verdict},
+                             {"tohost", r.tohost},
+                             {"fail_code", r.fail_code},
+                             {"cycles", r.cycles},
+                             {"instructions", r.instret},
+                             {"cpi", Round(cpi, 4)},
+                             {"mxu_n", platform.device().mxu_n()},
+                             {"start_cycle", r.start_cycle},
+                             {"skipped_cycles", r.skipped_cycles},
+                             {"wall_seconds", Round(r.wall_seconds, 4)},
+                             {"sim_cycles_per_second", std::llround(speed)}};
+    if (!config.trace.path.empty()) j["trace"] = config.trace.path;
+    std::printf("%s\n", j.dump().c_str());
   } else if (!quiet) {
     std::fprintf(stderr, "\nstrata-sim: %s", verdict);
     if (r.outcome == RunOutcome::kFail) std::fprintf(stderr, " (firmware code %u)", r.fail_code);
