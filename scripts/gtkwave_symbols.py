@@ -56,6 +56,9 @@ def run_tool(tool, args):
 def short_name(demangled):
     """`(anonymous namespace)::OnTimer(strata::arch::TrapFrame*)` -> `OnTimer`; keeps templates and scopes."""
     name = demangled.replace("(anonymous namespace)::", "")
+    name = re.sub(r"\s*\[clone [^\]]*\]", "", name)  # GCC's specialised copies: foo(int) [clone .isra.0]
+    while re.search(r"\s(const|volatile|&|&&)$", name):  # member function qualifiers after the arguments
+        name = re.sub(r"\s(const|volatile|&|&&)$", "", name)
     if name.endswith(")"):  # drop the argument list: the last balanced (...) group
         depth = 0
         for i in range(len(name) - 1, -1, -1):
@@ -63,7 +66,7 @@ def short_name(demangled):
             if depth == 0:
                 name = name[:i] if i > 0 else name
                 break
-    return name.replace(" ", "") or demangled
+    return name.replace(", ", ",") or demangled  # template arguments without spaces; GTKWave keeps the rest
 
 
 def code_symbols(elf, prefix):
