@@ -44,6 +44,15 @@ def main():
     pcs = read_filter(os.path.join(work, "core-symbols.pc.txt"))
     words = read_filter(os.path.join(work, "core-symbols.instr.txt"))
 
+    # Demangled names, shortened: no arguments, qualifiers, clones or anonymous namespaces.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    import gtkwave_symbols  # noqa: E402
+    for full, short in (("(anonymous namespace)::OnTimer(strata::arch::TrapFrame*)", "OnTimer"),
+                        ("strata::A<unsigned short, int>::Plan(A::Window const&, unsigned long) const",
+                         "strata::A<unsigned short,int>::Plan"),
+                        ("foo(int) [clone .isra.0]", "foo"), ("main", "main")):
+        check(gtkwave_symbols.short_name(full) == short, f"{full!r} -> {gtkwave_symbols.short_name(full)!r}")
+
     # Symbols: main and the trap entry at their nm addresses, and an offset inside main.
     nm = subprocess.run([prefix + "nm", elf], check=True, capture_output=True, text=True).stdout
     addr = {l.split()[2]: int(l.split()[0], 16) for l in nm.splitlines() if len(l.split()) == 3}
