@@ -122,6 +122,8 @@ def _typed_option(backend, name, value, value_type):
             value = str(value)  # ... and so is mem_fraction: 0.5 means "0.5"
         if not isinstance(value, str):
             raise TypeError(f"option {name} of the {backend} backend is a {kind}, not {type(value).__name__}")
+        if "\0" in value:
+            raise ValueError(f"option {name} of the {backend} backend holds a NUL character")
         return (name, value_type, value, 0, 0.0, False)
     if value_type == _strata.VALUE_INT64:
         number = _integer(value, f"option {name} of the {backend} backend", _INT64_MIN, _INT64_MAX)
@@ -192,7 +194,7 @@ class Device:
         return self._core.info()
 
     def memory_stats(self, context=None):
-        """Device memory figures under the frameworks' names (docs/python.md#memory-stats): every field of
+        """Device memory figures under the frameworks' names (docs/python.md#memory-stats-the-frameworks-names): every field of
         strata_memory_stats under its C name (JAX's / TensorFlow's where they have one: bytes_in_use,
         peak_bytes_in_use, bytes_limit, num_allocs, largest_alloc_size, largest_free_block_bytes, pool_bytes,
         peak_pool_bytes), plus PyTorch's torch.cuda.memory_stats() keys for the same figures. With a context,

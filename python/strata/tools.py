@@ -49,6 +49,8 @@ def _trace_source(trace, what="trace"):
         path = os.fspath(trace)
         if not isinstance(path, str):
             raise TypeError(f"{what} path must be text, not bytes")
+        if "\0" in path:
+            raise ValueError(f"{what} path holds a NUL character")
         return path, True, os.path.basename(path)
     if isinstance(trace, (bytes, bytearray, dict)) or not hasattr(trace, "__iter__"):
         raise TypeError(f"{what} must be a path or an iterable of rows (id, lower, upper, size), not "
@@ -89,7 +91,10 @@ def _options_text(options):
         return {}
     if not isinstance(options, dict):
         raise TypeError(f"options must be a dict of NAME: VALUE, not {type(options).__name__}")
-    return {str(name): str(value).lower() if isinstance(value, bool) else str(value) for name, value in options.items()}
+    text = {str(name): str(value).lower() if isinstance(value, bool) else str(value) for name, value in options.items()}
+    if any("\0" in item for pair in text.items() for item in pair):
+        raise ValueError("options hold a NUL character")
+    return text
 
 
 def _count(value, what):

@@ -97,6 +97,8 @@ class OpenTest(unittest.TestCase):
             self.assertIn(name, str(cm.exception))
         with self.assertRaises(ValueError):
             strata.open("gpu-emu", total_bytes=1 << 63)
+        with self.assertRaises(ValueError):
+            strata.open("gpu-emu", policy="jax\0torch")  # C strings end at the NUL
 
     def test_unknown_option(self):
         with self.assertRaises(strata.InvalidArgumentError) as cm:

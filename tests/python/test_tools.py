@@ -110,6 +110,8 @@ class ReplayTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             strata.replay("/no/such/trace.csv")
         with self.assertRaises(ValueError):
+            strata.replay(SMALL + "\0.txt")
+        with self.assertRaises(ValueError):
             strata.replay([{"id": 1, "lower": 5, "upper": 2, "size": 8}])  # ends before it starts
         with self.assertRaises(ValueError):
             strata.replay([{"id": 1, "lower": 0}])
