@@ -325,9 +325,14 @@ PYBIND11_MODULE(_strata, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const CallError& e) {
-      py::object cls = py::module_::import("strata.errors").attr("error_class")(strata_status_name(e.status));
-      py::object error = cls(e.message, strata_status_name(e.status));
-      PyErr_SetObject(cls.ptr(), error.ptr());
+      const char* status = strata_status_name(e.status);
+      try {
+        py::object cls = py::module_::import("strata.errors").attr("error_class")(status);
+        py::object error = cls(e.message, status);
+        PyErr_SetObject(cls.ptr(), error.ptr());
+      } catch (const py::error_already_set&) {  // no strata package (interpreter shutdown): the plain message
+        PyErr_SetString(PyExc_RuntimeError, (std::string(status) + ": " + e.message).c_str());
+      }
     }
   });
 
