@@ -54,7 +54,7 @@ def main():
         check(first == g * 1000, f"{name}: the waveform starts at {first} ps, not at the GEMM's issue {g * 1000} ps")
         check(last is not None and last < (g + WINDOW) * 1000, f"{name}: the waveform ends at {last} ps")
         check(busy_at is not None and first <= busy_at <= last, f"{name}: the matrix unit is never busy in the window")
-        check(f"device cycles {g}..{g + WINDOW}: the first GEMM" in out, f"{name}: the summary's waveform line:\n{out}")
+        check(f"device cycles {g}..{g + WINDOW} = waveform ns: the first GEMM" in out, f"{name}: the summary's waveform line:\n{out}")
     check(cycles["default"] != cycles["n32_hbm3"], f"the first GEMM at the same cycle on both chips ({cycles}): "
           "the test shows nothing")
     # An explicit window is absolute, as before.

@@ -547,7 +547,7 @@ int Run(const Options& o) {
   }
   if (!o.trace.empty()) {
     std::printf("waveform     %s (device cycles %" PRIu64 "..%" PRIu64
-                "%s); open it with: gtkwave %s rtl/tpu_mxu.gtkw\n",
+                " = waveform ns%s); open it with: gtkwave %s rtl/tpu_mxu.gtkw\n",
                 o.trace.c_str(), trace_begin, trace_end, trace_follows_gemm ? ": the first GEMM, from its issue" : "",
                 o.trace.c_str());
   }
