@@ -213,7 +213,16 @@ def main():
           file=sys.stderr)
     if filters_only:
         return 0
-    src = a.gtkw or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rtl", "tpu_core.gtkw")
+    src = a.gtkw
+    if src is None:  # the source tree's view, or an installed one (bin/ beside share/strata/gtkwave/)
+        here = os.path.dirname(os.path.abspath(__file__))
+        candidates = [os.path.join(here, "..", "rtl", "tpu_core.gtkw"),
+                      os.path.join(here, "..", "share", "strata", "gtkwave", "tpu_core.gtkw")]
+        src = next((c for c in candidates if os.path.isfile(c)), None)
+        if src is None:
+            sys.exit("gtkwave_symbols: no tpu_core.gtkw beside this script (rtl/ or share/strata/gtkwave/); pass --gtkw")
+    elif not os.path.isfile(src):
+        sys.exit(f"gtkwave_symbols: no such save file: {src}")
     n = rewrite_savefile(src, a.out, pc_file, instr_file, a.wave)
     if n == 0:
         print(f"gtkwave_symbols: warning: {src} shows no PC or instruction trace; {a.out} filters nothing",
