@@ -3,7 +3,8 @@
 #   lib/libstrata.so.<major>    the driver with every backend of this build; lib/libstrata.so links to it
 #   lib/cmake/Strata/           find_package(Strata) -> Strata::driver
 #   lib/pkgconfig/strata.pc     pkg-config --cflags --libs strata
-#   bin/                        strata-sim, strata-replay, strata-compare, strata-import, strata-mlp
+#   bin/                        strata-sim, strata-replay, strata-compare, strata-import, strata-mlp,
+#                               strata-gtkwave-symbols (scripts/gtkwave_symbols.py)
 #   share/strata/firmware/      the firmware images the sim backend and strata-sim load by default, found
 #                               relative to the library or program (sim/firmware_image.h)
 #   share/strata/gtkwave/       GTKWave save files for the core, the DMA and the matrix unit
@@ -42,6 +43,9 @@ endif()
 
 file(GLOB gtkw_files ${STRATA_ROOT}/rtl/*.gtkw)
 install(FILES ${gtkw_files} DESTINATION ${CMAKE_INSTALL_DATADIR}/strata/gtkwave)
+# The core's view with function names and decoded instructions (docs/waveforms.md).
+install(PROGRAMS ${STRATA_ROOT}/scripts/gtkwave_symbols.py DESTINATION ${CMAKE_INSTALL_BINDIR}
+        RENAME strata-gtkwave-symbols)
 install(FILES ${STRATA_ROOT}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${STRATA_ROOT}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -9,7 +9,7 @@ endif()
 foreach(f include/strata/strata.h include/strata/strata.hpp include/strata/named_options.hpp include/strata/status.h
           include/strata/gemm.h lib/libstrata.so lib/cmake/Strata/StrataConfig.cmake
           lib/cmake/Strata/StrataConfigVersion.cmake lib/cmake/Strata/StrataTargets.cmake lib/pkgconfig/strata.pc
-          share/doc/strata/README.md share/strata/gtkwave/tpu_core.gtkw)
+          share/doc/strata/README.md share/strata/gtkwave/tpu_core.gtkw bin/strata-gtkwave-symbols)
   if(NOT EXISTS ${PREFIX}/${f})
     message(FATAL_ERROR "the install has no ${f}")
   endif()
