@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config python3
   verilator libsystemc-dev zlib1g-dev
   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf
-  googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   clang libclang-rt-14-dev clang-format
   gtkwave
   python3-matplotlib  # scripts/plot_compare.py, run with /usr/bin/python3

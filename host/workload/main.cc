@@ -6,83 +6,66 @@
 #include <iostream>
 #include <string>
 
+#include "tool_cli.h"
 #include "workload.h"
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: strata-import INPUT [--format auto|csv|torch|rmm] [--device N] [-o OUT.csv] [--summary]\n"
-    "                     [--max-input-bytes N]\n"
-    "\n"
+constexpr const char* kSynopsis =
+    "strata-import INPUT [--format auto|csv|torch|rmm] [--device N] [-o OUT.csv] [--summary]\n"
+    "                     [--max-input-bytes N]";
+constexpr const char* kDescription =
     "Converts a workload into the buffer-lifetime trace CSV (header id,lower,upper,size) that\n"
     "strata-replay reads, and prints a one-line summary on stderr (events, buffers, buffers live\n"
-    "from the start, peak live bytes, events skipped). Times are event indices in the source.\n"
-    "\n"
-    "  --format F        auto (default: by the first bytes), torch (a PyTorch memory snapshot:\n"
-    "                    torch.cuda.memory._dump_snapshot pickle, or JSON), rmm (an RMM\n"
-    "                    logging_resource_adaptor log), csv (a trace CSV, checked and rewritten)\n"
-    "  --device N        torch: the device whose trace to import (default 0)\n"
-    "  -o OUT.csv        write the trace there (default: standard output)\n"
-    "  --summary         only the summary: no trace on standard output (still written with -o)\n"
-    "  --max-input-bytes N  refuse larger inputs (default 1073741824)\n"
-    "  --help            this text\n"
-    "\n"
+    "from the start, peak live bytes, events skipped). Times are event indices in the source.";
+constexpr const char* kFooter =
     "Pickles are read by a data-only reader: nothing in them is imported or executed, and a pickle\n"
     "that asks for a Python object (GLOBAL, REDUCE, ...) is refused. See docs/workloads.md.\n"
     "\n"
     "Exit status: 0 on success, 1 when the output cannot be written, 2 on bad usage or input (the\n"
-    "message names the byte offset or line of what could not be read).\n";
-
-int Usage(const std::string& message) {
-  std::fprintf(stderr, "strata-import: %s\n\n%s", message.c_str(), kUsage);
-  return 2;
-}
+    "message names the byte offset or line of what could not be read).";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::workload;
   std::string input, output;
-  bool have_input = false, summary_only = false;
+  bool summary_only = false;
   Format format = Format::kAuto;
   ImportOptions options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (arg == "--format") {
-      if (!value(&v)) return Usage("--format needs a value");
-      if (!ParseFormat(v, &format)) return Usage("unknown format '" + v + "' (auto, csv, torch, rmm)");
-    } else if (arg == "--device") {
-      uint64_t n;
-      if (!value(&v)) return Usage("--device needs a value");
-      if (!ParseCount(v, &n) || n > 1'000'000) return Usage("--device '" + v + "' is not a device index");
-      options.device = static_cast<int64_t>(n);
-    } else if (arg == "-o" || arg == "--output") {
-      if (!value(&output)) return Usage(arg + " needs a file name");
-    } else if (arg == "--summary") {
-      summary_only = true;
-    } else if (arg == "--max-input-bytes") {
-      if (!value(&v)) return Usage("--max-input-bytes needs a value");
-      if (!ParseCount(v, &options.max_input_bytes)) return Usage("--max-input-bytes '" + v + "' is not a byte count");
-      options.pickle.max_bytes = options.json.max_bytes = options.max_input_bytes;
-    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      return Usage("unknown option '" + arg + "'");
-    } else if (have_input) {
-      return Usage("more than one input ('" + input + "', '" + arg + "')");
-    } else {
-      input = arg;
-      have_input = true;
-    }
-  }
-  if (!have_input) return Usage("no input file");
+  CLI::App app{kDescription, "strata-import"};
+  strata::cli::Setup(app, kSynopsis, kFooter);
+  app.add_option("INPUT", input, "the workload file: a PyTorch snapshot, an RMM log or a trace CSV")
+      ->type_name("INPUT");
+  strata::cli::AddTaken(
+      app, "--format", "F",
+      [&](const std::string& v) {
+        return ParseFormat(v, &format) ? "" : "unknown format '" + v + "' (auto, csv, torch, rmm)";
+      },
+      "auto (default: by the first bytes), torch (a PyTorch memory snapshot:\n"
+      "torch.cuda.memory._dump_snapshot pickle, or JSON), rmm (an RMM\n"
+      "logging_resource_adaptor log), csv (a trace CSV, checked and rewritten)");
+  strata::cli::AddTaken(
+      app, "--device", "N",
+      [&](const std::string& v) -> std::string {
+        uint64_t n;
+        if (!ParseCount(v, &n) || n > 1'000'000) return "'" + v + "' is not a device index";
+        options.device = static_cast<int64_t>(n);
+        return "";
+      },
+      "torch: the device whose trace to import (default 0)");
+  app.add_option("-o,--output", output, "write the trace there (default: standard output)")->type_name("OUT.csv");
+  app.add_flag("--summary", summary_only, "only the summary: no trace on standard output (still written with -o)");
+  strata::cli::AddTaken(
+      app, "--max-input-bytes", "N",
+      [&](const std::string& v) -> std::string {
+        if (!ParseCount(v, &options.max_input_bytes)) return "'" + v + "' is not a byte count";
+        options.pickle.max_bytes = options.json.max_bytes = options.max_input_bytes;
+        return "";
+      },
+      "refuse larger inputs (default 1073741824)");
+  if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  if (input.empty()) return strata::cli::Usage("strata-import", "no input file");
 
   strata::replay::Trace trace;
   ImportStats stats;

@@ -1,0 +1,136 @@
+// The command line of every Strata tool (strata-sim, strata-replay, strata-compare, strata-import, strata-mlp) on
+// CLI11, under one set of rules: --help (-h) prints the usage line, what the program does, every option and the
+// exit statuses on stdout and exits 0; a usage error prints "PROG: WHY" and "Try 'PROG --help'." on stderr and
+// exits with kExitUsage (2 in every tool); values are read by the tool's own rules (suffixes, 0x), so what the
+// docs promise is unchanged. Header-only; depends on CLI11 alone.
+#ifndef STRATA_SIM_CLI_TOOL_CLI_H_
+#define STRATA_SIM_CLI_TOOL_CLI_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::cli {
+
+constexpr int kExitUsage = 2;
+// What Parse returns when the program should go on.
+constexpr int kContinue = -1;
+
+// Help text: the tool's synopsis ("usage: PROG ..."), its description, its options with their value names (no
+// CLI11 type names or defaults: each option's text says its default), then the footer (exit statuses).
+class HelpFormatter : public CLI::Formatter {
+ public:
+  explicit HelpFormatter(std::string synopsis) : synopsis_(std::move(synopsis)) { column_width(24); }
+
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    if (synopsis_.empty()) return CLI::Formatter::make_usage(app, std::move(name));
+    return "usage: " + synopsis_ + "\n";
+  }
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+    std::ostringstream out;
+    out << make_usage(app, name);
+    if (!app->get_description().empty()) out << "\n" << app->get_description() << "\n";
+    out << make_positionals(app) << make_groups(app, mode) << make_subcommands(app, mode);
+    const std::string footer = make_footer(app);
+    if (!footer.empty()) out << "\n" << footer;
+    return out.str();
+  }
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (opt->get_positional() || opt->get_type_size() == 0 || opt->get_type_name().empty()) return "";
+    return " " + opt->get_type_name();
+  }
+
+ private:
+  std::string synopsis_;
+};
+
+// Prints "PROG: WHY" and the --help hint on stderr; returns kExitUsage. For the checks a program makes after
+// parsing (options that need each other, values read with the input).
+inline int Usage(const std::string& program, const std::string& why) {
+  std::fprintf(stderr, "%s: %s\nTry '%s --help'.\n", program.c_str(), why.c_str(), program.c_str());
+  return kExitUsage;
+}
+
+// A tool's App with the house rules. `synopsis` is the usage line after "usage: " ("strata-import INPUT [...]").
+// A repeated option keeps its last value (as the hand-written parsers did), unless it is declared repeatable.
+inline void Setup(CLI::App& app, const std::string& synopsis, const std::string& footer) {
+  app.formatter(std::make_shared<HelpFormatter>(synopsis));
+  app.footer(footer);
+  app.set_help_flag("-h,--help", "this text");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.get_formatter()->label("Positionals", "Arguments");
+}
+
+// Parses argv: kContinue to go on, 0 after --help (printed on stdout), kExitUsage after a usage error.
+inline int Parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return 0;
+  } catch (const CLI::ExtrasError&) {
+    // Named as the hand-written parsers named them: the first option nobody takes, else the first extra argument.
+    const std::vector<std::string> extras = app.remaining();
+    for (const std::string& arg : extras) {
+      if (arg.size() > 1 && arg[0] == '-') return Usage(app.get_name(), "unknown option '" + arg + "'");
+    }
+    return Usage(app.get_name(), "unexpected argument '" + (extras.empty() ? std::string() : extras[0]) + "'");
+  } catch (const CLI::ParseError& e) {
+    return Usage(app.get_name(), e.what());
+  }
+  return kContinue;
+}
+
+// The long name of a CLI11 name list ("-o,--output" -> "--output").
+inline std::string LongName(const std::string& names) {
+  const size_t comma = names.rfind(',');
+  return comma == std::string::npos ? names : names.substr(comma + 1);
+}
+
+// An option whose value `take` reads by the tool's own rules: it returns "" when it took the value, else why the
+// value is refused, which becomes the usage error "OPTION: WHY". `value_name` is what --help shows ("N", "FILE").
+inline CLI::Option* AddTaken(CLI::App& app, const std::string& names, const std::string& value_name,
+                             std::function<std::string(const std::string&)> take, const std::string& help) {
+  const std::string name = LongName(names);
+  return app
+      .add_option_function<std::string>(
+          names,
+          [name, take = std::move(take)](const std::string& v) {
+            const std::string why = take(v);
+            if (!why.empty()) throw CLI::ValidationError(name, why);
+          },
+          help)
+      ->type_name(value_name);
+}
+
+// A repeatable option (each occurrence one value, in order): `take` as above, once per value.
+inline CLI::Option* AddRepeated(CLI::App& app, const std::string& names, const std::string& value_name,
+                                std::function<std::string(const std::string&)> take, const std::string& help) {
+  const std::string name = LongName(names);
+  return app
+      .add_option_function<std::vector<std::string>>(
+          names,
+          [name, take = std::move(take)](const std::vector<std::string>& values) {
+            for (const std::string& v : values) {
+              const std::string why = take(v);
+              if (!why.empty()) throw CLI::ValidationError(name, why);
+            }
+          },
+          help)
+      ->type_name(value_name)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+}  // namespace strata::cli
+
+#endif  // STRATA_SIM_CLI_TOOL_CLI_H_
