@@ -37,7 +37,17 @@ def load(path):
                 if mask & used or mask >> 32:
                     sys.exit(f"{path}: {reg['name']}.{fld['name']} overlaps another field or bit 31")
                 used |= mask
+    consts = {c["name"] for c in spec.get("constants", [])}
+    for d in spec.get("derived", []):
+        if len(d["min"]) != 2 or any(x != d["arg"] and x not in consts for x in d["min"]):
+            sys.exit(f"{path}: derived {d['name']}: min of two operands, each {d['arg']} or a constant")
     return spec
+
+
+def derived_min(d, arg, const):
+    """A derived rule's expression: min of two operands, each the argument or a named constant."""
+    a, b = (arg if x == d["arg"] else const(x) for x in d["min"])
+    return f"(({a}) < ({b}) ? ({a}) : ({b}))"
 
 
 def camel(name):
@@ -61,6 +71,11 @@ def emit_sv(spec, out):
     for enum in spec.get("enums", []):
         for v in enum["values"]:
             w(f"  localparam int unsigned {camel(enum['name'])}{camel(v['name'])} = {v['value']};\n")
+    for d in spec.get("derived", []):
+        arg = d["arg"].lower()
+        w(f"  // {d['desc']}\n")
+        w(f"  function automatic int unsigned {d['name'].lower()}(int unsigned {arg});\n")
+        w(f"    return {derived_min(d, arg, camel)};\n  endfunction\n")
     for block in spec["blocks"]:
         b = block["name"].capitalize()
         w(f"  localparam logic [31:0] {b}Base = 32'h{num(block['base']):08x};\n")
@@ -94,6 +109,11 @@ def emit_h(spec, out):
     w(f"#define STRATA_NUM_IRQS STRATA_U({len(spec['irqs'])})\n\n")
     for const in spec.get("constants", []):
         w(f"#define STRATA_{const['name']} STRATA_U({const['value']})  /* {const['desc']} */\n")
+    w("\n")
+    for d in spec.get("derived", []):
+        arg = d["arg"].lower()
+        w(f"/* {d['desc']} */\n")
+        w(f"#define STRATA_{d['name']}({arg}) {derived_min(d, arg, lambda c: 'STRATA_' + c)}\n")
     w("\n")
     for enum in spec.get("enums", []):
         w(f"/* {enum['name']}: {enum['desc']} */\n")

@@ -84,7 +84,7 @@ void Init() {
 uint32_t ArraySize() { return g_n; }
 
 strata_status Submit(const Command& c, uint32_t* ticket) {
-  const uint32_t align = g_n < 64 ? g_n : 64;
+  const uint32_t align = STRATA_MXU_ROW_ALIGN(g_n);
   if (ticket == nullptr || g_n == 0 || c.rows == 0 || c.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
     return STRATA_INVALID_ARGUMENT;
   switch (c.op) {
