@@ -19,6 +19,8 @@ constexpr uint32_t kIrqMachineTimer = 7;
 constexpr uint32_t kIrqMachineExternal = 11;
 constexpr uint32_t kMstatusMie = 1u << 3;
 
+#if defined(__riscv)
+
 #define STRATA_CSR_READ(csr)                   \
   ({                                           \
     uint32_t v_;                               \
@@ -29,12 +31,44 @@ constexpr uint32_t kMstatusMie = 1u << 3;
 #define STRATA_CSR_SET(csr, v) asm volatile("csrs " #csr ", %0" ::"r"(v))
 #define STRATA_CSR_CLEAR(csr, v) asm volatile("csrc " #csr ", %0" ::"r"(v))
 
+inline void WaitForInterrupt() { asm volatile("wfi"); }
+
+#else  // host: the CSRs are a fake register file and wfi is a test hook (arch/host/arch_host.h)
+
+namespace host {
+// The CSRs firmware names (their RISC-V numbers); another name does not compile on the host.
+enum class Csr : uint32_t {
+  mstatus = 0x300,
+  mie = 0x304,
+  mip = 0x344,
+  mcycle = 0xb00,
+  minstret = 0xb02,
+  mcycleh = 0xb80,
+  minstreth = 0xb82,
+};
+uint32_t CsrRead(Csr csr);
+void CsrWrite(Csr csr, uint32_t value);
+}  // namespace host
+
+#define STRATA_CSR_READ(csr) ::strata::arch::host::CsrRead(::strata::arch::host::Csr::csr)
+#define STRATA_CSR_WRITE(csr, v) ::strata::arch::host::CsrWrite(::strata::arch::host::Csr::csr, (v))
+#define STRATA_CSR_SET(csr, v) \
+  ::strata::arch::host::CsrWrite(::strata::arch::host::Csr::csr, STRATA_CSR_READ(csr) | (v))
+#define STRATA_CSR_CLEAR(csr, v) \
+  ::strata::arch::host::CsrWrite(::strata::arch::host::Csr::csr, STRATA_CSR_READ(csr) & ~(v))
+
+// Calls the hook a test installed (arch::host::SetWfiHook): where the test's model of the device runs.
+void WaitForInterrupt();
+
+#endif
+
+// The 64-bit counters read as high, low, high again until the high word holds still.
 inline uint64_t ReadCycle() {
   uint32_t hi, lo, hi2;
   do {
-    asm volatile("csrr %0, mcycleh" : "=r"(hi));
-    asm volatile("csrr %0, mcycle" : "=r"(lo));
-    asm volatile("csrr %0, mcycleh" : "=r"(hi2));
+    hi = STRATA_CSR_READ(mcycleh);
+    lo = STRATA_CSR_READ(mcycle);
+    hi2 = STRATA_CSR_READ(mcycleh);
   } while (hi != hi2);
   return (static_cast<uint64_t>(hi) << 32) | lo;
 }
@@ -42,16 +76,15 @@ inline uint32_t ReadCycle32() { return STRATA_CSR_READ(mcycle); }
 inline uint64_t ReadInstret() {
   uint32_t hi, lo, hi2;
   do {
-    asm volatile("csrr %0, minstreth" : "=r"(hi));
-    asm volatile("csrr %0, minstret" : "=r"(lo));
-    asm volatile("csrr %0, minstreth" : "=r"(hi2));
+    hi = STRATA_CSR_READ(minstreth);
+    lo = STRATA_CSR_READ(minstret);
+    hi2 = STRATA_CSR_READ(minstreth);
   } while (hi != hi2);
   return (static_cast<uint64_t>(hi) << 32) | lo;
 }
 
 inline void EnableInterrupts() { STRATA_CSR_SET(mstatus, kMstatusMie); }
 inline void DisableInterrupts() { STRATA_CSR_CLEAR(mstatus, kMstatusMie); }
-inline void WaitForInterrupt() { asm volatile("wfi"); }
 
 // Handler for one machine interrupt cause (7 timer, 11 external). nullptr removes it.
 using InterruptHandler = void (*)(TrapFrame* frame);

@@ -1,17 +1,14 @@
-// DMA driver. Completion interrupts are used as wake-up events, with mstatus.MIE off so no trap
-// is taken: the driver clears the pending bit, re-checks the queue's DONE counter and sleeps in
-// wfi (which wakes on a pending, enabled interrupt whatever MIE says); a completion between the
-// check and the wfi leaves the bit pending, so wfi returns at once and no wake-up is lost. The
-// DMA source is enabled only while sleeping, so it never interrupts other code.
+// DMA driver. Completion interrupts are wake-up events only (drivers/irq.h): the driver sleeps until the
+// queue's DONE counter reaches a ticket, with the DMA source enabled only while it sleeps.
 #include "drivers/dma.h"
 
 #include "arch/arch.h"
+#include "drivers/irq.h"
 #include "hal/mmio.h"
 
 namespace strata::dma {
 namespace {
 
-constexpr hal::MmioRegion kCtrl(STRATA_CTRL_BASE);
 constexpr hal::MmioRegion kDma(STRATA_DMA_BASE);
 
 uint32_t g_submitted[kNumQueues];
@@ -22,17 +19,7 @@ void SetReg(uint32_t queue, uint32_t offset, uint32_t v) { kDma.Write32(queue * 
 
 // Sleeps until `done(queue) >= target` (wrap-safe).
 void SleepUntil(uint32_t queue, uint32_t target) {
-  if (static_cast<int32_t>(Reg(queue, STRATA_DMA_DONE) - target) >= 0) return;
-  const bool interrupts_on = (STRATA_CSR_READ(mstatus) & arch::kMstatusMie) != 0;
-  arch::DisableInterrupts();
-  kCtrl.Write32(STRATA_CTRL_IRQ_ENABLE, kCtrl.Read32(STRATA_CTRL_IRQ_ENABLE) | STRATA_IRQ_DMA);
-  for (;;) {
-    kCtrl.Write32(STRATA_CTRL_IRQ_PENDING, STRATA_IRQ_DMA);
-    if (static_cast<int32_t>(Reg(queue, STRATA_DMA_DONE) - target) >= 0) break;
-    arch::WaitForInterrupt();
-  }
-  kCtrl.Write32(STRATA_CTRL_IRQ_ENABLE, kCtrl.Read32(STRATA_CTRL_IRQ_ENABLE) & ~STRATA_IRQ_DMA);
-  if (interrupts_on) arch::EnableInterrupts();
+  irq::SleepUntil(STRATA_IRQ_DMA, [=] { return static_cast<int32_t>(Reg(queue, STRATA_DMA_DONE) - target) >= 0; });
 }
 
 strata_status StatusOf(uint32_t engine_error) {

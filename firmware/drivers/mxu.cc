@@ -1,19 +1,19 @@
-// Matrix-unit driver. As the DMA driver: interrupts are wake-up events only (mstatus.MIE stays
-// as it was, the MXU source is enabled while sleeping); every command asks for a completion
-// interrupt, so a sleeper waiting for queue space or a ticket always gets woken.
+// Matrix-unit driver. As the DMA driver: interrupts are wake-up events only (drivers/irq.h; the MXU
+// source is enabled while sleeping); every command asks for a completion interrupt, so a sleeper
+// waiting for queue space or a ticket always gets woken.
 // The staged command registers keep their values across PUSH, so Submit writes only the ones
 // that differ from the previous command (a cache of what it last wrote): a GEMM's commands
 // mostly differ in SRC and DST, and every MMIO store costs the control core cycles.
 #include "drivers/mxu.h"
 
 #include "arch/arch.h"
+#include "drivers/irq.h"
 #include "hal/mmio.h"
 #include "strata/gemm.h"  // STRATA_GEMM_MAX_QUANT_SHIFT
 
 namespace strata::mxu {
 namespace {
 
-constexpr hal::MmioRegion kCtrl(STRATA_CTRL_BASE);
 constexpr hal::MmioRegion kMxu(STRATA_MXU_BASE);
 
 uint32_t g_n = 0;
@@ -41,17 +41,7 @@ uint32_t Pending() {
 // Sleeps until `ready()` holds; the MXU interrupt (one per completed command) wakes the core.
 template <typename Ready>
 void SleepUntil(Ready ready) {
-  if (ready()) return;
-  const bool interrupts_on = (STRATA_CSR_READ(mstatus) & arch::kMstatusMie) != 0;
-  arch::DisableInterrupts();
-  kCtrl.Write32(STRATA_CTRL_IRQ_ENABLE, kCtrl.Read32(STRATA_CTRL_IRQ_ENABLE) | STRATA_IRQ_MXU);
-  for (;;) {
-    kCtrl.Write32(STRATA_CTRL_IRQ_PENDING, STRATA_IRQ_MXU);
-    if (ready()) break;
-    arch::WaitForInterrupt();
-  }
-  kCtrl.Write32(STRATA_CTRL_IRQ_ENABLE, kCtrl.Read32(STRATA_CTRL_IRQ_ENABLE) & ~STRATA_IRQ_MXU);
-  if (interrupts_on) arch::EnableInterrupts();
+  irq::SleepUntil(STRATA_IRQ_MXU, ready);
 }
 
 strata_status StatusOf(uint32_t unit_error) {

@@ -1,7 +1,7 @@
 // Device runtime: command loop (doorbell-driven, wfi when idle), contexts with quotas, buffer ownership,
 // pinned in-flight transfers through HBM staging slots, and compaction with HBM->HBM DMA.
 //
-// Interrupts are wake-up events only (mstatus.MIE stays off, as in drivers/dma.cc): before sleeping the
+// Interrupts are wake-up events only (mstatus.MIE stays off; the idiom is drivers/irq.h's): before sleeping the
 // loop clears the pending bits, re-checks for work and only then executes wfi, so a doorbell or a DMA
 // completion that arrives in between leaves its bit pending and wfi returns at once.
 #include "runtime/runtime.h"
@@ -13,6 +13,7 @@
 #include "arch/arch.h"
 #include "drivers/console.h"
 #include "drivers/dma.h"
+#include "drivers/irq.h"
 #include "drivers/mxu.h"
 #include "hal/mmio.h"
 #include "kernels/gemm.h"
@@ -470,8 +471,7 @@ bool TransferDone() { return g_inflight_count != 0 && dma::IsDone(kTransferQueue
 void Sleep() {
   const uint32_t sources = STRATA_IRQ_DOORBELL | (g_inflight_count != 0 ? STRATA_IRQ_DMA : 0u);
   kCtrl.Write32(STRATA_CTRL_IRQ_ENABLE, sources);
-  kCtrl.Write32(STRATA_CTRL_IRQ_PENDING, sources);
-  if (!(CommandWaiting() && CqHasRoom()) && !TransferDone()) arch::WaitForInterrupt();
+  irq::ClearThenSleepUnless(sources, [] { return (CommandWaiting() && CqHasRoom()) || TransferDone(); });
   kCtrl.Write32(STRATA_CTRL_IRQ_ENABLE, 0);  // the DMA driver's own waits must not wake on the doorbell
 }
 
@@ -545,6 +545,26 @@ void Boot() {
 }
 
 }  // namespace
+
+#if !defined(__riscv)
+HostView ResetForHost() {
+  memset(const_cast<strata_rt_header*>(&strata_runtime_header), 0, sizeof strata_runtime_header);
+  memset(const_cast<strata_cmd*>(g_sq), 0, sizeof g_sq);
+  memset(const_cast<strata_cpl*>(g_cq), 0, sizeof g_cq);
+  memset(const_cast<strata_rt_stats*>(&g_stats), 0, sizeof g_stats);
+  memset(g_owner, 0, sizeof g_owner);
+  for (Context& c : g_contexts) c = Context{};
+  memset(g_context_generation, 0, sizeof g_context_generation);
+  g_num_contexts = 0;
+  for (Inflight& t : g_inflight) t = Inflight{};
+  g_inflight_head = g_inflight_count = 0;
+  g_sq_head = g_cq_tail = 0;
+  g_limits = DecodeLimits{};
+  g_staging = 0;
+  g_oom_copy_cycles = 0;
+  return {&strata_runtime_header, g_sq, g_cq, &g_stats};
+}
+#endif
 
 void Run() {
   Boot();

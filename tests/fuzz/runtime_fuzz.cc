@@ -1,7 +1,8 @@
-// libFuzzer target: the whole device runtime (firmware/runtime/runtime.cc, compiled unchanged for the host)
-// serving a fuzzed stream of host commands through its real rings and doorbell, over a model of its hardware:
-// HBM as a byte array, a DMA engine that runs descriptors in queue order when the host lets time pass, and a
-// GEMM kernel that checks its operands and fills C with a known pattern.
+// libFuzzer target: the whole device runtime (firmware/runtime/runtime.cc, compiled unchanged for the host, with
+// its real DMA and matrix-unit drivers and the host control core, firmware/arch/host) serving a fuzzed stream of
+// host commands through its real rings and doorbell, over the host tests' register-level chip model
+// (tests/firmware/host/host_device.h: HBM as a byte array, DMA queues that run descriptors in order when the host
+// lets time pass), and a GEMM kernel stand-in that checks its operands and fills C with a known pattern.
 //
 // This file is also the host. It keeps a model of the contexts, buffers and buffer contents and checks:
 // - every command it built valid gets its exact status (ALLOC: OK or an allowed RESOURCE_EXHAUSTED, QUOTA
@@ -11,8 +12,9 @@
 //   allows it: an OK FREE, READ, WRITE or GEMM must name live buffers of its context, in range;
 // - at every idle point: the allocator's Check(), its stats against the model, the context table.
 //
-// The runtime's file-local state is reached by including runtime.cc (it has no test seam); it is reset before
-// each input as a device reset clears .bss. Run() is left by an exception from wfi when the input is spent.
+// The runtime's file-local state is reached by including runtime.cc (for the checks above); runtime::ResetForHost
+// resets it before each input as a device reset clears .bss. Run() is left by an exception from wfi when the
+// input is spent.
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,109 +28,38 @@
 #include <utility>
 #include <vector>
 
+#include "arch/host/arch_host.h"
 #include "fuzz_check.h"
+#include "host_device.h"
 #include "runtime/runtime.cc"  // NOLINT(bugprone-suspicious-include): see above
 
 namespace strata {
 namespace fuzz_host {
 
-constexpr uint64_t kMaxHbm = (uint64_t{6} << 20) + 4096;
 constexpr uint32_t kSlotBytes = STRATA_RT_STAGING_SLOT_BYTES;
 
-// ---- the hardware model ----
+// ---- the hardware: the host tests' register-level chip model under the real drivers ----
 
-std::vector<uint8_t> g_hbm(kMaxHbm);
-uint64_t g_hbm_bytes = 0;
-uint64_t g_cycle = 0;
-uint32_t g_doorbell = 0;
-uint32_t g_rows_streamed = 0;
-
-struct DmaQueue {
-  std::deque<std::pair<uint32_t, dma::Descriptor>> pending;  // (ticket, descriptor), in queue order
-  uint32_t issued = 0, done = 0;
-  strata_status error = STRATA_OK;  // the first error since the last Wait
-};
-DmaQueue g_dma[dma::kNumQueues];
-
-bool InHbm(dma::Tier tier, uint64_t address, uint64_t bytes) {
-  return tier != dma::Tier::kHbm || (address <= g_hbm_bytes && bytes <= g_hbm_bytes - address);
-}
-
-void CompleteOne(uint32_t queue) {
-  DmaQueue& q = g_dma[queue];
-  const auto [ticket, d] = q.pending.front();
-  q.pending.pop_front();
-  q.done = ticket;
-  if (!InHbm(d.src_tier, d.src, d.len) || !InHbm(d.dst_tier, d.dst, d.len)) {
-    if (q.error == STRATA_OK) q.error = STRATA_OUT_OF_RANGE;
-    return;
-  }
-  if (d.src_tier == dma::Tier::kHbm && d.dst_tier == dma::Tier::kHbm) {
-    memmove(g_hbm.data() + d.dst, g_hbm.data() + d.src, d.len);
-  }  // HBM -> SMEM is the boot-time probe: nothing to copy
-}
-
-bool TicketDone(const DmaQueue& q, uint32_t ticket) { return static_cast<int32_t>(ticket - q.done) <= 0; }
-
-struct Ctrl : hal::MockDevice {
-  uint32_t Read32(uintptr_t address) override {
-    return address == STRATA_CTRL_BASE + STRATA_CTRL_DOORBELL ? g_doorbell : 0;
-  }
-  void Write32(uintptr_t address, uint32_t value) override {
-    if (address == STRATA_CTRL_BASE + STRATA_CTRL_DOORBELL) g_doorbell = value;
-  }
-};
-Ctrl g_ctrl;
+host_model::HostDevice* g_device = nullptr;
 
 uint8_t GemmByte(const kernels::GemmParams& p) {
   return static_cast<uint8_t>(p.m * 7 + p.n * 13 + p.k * 29 + (p.int8 ? 1 : 0) + (p.relu ? 2 : 0));
 }
 
-void HostTurn();  // below: the host model, run whenever the control core sleeps
+void HostTurn();  // below: the host model, run whenever the command loop sleeps
+
+// wfi: the idle command loop (doorbell enabled) or a halted runtime gives the host its turn; a driver waiting for
+// its DMA or matrix unit lets the device advance until it is woken.
+void OnWfi() {
+  const bool idle = (g_device->irq_enable() & STRATA_IRQ_DOORBELL) != 0;
+  if (idle || strata_runtime_header.state == STRATA_RT_FAILED) {
+    HostTurn();
+    return;
+  }
+  FUZZ_CHECK(g_device->RunUntilWake(), "a driver sleeps with nothing queued that could wake it");
+}
 
 }  // namespace fuzz_host
-
-namespace arch {
-uint64_t ReadCycle() { return fuzz_host::g_cycle += 3; }
-void WaitForInterrupt() { fuzz_host::HostTurn(); }
-}  // namespace arch
-
-namespace dma {
-void Init() {}
-strata_status Submit(uint32_t queue, const Descriptor& d, uint32_t* ticket) {
-  using fuzz_host::g_dma;
-  if (queue >= kNumQueues || d.len == 0 || d.rows == 0) return STRATA_INVALID_ARGUMENT;
-  if (d.src_tier != Tier::kHbm && d.dst_tier != Tier::kHbm) return STRATA_INVALID_ARGUMENT;
-  FUZZ_CHECK(d.rows == 1, "the runtime moves flat ranges only");
-  fuzz_host::DmaQueue& q = g_dma[queue];
-  while (q.pending.size() > STRATA_DMA_QUEUE_DEPTH) fuzz_host::CompleteOne(queue);  // the driver waits for room
-  q.pending.emplace_back(++q.issued, d);
-  *ticket = q.issued;
-  return STRATA_OK;
-}
-strata_status Wait(uint32_t queue, uint32_t ticket) {
-  fuzz_host::DmaQueue& q = fuzz_host::g_dma[queue];
-  while (!fuzz_host::TicketDone(q, ticket)) {
-    FUZZ_CHECK(!q.pending.empty(), "Wait for a ticket never issued");
-    fuzz_host::CompleteOne(queue);
-  }
-  const strata_status s = q.error;
-  q.error = STRATA_OK;
-  return s;
-}
-bool IsDone(uint32_t queue, uint32_t ticket) { return fuzz_host::TicketDone(fuzz_host::g_dma[queue], ticket); }
-strata_status Copy(uint32_t queue, const Descriptor& d) {
-  uint32_t ticket = 0;
-  const strata_status s = Submit(queue, d, &ticket);
-  return s != STRATA_OK ? s : Wait(queue, ticket);
-}
-}  // namespace dma
-
-namespace mxu {
-void Init() {}
-uint32_t ArraySize() { return 16; }
-uint32_t RowsStreamed() { return fuzz_host::g_rows_streamed; }
-}  // namespace mxu
 
 namespace kernels {
 // Checks what the runtime promises the kernel (operands inside the heap, C apart from A and B), then writes C.
@@ -141,9 +72,9 @@ strata_status Gemm(const GemmParams& p, GemmStats* stats) {
              "GEMM operand outside the heap");
   FUZZ_CHECK(p.c_out >= p.a + a_bytes || p.a >= p.c_out + c_bytes, "C overlaps A");
   FUZZ_CHECK(p.c_out >= p.b + b_bytes || p.b >= p.c_out + c_bytes, "C overlaps B");
-  memset(fuzz_host::g_hbm.data() + p.c_out, fuzz_host::GemmByte(p), c_bytes);
+  memset(fuzz_host::g_device->hbm().data() + p.c_out, fuzz_host::GemmByte(p), c_bytes);
   stats->cycles = c_bytes;
-  fuzz_host::g_rows_streamed += p.m;
+  fuzz_host::g_device->AddRowsStreamed(p.m);
   return STRATA_OK;
 }
 }  // namespace kernels
@@ -360,7 +291,7 @@ void OnCompletion(Host& h, const strata_cpl& cpl) {
     case Expect::kOk:
       FUZZ_CHECK(status == STRATA_OK, what);
       if (cmd.opcode == STRATA_OP_READ) {
-        const uint8_t* got = g_hbm.data() + h.staging + uint64_t{cmd.u.transfer.slot} * kSlotBytes;
+        const uint8_t* got = g_device->hbm().data() + h.staging + uint64_t{cmd.u.transfer.slot} * kSlotBytes;
         for (size_t i = 0; i < p.want.size(); ++i) {
           FUZZ_CHECK(!p.want_known[i] || got[i] == p.want[i],
                      "READ byte " + std::to_string(cmd.u.transfer.offset + i) + " of buffer " +
@@ -550,7 +481,7 @@ bool BuildOne(Host& h) {
       // Mostly short transfers (every byte is written and compared), now and then a whole slot.
       const uint32_t most = h.in.U8() % 8 == 0 ? kSlotBytes : 4096;
       t.bytes = static_cast<uint32_t>(1 + h.in.U32() % std::min<uint64_t>(buf.bytes - t.offset, most));
-      uint8_t* staging = g_hbm.data() + h.staging + uint64_t{slot} * kSlotBytes;
+      uint8_t* staging = g_device->hbm().data() + h.staging + uint64_t{slot} * kSlotBytes;
       if (write) {
         const uint8_t salt = static_cast<uint8_t>(h.seq * 31 + 7);
         for (uint32_t i = 0; i < t.bytes; ++i) staging[i] = static_cast<uint8_t>(salt + i * 13 + (i >> 8));
@@ -614,10 +545,10 @@ void HostTurn() {
   volatile strata_rt_header& hdr = strata_runtime_header;
   if (!h.booted) {
     h.booted = true;
-    FUZZ_CHECK(
-        hdr.hbm_capacity_bytes == g_hbm_bytes / 64 * 64,
-        "probed " + std::to_string(hdr.hbm_capacity_bytes) + " bytes of HBM, there are " + std::to_string(g_hbm_bytes));
-    if (g_hbm_bytes < 2 * runtime::kStagingBytes) {
+    FUZZ_CHECK(hdr.hbm_capacity_bytes == g_device->hbm_bytes() / 64 * 64,
+               "probed " + std::to_string(hdr.hbm_capacity_bytes) + " bytes of HBM, there are " +
+                   std::to_string(g_device->hbm_bytes()));
+    if (g_device->hbm_bytes() < 2 * runtime::kStagingBytes) {
       FUZZ_CHECK(hdr.state == STRATA_RT_FAILED, "too little HBM, yet the runtime did not fail");
       throw Stop{};
     }
@@ -625,7 +556,7 @@ void HostTurn() {
     h.heap = hdr.heap_bytes;
     h.granule = hdr.granule_bytes;
     h.staging = hdr.staging_address;
-    FUZZ_CHECK(h.heap != 0 && h.heap <= h.staging && h.staging + runtime::kStagingBytes <= g_hbm_bytes);
+    FUZZ_CHECK(h.heap != 0 && h.heap <= h.staging && h.staging + runtime::kStagingBytes <= g_device->hbm_bytes());
   }
   FUZZ_CHECK(hdr.state == STRATA_RT_READY);
   const bool spent = h.in.Empty();
@@ -634,9 +565,7 @@ void HostTurn() {
   Consume(h, spent || take % 4 != 0 ? UINT32_MAX : take % 8);
   // Time passes: some (or all) queued DMA descriptors complete.
   const uint8_t progress = h.in.U8();
-  for (uint32_t q = 0; q < dma::kNumQueues; ++q) {
-    uint32_t n = spent || progress % 4 == 3 ? UINT32_MAX : progress % 4;
-    while (n-- != 0 && !g_dma[q].pending.empty()) CompleteOne(q);
+  for (uint32_t n = spent || progress % 4 == 3 ? UINT32_MAX : progress % 4; n != 0 && g_device->Step(); --n) {
   }
   if (h.outstanding.empty()) {
     h.raw_outstanding = false;
@@ -650,31 +579,7 @@ void HostTurn() {
   for (uint32_t n = 1 + h.in.U8() % 8; n != 0 && !h.in.Empty(); --n) {
     if (!BuildOne(h)) break;
   }
-  g_doorbell = h.sq_tail;
-}
-
-void ResetDevice(uint64_t hbm_bytes) {
-  using namespace runtime;
-  g_hbm_bytes = hbm_bytes;
-  g_cycle = 0;
-  g_doorbell = 0;
-  g_rows_streamed = 0;
-  for (DmaQueue& q : g_dma) q = DmaQueue{};
-  // What a reset does to the runtime's .bss.
-  memset(const_cast<strata_rt_header*>(&strata_runtime_header), 0, sizeof strata_runtime_header);
-  memset(const_cast<strata_cmd*>(g_sq), 0, sizeof g_sq);
-  memset(const_cast<strata_cpl*>(g_cq), 0, sizeof g_cq);
-  memset(const_cast<strata_rt_stats*>(&g_stats), 0, sizeof g_stats);
-  memset(g_owner, 0, sizeof g_owner);
-  for (Context& c : g_contexts) c = Context{};
-  memset(g_context_generation, 0, sizeof g_context_generation);
-  g_num_contexts = 0;
-  for (Inflight& t : g_inflight) t = Inflight{};
-  g_inflight_head = g_inflight_count = 0;
-  g_sq_head = g_cq_tail = 0;
-  g_limits = DecodeLimits{};
-  g_staging = 0;
-  g_oom_copy_cycles = 0;
+  g_device->RingDoorbell(h.sq_tail);
 }
 
 }  // namespace fuzz_host
@@ -686,16 +591,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   const uint64_t hbm =
       data[0] == 0xff ? (uint64_t{1} << 20) + data[1] * 4099u : (uint64_t{2} << 20) + data[0] * 16384u + data[1];
-  ResetDevice(hbm);
+  // A device reset: the chip, the control core's CSRs and the runtime's .bss.
+  strata::host_model::HostDevice::Options options;
+  options.hbm_bytes = hbm;
+  strata::host_model::HostDevice device(options);
+  g_device = &device;
+  strata::arch::host::Reset();
+  strata::arch::host::Csrs().cycles_per_read = 3;
+  strata::arch::host::SetWfiHook(OnWfi);
+  strata::runtime::ResetForHost();
   Host host;
   host.in = Input{data + 2, size - 2};
   g_host = &host;
-  strata::hal::SetMockDevice(&g_ctrl);
+  strata::hal::SetMockDevice(&device);
   try {
     strata::runtime::Run();
   } catch (const Stop&) {
   }
   strata::hal::SetMockDevice(nullptr);
+  strata::arch::host::Reset();
   g_host = nullptr;
+  g_device = nullptr;
   return 0;
 }

@@ -1,0 +1,277 @@
+// The register-level chip model for host tests (host_device.h).
+#include "host_device.h"
+
+#include <string.h>
+
+#include <algorithm>
+
+namespace strata::host_model {
+namespace {
+
+uint32_t Field(uint32_t reg, uint32_t mask, uint32_t lsb) { return (reg & mask) >> lsb; }
+
+}  // namespace
+
+HostDevice::HostDevice() : HostDevice(Options{}) {}
+
+HostDevice::HostDevice(const Options& options) : hbm_(options.hbm_bytes), mxu_n_(options.mxu_n) {
+  for (DmaQueue& q : dma_) q.staged[STRATA_DMA_ROWS / 4] = STRATA_DMA_ROWS_RESET;
+  mxu_.staged[STRATA_MXU_ROWS / 4] = STRATA_MXU_ROWS_RESET;
+  mxu_.staged[STRATA_MXU_QUANT_MULT / 4] = STRATA_MXU_QUANT_MULT_RESET;
+}
+
+void HostDevice::RingDoorbell(uint32_t value) {
+  doorbell_ = value;
+  irq_pending_ |= STRATA_IRQ_DOORBELL;
+}
+
+uint32_t HostDevice::Read32(uintptr_t address) {
+  if (address >= STRATA_CTRL_BASE && address < STRATA_CTRL_BASE + STRATA_CTRL_SIZE) {
+    switch (address - STRATA_CTRL_BASE) {
+      case STRATA_CTRL_ID:
+        return STRATA_CTRL_ID_RESET;
+      case STRATA_CTRL_VERSION:
+        return STRATA_CTRL_VERSION_RESET;
+      case STRATA_CTRL_SMEM_SIZE:
+        return STRATA_SMEM_SIZE;
+      case STRATA_CTRL_IRQ_PENDING:
+        return irq_pending_;
+      case STRATA_CTRL_IRQ_ENABLE:
+        return irq_enable_;
+      case STRATA_CTRL_DOORBELL:
+        return doorbell_;
+      default:
+        return 0;
+    }
+  }
+  if (address >= STRATA_DMA_BASE && address < STRATA_DMA_BASE + STRATA_DMA_COUNT * STRATA_DMA_STRIDE) {
+    const uint32_t q = static_cast<uint32_t>(address - STRATA_DMA_BASE) / STRATA_DMA_STRIDE;
+    const uint32_t offset = static_cast<uint32_t>(address - STRATA_DMA_BASE) % STRATA_DMA_STRIDE;
+    const DmaQueue& dq = dma_[q];
+    switch (offset) {
+      case STRATA_DMA_STATUS: {
+        const uint32_t pending = std::min<uint32_t>(static_cast<uint32_t>(dq.queue.size()),
+                                                    STRATA_DMA_STATUS_PENDING_MASK >> STRATA_DMA_STATUS_PENDING_LSB);
+        return (dq.queue.empty() ? 0 : STRATA_DMA_STATUS_BUSY_MASK) | pending << STRATA_DMA_STATUS_PENDING_LSB |
+               dq.last_err << STRATA_DMA_STATUS_LAST_ERR_LSB;
+      }
+      case STRATA_DMA_DONE:
+        return dq.done;
+      case STRATA_DMA_ERRORS:
+        return dq.errors;
+      case STRATA_DMA_PUSH:
+        return 0;
+      default:
+        return dq.staged[offset / 4];
+    }
+  }
+  if (address >= STRATA_MXU_BASE && address < STRATA_MXU_BASE + STRATA_MXU_SIZE) {
+    switch (address - STRATA_MXU_BASE) {
+      case STRATA_MXU_STATUS: {
+        const uint32_t pending = std::min<uint32_t>(static_cast<uint32_t>(mxu_.queue.size()),
+                                                    STRATA_MXU_STATUS_PENDING_MASK >> STRATA_MXU_STATUS_PENDING_LSB);
+        return (mxu_.queue.empty() ? 0 : STRATA_MXU_STATUS_BUSY_MASK) | pending << STRATA_MXU_STATUS_PENDING_LSB |
+               mxu_.last_err << STRATA_MXU_STATUS_LAST_ERR_LSB;
+      }
+      case STRATA_MXU_DONE:
+        return mxu_.done;
+      case STRATA_MXU_ERRORS:
+        return mxu_.errors;
+      case STRATA_MXU_CONFIG:
+        return mxu_n_ << STRATA_MXU_CONFIG_N_LSB;
+      case STRATA_MXU_ROWS_STREAMED:
+        return mxu_.rows_streamed;
+      case STRATA_MXU_STARVED_CYCLES:
+      case STRATA_MXU_PUSH:
+        return 0;
+      default:
+        return mxu_.staged[(address - STRATA_MXU_BASE) / 4];
+    }
+  }
+  return 0;
+}
+
+void HostDevice::Write32(uintptr_t address, uint32_t value) {
+  if (address >= STRATA_CTRL_BASE && address < STRATA_CTRL_BASE + STRATA_CTRL_SIZE) {
+    switch (address - STRATA_CTRL_BASE) {
+      case STRATA_CTRL_CONSOLE_TX:
+        console_ += static_cast<char>(value & 0xffu);
+        break;
+      case STRATA_CTRL_IRQ_PENDING:
+        irq_pending_ &= ~value;  // write 1 to clear
+        break;
+      case STRATA_CTRL_IRQ_ENABLE:
+        irq_enable_ = value;
+        break;
+      case STRATA_CTRL_IRQ_SET:
+        irq_pending_ |= value;
+        break;
+      case STRATA_CTRL_DOORBELL:
+        RingDoorbell(value);
+        break;
+      default:
+        break;
+    }
+    return;
+  }
+  if (address >= STRATA_DMA_BASE && address < STRATA_DMA_BASE + STRATA_DMA_COUNT * STRATA_DMA_STRIDE) {
+    const uint32_t q = static_cast<uint32_t>(address - STRATA_DMA_BASE) / STRATA_DMA_STRIDE;
+    const uint32_t offset = static_cast<uint32_t>(address - STRATA_DMA_BASE) % STRATA_DMA_STRIDE;
+    if (offset == STRATA_DMA_PUSH) {
+      DmaPush(q);
+    } else if (offset < STRATA_DMA_STATUS) {
+      dma_[q].staged[offset / 4] = value;
+    }
+    return;
+  }
+  if (address >= STRATA_MXU_BASE && address < STRATA_MXU_BASE + STRATA_MXU_SIZE) {
+    const uint32_t offset = static_cast<uint32_t>(address - STRATA_MXU_BASE);
+    if (offset == STRATA_MXU_PUSH) {
+      MxuPush();
+    } else if (offset != STRATA_MXU_STATUS && offset != STRATA_MXU_DONE && offset != STRATA_MXU_ERRORS &&
+               offset != STRATA_MXU_CONFIG && offset != STRATA_MXU_ROWS_STREAMED &&
+               offset != STRATA_MXU_STARVED_CYCLES) {
+      mxu_.staged[offset / 4] = value;
+    }
+  }
+}
+
+// ---- DMA ----
+
+void HostDevice::DmaPush(uint32_t q) {
+  DmaQueue& dq = dma_[q];
+  if (dq.queue.size() > STRATA_DMA_QUEUE_DEPTH) {  // DEPTH waiting and one running: dropped, counted done
+    ++dq.done;
+    ++dq.errors;
+    dq.last_err = STRATA_DMA_ERR_QUEUE_FULL;
+    return;
+  }
+  const uint32_t* r = dq.staged;
+  DmaDescriptor d;
+  d.src = r[STRATA_DMA_SRC_LO / 4] | uint64_t{r[STRATA_DMA_SRC_HI / 4]} << 32;
+  d.dst = r[STRATA_DMA_DST_LO / 4] | uint64_t{r[STRATA_DMA_DST_HI / 4]} << 32;
+  d.len = r[STRATA_DMA_LEN / 4];
+  d.rows = r[STRATA_DMA_ROWS / 4];
+  d.src_stride = r[STRATA_DMA_SRC_STRIDE / 4];
+  d.dst_stride = r[STRATA_DMA_DST_STRIDE / 4];
+  d.ctrl = r[STRATA_DMA_CTRL / 4];
+  dq.queue.push_back(d);
+  dq.pushed.push_back(d);
+}
+
+// The engine's checks, in the order the RTL makes them.
+uint32_t HostDevice::DmaCheck(const DmaDescriptor& d) const {
+  const uint32_t src_tier = Field(d.ctrl, STRATA_DMA_CTRL_SRC_TIER_MASK, STRATA_DMA_CTRL_SRC_TIER_LSB);
+  const uint32_t dst_tier = Field(d.ctrl, STRATA_DMA_CTRL_DST_TIER_MASK, STRATA_DMA_CTRL_DST_TIER_LSB);
+  if (d.len == 0 || d.rows == 0) return STRATA_DMA_ERR_ZERO;
+  if (src_tier != STRATA_DMA_TIER_HBM && dst_tier != STRATA_DMA_TIER_HBM) return STRATA_DMA_ERR_TIERS;
+  auto fits = [&](uint32_t tier, uint64_t address, uint32_t stride) {
+    if (tier != STRATA_DMA_TIER_HBM) return true;  // on-chip sides are not modelled
+    const uint64_t last = address + uint64_t{d.rows - 1} * stride;
+    return address <= hbm_.size() && last <= hbm_.size() && d.len <= hbm_.size() - last;
+  };
+  if (!fits(src_tier, d.src, d.src_stride)) return STRATA_DMA_ERR_SRC_RANGE;
+  if (!fits(dst_tier, d.dst, d.dst_stride)) return STRATA_DMA_ERR_DST_RANGE;
+  return STRATA_DMA_ERR_NONE;
+}
+
+void HostDevice::DmaComplete(uint32_t q) {
+  DmaQueue& dq = dma_[q];
+  const DmaDescriptor d = dq.queue.front();
+  dq.queue.pop_front();
+  const uint32_t err = DmaCheck(d);
+  const bool hbm_to_hbm =
+      Field(d.ctrl, STRATA_DMA_CTRL_SRC_TIER_MASK, STRATA_DMA_CTRL_SRC_TIER_LSB) == STRATA_DMA_TIER_HBM &&
+      Field(d.ctrl, STRATA_DMA_CTRL_DST_TIER_MASK, STRATA_DMA_CTRL_DST_TIER_LSB) == STRATA_DMA_TIER_HBM;
+  if (err == STRATA_DMA_ERR_NONE && hbm_to_hbm) {
+    // Rows in memmove order: the last row first when the destination lies above the source.
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      const uint32_t row = d.dst > d.src ? d.rows - 1 - i : i;
+      memmove(hbm_.data() + d.dst + uint64_t{row} * d.dst_stride, hbm_.data() + d.src + uint64_t{row} * d.src_stride,
+              d.len);
+    }
+  }
+  ++dq.done;
+  if (err != STRATA_DMA_ERR_NONE) {
+    ++dq.errors;
+    dq.last_err = err;
+  }
+  if (d.ctrl & STRATA_DMA_CTRL_IRQ_MASK) irq_pending_ |= STRATA_IRQ_DMA;
+}
+
+// ---- matrix unit ----
+
+void HostDevice::MxuPush() {
+  if (mxu_.queue.size() >= STRATA_MXU_QUEUE_DEPTH + STRATA_MXU_INFLIGHT) {
+    ++mxu_.errors;
+    mxu_.last_err = STRATA_MXU_ERR_QUEUE_FULL;
+    return;
+  }
+  const uint32_t* r = mxu_.staged;
+  MxuCommand c;
+  c.cmd = r[STRATA_MXU_CMD / 4];
+  c.src = r[STRATA_MXU_SRC / 4];
+  c.dst = r[STRATA_MXU_DST / 4];
+  c.rows = r[STRATA_MXU_ROWS / 4];
+  c.src_stride = r[STRATA_MXU_SRC_STRIDE / 4];
+  c.quant_mult = r[STRATA_MXU_QUANT_MULT / 4];
+  c.quant_shift = r[STRATA_MXU_QUANT_SHIFT / 4];
+  c.w_src = r[STRATA_MXU_W_SRC / 4];
+  c.w_stride = r[STRATA_MXU_W_STRIDE / 4];
+  c.k_rows = r[STRATA_MXU_K_ROWS / 4];
+  mxu_.queue.push_back(c);
+  mxu_.pushed.push_back(c);
+}
+
+void HostDevice::MxuComplete() {
+  const MxuCommand c = mxu_.queue.front();
+  mxu_.queue.pop_front();
+  const uint32_t op = Field(c.cmd, STRATA_MXU_CMD_OP_MASK, STRATA_MXU_CMD_OP_LSB);
+  uint32_t err = STRATA_MXU_ERR_NONE;
+  if (op != STRATA_MXU_OP_LOAD_WEIGHTS && op != STRATA_MXU_OP_MATMUL && op != STRATA_MXU_OP_READOUT) {
+    err = STRATA_MXU_ERR_OP;
+  } else if (c.rows == 0 || (op == STRATA_MXU_OP_LOAD_WEIGHTS && c.rows > mxu_n_)) {
+    err = STRATA_MXU_ERR_ZERO;
+  }
+  if (err == STRATA_MXU_ERR_NONE && op == STRATA_MXU_OP_MATMUL) {
+    const uint32_t k_tiles = c.k_rows == 0 ? 1 : (c.k_rows + mxu_n_ - 1) / mxu_n_;
+    mxu_.rows_streamed += c.rows * k_tiles;
+  }
+  ++mxu_.done;
+  if (err != STRATA_MXU_ERR_NONE) {
+    ++mxu_.errors;
+    mxu_.last_err = err;
+  }
+  if (c.cmd & STRATA_MXU_CMD_IRQ_MASK) irq_pending_ |= STRATA_IRQ_MXU;
+}
+
+// ---- time ----
+
+bool HostDevice::Step() {
+  bool any = false;
+  for (uint32_t q = 0; q < STRATA_DMA_COUNT; ++q) {
+    if (!dma_[q].queue.empty()) {
+      DmaComplete(q);
+      any = true;
+    }
+  }
+  if (!mxu_.queue.empty()) {
+    MxuComplete();
+    any = true;
+  }
+  return any;
+}
+
+bool HostDevice::RunUntilWake() {
+  while (!WakePending()) {
+    if (!Step()) return false;
+  }
+  return true;
+}
+
+void HostDevice::RunUntilIdle() {
+  while (Step()) {
+  }
+}
+
+}  // namespace strata::host_model

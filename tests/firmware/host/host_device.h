@@ -1,0 +1,103 @@
+// A register-level model of the chip's CTRL block, DMA engine and matrix unit for host tests of the firmware
+// (the drivers, the GEMM kernel, the runtime) and for runtime_fuzz: installed as the hal mock device, it answers
+// the register map (strata/regmap.h) the way the RTL does, moves HBM bytes, and advances only when told to
+// (Step), which a test's wfi hook does. One model, shared by every host test of code above the drivers.
+//
+// Not modelled: timing (a Step completes the head of every DMA queue and one matrix-unit command), on-chip
+// memories (VMEM, ACC and SMEM sides of a DMA move no data and are not range-checked: on the host an SMEM offset
+// comes from a host pointer), the matrix unit's arithmetic (commands complete, RowsStreamed counts, nothing is
+// computed), the machine timer and the console's framing (its bytes are collected).
+#ifndef STRATA_TESTS_FIRMWARE_HOST_HOST_DEVICE_H_
+#define STRATA_TESTS_FIRMWARE_HOST_HOST_DEVICE_H_
+
+#include <stdint.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "hal/mmio.h"
+#include "strata/regmap.h"
+
+namespace strata::host_model {
+
+class HostDevice : public hal::MockDevice {
+ public:
+  struct Options {
+    uint64_t hbm_bytes = uint64_t{4} << 20;
+    uint32_t mxu_n = 16;
+  };
+  HostDevice();  // default Options
+  explicit HostDevice(const Options& options);
+
+  // A copy of the staged registers at PUSH.
+  struct DmaDescriptor {
+    uint64_t src = 0, dst = 0;
+    uint32_t len = 0, rows = 1, src_stride = 0, dst_stride = 0, ctrl = 0;
+  };
+  struct MxuCommand {
+    uint32_t cmd = 0, src = 0, dst = 0, rows = 1, src_stride = 0, quant_mult = 1, quant_shift = 0;
+    uint32_t w_src = 0, w_stride = 0, k_rows = 0;
+  };
+
+  // Time passes: the head descriptor of every DMA queue and the matrix unit's oldest command complete (raising
+  // their interrupts when asked to). Returns whether anything completed.
+  bool Step();
+  // What a wfi waits for: steps until an enabled interrupt is pending. False when none can ever come (nothing
+  // queued and nothing pending): the core would sleep forever.
+  bool RunUntilWake();
+  // Completes everything queued.
+  void RunUntilIdle();
+  bool WakePending() const { return (irq_pending_ & irq_enable_) != 0; }
+
+  // The host side of the CTRL block: a doorbell write stores the value and raises IRQ DOORBELL.
+  void RingDoorbell(uint32_t value);
+
+  std::vector<uint8_t>& hbm() { return hbm_; }
+  uint64_t hbm_bytes() const { return hbm_.size(); }
+  const std::string& console() const { return console_; }
+  uint32_t irq_pending() const { return irq_pending_; }
+  uint32_t irq_enable() const { return irq_enable_; }
+  uint32_t doorbell() const { return doorbell_; }
+  // Descriptors accepted by PUSH on `queue`, oldest first (completed ones too).
+  const std::vector<DmaDescriptor>& dma_pushed(uint32_t queue) const { return dma_[queue].pushed; }
+  size_t dma_queued(uint32_t queue) const { return dma_[queue].queue.size(); }
+  const std::vector<MxuCommand>& mxu_pushed() const { return mxu_.pushed; }
+  size_t mxu_queued() const { return mxu_.queue.size(); }
+  // The matrix unit's streamed-rows counter (a stand-in kernel that bypasses the unit can add to it).
+  void AddRowsStreamed(uint32_t rows) { mxu_.rows_streamed += rows; }
+
+  uint32_t Read32(uintptr_t address) override;
+  void Write32(uintptr_t address, uint32_t value) override;
+
+ private:
+  struct DmaQueue {
+    uint32_t staged[STRATA_DMA_STRIDE / 4] = {};
+    std::deque<DmaDescriptor> queue;  // the running one first
+    std::vector<DmaDescriptor> pushed;
+    uint32_t done = 0, errors = 0, last_err = STRATA_DMA_ERR_NONE;
+  };
+  struct Mxu {
+    uint32_t staged[STRATA_MXU_SIZE / 4] = {};
+    std::deque<MxuCommand> queue;
+    std::vector<MxuCommand> pushed;
+    uint32_t done = 0, errors = 0, last_err = STRATA_MXU_ERR_NONE, rows_streamed = 0;
+  };
+
+  void DmaPush(uint32_t q);
+  void DmaComplete(uint32_t q);
+  uint32_t DmaCheck(const DmaDescriptor& d) const;
+  void MxuPush();
+  void MxuComplete();
+
+  std::vector<uint8_t> hbm_;
+  uint32_t mxu_n_;
+  std::string console_;
+  uint32_t irq_pending_ = 0, irq_enable_ = 0, doorbell_ = 0;
+  DmaQueue dma_[STRATA_DMA_COUNT];
+  Mxu mxu_;
+};
+
+}  // namespace strata::host_model
+
+#endif  // STRATA_TESTS_FIRMWARE_HOST_HOST_DEVICE_H_
