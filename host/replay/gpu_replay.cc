@@ -199,33 +199,44 @@ std::string GpuSeriesCsv(const GpuSeriesRow& row) {
   return buf;
 }
 
-std::string GpuJson(const GpuReplayResult& r) {
-  char buf[2048];
-  std::snprintf(
-      buf, sizeof buf,
-      "\"backend\":\"%s\",\"policy\":\"%s\",\"gpu\":\"%s\",\"total_bytes\":%llu,\"events\":%llu,"
-      "\"events_total\":%llu,\"allocs\":%llu,\"frees\":%llu,\"failed_allocs\":%llu,"
-      "\"first_oom_buffer_id\":%lld,\"first_oom_event\":%lld,\"first_oom_kind\":\"%s\","
-      "\"first_oom_reserved_bytes\":%llu,\"first_oom_live_bytes\":%llu,\"oom_capacity\":%llu,"
-      "\"oom_cap\":%llu,\"oom_fragmentation\":%llu,\"peak_bytes_in_use\":%llu,\"peak_pool_bytes\":%llu,"
-      "\"bytes_limit\":%llu,\"device_allocs\":%llu,\"device_frees\":%llu,\"device_syncs\":%llu,"
-      "\"stream_syncs\":%llu,\"maps\":%llu,\"unmaps\":%llu,\"num_alloc_retries\":%llu,"
-      "\"defragmentations\":%llu,\"defrag_bytes\":%llu,\"host_bytes_copied\":%llu,\"wall_seconds\":%.4f",
-      JsonEscape(r.backend).c_str(), JsonEscape(r.policy).c_str(), JsonEscape(r.gpu).c_str(),
-      (unsigned long long)r.total_bytes, (unsigned long long)r.events, (unsigned long long)r.events_total,
-      (unsigned long long)r.allocs, (unsigned long long)r.frees, (unsigned long long)r.failed_allocs,
-      (long long)r.first_oom_buffer_id, (long long)r.first_oom_event, r.first_oom_kind.c_str(),
-      (unsigned long long)r.first_oom_reserved_bytes, (unsigned long long)r.first_oom_live_bytes,
-      (unsigned long long)r.oom_capacity, (unsigned long long)r.oom_cap, (unsigned long long)r.oom_fragmentation,
-      (unsigned long long)r.peak_bytes_in_use, (unsigned long long)r.peak_pool_bytes, (unsigned long long)r.bytes_limit,
-      (unsigned long long)r.device_allocs, (unsigned long long)r.device_frees, (unsigned long long)r.device_syncs,
-      (unsigned long long)r.stream_syncs, (unsigned long long)r.maps, (unsigned long long)r.unmaps,
-      (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations,
-      (unsigned long long)r.defrag_bytes, (unsigned long long)r.host_bytes_copied, r.wall_seconds);
-  std::string out = "{";  // appended, not chained: GCC 12's -Wrestrict misfires on "literal" + std::string
-  out.append(buf).append(",\"first_oom_message\":\"").append(JsonEscape(r.first_oom_message)).append("\"}");
-  return out;
+Json GpuJsonObject(const GpuReplayResult& r) {
+  Json j;
+  j["backend"] = r.backend;
+  j["policy"] = r.policy;
+  j["gpu"] = r.gpu;
+  j["total_bytes"] = r.total_bytes;
+  j["events"] = r.events;
+  j["events_total"] = r.events_total;
+  j["allocs"] = r.allocs;
+  j["frees"] = r.frees;
+  j["failed_allocs"] = r.failed_allocs;
+  j["first_oom_buffer_id"] = r.first_oom_buffer_id;
+  j["first_oom_event"] = r.first_oom_event;
+  j["first_oom_kind"] = r.first_oom_kind;
+  j["first_oom_reserved_bytes"] = r.first_oom_reserved_bytes;
+  j["first_oom_live_bytes"] = r.first_oom_live_bytes;
+  j["oom_capacity"] = r.oom_capacity;
+  j["oom_cap"] = r.oom_cap;
+  j["oom_fragmentation"] = r.oom_fragmentation;
+  j["peak_bytes_in_use"] = r.peak_bytes_in_use;
+  j["peak_pool_bytes"] = r.peak_pool_bytes;
+  j["bytes_limit"] = r.bytes_limit;
+  j["device_allocs"] = r.device_allocs;
+  j["device_frees"] = r.device_frees;
+  j["device_syncs"] = r.device_syncs;
+  j["stream_syncs"] = r.stream_syncs;
+  j["maps"] = r.maps;
+  j["unmaps"] = r.unmaps;
+  j["num_alloc_retries"] = r.num_alloc_retries;
+  j["defragmentations"] = r.defragmentations;
+  j["defrag_bytes"] = r.defrag_bytes;
+  j["host_bytes_copied"] = r.host_bytes_copied;
+  j["wall_seconds"] = JsonRound(r.wall_seconds, 4);
+  j["first_oom_message"] = r.first_oom_message;
+  return j;
 }
+
+std::string GpuJson(const GpuReplayResult& r) { return JsonLine(GpuJsonObject(r)); }
 
 std::string GpuTable(const GpuReplayResult& r) {
   // Appended piece by piece: GCC 12's -Wrestrict misfires on "literal" + std::string chains.

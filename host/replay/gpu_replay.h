@@ -66,8 +66,9 @@ struct GpuReplayResult {
 // A RESOURCE_EXHAUSTED allocation is counted and its buffer skipped; anything else returns false with *error.
 bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error);
 
-std::string GpuSeriesHeader();                        // the CSV header line, with its newline
-std::string GpuSeriesCsv(const GpuSeriesRow& row);    // one CSV line, with its newline
+std::string GpuSeriesHeader();                      // the CSV header line, with its newline
+std::string GpuSeriesCsv(const GpuSeriesRow& row);  // one CSV line, with its newline
+Json GpuJsonObject(const GpuReplayResult& result);
 std::string GpuJson(const GpuReplayResult& result);   // one line
 std::string GpuTable(const GpuReplayResult& result);  // several lines
 

@@ -15,6 +15,7 @@
 
 #include "regular_file.h"
 #include "replay.h"
+#include "tool_cli.h"
 #ifdef STRATA_REPLAY_HAVE_SIM
 #include "sim_replay.h"
 #endif
@@ -24,72 +25,22 @@
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: strata-replay TRACE.csv [--backend host|sim|gpu-emu|cuda] [--policy P]\n"
+constexpr const char* kSynopsis =
+    "strata-replay TRACE.csv [--backend host|sim|gpu-emu|cuda] [--policy P]\n"
     "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
     "                     [--max-events N] [--hbm HBM2|HBM2e|HBM3] [--firmware ELF]\n"
     "                     [--option NAME=VALUE]... [--series FILE.csv] [--timeline FILE.json] [--json]\n"
-    "                     [--check] [--verbose]\n"
-    "\n"
+    "                     [--check] [--verbose]";
+constexpr const char* kDescription =
     "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
-    "are freed, then buffers whose lower bound is reached are allocated, in file order.\n"
-    "\n"
-    "  --backend B       host (default): the allocator library on the host, nothing else.\n"
-    "                    sim: the same host replay, then the trace once more through the driver's\n"
-    "                    C API on the Strata model (runtime firmware, cycle-level HBM): device cycles\n"
-    "                    per allocate/free, compaction bytes and cycles, beside the host figures.\n"
-    "                    The model runs ~1,000 API calls per wall second and copies ~1 GB of\n"
-    "                    compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)\n"
-    "                    gpu-emu: the trace through the driver's C API on an emulated GPU under a\n"
-    "                    framework's allocation policy (--policy; docs/gpu-policies.md) instead\n"
-    "                    cuda: the same on the real GPU through CUDA (exit status 3 with the CUDA\n"
-    "                    error where there is no GPU or driver)\n"
-    "  --policy P        host: placement policy (default tlsf; the firmware uses tlsf)\n"
-    "                    gpu-emu, cuda: jax (default), jax-growth, jax-platform, jax-async, tf, tf-growth,\n"
-    "                    tf-async, torch, torch-expandable; each reads its framework's environment\n"
-    "                    variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)\n"
-    "  --compaction M    off (default) or on-oom: when an allocation fails although enough memory\n"
-    "                    is free in total, move as few bytes as possible to make room, then retry\n"
-    "                    (gpu-emu: JAX's Defragment(), every live buffer through the host and back)\n"
-    "  --capacity C      heap size: BYTES (suffixes K M G T, KiB MiB GiB TiB) or <F>x, F times the\n"
-    "                    trace's max load (peak of live sizes rounded up to the granule).\n"
-    "                    Default: unbounded, and the footprint (highest address used) is reported;\n"
-    "                    with --backend sim: 1.0x (the model's HBM is sized to hold it).\n"
-    "                    gpu-emu: the GPU's total memory: BYTES, <F>x, or a GPU preset (h100-80g,\n"
-    "                    a100-40g, ...; default h100-80g). With BYTES or <F>x the CUDA context\n"
-    "                    takes nothing unless --option context_bytes=N says otherwise\n"
-    "  --option N=V      sim, gpu-emu, cuda: an open option (the backend's own or the policy's, e.g.\n"
-    "                    mxu_n=8 (sim), mem_fraction=0.5, page_bytes=65536 (gpu-emu), device=1 (cuda));\n"
-    "                    repeatable; overrides the environment\n"
-    "  --timeline FILE   sim, gpu-emu, cuda: the device's run as a Perfetto timeline (trace-event JSON;\n"
-    "                    docs/timelines.md); the same as --option timeline=FILE\n"
-    "  --granule BYTES   allocation granule, a power of two <= 65536 (default 256; sim: 256 only)\n"
-    "  --max-events N    stop after N events (allocations + frees; a trace has 2 per buffer)\n"
-    "  --hbm PRESET      sim: HBM preset (default HBM2)\n"
-    "  --firmware ELF    sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)\n"
-    "  --series FILE     gpu-emu, cuda: after every event (allocation or free, in replay order) one CSV row:\n"
-    "                    event,time,kind,buffer_id,size_bytes,live_bytes,in_use_bytes,reserved_bytes,oom\n"
-    "                    live: the trace's live bytes as requested (failed buffers included); in_use and\n"
-    "                    reserved: the policy's bytes_in_use and pool_bytes (what the framework holds\n"
-    "                    from the device); oom: the failed allocation's kind or none. Every event, no\n"
-    "                    sampling (bert_base.csv, 11,240 events: jax 0.02 s either way, jax-async\n"
-    "                    0.04 s without, 0.06 s with: one strata_get_memory_stats per event);\n"
-    "                    (strata-compare --json and scripts/plot_compare.py draw memory over time)\n"
-    "  --json            print one JSON object instead of the table\n"
-    "  --check           run the allocator's Check() after every operation (slow; host replay only)\n"
-    "  --verbose         one line on stderr per compaction: request, bytes moved, and what sliding\n"
-    "                    every buffer down would have moved (sim: also the device cycles it took)\n"
-    "  --help            this text\n"
-    "\n"
+    "are freed, then buffers whose lower bound is reached are allocated, in file order.";
+constexpr const char* kFooter =
     "Exit status: 0 when every allocation succeeded, 1 when some failed, 2 on bad usage or input,\n"
     "3 when the sim, gpu-emu or cuda backend failed (firmware missing, no GPU, device error, bad policy\n"
-    "setting).\n";
+    "setting).";
 
-int Usage(const std::string& message) {
-  std::fprintf(stderr, "strata-replay: %s\n\n%s", message.c_str(), kUsage);
-  return 2;
-}
+int Usage(const std::string& message) { return strata::cli::Usage("strata-replay", message); }
 
 int LoadOrFail(const std::string& path, strata::replay::Trace* trace) {
   std::string error;
@@ -178,8 +129,9 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     return 3;
   }
   if (json) {
-    std::printf("{\"trace\":\"%s\",%s\n", strata::replay::JsonEscape(trace.name).c_str(),
-                strata::replay::GpuJson(r).substr(1).c_str());
+    strata::replay::Json line = {{"trace", trace.name}};
+    line.update(strata::replay::GpuJsonObject(r));
+    std::printf("%s\n", strata::replay::JsonLine(line).c_str());
   } else {
     std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", trace.name.c_str(), trace.buffers.size(),
                 strata::replay::MaxLoad(trace, 256) / 1048576.0, strata::replay::GpuTable(r).c_str());
@@ -195,85 +147,134 @@ int main(int argc, char** argv) {
   strata::replay::ReplayOptions options;
   std::string policy_text;
   std::map<std::string, std::string> named_options;
-  bool json = false, policy_given = false, granule_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--verbose" || arg == "-v") {
-      options.verbose = true;
-    } else if (arg == "--check") {
-      options.check_every_op = true;
-    } else if (arg == "--policy") {
-      if (!value(&policy_text)) return Usage("--policy needs a value");
-      policy_given = true;
-    } else if (arg == "--option") {
-      if (!value(&v)) return Usage("--option needs NAME=VALUE");
-      const size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0) return Usage("--option needs NAME=VALUE (got '" + v + "')");
-      named_options[v.substr(0, eq)] = v.substr(eq + 1);
-    } else if (arg == "--timeline") {
-      if (!value(&v) || v.empty()) return Usage("--timeline needs a file name");
-      named_options["timeline"] = v;
-    } else if (arg == "--series") {
-      if (!value(&series_path) || series_path.empty()) return Usage("--series needs a file name");
-    } else if (arg == "--backend") {
-      if (!value(&backend)) return Usage("--backend needs a value");
-      if (backend != "host" && backend != "sim" && backend != "gpu-emu" && backend != "cuda") {
-        return Usage("unknown backend '" + backend + "' (host, sim, gpu-emu or cuda)");
-      }
-    } else if (arg == "--max-events") {
-      if (!value(&v)) return Usage("--max-events needs a value");
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || v[0] == '-' || *end != '\0' || n == 0) {
-        return Usage("--max-events must be a positive integer (got '" + v + "')");
-      }
-      options.max_events = n;
-    } else if (arg == "--hbm") {
-      if (!value(&hbm_preset)) return Usage("--hbm needs a value");
-      if (hbm_preset != "HBM2" && hbm_preset != "HBM2e" && hbm_preset != "HBM3") {
-        return Usage("unknown HBM preset '" + hbm_preset + "' (HBM2, HBM2e or HBM3)");
-      }
-    } else if (arg == "--firmware") {
-      if (!value(&firmware_path)) return Usage("--firmware needs a value");
-    } else if (arg == "--compaction") {
-      if (!value(&v)) return Usage("--compaction needs a value");
-      if (v == "off") {
-        options.compaction_on_oom = false;
-      } else if (v == "on-oom") {
-        options.compaction_on_oom = true;
-      } else {
-        return Usage("unknown compaction mode '" + v + "' (off or on-oom)");
-      }
-    } else if (arg == "--capacity") {
-      if (!value(&capacity_text)) return Usage("--capacity needs a value");
-    } else if (arg == "--granule") {
-      if (!value(&v)) return Usage("--granule needs a value");
-      char* end = nullptr;
-      const unsigned long long g = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || g == 0 || (g & (g - 1)) != 0 || g > strata::alloc::kMaxGranuleBytes) {
-        return Usage("--granule must be a power of two between 1 and 65536 (got '" + v + "')");
-      }
-      options.granule_bytes = static_cast<uint32_t>(g);
-      granule_given = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return Usage("unknown option '" + arg + "'");
-    } else if (trace_path.empty()) {
-      trace_path = arg;
-    } else {
-      return Usage("more than one trace given ('" + trace_path + "' and '" + arg + "')");
-    }
-  }
+  bool json = false;
+  CLI::App app{kDescription, "strata-replay"};
+  strata::cli::Setup(app, kSynopsis, kFooter);
+  app.add_option("TRACE.csv", trace_path, "the trace: CSV with the header id,lower,upper,size");
+  strata::cli::AddTaken(
+      app, "--backend", "B",
+      [&](const std::string& v) -> std::string {
+        if (v != "host" && v != "sim" && v != "gpu-emu" && v != "cuda") {
+          return "unknown backend '" + v + "' (host, sim, gpu-emu or cuda)";
+        }
+        backend = v;
+        return "";
+      },
+      "host (default): the allocator library on the host, nothing else.\n"
+      "sim: the same host replay, then the trace once more through the driver's\n"
+      "C API on the Strata model (runtime firmware, cycle-level HBM): device cycles\n"
+      "per allocate/free, compaction bytes and cycles, beside the host figures.\n"
+      "The model runs ~1,000 API calls per wall second and copies ~1 GB of\n"
+      "compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)\n"
+      "gpu-emu: the trace through the driver's C API on an emulated GPU under a\n"
+      "framework's allocation policy (--policy; docs/gpu-policies.md) instead\n"
+      "cuda: the same on the real GPU through CUDA (exit status 3 with the CUDA\n"
+      "error where there is no GPU or driver)");
+  CLI::Option* policy_opt = app.add_option("--policy", policy_text,
+                                           "host: placement policy (default tlsf; the firmware uses tlsf)\n"
+                                           "gpu-emu, cuda: jax (default), jax-growth, jax-platform, jax-async, tf,\n"
+                                           "tf-growth, tf-async, torch, torch-expandable; each reads its framework's\n"
+                                           "environment variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)")
+                                ->type_name("P");
+  strata::cli::AddTaken(
+      app, "--compaction", "M",
+      [&](const std::string& v) -> std::string {
+        if (v != "off" && v != "on-oom") return "unknown compaction mode '" + v + "' (off or on-oom)";
+        options.compaction_on_oom = v == "on-oom";
+        return "";
+      },
+      "off (default) or on-oom: when an allocation fails although enough memory\n"
+      "is free in total, move as few bytes as possible to make room, then retry\n"
+      "(gpu-emu: JAX's Defragment(), every live buffer through the host and back)");
+  app.add_option("--capacity", capacity_text,
+                 "heap size: BYTES (suffixes K M G T, KiB MiB GiB TiB) or <F>x, F times the\n"
+                 "trace's max load (peak of live sizes rounded up to the granule).\n"
+                 "Default: unbounded, and the footprint (highest address used) is reported;\n"
+                 "with --backend sim: 1.0x (the model's HBM is sized to hold it).\n"
+                 "gpu-emu: the GPU's total memory: BYTES, <F>x, or a GPU preset (h100-80g,\n"
+                 "a100-40g, ...; default h100-80g). With BYTES or <F>x the CUDA context\n"
+                 "takes nothing unless --option context_bytes=N says otherwise")
+      ->type_name("C");
+  strata::cli::AddRepeated(
+      app, "--option", "N=V",
+      [&](const std::string& v) -> std::string {
+        const size_t eq = v.find('=');
+        if (eq == std::string::npos || eq == 0) return "--option needs NAME=VALUE (got '" + v + "')";
+        named_options[v.substr(0, eq)] = v.substr(eq + 1);
+        return "";
+      },
+      "sim, gpu-emu, cuda: an open option (the backend's own or the policy's, e.g.\n"
+      "mxu_n=8 (sim), mem_fraction=0.5, page_bytes=65536 (gpu-emu), device=1 (cuda));\n"
+      "repeatable; overrides the environment");
+  strata::cli::AddTaken(
+      app, "--timeline", "FILE",
+      [&](const std::string& v) -> std::string {
+        if (v.empty()) return "--timeline needs a file name";
+        named_options["timeline"] = v;
+        return "";
+      },
+      "sim, gpu-emu, cuda: the device's run as a Perfetto timeline (trace-event JSON;\n"
+      "docs/timelines.md); the same as --option timeline=FILE");
+  bool granule_given = false;
+  strata::cli::AddTaken(
+      app, "--granule", "BYTES",
+      [&](const std::string& v) -> std::string {
+        char* end = nullptr;
+        const unsigned long long g = std::strtoull(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || g == 0 || (g & (g - 1)) != 0 || g > strata::alloc::kMaxGranuleBytes) {
+          return "--granule must be a power of two between 1 and 65536 (got '" + v + "')";
+        }
+        options.granule_bytes = static_cast<uint32_t>(g);
+        granule_given = true;
+        return "";
+      },
+      "allocation granule, a power of two <= 65536 (default 256; sim: 256 only)");
+  strata::cli::AddTaken(
+      app, "--max-events", "N",
+      [&](const std::string& v) -> std::string {
+        char* end = nullptr;
+        const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+        if (v.empty() || v[0] == '-' || *end != '\0' || n == 0) {
+          return "--max-events must be a positive integer (got '" + v + "')";
+        }
+        options.max_events = n;
+        return "";
+      },
+      "stop after N events (allocations + frees; a trace has 2 per buffer)");
+  strata::cli::AddTaken(
+      app, "--hbm", "PRESET",
+      [&](const std::string& v) -> std::string {
+        if (v != "HBM2" && v != "HBM2e" && v != "HBM3") return "unknown HBM preset '" + v + "' (HBM2, HBM2e or HBM3)";
+        hbm_preset = v;
+        return "";
+      },
+      "sim: HBM preset (default HBM2)");
+  app.add_option("--firmware", firmware_path,
+                 "sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)")
+      ->type_name("ELF");
+  strata::cli::AddTaken(
+      app, "--series", "FILE",
+      [&](const std::string& v) -> std::string {
+        if (v.empty()) return "--series needs a file name";
+        series_path = v;
+        return "";
+      },
+      "gpu-emu, cuda: after every event (allocation or free, in replay order) one CSV row:\n"
+      "event,time,kind,buffer_id,size_bytes,live_bytes,in_use_bytes,reserved_bytes,oom\n"
+      "live: the trace's live bytes as requested (failed buffers included); in_use and\n"
+      "reserved: the policy's bytes_in_use and pool_bytes (what the framework holds\n"
+      "from the device); oom: the failed allocation's kind or none. Every event, no\n"
+      "sampling (bert_base.csv, 11,240 events: jax 0.02 s either way, jax-async\n"
+      "0.04 s without, 0.06 s with: one strata_get_memory_stats per event);\n"
+      "(strata-compare --json and scripts/plot_compare.py draw memory over time)");
+  app.add_flag("--json", json, "print one JSON object instead of the table");
+  app.add_flag("--check", options.check_every_op,
+               "run the allocator's Check() after every operation (slow; host replay only)");
+  app.add_flag("-v,--verbose", options.verbose,
+               "one line on stderr per compaction: request, bytes moved, and what sliding\n"
+               "every buffer down would have moved (sim: also the device cycles it took)");
+  if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  const bool policy_given = policy_opt->count() != 0;
   if (trace_path.empty()) return Usage("no trace given");
   const bool sim = backend == "sim", gpu = backend == "gpu-emu" || backend == "cuda";
   if (!gpu && !sim && !named_options.empty()) {
@@ -344,7 +345,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "strata-replay: %s: %s\n", trace_path.c_str(), error.c_str());
     return 2;
   }
-  std::string json_text = strata::replay::ToJson(result), table = strata::replay::ToTable(result);
+  strata::replay::Json json_line = strata::replay::ToJsonObject(result);
+  std::string table = strata::replay::ToTable(result);
   bool failed = result.failed_allocs != 0;
 #ifdef STRATA_REPLAY_HAVE_SIM
   if (sim) {
@@ -385,14 +387,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "strata-replay: %s: sim backend: %s\n", trace_path.c_str(), error.c_str());
       return 3;
     }
-    json_text.pop_back();  // the closing brace
-    json_text += strata::replay::SimJsonFields(sr) + "}";
+    json_line.update(strata::replay::SimJsonObject(sr));
     table = "host replay (allocator library, no device):\n" + table + strata::replay::SimTable(sr);
     failed = failed || sr.failed_allocs != 0;
   }
 #endif
   if (json) {
-    std::printf("%s\n", json_text.c_str());
+    std::printf("%s\n", strata::replay::JsonLine(json_line).c_str());
   } else {
     std::fputs(table.c_str(), stdout);
   }

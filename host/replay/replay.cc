@@ -70,21 +70,16 @@ uint64_t RoundUp(uint64_t bytes, uint32_t granule) { return (bytes + granule - 1
 
 }  // namespace
 
+std::string JsonLine(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+double JsonRound(double x, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(x * scale) / scale;
+}
+
 std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  const std::string quoted = JsonLine(Json(s));
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::string* error) {
@@ -385,9 +380,6 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
 
 namespace {
 
-// Appended, not chained from a literal: GCC 12's -Wrestrict misfires on "literal" + std::string.
-std::string JsonString(const std::string& s) { return std::string(1, '"').append(JsonEscape(s)).append(1, '"'); }
-
 std::string Num(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -404,21 +396,34 @@ std::string HumanBytes(uint64_t b) {
   return Num(v, u == 0 ? 0 : 2) + " " + units[u];
 }
 
-std::string ToJson(const ReplayResult& r) {
-  std::ostringstream os;
-  os << "{\"trace\":" << JsonString(r.trace) << ",\"policy\":" << JsonString(r.policy)
-     << ",\"compaction\":" << JsonString(r.compaction) << ",\"buffers\":" << r.buffers
-     << ",\"granule_bytes\":" << r.granule_bytes << ",\"max_load_bytes\":" << r.max_load_bytes
-     << ",\"capacity_bytes\":" << (r.capacity_bytes ? std::to_string(r.capacity_bytes) : "null")
-     << ",\"footprint_bytes\":" << r.footprint_bytes << ",\"footprint_ratio\":" << Num(r.footprint_ratio, 6)
-     << ",\"failed_allocs\":" << r.failed_allocs << ",\"compactions\":" << r.compactions << ",\"moves\":" << r.moves
-     << ",\"bytes_moved\":" << r.bytes_moved << ",\"slide_baseline_bytes\":" << r.slide_baseline_bytes
-     << ",\"bytes_allocated\":" << r.bytes_allocated << ",\"bytes_moved_fraction\":" << Num(r.bytes_moved_fraction, 6)
-     << ",\"ns_per_alloc\":" << Num(r.ns_per_alloc, 1) << ",\"ns_per_free\":" << Num(r.ns_per_free, 1);
-  if (r.events_bounded) os << ",\"events\":" << r.events << ",\"events_total\":" << r.events_total;
-  os << "}";
-  return os.str();
+Json ToJsonObject(const ReplayResult& r) {
+  Json j;
+  j["trace"] = r.trace;
+  j["policy"] = r.policy;
+  j["compaction"] = r.compaction;
+  j["buffers"] = r.buffers;
+  j["granule_bytes"] = r.granule_bytes;
+  j["max_load_bytes"] = r.max_load_bytes;
+  j["capacity_bytes"] = r.capacity_bytes ? Json(r.capacity_bytes) : Json(nullptr);
+  j["footprint_bytes"] = r.footprint_bytes;
+  j["footprint_ratio"] = JsonRound(r.footprint_ratio, 6);
+  j["failed_allocs"] = r.failed_allocs;
+  j["compactions"] = r.compactions;
+  j["moves"] = r.moves;
+  j["bytes_moved"] = r.bytes_moved;
+  j["slide_baseline_bytes"] = r.slide_baseline_bytes;
+  j["bytes_allocated"] = r.bytes_allocated;
+  j["bytes_moved_fraction"] = JsonRound(r.bytes_moved_fraction, 6);
+  j["ns_per_alloc"] = JsonRound(r.ns_per_alloc, 1);
+  j["ns_per_free"] = JsonRound(r.ns_per_free, 1);
+  if (r.events_bounded) {
+    j["events"] = r.events;
+    j["events_total"] = r.events_total;
+  }
+  return j;
 }
+
+std::string ToJson(const ReplayResult& r) { return JsonLine(ToJsonObject(r)); }
 
 std::string ToTable(const ReplayResult& r) {
   std::ostringstream os;

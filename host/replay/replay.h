@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <istream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,14 @@ constexpr uint64_t kMaxTraceTotalBytes = uint64_t{1} << 63;
 // "1.41 GiB", "512 B": bytes in the largest binary unit below 1024 of it (two decimals above bytes).
 std::string HumanBytes(uint64_t bytes);
 
-// The body of a JSON string for `s` (quotes, backslashes and control characters escaped).
+// JSON output is built as nlohmann::ordered_json (keys in the order written) and printed by JsonLine: one line,
+// never malformed (bytes that are not UTF-8 become U+FFFD instead of an exception).
+using Json = nlohmann::ordered_json;
+std::string JsonLine(const Json& value);
+// x to `digits` decimals, for JSON numbers (the shortest text for it is printed).
+double JsonRound(double x, int digits);
+// The body of a JSON string for `s` (quotes, backslashes and control characters escaped), by nlohmann-json; for
+// callers that still splice JSON text (python/src/tools_module.cc).
 std::string JsonEscape(const std::string& s);
 
 // Parses the CSV: a header naming at least id, lower, upper, size (any order, extra columns ignored),
@@ -121,6 +129,7 @@ struct ReplayResult {
 // options are invalid or Check() fails.
 bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* result, std::string* error);
 
+Json ToJsonObject(const ReplayResult& result);
 std::string ToJson(const ReplayResult& result);   // one line, no trailing newline
 std::string ToTable(const ReplayResult& result);  // human-readable, several lines
 

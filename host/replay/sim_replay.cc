@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <memory>
@@ -294,36 +295,48 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
   return true;
 }
 
-std::string SimJsonFields(const SimReplayResult& r) {
-  std::ostringstream os;
-  auto summary = [&os](const char* name, const CycleSummary& s) {
-    char mean[32];
-    std::snprintf(mean, sizeof mean, "%.1f", s.mean);
-    os << ",\"" << name << "_p50\":" << s.p50 << ",\"" << name << "_p99\":" << s.p99 << ",\"" << name
-       << "_max\":" << s.max << ",\"" << name << "_mean\":" << mean;
+Json SimJsonObject(const SimReplayResult& r) {
+  Json j;
+  auto summary = [&j](const std::string& name, const CycleSummary& s) {
+    j[name + "_p50"] = s.p50;
+    j[name + "_p99"] = s.p99;
+    j[name + "_max"] = s.max;
+    j[name + "_mean"] = JsonRound(s.mean, 1);
   };
-  char wall[32], rate[32];
-  std::snprintf(wall, sizeof wall, "%.2f", r.wall_seconds);
-  std::snprintf(rate, sizeof rate, "%.0f", r.wall_seconds > 0 ? r.device_cycles / r.wall_seconds : 0.0);
-  os << ",\"backend\":\"sim\",\"hbm_capacity_bytes\":" << r.hbm_capacity_bytes << ",\"heap_bytes\":" << r.heap_bytes
-     << ",\"pad_bytes\":" << r.pad_bytes << ",\"device_events\":" << r.events << ",\"device_allocs\":" << r.allocs
-     << ",\"device_frees\":" << r.frees << ",\"device_failed_allocs\":" << r.failed_allocs;
+  j["backend"] = "sim";
+  j["hbm_capacity_bytes"] = r.hbm_capacity_bytes;
+  j["heap_bytes"] = r.heap_bytes;
+  j["pad_bytes"] = r.pad_bytes;
+  j["device_events"] = r.events;
+  j["device_allocs"] = r.allocs;
+  j["device_frees"] = r.frees;
+  j["device_failed_allocs"] = r.failed_allocs;
   if (r.failed_allocs != 0) {
-    os << ",\"device_first_oom_buffer_id\":" << r.first_oom_buffer_id
-       << ",\"device_first_oom_event\":" << r.first_oom_event << ",\"device_first_oom_message\":\""
-       << JsonEscape(r.first_oom_message) << "\"";
+    j["device_first_oom_buffer_id"] = r.first_oom_buffer_id;
+    j["device_first_oom_event"] = r.first_oom_event;
+    j["device_first_oom_message"] = r.first_oom_message;
   }
-  os << ",\"device_compactions\":" << r.compactions << ",\"device_compaction_allocs\":" << r.compaction_allocs
-     << ",\"device_moves\":" << r.moves << ",\"device_bytes_moved\":" << r.bytes_moved
-     << ",\"compaction_cycles\":" << r.compaction_cycles
-     << ",\"compaction_alloc_cycles\":" << r.compaction_alloc_cycles;
+  j["device_compactions"] = r.compactions;
+  j["device_compaction_allocs"] = r.compaction_allocs;
+  j["device_moves"] = r.moves;
+  j["device_bytes_moved"] = r.bytes_moved;
+  j["compaction_cycles"] = r.compaction_cycles;
+  j["compaction_alloc_cycles"] = r.compaction_alloc_cycles;
   summary("device_cycles_per_alloc", r.alloc_cycles);
   summary("device_cycles_per_free", r.free_cycles);
   summary("round_trip_cycles_per_alloc", r.alloc_round_trip);
   summary("round_trip_cycles_per_free", r.free_round_trip);
-  os << ",\"device_cycles\":" << r.device_cycles << ",\"wall_seconds\":" << wall
-     << ",\"sim_cycles_per_second\":" << rate;
-  return os.str();
+  j["device_cycles"] = r.device_cycles;
+  j["wall_seconds"] = JsonRound(r.wall_seconds, 2);
+  // A whole number of cycles per second, printed as an integer as before.
+  j["sim_cycles_per_second"] =
+      static_cast<uint64_t>(std::llround(r.wall_seconds > 0 ? r.device_cycles / r.wall_seconds : 0.0));
+  return j;
+}
+
+std::string SimJsonFields(const SimReplayResult& r) {
+  const std::string text = JsonLine(SimJsonObject(r));
+  return "," + text.substr(1, text.size() - 2);
 }
 
 std::string SimTable(const SimReplayResult& r) {

@@ -74,7 +74,9 @@ struct SimReplayResult {
 // and its buffer skipped, as in Replay(); any other failure returns false with *error.
 bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayResult* result, std::string* error);
 
-// The device fields, each prefixed with a comma, for appending to ToJson()'s object.
+// The device fields, for adding to ToJsonObject()'s object (Json::update keeps their order).
+Json SimJsonObject(const SimReplayResult& result);
+// The same fields as text, each prefixed with a comma, for appending to ToJson()'s text (python/src/tools_module.cc).
 std::string SimJsonFields(const SimReplayResult& result);
 // Human-readable rows for appending to ToTable().
 std::string SimTable(const SimReplayResult& result);

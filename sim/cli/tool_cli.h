@@ -96,19 +96,22 @@ inline std::string LongName(const std::string& names) {
   return comma == std::string::npos ? names : names.substr(comma + 1);
 }
 
+// Throws the usage error for option `name` when `why` is not empty (see AddTaken).
+inline void Refuse(const std::string& name, const std::string& why) {
+  if (why.empty()) return;
+  if (why.compare(0, name.size(), name) == 0) throw CLI::ValidationError(why);
+  throw CLI::ValidationError(name, why);
+}
+
 // An option whose value `take` reads by the tool's own rules: it returns "" when it took the value, else why the
-// value is refused, which becomes the usage error "OPTION: WHY". `value_name` is what --help shows ("N", "FILE").
+// value is refused, which becomes the usage error "OPTION: WHY" (or WHY alone when it starts with the option's
+// name: the tools' documented messages stay as they were). `value_name` is what --help shows ("N", "FILE").
 inline CLI::Option* AddTaken(CLI::App& app, const std::string& names, const std::string& value_name,
                              std::function<std::string(const std::string&)> take, const std::string& help) {
   const std::string name = LongName(names);
   return app
       .add_option_function<std::string>(
-          names,
-          [name, take = std::move(take)](const std::string& v) {
-            const std::string why = take(v);
-            if (!why.empty()) throw CLI::ValidationError(name, why);
-          },
-          help)
+          names, [name, take = std::move(take)](const std::string& v) { Refuse(name, take(v)); }, help)
       ->type_name(value_name);
 }
 
@@ -121,8 +124,7 @@ inline CLI::Option* AddRepeated(CLI::App& app, const std::string& names, const s
           names,
           [name, take = std::move(take)](const std::vector<std::string>& values) {
             for (const std::string& v : values) {
-              const std::string why = take(v);
-              if (!why.empty()) throw CLI::ValidationError(name, why);
+              Refuse(name, take(v));
             }
           },
           help)
