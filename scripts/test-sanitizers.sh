@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the allocator's, the runtime decoder's, the file readers', the GPU policies' and the driver core's unit tests under AddressSanitizer +
+# Runs the allocator's, the runtime decoder's, the firmware's host tests' (drivers, GEMM kernel and runtime on the chip model:
+# docs/firmware-testing.md), the file readers', the GPU policies' and the driver core's unit tests under AddressSanitizer +
 # UndefinedBehaviorSanitizer (build/asan), then every libFuzzer target (tests/fuzz: allocator, decoder, whole runtime, ELF, .npy, trace CSV,
 # PyTorch pickle and JSON, RMM log) for a bounded time each (build/fuzz, clang), each starting from a scratch copy of its committed seed corpus
 # (tests/fuzz/corpus/<target>; the repository is never written). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 12: about 2 minutes
@@ -10,12 +11,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build_root="${BUILD_ROOT:-$root/build}"
 jobs="${JOBS:-2}"
 fuzz_seconds="${1:-12}"
-regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder|^readers\.|^gpu\.|^host\.core\.|^host\.gpu_emu\.}"
+regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder|^firmware\.host\.|^readers\.|^gpu\.|^host\.core\.|^host\.gpu_emu\.}"
 
 echo "== ASan+UBSan unit tests ($build_root/asan)" >&2
 cmake -S "$root" -B "$build_root/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTRATA_BUILD_SIM=OFF -DSTRATA_BUILD_FIRMWARE_IMAGES=OFF -DSTRATA_SANITIZE=ON >&2
-cmake --build "$build_root/asan" -j "$jobs" --target alloc_test strata-replay runtime_decoder_test reader_test gpu_test driver_core_test gpu_emu_test >&2
+cmake --build "$build_root/asan" -j "$jobs" --target alloc_test strata-replay runtime_decoder_test firmware_host_test reader_test gpu_test driver_core_test gpu_emu_test >&2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$build_root/asan" -R "$regex" --output-on-failure -j "$jobs"
 
