@@ -4,9 +4,12 @@
 // stream at one row per cycle. Row r occupies ACC bytes [4N r, 4N (r+1)): for N = 8 a line holds
 // two rows, for N = 16 one, for N = 32 a row spans two lines. Read data the next cycle; a read
 // and a write of the same row in one cycle: the read sees the old contents (the matrix unit
-// forwards). Not reset.
+// forwards). Not reset. A DMA write and a matrix-unit write of the same row in one cycle is a
+// collision (asserted against).
+`include "tpu_assert.svh"
+
 module tpu_acc_ram #(
-  parameter int unsigned Bytes = 32'h0001_0000,
+  parameter int unsigned Bytes = tpu_regmap_pkg::AccSize,
   parameter int unsigned N = 16
 ) (
   input  logic            clk_i,
@@ -64,6 +67,8 @@ module tpu_acc_ram #(
       if (r_req_i) r_rdata_o <= mem_q[r_row_i[Rw-1:0]];
       if (w_req_i) mem_q[w_row_i[Rw-1:0]] <= w_wdata_i;
     end
+
+    `ASSERT_NEVER(AccRamWriteCollision, a_req_i && a_we_i && w_req_i && a_row == w_row_i[Rw-1:0], clk_i, 1'b1)
   end else begin : gen_line_rows
     // A line holds Per rows; row r is slot r % Per of line r / Per.
     localparam int unsigned Per = 512 / RowBits;
@@ -86,13 +91,14 @@ module tpu_acc_ram #(
       if (r_req_i) r_rdata_o <= mem_q[r_row_i[Rw-1:0]];
       if (w_req_i) mem_q[w_row_i[Rw-1:0]] <= w_wdata_i;
     end
+
+    `ASSERT_NEVER(AccRamWriteCollision, a_req_i && a_we_i && w_req_i &&
+                                        32'(w_row_i[Rw-1:0]) / Per == 32'(a_line_i[Lw-1:0]), clk_i, 1'b1)
   end
 
   logic unused_addr;
   assign unused_addr = ^{a_line_i[31:Lw], r_row_i[31:Rw], w_row_i[31:Rw]};
 
-  initial begin
-    if (Bytes < 512 || (Bytes & (Bytes - 1)) != 0) $fatal(1, "tpu_acc_ram: size must be a power of two >= 512 bytes");
-    if (N < 2 || (N & (N - 1)) != 0) $fatal(1, "tpu_acc_ram: N must be a power of two");
-  end
+  `ASSERT_INIT(AccRamBytesLegal, Bytes >= 512 && (Bytes & (Bytes - 1)) == 0)
+  `ASSERT_INIT(AccRamNLegal, N >= 2 && (N & (N - 1)) == 0)
 endmodule

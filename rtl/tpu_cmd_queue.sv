@@ -5,6 +5,8 @@
 // The staging register keeps its value after a push, so a run of similar commands only rewrites
 // the fields that change. A push into a full queue is dropped (full_o tells the owner, which
 // counts it as an error); a pop of an empty queue is not allowed.
+`include "tpu_assert.svh"
+
 module tpu_cmd_queue #(
   parameter type         T          = logic [31:0],
   parameter int unsigned Depth      = 4,
@@ -68,8 +70,9 @@ module tpu_cmd_queue #(
     if (push_ok) fifo_q[wptr_q] <= stage_q;
   end
 
-  initial begin
-    if (Depth < 1) $fatal(1, "tpu_cmd_queue: Depth must be at least 1");
-  end
+  // The owner pops only a command that is there; the count stays within the FIFO.
+  `ASSERT_NEVER(CmdQueuePopEmpty, pop_i && count_q == '0)
+  `ASSERT(CmdQueueCountInRange, 32'(count_q) <= Depth)
+  `ASSERT_INIT(CmdQueueDepthLegal, Depth >= 1)
 
 endmodule

@@ -7,11 +7,12 @@
 module tpu_core
   import tpu_core_pkg::*;
 #(
-  parameter logic [31:0] BootAddr = 32'h8000_0000,
-  parameter logic [31:0] SmemBase = 32'h8000_0000,
-  parameter int unsigned SmemBytes = 32'h0010_0000,
-  parameter logic [31:0] MmioBase = 32'h1000_0000,
-  parameter int unsigned MmioBytes = 32'h0001_0000
+  // Defaults: the memory map of rtl/regmap.json (tpu_top passes the same values).
+  parameter logic [31:0] BootAddr = tpu_regmap_pkg::SmemBase,
+  parameter logic [31:0] SmemBase = tpu_regmap_pkg::SmemBase,
+  parameter int unsigned SmemBytes = tpu_regmap_pkg::SmemSize,
+  parameter logic [31:0] MmioBase = tpu_regmap_pkg::MmioBase,
+  parameter int unsigned MmioBytes = tpu_regmap_pkg::MmioSize
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,

@@ -3,7 +3,7 @@
 module tpu_ctrl_regs
   import tpu_regmap_pkg::*;
 #(
-  parameter int unsigned SmemBytes = 32'h0010_0000
+  parameter int unsigned SmemBytes = SmemSize
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,

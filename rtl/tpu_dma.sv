@@ -9,6 +9,8 @@
 //         overlapping 1-D or equal-stride 2-D move is correct.
 // A descriptor that fails its checks completes with an error code and issues nothing. Queues run
 // concurrently; one completion interrupt pulse per finished descriptor that asked for one.
+`include "tpu_assert.svh"
+
 module tpu_dma
   import tpu_regmap_pkg::*;
 #(
@@ -89,8 +91,8 @@ module tpu_dma
     logic [31:0] rows;
     logic [31:0] src_stride;
     logic [31:0] dst_stride;
-    logic [1:0]  src_tier;
-    logic [1:0]  dst_tier;
+    logic [DmaCtrlSrcTierWidth-1:0] src_tier;
+    logic [DmaCtrlDstTierWidth-1:0] dst_tier;
     logic        irq;
   } desc_t;
 
@@ -143,14 +145,14 @@ module tpu_dma
           DmaSrcStrideOffset: rdata_d = stage_q[reg_q_sel].src_stride;
           DmaDstStrideOffset: rdata_d = stage_q[reg_q_sel].dst_stride;
           DmaCtrlOffset: begin
-            rdata_d[DmaCtrlSrcTierLsb +: 2] = stage_q[reg_q_sel].src_tier;
-            rdata_d[DmaCtrlDstTierLsb +: 2] = stage_q[reg_q_sel].dst_tier;
+            rdata_d[DmaCtrlSrcTierLsb +: DmaCtrlSrcTierWidth] = stage_q[reg_q_sel].src_tier;
+            rdata_d[DmaCtrlDstTierLsb +: DmaCtrlDstTierWidth] = stage_q[reg_q_sel].dst_tier;
             rdata_d[DmaCtrlIrqLsb] = stage_q[reg_q_sel].irq;
           end
           DmaStatusOffset: begin
             rdata_d[DmaStatusBusyLsb] = st_q[reg_q_sel] != QIdle || count_q[reg_q_sel] != '0;
-            rdata_d[DmaStatusPendingLsb +: 4] = 4'(count_q[reg_q_sel]);
-            rdata_d[DmaStatusLastErrLsb +: 8] = last_err_q[reg_q_sel];
+            rdata_d[DmaStatusPendingLsb +: DmaStatusPendingWidth] = DmaStatusPendingWidth'(count_q[reg_q_sel]);
+            rdata_d[DmaStatusLastErrLsb +: DmaStatusLastErrWidth] = last_err_q[reg_q_sel];
           end
           DmaDoneOffset: rdata_d = done_cnt_q[reg_q_sel];
           DmaErrorsOffset: rdata_d = err_cnt_q[reg_q_sel];
@@ -285,8 +287,8 @@ module tpu_dma
           DmaSrcStrideOffset: stage_d[q].src_stride = reg_wdata_i;
           DmaDstStrideOffset: stage_d[q].dst_stride = reg_wdata_i;
           DmaCtrlOffset: begin
-            stage_d[q].src_tier = reg_wdata_i[DmaCtrlSrcTierLsb +: 2];
-            stage_d[q].dst_tier = reg_wdata_i[DmaCtrlDstTierLsb +: 2];
+            stage_d[q].src_tier = reg_wdata_i[DmaCtrlSrcTierLsb +: DmaCtrlSrcTierWidth];
+            stage_d[q].dst_tier = reg_wdata_i[DmaCtrlDstTierLsb +: DmaCtrlDstTierWidth];
             stage_d[q].irq = reg_wdata_i[DmaCtrlIrqLsb];
           end
           default: ;
@@ -658,10 +660,40 @@ module tpu_dma
     end
   end
 
-  initial begin
-    if (NumQ != 2 || DmaStride != 12'h040) $fatal(1, "tpu_dma decodes two queues 0x40 apart");
-    if ((FifoDepth & (FifoDepth - 1)) != 0 || FifoDepth > 15) $fatal(1, "FifoDepth: power of two <= 8");
-    if (MaxOutstanding > 30) $fatal(1, "MaxOutstanding must fit the 5-bit counters");
+  // ------------------------------------------------------------------ assertions
+  // Per-queue facts gathered into packed vectors: Verilator 5.006 fails internally (V3Unknown:
+  // "No VarRef or Const under ArraySel") on an element of an unpacked array inside a property.
+  logic [NumQ-1:0] a_grant, a_state_ok, a_outst_ok, a_outst_none;
+  for (genvar q = 0; q < NumQ; q++) begin : gen_assert_queue
+    assign a_grant[q] = grant[q];
+    assign a_state_ok[q] = st_q[q] <= QFinish;  // QIdle..QFinish are 0..5
+    assign a_outst_ok[q] = outst_q[q] <= 5'(MaxOutstanding);
+    assign a_outst_none[q] = outst_q[q] == '0;
   end
+  // Valid/ready on the bridge ports: a source holds valid and its payload until the sink takes it
+  // (the write beat's 512 data bits are left out: a $stable copy of them would cost every cycle).
+  `ASSERT(DmaCmdValidHeld, cmd_valid_o && !cmd_ready_i |=> cmd_valid_o)
+  `ASSERT(DmaCmdStable, cmd_valid_o && !cmd_ready_i |=>
+          $stable({cmd_tag_o, cmd_op_o, cmd_chip_tier_o, cmd_len_o, cmd_src_o, cmd_dst_o}))
+  `ASSERT(DmaWrValidHeld, wr_valid_o && !wr_ready_i |=> wr_valid_o && $stable({wr_tag_o, wr_be_o}))
+  // The bridge's read beats (this engine is the sink): what the bridge must do.
+  `ASSERT(DmaRdValidHeld, rd_valid_i && !rd_ready_o |=> rd_valid_i)
+  `ASSERT(DmaRdStable, rd_valid_i && !rd_ready_o |=> $stable({rd_tier_i, rd_addr_i, rd_be_i}))
+  `ASSERT(DmaRdTierOnChip, rd_valid_i |-> rd_tier_i != TierHbm && rd_addr_i % DmaLineBytes == 0)
+  // One command port, one streamer: the arbiter grants one queue, and a WRITE row starts the
+  // streamer only when it is free (want_cmd waits for it).
+  `ASSERT(DmaGrantOneHot0, $onehot0(a_grant))
+  // Each queue is in a state q_state_e names, with no more commands outstanding than allowed.
+  `ASSERT(DmaQueueStateValid, &a_state_ok)
+  `ASSERT(DmaOutstandingInRange, &a_outst_ok)
+  // The bridge completes only commands it took: a completion for a queue with none outstanding
+  // would wrap its counter and finish a descriptor early.
+  `ASSERT_NEVER(DmaDoneWithoutCommand, done_valid_i && a_outst_none[done_tag_i])
+  `ASSERT_NEVER(DmaStreamerStartBusy, s_start && s_busy_q)
+
+  `ASSERT_INIT(DmaTwoQueues, NumQ == 2 && DmaStride == 12'h040)  // reg_q_sel decodes two queues 0x40 apart
+  `ASSERT_INIT(DmaFifoDepthLegal, FifoDepth >= 1 && (FifoDepth & (FifoDepth - 1)) == 0 &&
+                                  FifoDepth < (1 << DmaStatusPendingWidth))  // STATUS.PENDING holds the count
+  `ASSERT_INIT(DmaMaxOutstandingLegal, MaxOutstanding >= 1 && MaxOutstanding <= 30)  // 5-bit counters
 
 endmodule

@@ -2,8 +2,10 @@
 // DMA engine, port B the matrix unit; each takes one line per cycle, read data the next cycle.
 // Not reset. A write and a read of the same line in one cycle on different ports: the read sees
 // the old contents (read-before-write), as a synchronous dual-port SRAM would.
+`include "tpu_assert.svh"
+
 module tpu_line_ram #(
-  parameter int unsigned Bytes = 32'h0004_0000
+  parameter int unsigned Bytes = tpu_regmap_pkg::VmemSize  // VMEM's; tpu_top passes it
 ) (
   input  logic         clk_i,
   input  logic         a_req_i,
@@ -46,7 +48,9 @@ module tpu_line_ram #(
   logic unused_line;
   assign unused_line = ^{a_line_i[31:Aw], b_line_i[31:Aw]};
 
-  initial begin
-    if (Bytes < 128 || (Bytes & (Bytes - 1)) != 0) $fatal(1, "line RAM size must be a power of two >= 128 bytes");
-  end
+  // Two writes to one line in one cycle: which one lands is the simulator's choice, not the
+  // hardware's (a real dual-port SRAM corrupts the line). The owners must never do it.
+  `ASSERT_NEVER(LineRamWriteCollision, a_req_i && a_we_i && b_req_i && b_we_i &&
+                                       a_line_i[Aw-1:0] == b_line_i[Aw-1:0], clk_i, 1'b1)
+  `ASSERT_INIT(LineRamBytesLegal, Bytes >= 128 && (Bytes & (Bytes - 1)) == 0)
 endmodule

@@ -23,6 +23,8 @@
 // completed commands in queue order (a LOAD that finishes under an earlier MATMUL completes
 // after it); a command with CMD.IRQ raises the MXU interrupt when it completes.
 // See docs/matrix-unit.md.
+`include "tpu_assert.svh"
+
 module tpu_mxu
   import tpu_regmap_pkg::*;
 #(
@@ -58,7 +60,7 @@ module tpu_mxu
   output logic [N*32-1:0] acc_w_wdata_o
 );
 
-  localparam int unsigned RowAlign = (N < 64) ? N : 64;     // VMEM alignment of an int8 row
+  localparam int unsigned RowAlign = mxu_row_align(N);      // VMEM alignment of an int8 row (regmap rule)
   localparam int unsigned AccRows = AccBytes / (4 * N);
   localparam int unsigned ArW = $clog2(AccRows);
   localparam int unsigned Qw = $clog2(QueueDepth);
@@ -67,7 +69,7 @@ module tpu_mxu
   localparam logic [1:0] OpLoad = 2'(MxuOpLoadWeights), OpMatmul = 2'(MxuOpMatmul), OpReadout = 2'(MxuOpReadout);
 
   typedef struct packed {
-    logic [1:0]  op;
+    logic [MxuCmdOpWidth-1:0] op;
     logic        accumulate;
     logic        relu;
     logic        int8;
@@ -78,7 +80,7 @@ module tpu_mxu
     logic [31:0] rows;
     logic [31:0] stride;
     logic [31:0] mult;
-    logic [5:0]  shift;
+    logic [MxuQuantShiftShiftWidth-1:0] shift;
     logic [31:0] wsrc;
     logic [31:0] wstride;
     logic [31:0] krows;
@@ -135,7 +137,7 @@ module tpu_mxu
     if (reg_req_i && reg_we_i) begin
       unique case (reg_off)
         MxuCmdOffset: begin
-          stage_d.op = reg_wdata_i[MxuCmdOpLsb +: 2];
+          stage_d.op = reg_wdata_i[MxuCmdOpLsb +: MxuCmdOpWidth];
           stage_d.accumulate = reg_wdata_i[MxuCmdAccumulateLsb];
           stage_d.relu = reg_wdata_i[MxuCmdReluLsb];
           stage_d.int8 = reg_wdata_i[MxuCmdInt8Lsb];
@@ -147,7 +149,7 @@ module tpu_mxu
         MxuRowsOffset: stage_d.rows = reg_wdata_i;
         MxuSrcStrideOffset: stage_d.stride = reg_wdata_i;
         MxuQuantMultOffset: stage_d.mult = reg_wdata_i;
-        MxuQuantShiftOffset: stage_d.shift = reg_wdata_i[MxuQuantShiftShiftLsb +: 6];
+        MxuQuantShiftOffset: stage_d.shift = reg_wdata_i[MxuQuantShiftShiftLsb +: MxuQuantShiftShiftWidth];
         MxuWSrcOffset: stage_d.wsrc = reg_wdata_i;
         MxuWStrideOffset: stage_d.wstride = reg_wdata_i;
         MxuKRowsOffset: stage_d.krows = reg_wdata_i;
@@ -164,8 +166,8 @@ module tpu_mxu
   always_comb begin
     status = '0;
     status[MxuStatusBusyLsb] = unit_busy;
-    status[MxuStatusPendingLsb +: 4] = 4'(count_q);
-    status[MxuStatusLastErrLsb +: 8] = last_err_q;
+    status[MxuStatusPendingLsb +: MxuStatusPendingWidth] = MxuStatusPendingWidth'(count_q);
+    status[MxuStatusLastErrLsb +: MxuStatusLastErrWidth] = last_err_q;
   end
 
   always_comb begin
@@ -174,7 +176,7 @@ module tpu_mxu
       rdata_d = '0;
       unique case (reg_off)
         MxuCmdOffset: begin
-          rdata_d[MxuCmdOpLsb +: 2] = stage_q.op;
+          rdata_d[MxuCmdOpLsb +: MxuCmdOpWidth] = stage_q.op;
           rdata_d[MxuCmdAccumulateLsb] = stage_q.accumulate;
           rdata_d[MxuCmdReluLsb] = stage_q.relu;
           rdata_d[MxuCmdInt8Lsb] = stage_q.int8;
@@ -190,7 +192,7 @@ module tpu_mxu
         MxuStatusOffset: rdata_d = status;
         MxuDoneOffset: rdata_d = done_q;
         MxuErrorsOffset: rdata_d = err_cnt_q;
-        MxuConfigOffset: rdata_d[MxuConfigNLsb +: 16] = 16'(N);
+        MxuConfigOffset: rdata_d[MxuConfigNLsb +: MxuConfigNWidth] = MxuConfigNWidth'(N);
         MxuRowsStreamedOffset: rdata_d = rows_streamed_q;
         MxuWSrcOffset: rdata_d = stage_q.wsrc;
         MxuWStrideOffset: rdata_d = stage_q.wstride;
@@ -244,7 +246,7 @@ module tpu_mxu
         src_end = 64'(head.src) + 64'(head.rows) * 64'(4 * N);
         dst_end = 64'(head.dst) + 64'(head.rows) * 64'(out_bytes);
         if (head.rows == '0) head_err = 8'(MxuErrZero);
-        else if (head.src % (4 * N) != 0 || head.dst % ((out_bytes < 64) ? out_bytes : 64) != 0) begin
+        else if (head.src % (4 * N) != 0 || head.dst % mxu_row_align(out_bytes) != 0) begin
           head_err = 8'(MxuErrAlign);
         end else if (src_end > 64'(AccBytes)) head_err = 8'(MxuErrSrcRange);
         else if (dst_end > 64'(VmemBytes)) head_err = 8'(MxuErrDstRange);
@@ -550,7 +552,8 @@ module tpu_mxu
   // Beats of an output row: an int32 row is 4N bytes, 64 per beat (an int8 row needs fewer).
   localparam int unsigned RowBeats = (4 * N > 64) ? 4 * N / 64 : 1;
 
-  function automatic logic [7:0] requant(logic [31:0] x, logic [31:0] mult, logic [5:0] shift, logic round);
+  function automatic logic [7:0] requant(logic [31:0] x, logic [31:0] mult, logic [MxuQuantShiftShiftWidth-1:0] shift,
+                                       logic round);
     logic signed [65:0] p;
     logic signed [65:0] y;
     p = $signed({{34{x[31]}}, x}) * $signed({{34{mult[31]}}, mult});
@@ -772,10 +775,24 @@ module tpu_mxu
                     ro_cmd_q.src, ro_cmd_q.dst, ro_cmd_q.rows, ro_cmd_q.stride, ro_cmd_q.wsrc, ro_cmd_q.wstride,
                     ro_cmd_q.krows};
 
-  initial begin
-    if (N < 2 || (N & (N - 1)) != 0) $fatal(1, "tpu_mxu: N must be a power of two >= 2");
-    if (4 * N * 2 > AccBytes) $fatal(1, "tpu_mxu: ACC must hold at least two result rows");
-    if (Bw < $clog2(RowBeats + 1)) $fatal(1, "tpu_mxu: readout beat counter too narrow");
-  end
+  // ------------------------------------------------------------------ assertions
+  // VMEM port B is read-only to the fetchers: only the readout engine writes it, in RoWrite, and
+  // then no fetcher reads (their grant does not look at ro_we: a read there would get a wrong line).
+  `ASSERT(MxuVmemWriteOnlyInReadout, vmem_we_o |-> ro_q == RoWrite && !w_req && !a_req)
+  // The ACC read port serves the accumulate stream or the readout, never both in one cycle.
+  `ASSERT_NEVER(MxuAccReadPortShared, c_valid && c_tag.accumulate && ro_q == RoRead)
+  // Shadow weights: a LOAD never overwrites weights a started MATMUL is yet to swap in, and a swap
+  // takes loaded weights.
+  `ASSERT_NEVER(MxuLoadOverPendingSwap, w_start && a_swap_q)
+  `ASSERT(MxuSwapLoadedWeights, a_push && a_swap_q |-> shadow_full_q)
+  // A fused MATMUL stays at the queue's head while it expands into K tiles.
+  `ASSERT(MxuFusedHeadHeld, x_busy_q |-> count_q != '0 && head_fused)
+  `ASSERT(MxuRetireCountInRange, 32'(rcount_q) <= Inflight)
+
+  `ASSERT_INIT(MxuNLegal, N >= 2 && (N & (N - 1)) == 0)
+  `ASSERT_INIT(MxuAccHoldsTwoRows, 4 * N * 2 <= AccBytes)
+  `ASSERT_INIT(MxuReadoutBeatCounterWide, Bw >= $clog2(RowBeats + 1))
+  `ASSERT_INIT(MxuQueueDepthLegal, QueueDepth >= 1 && QueueDepth < (1 << MxuStatusPendingWidth))
+  `ASSERT_INIT(MxuInflightLegal, Inflight >= 2)  // the retire pointers are at least one bit
 
 endmodule

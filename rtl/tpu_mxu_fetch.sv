@@ -5,6 +5,8 @@
 // in the cycle its last line arrives (row_valid_o); the consumer takes every row (no
 // back-pressure). Line reads go through a request/grant port to VMEM port B (read data the cycle
 // after a grant). Addresses must be row-slot aligned (checked by the caller).
+`include "tpu_assert.svh"
+
 module tpu_mxu_fetch #(
   parameter int unsigned N = 16
 ) (
@@ -193,7 +195,7 @@ module tpu_mxu_fetch #(
     end
   end
 
-  initial begin
-    if (N < 2 || (N & (N - 1)) != 0) $fatal(1, "tpu_mxu_fetch: N must be a power of two");
-  end
+  // A start reloads the walk: only when the previous command's rows are all delivered.
+  `ASSERT_NEVER(MxuFetchStartBusy, start_i && busy_o)
+  `ASSERT_INIT(MxuFetchNLegal, N >= 2 && (N & (N - 1)) == 0)
 endmodule

@@ -1,8 +1,10 @@
 // SMEM: the control core's scalar memory. Synchronous single-cycle RAM with a read-only
 // instruction port and a read/write data port with byte enables. Not reset: contents survive
 // reset so a loader can fill it while the core is held.
+`include "tpu_assert.svh"
+
 module tpu_smem #(
-  parameter int unsigned Bytes = 32'h0010_0000
+  parameter int unsigned Bytes = tpu_regmap_pkg::SmemSize
 ) (
   input  logic        clk_i,
   input  logic [31:0] iaddr_i,     // byte offset into SMEM
@@ -44,7 +46,5 @@ module tpu_smem #(
   logic unused_addr;
   assign unused_addr = ^{iaddr_i[31:Aw+2], iaddr_i[1:0], daddr_i[31:Aw+2], daddr_i[1:0]};
 
-  initial begin
-    if (Bytes < 1024 || (Bytes & (Bytes - 1)) != 0) $fatal(1, "SMEM size must be a power of two >= 1 KiB");
-  end
+  `ASSERT_INIT(SmemBytesLegal, Bytes >= 1024 && (Bytes & (Bytes - 1)) == 0)
 endmodule

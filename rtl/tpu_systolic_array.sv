@@ -18,6 +18,8 @@
 //     is legal iff s_prev <= L < s: a load may start in the cycle of the previous swap, and its
 //     swap may come as early as the cycle after its first row.
 // There is no back-pressure: the consumer takes every valid output row. See docs/systolic-array.md.
+`include "tpu_assert.svh"
+
 module tpu_systolic_array #(
   parameter int unsigned N = 16
 ) (
@@ -248,8 +250,6 @@ module tpu_systolic_array #(
     .q_o(c_valid_o)
   );
 
-  initial begin
-    if (N < 2) $fatal(1, "tpu_systolic_array: N must be at least 2");
-  end
+  `ASSERT_INIT(SystolicArrayNLegal, N >= 2)
 
 endmodule
