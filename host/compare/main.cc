@@ -19,73 +19,33 @@
 #include "regular_file.h"
 #include "report.h"
 #include "strata/strata.h"
+#include "tool_cli.h"
 #include "trace_file.h"
 #include "workload.h"
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
+constexpr const char* kSynopsis =
+    "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
     "                      [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search] [--format F] "
     "[--device N]\n"
     "                      [--json FILE] [--csv FILE] [--timeline FILE] [--quiet] [--no-table]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
-    "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]\n"
-    "\n"
+    "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]";
+constexpr const char* kDescription =
     "Runs each workload through Strata's firmware allocator (with and without on-device compaction) and\n"
     "through every GPU framework policy (JAX, TensorFlow, PyTorch; docs/gpu-policies.md) on an emulated GPU\n"
     "of the same memory, and prints one table per workload: completes at the capacity or not, the first\n"
     "OOM (event, buffer, kind) with the numbers at that moment, OOMs by kind, peak in use and reserved, the\n"
     "minimum capacity at which each completes (a search over capacity), and what avoiding OOMs cost\n"
     "(Strata: bytes moved HBM->HBM and device cycles; JAX's Defragment: bytes over PCIe; the others:\n"
-    "device allocations, frees, syncs, maps). docs/comparison.md explains every column.\n"
-    "\n"
-    "  WORKLOAD          a trace CSV (id,lower,upper,size), a PyTorch memory snapshot (pickle or JSON)\n"
-    "                    or an RMM log; strata-import converts any of them to CSV\n"
-    "  --capacity C      the device's memory: <F>x (F times the workload's max load, default 1.0x),\n"
-    "                    BYTES (suffixes K M G T, KiB ... TiB) or a GPU preset (h100-80g, a100-40g, ...:\n"
-    "                    the GPU policies get its total with its CUDA context, Strata the same minus the\n"
-    "                    context)\n"
-    "  --contenders L    all (default) or a comma-separated list of: strata, strata-no-compact, jax,\n"
-    "                    jax+defrag, jax-growth, jax-platform, jax-async, tf, tf-growth, tf-async, torch,\n"
-    "                    torch-expandable\n"
-    "  --backend B       where Strata runs at the capacity: host (default; the firmware's allocator\n"
-    "                    library on the host, the same decisions, compaction cycles estimated at the\n"
-    "                    model's measured 116.6 B/cycle) or sim (the Strata model through the driver: real\n"
-    "                    device cycles; slow for GB of compaction). The capacity search runs on the host\n"
-    "  --cuda M          auto (default): the GPU policies once more on the real GPU when one is present;\n"
-    "                    on: fail without one; off: never\n"
-    "  --option N=V      an option of the emulated GPU or of the policies (repeatable): page_bytes=4096\n"
-    "                    (the GPU's allocation granule, default 2 MiB), mem_fraction=0.9, ...; a policy\n"
-    "                    that does not know N refuses it (pick --contenders); overrides the environment\n"
-    "  --resolution F    of the search, as a fraction of the max load (default 0.001; at least 256 B)\n"
-    "  --no-search       skip the minimum-capacity search\n"
-    "  --format F        auto (default), csv, torch or rmm (strata-import --help)\n"
-    "  --device N        torch snapshots: which device's trace (default 0)\n"
-    "  --tenant P:W      several workloads on one device at once, interleaved in time (repeatable, at\n"
-    "                    least two): on the GPU each a process with policy P; on Strata each a context\n"
-    "                    with its workload's max load as quota. The capacity is of the merged max load\n"
-    "  --json FILE       the whole report as JSON (- for standard output instead of the table);\n"
-    "                    scripts/plot_compare.py draws its figures\n"
-    "  --csv FILE        one CSV row per run (- for standard output instead of the table)\n"
-    "  --timeline FILE   every contender's run as a Perfetto timeline (trace-event JSON), a process per\n"
-    "                    contender on the trace's event clock: memory counters, compactions and\n"
-    "                    Defragment() calls, OOMs (docs/timelines.md; not with --tenant)\n"
-    "  --emit-jobs DIR   print one strata-compare command line per workload and contender, each writing\n"
-    "                    DIR/NNNN.json, instead of running them (for GNU parallel or a Slurm array)\n"
-    "  --merge           the arguments are reports to combine into one (equal to a single run's)\n"
-    "  --quiet           no progress on standard error\n"
-    "  --no-table        no table on standard output (with --json FILE or --csv FILE)\n"
-    "  --help            this text\n"
-    "\n"
+    "device allocations, frees, syncs, maps). docs/comparison.md explains every column.";
+constexpr const char* kFooter =
     "Exit status: 0 when the comparison ran (failed allocations are results), 2 on bad usage or input,\n"
-    "3 when a backend failed (the sim backend's firmware missing, --cuda on without a GPU).\n";
+    "3 when a backend failed (the sim backend's firmware missing, --cuda on without a GPU).";
 
-int Usage(const std::string& message) {
-  std::fprintf(stderr, "strata-compare: %s\n\n%s", message.c_str(), kUsage);
-  return 2;
-}
+int Usage(const std::string& message) { return strata::cli::Usage("strata-compare", message); }
 
 int Fail(int status, const std::string& message) {
   std::fprintf(stderr, "strata-compare: %s\n", message.c_str());
@@ -156,91 +116,134 @@ int main(int argc, char** argv) {
   workload::Format format = workload::Format::kAuto;
   workload::ImportOptions import;
   std::vector<std::string> passthrough;  // for --emit-jobs: the options every job repeats
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    std::string v;
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    auto need = [&](const char* what) { return Usage(arg + " needs " + what); };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (arg == "--capacity") {
-      if (!value(&capacity_text)) return need("a capacity");
-    } else if (arg == "--contenders") {
-      if (!value(&contenders_text)) return need("a list");
-    } else if (arg == "--backend") {
-      if (!value(&options.strata_backend)) return need("host or sim");
-      if (options.strata_backend != "host" && options.strata_backend != "sim") {
-        return Usage("--backend '" + options.strata_backend +
-                     "': host or sim (the GPU policies run on gpu-emu, "
-                     "and on cuda with --cuda)");
-      }
-      passthrough.insert(passthrough.end(), {arg, options.strata_backend});
-    } else if (arg == "--cuda") {
-      if (!value(&cuda_mode)) return need("auto, on or off");
-      if (cuda_mode != "auto" && cuda_mode != "on" && cuda_mode != "off") {
-        return Usage("--cuda '" + cuda_mode + "': auto, on or off");
-      }
-      passthrough.insert(passthrough.end(), {arg, cuda_mode});
-    } else if (arg == "--option") {
-      if (!value(&v)) return need("NAME=VALUE");
-      const size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0) return Usage("--option '" + v + "': expected NAME=VALUE");
-      options.gpu_options[v.substr(0, eq)] = v.substr(eq + 1);
-      passthrough.insert(passthrough.end(), {arg, v});
-    } else if (arg == "--resolution") {
-      if (!value(&v)) return need("a fraction");
-      char* end = nullptr;
-      const double f = std::strtod(v.c_str(), &end);
-      if (v.empty() || end != v.c_str() + v.size() || !(f > 0) || f > 1) {
-        return Usage("--resolution '" + v + "': a fraction of the max load in (0, 1], e.g. 0.001");
-      }
-      options.resolution = f;
-      passthrough.insert(passthrough.end(), {arg, v});
-    } else if (arg == "--no-search") {
-      options.search = false;
-      passthrough.push_back(arg);
-    } else if (arg == "--format") {
-      if (!value(&v)) return need("a format");
-      if (!workload::ParseFormat(v, &format)) return Usage("unknown format '" + v + "' (auto, csv, torch, rmm)");
-      passthrough.insert(passthrough.end(), {arg, v});
-    } else if (arg == "--device") {
-      uint64_t n;
-      if (!value(&v)) return need("a device index");
-      if (!workload::ParseCount(v, &n) || n > 1'000'000) return Usage("--device '" + v + "' is not a device index");
-      import.device = static_cast<int64_t>(n);
-      passthrough.insert(passthrough.end(), {arg, v});
-    } else if (arg == "--tenant") {
-      if (!value(&v)) return need("POLICY:WORKLOAD");
-      const size_t colon = v.find(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == v.size()) {
-        return Usage("--tenant '" + v + "': expected POLICY:WORKLOAD, e.g. jax:resnet50.csv");
-      }
-      tenant_args.emplace_back(v.substr(0, colon), v.substr(colon + 1));
-    } else if (arg == "--json") {
-      if (!value(&json_path)) return need("a file name");
-    } else if (arg == "--csv") {
-      if (!value(&csv_path)) return need("a file name");
-    } else if (arg == "--timeline") {
-      if (!value(&timeline_path)) return need("a file name");
-    } else if (arg == "--emit-jobs") {
-      if (!value(&emit_dir)) return need("a directory");
-    } else if (arg == "--merge") {
-      merge = true;
-    } else if (arg == "--quiet") {
-      quiet = true;
-    } else if (arg == "--no-table") {
-      table = false;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return Usage("unknown option '" + arg + "'");
-    } else {
-      inputs.push_back(arg);
-    }
-  }
+  // Each option that every --emit-jobs job repeats adds itself to passthrough as it is taken.
+  auto pass = [&passthrough](const std::string& option, const std::string& v) {
+    passthrough.insert(passthrough.end(), {option, v});
+  };
+  CLI::App app{kDescription, "strata-compare"};
+  strata::cli::Setup(app, kSynopsis, kFooter);
+  app.add_option("WORKLOAD", inputs,
+                 "a trace CSV (id,lower,upper,size), a PyTorch memory snapshot (pickle or JSON)\n"
+                 "or an RMM log; strata-import converts any of them to CSV (with --merge: reports)");
+  app.add_option("--capacity", capacity_text,
+                 "the device's memory: <F>x (F times the workload's max load, default 1.0x),\n"
+                 "BYTES (suffixes K M G T, KiB ... TiB) or a GPU preset (h100-80g, a100-40g, ...:\n"
+                 "the GPU policies get its total with its CUDA context, Strata the same minus the\n"
+                 "context)")
+      ->type_name("C");
+  app.add_option("--contenders", contenders_text,
+                 "all (default) or a comma-separated list of: strata, strata-no-compact, jax,\n"
+                 "jax+defrag, jax-growth, jax-platform, jax-async, tf, tf-growth, tf-async, torch,\n"
+                 "torch-expandable")
+      ->type_name("L");
+  strata::cli::AddTaken(
+      app, "--backend", "B",
+      [&](const std::string& v) -> std::string {
+        if (v != "host" && v != "sim") {
+          return "--backend '" + v + "': host or sim (the GPU policies run on gpu-emu, and on cuda with --cuda)";
+        }
+        options.strata_backend = v;
+        pass("--backend", v);
+        return "";
+      },
+      "where Strata runs at the capacity: host (default; the firmware's allocator\n"
+      "library on the host, the same decisions, compaction cycles estimated at the\n"
+      "model's measured 116.6 B/cycle) or sim (the Strata model through the driver: real\n"
+      "device cycles; slow for GB of compaction). The capacity search runs on the host");
+  strata::cli::AddTaken(
+      app, "--cuda", "M",
+      [&](const std::string& v) -> std::string {
+        if (v != "auto" && v != "on" && v != "off") return "--cuda '" + v + "': auto, on or off";
+        cuda_mode = v;
+        pass("--cuda", v);
+        return "";
+      },
+      "auto (default): the GPU policies once more on the real GPU when one is present;\n"
+      "on: fail without one; off: never");
+  strata::cli::AddRepeated(
+      app, "--option", "N=V",
+      [&](const std::string& v) -> std::string {
+        const size_t eq = v.find('=');
+        if (eq == std::string::npos || eq == 0) return "--option '" + v + "': expected NAME=VALUE";
+        options.gpu_options[v.substr(0, eq)] = v.substr(eq + 1);
+        pass("--option", v);
+        return "";
+      },
+      "an option of the emulated GPU or of the policies (repeatable): page_bytes=4096\n"
+      "(the GPU's allocation granule, default 2 MiB), mem_fraction=0.9, ...; a policy\n"
+      "that does not know N refuses it (pick --contenders); overrides the environment");
+  strata::cli::AddTaken(
+      app, "--resolution", "F",
+      [&](const std::string& v) -> std::string {
+        char* end = nullptr;
+        const double f = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size() || !(f > 0) || f > 1) {
+          return "--resolution '" + v + "': a fraction of the max load in (0, 1], e.g. 0.001";
+        }
+        options.resolution = f;
+        pass("--resolution", v);
+        return "";
+      },
+      "of the search, as a fraction of the max load (default 0.001; at least 256 B)");
+  app.add_flag_callback(
+      "--no-search",
+      [&] {
+        options.search = false;
+        passthrough.push_back("--no-search");
+      },
+      "skip the minimum-capacity search");
+  strata::cli::AddTaken(
+      app, "--format", "F",
+      [&](const std::string& v) -> std::string {
+        if (!workload::ParseFormat(v, &format)) return "unknown format '" + v + "' (auto, csv, torch, rmm)";
+        pass("--format", v);
+        return "";
+      },
+      "auto (default), csv, torch or rmm (strata-import --help)");
+  strata::cli::AddTaken(
+      app, "--device", "N",
+      [&](const std::string& v) -> std::string {
+        uint64_t n;
+        if (!workload::ParseCount(v, &n) || n > 1'000'000) return "--device '" + v + "' is not a device index";
+        import.device = static_cast<int64_t>(n);
+        pass("--device", v);
+        return "";
+      },
+      "torch snapshots: which device's trace (default 0)");
+  strata::cli::AddRepeated(
+      app, "--tenant", "P:W",
+      [&](const std::string& v) -> std::string {
+        const size_t colon = v.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == v.size()) {
+          return "--tenant '" + v + "': expected POLICY:WORKLOAD, e.g. jax:resnet50.csv";
+        }
+        tenant_args.emplace_back(v.substr(0, colon), v.substr(colon + 1));
+        return "";
+      },
+      "several workloads on one device at once, interleaved in time (repeatable, at\n"
+      "least two): on the GPU each a process with policy P; on Strata each a context\n"
+      "with its workload's max load as quota. The capacity is of the merged max load");
+  app.add_option("--json", json_path,
+                 "the whole report as JSON (- for standard output instead of the table);\n"
+                 "scripts/plot_compare.py draws its figures")
+      ->type_name("FILE");
+  app.add_option("--csv", csv_path, "one CSV row per run (- for standard output instead of the table)")
+      ->type_name("FILE");
+  app.add_option("--timeline", timeline_path,
+                 "every contender's run as a Perfetto timeline (trace-event JSON), a process per\n"
+                 "contender on the trace's event clock: memory counters, compactions and\n"
+                 "Defragment() calls, OOMs (docs/timelines.md; not with --tenant)")
+      ->type_name("FILE");
+  app.add_option("--emit-jobs", emit_dir,
+                 "print one strata-compare command line per workload and contender, each writing\n"
+                 "DIR/NNNN.json, instead of running them (for GNU parallel or a Slurm array)")
+      ->type_name("DIR");
+  app.add_flag("--merge", merge, "the arguments are reports to combine into one (equal to a single run's)");
+  app.add_flag("--quiet", quiet, "no progress on standard error");
+  bool no_table = false;
+  app.add_flag("--no-table", no_table, "no table on standard output (with --json FILE or --csv FILE)");
+  if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  table = !no_table;
   if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
   // Output paths are checked before anything runs: a long comparison must not be lost at the end.
   if (timeline_path == "-") return Usage("--timeline writes a file, not standard output");
