@@ -95,23 +95,23 @@ TEST_P(MxuDriverTest, TheUnitReceivesEachCommandAsGiven) {
                          (c.accumulate ? STRATA_MXU_CMD_ACCUMULATE_MASK : 0) | (c.relu ? STRATA_MXU_CMD_RELU_MASK : 0) |
                          (c.int8 ? STRATA_MXU_CMD_INT8_MASK : 0) | (c.round ? STRATA_MXU_CMD_ROUND_MASK : 0) |
                          STRATA_MXU_CMD_IRQ_MASK;
-    EXPECT_EQ(got.cmd, cmd) << "command " << i;
-    EXPECT_EQ(got.src, c.src);
-    EXPECT_EQ(got.rows, c.rows);
+    EXPECT_EQ(got.at(STRATA_MXU_CMD), cmd) << "command " << i;
+    EXPECT_EQ(got.at(STRATA_MXU_SRC), c.src);
+    EXPECT_EQ(got.at(STRATA_MXU_ROWS), c.rows);
     if (c.op != Op::kLoadWeights) {
-      EXPECT_EQ(got.dst, c.dst);
+      EXPECT_EQ(got.at(STRATA_MXU_DST), c.dst);
     }
     if (c.op == Op::kMatmul) {
-      EXPECT_EQ(got.src_stride, c.src_stride);
-      EXPECT_EQ(got.k_rows, c.k_rows);
+      EXPECT_EQ(got.at(STRATA_MXU_SRC_STRIDE), c.src_stride);
+      EXPECT_EQ(got.at(STRATA_MXU_K_ROWS), c.k_rows);
       if (c.k_rows != 0) {
-        EXPECT_EQ(got.w_src, c.w_src);
-        EXPECT_EQ(got.w_stride, c.w_stride);
+        EXPECT_EQ(got.at(STRATA_MXU_W_SRC), c.w_src);
+        EXPECT_EQ(got.at(STRATA_MXU_W_STRIDE), c.w_stride);
       }
     }
     if (c.op == Op::kReadout) {
-      EXPECT_EQ(got.quant_mult, static_cast<uint32_t>(c.quant_mult));
-      EXPECT_EQ(got.quant_shift, c.quant_shift);
+      EXPECT_EQ(got.at(STRATA_MXU_QUANT_MULT), static_cast<uint32_t>(c.quant_mult));
+      EXPECT_EQ(got.at(STRATA_MXU_QUANT_SHIFT), c.quant_shift);
     }
     if (rng() % 4 == 0) {
       EXPECT_EQ(mxu::Wait(ticket), STRATA_OK);

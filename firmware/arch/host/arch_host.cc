@@ -15,6 +15,15 @@ host::ExitHook g_exit_hook;
 uint64_t g_wfi_count = 0;
 InterruptHandler g_timer_handler = nullptr;
 InterruptHandler g_external_handler = nullptr;
+// The 64-bit counters: a read of the low word advances them; a write sets one half.
+uint32_t ReadLowAndAdvance(uint64_t& counter) {
+  const uint32_t lo = static_cast<uint32_t>(counter);
+  counter += g_csrs.cycles_per_read;
+  return lo;
+}
+void SetHalf(uint64_t& counter, bool high, uint32_t value) {
+  counter = high ? (counter & 0xffffffffu) | (uint64_t{value} << 32) : (counter & ~uint64_t{0xffffffffu}) | value;
+}
 }  // namespace
 
 namespace host {
@@ -29,18 +38,12 @@ uint32_t CsrRead(Csr csr) {
       return g_csrs.mie;
     case Csr::mip:
       return g_csrs.mip;
-    case Csr::mcycle: {
-      const uint32_t lo = static_cast<uint32_t>(g_csrs.mcycle);
-      g_csrs.mcycle += g_csrs.cycles_per_read;
-      return lo;
-    }
+    case Csr::mcycle:
+      return ReadLowAndAdvance(g_csrs.mcycle);
     case Csr::mcycleh:
       return static_cast<uint32_t>(g_csrs.mcycle >> 32);
-    case Csr::minstret: {
-      const uint32_t lo = static_cast<uint32_t>(g_csrs.minstret);
-      g_csrs.minstret += g_csrs.cycles_per_read;
-      return lo;
-    }
+    case Csr::minstret:
+      return ReadLowAndAdvance(g_csrs.minstret);
     case Csr::minstreth:
       return static_cast<uint32_t>(g_csrs.minstret >> 32);
   }
@@ -60,16 +63,12 @@ void CsrWrite(Csr csr, uint32_t value) {
       g_csrs.mip = value;
       break;
     case Csr::mcycle:
-      g_csrs.mcycle = (g_csrs.mcycle & ~uint64_t{0xffffffffu}) | value;
-      break;
     case Csr::mcycleh:
-      g_csrs.mcycle = (g_csrs.mcycle & 0xffffffffu) | (uint64_t{value} << 32);
+      SetHalf(g_csrs.mcycle, csr == Csr::mcycleh, value);
       break;
     case Csr::minstret:
-      g_csrs.minstret = (g_csrs.minstret & ~uint64_t{0xffffffffu}) | value;
-      break;
     case Csr::minstreth:
-      g_csrs.minstret = (g_csrs.minstret & 0xffffffffu) | (uint64_t{value} << 32);
+      SetHalf(g_csrs.minstret, csr == Csr::minstreth, value);
       break;
   }
 }

@@ -4,13 +4,37 @@
 #include <string.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace strata::host_model {
 namespace {
 
 uint32_t Field(uint32_t reg, uint32_t mask, uint32_t lsb) { return (reg & mask) >> lsb; }
 
+// The DMA queues' and the matrix unit's STATUS words share one layout: BUSY, PENDING (saturating), LAST_ERR.
+static_assert(STRATA_DMA_STATUS_BUSY_MASK == STRATA_MXU_STATUS_BUSY_MASK &&
+                  STRATA_DMA_STATUS_PENDING_MASK == STRATA_MXU_STATUS_PENDING_MASK &&
+                  STRATA_DMA_STATUS_PENDING_LSB == STRATA_MXU_STATUS_PENDING_LSB &&
+                  STRATA_DMA_STATUS_LAST_ERR_LSB == STRATA_MXU_STATUS_LAST_ERR_LSB,
+              "one Counters::Read for both blocks");
+
 }  // namespace
+
+bool HostDevice::Counters::Read(uint32_t offset, const Offsets& at, size_t queued, uint32_t* value) const {
+  if (offset == at.status) {
+    const uint32_t pending = std::min<uint32_t>(static_cast<uint32_t>(queued),
+                                                STRATA_DMA_STATUS_PENDING_MASK >> STRATA_DMA_STATUS_PENDING_LSB);
+    *value = (queued == 0 ? 0 : STRATA_DMA_STATUS_BUSY_MASK) | pending << STRATA_DMA_STATUS_PENDING_LSB |
+             last_err << STRATA_DMA_STATUS_LAST_ERR_LSB;
+  } else if (offset == at.done) {
+    *value = done;
+  } else if (offset == at.errors) {
+    *value = errors;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 HostDevice::HostDevice() : HostDevice(Options{}) {}
 
@@ -44,39 +68,20 @@ uint32_t HostDevice::Read32(uintptr_t address) {
         return 0;
     }
   }
+  uint32_t value = 0;
   if (address >= STRATA_DMA_BASE && address < STRATA_DMA_BASE + STRATA_DMA_COUNT * STRATA_DMA_STRIDE) {
     const uint32_t q = static_cast<uint32_t>(address - STRATA_DMA_BASE) / STRATA_DMA_STRIDE;
     const uint32_t offset = static_cast<uint32_t>(address - STRATA_DMA_BASE) % STRATA_DMA_STRIDE;
     const DmaQueue& dq = dma_[q];
-    switch (offset) {
-      case STRATA_DMA_STATUS: {
-        const uint32_t pending = std::min<uint32_t>(static_cast<uint32_t>(dq.queue.size()),
-                                                    STRATA_DMA_STATUS_PENDING_MASK >> STRATA_DMA_STATUS_PENDING_LSB);
-        return (dq.queue.empty() ? 0 : STRATA_DMA_STATUS_BUSY_MASK) | pending << STRATA_DMA_STATUS_PENDING_LSB |
-               dq.last_err << STRATA_DMA_STATUS_LAST_ERR_LSB;
-      }
-      case STRATA_DMA_DONE:
-        return dq.done;
-      case STRATA_DMA_ERRORS:
-        return dq.errors;
-      case STRATA_DMA_PUSH:
-        return 0;
-      default:
-        return dq.staged[offset / 4];
-    }
+    if (dq.Read(offset, {STRATA_DMA_STATUS, STRATA_DMA_DONE, STRATA_DMA_ERRORS}, dq.queue.size(), &value)) return value;
+    return offset == STRATA_DMA_PUSH ? 0 : dq.staged[offset / 4];
   }
   if (address >= STRATA_MXU_BASE && address < STRATA_MXU_BASE + STRATA_MXU_SIZE) {
-    switch (address - STRATA_MXU_BASE) {
-      case STRATA_MXU_STATUS: {
-        const uint32_t pending = std::min<uint32_t>(static_cast<uint32_t>(mxu_.queue.size()),
-                                                    STRATA_MXU_STATUS_PENDING_MASK >> STRATA_MXU_STATUS_PENDING_LSB);
-        return (mxu_.queue.empty() ? 0 : STRATA_MXU_STATUS_BUSY_MASK) | pending << STRATA_MXU_STATUS_PENDING_LSB |
-               mxu_.last_err << STRATA_MXU_STATUS_LAST_ERR_LSB;
-      }
-      case STRATA_MXU_DONE:
-        return mxu_.done;
-      case STRATA_MXU_ERRORS:
-        return mxu_.errors;
+    const uint32_t offset = static_cast<uint32_t>(address - STRATA_MXU_BASE);
+    if (mxu_.Read(offset, {STRATA_MXU_STATUS, STRATA_MXU_DONE, STRATA_MXU_ERRORS}, mxu_.queue.size(), &value)) {
+      return value;
+    }
+    switch (offset) {
       case STRATA_MXU_CONFIG:
         return mxu_n_ << STRATA_MXU_CONFIG_N_LSB;
       case STRATA_MXU_ROWS_STREAMED:
@@ -85,7 +90,7 @@ uint32_t HostDevice::Read32(uintptr_t address) {
       case STRATA_MXU_PUSH:
         return 0;
       default:
-        return mxu_.staged[(address - STRATA_MXU_BASE) / 4];
+        return mxu_.staged[offset / 4];
     }
   }
   return 0;
@@ -141,9 +146,7 @@ void HostDevice::Write32(uintptr_t address, uint32_t value) {
 void HostDevice::DmaPush(uint32_t q) {
   DmaQueue& dq = dma_[q];
   if (dq.queue.size() > STRATA_DMA_QUEUE_DEPTH) {  // DEPTH waiting and one running: dropped, counted done
-    ++dq.done;
-    ++dq.errors;
-    dq.last_err = STRATA_DMA_ERR_QUEUE_FULL;
+    dq.Complete(STRATA_DMA_ERR_QUEUE_FULL);
     return;
   }
   const uint32_t* r = dq.staged;
@@ -191,34 +194,19 @@ void HostDevice::DmaComplete(uint32_t q) {
               d.len);
     }
   }
-  ++dq.done;
-  if (err != STRATA_DMA_ERR_NONE) {
-    ++dq.errors;
-    dq.last_err = err;
-  }
+  dq.Complete(err);
   if (d.ctrl & STRATA_DMA_CTRL_IRQ_MASK) irq_pending_ |= STRATA_IRQ_DMA;
 }
 
 // ---- matrix unit ----
 
 void HostDevice::MxuPush() {
-  if (mxu_.queue.size() >= STRATA_MXU_QUEUE_DEPTH + STRATA_MXU_INFLIGHT) {
-    ++mxu_.errors;
-    mxu_.last_err = STRATA_MXU_ERR_QUEUE_FULL;
+  if (mxu_.queue.size() >= STRATA_MXU_QUEUE_DEPTH + STRATA_MXU_INFLIGHT) {  // dropped, not counted done
+    mxu_.Error(STRATA_MXU_ERR_QUEUE_FULL);
     return;
   }
-  const uint32_t* r = mxu_.staged;
   MxuCommand c;
-  c.cmd = r[STRATA_MXU_CMD / 4];
-  c.src = r[STRATA_MXU_SRC / 4];
-  c.dst = r[STRATA_MXU_DST / 4];
-  c.rows = r[STRATA_MXU_ROWS / 4];
-  c.src_stride = r[STRATA_MXU_SRC_STRIDE / 4];
-  c.quant_mult = r[STRATA_MXU_QUANT_MULT / 4];
-  c.quant_shift = r[STRATA_MXU_QUANT_SHIFT / 4];
-  c.w_src = r[STRATA_MXU_W_SRC / 4];
-  c.w_stride = r[STRATA_MXU_W_STRIDE / 4];
-  c.k_rows = r[STRATA_MXU_K_ROWS / 4];
+  std::copy_n(mxu_.staged, std::size(c.regs), c.regs);
   mxu_.queue.push_back(c);
   mxu_.pushed.push_back(c);
 }
@@ -226,23 +214,20 @@ void HostDevice::MxuPush() {
 void HostDevice::MxuComplete() {
   const MxuCommand c = mxu_.queue.front();
   mxu_.queue.pop_front();
-  const uint32_t op = Field(c.cmd, STRATA_MXU_CMD_OP_MASK, STRATA_MXU_CMD_OP_LSB);
+  const uint32_t op = Field(c.at(STRATA_MXU_CMD), STRATA_MXU_CMD_OP_MASK, STRATA_MXU_CMD_OP_LSB);
+  const uint32_t rows = c.at(STRATA_MXU_ROWS);
   uint32_t err = STRATA_MXU_ERR_NONE;
   if (op != STRATA_MXU_OP_LOAD_WEIGHTS && op != STRATA_MXU_OP_MATMUL && op != STRATA_MXU_OP_READOUT) {
     err = STRATA_MXU_ERR_OP;
-  } else if (c.rows == 0 || (op == STRATA_MXU_OP_LOAD_WEIGHTS && c.rows > mxu_n_)) {
+  } else if (rows == 0 || (op == STRATA_MXU_OP_LOAD_WEIGHTS && rows > mxu_n_)) {
     err = STRATA_MXU_ERR_ZERO;
   }
   if (err == STRATA_MXU_ERR_NONE && op == STRATA_MXU_OP_MATMUL) {
-    const uint32_t k_tiles = c.k_rows == 0 ? 1 : (c.k_rows + mxu_n_ - 1) / mxu_n_;
-    mxu_.rows_streamed += c.rows * k_tiles;
+    const uint32_t k_rows = c.at(STRATA_MXU_K_ROWS);
+    mxu_.rows_streamed += rows * (k_rows == 0 ? 1 : (k_rows + mxu_n_ - 1) / mxu_n_);
   }
-  ++mxu_.done;
-  if (err != STRATA_MXU_ERR_NONE) {
-    ++mxu_.errors;
-    mxu_.last_err = err;
-  }
-  if (c.cmd & STRATA_MXU_CMD_IRQ_MASK) irq_pending_ |= STRATA_IRQ_MXU;
+  mxu_.Complete(err);
+  if (c.at(STRATA_MXU_CMD) & STRATA_MXU_CMD_IRQ_MASK) irq_pending_ |= STRATA_IRQ_MXU;
 }
 
 // ---- time ----

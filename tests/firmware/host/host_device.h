@@ -35,9 +35,10 @@ class HostDevice : public hal::MockDevice {
     uint64_t src = 0, dst = 0;
     uint32_t len = 0, rows = 1, src_stride = 0, dst_stride = 0, ctrl = 0;
   };
+  // The staged command registers at PUSH, read by their offsets (STRATA_MXU_SRC, ...).
   struct MxuCommand {
-    uint32_t cmd = 0, src = 0, dst = 0, rows = 1, src_stride = 0, quant_mult = 1, quant_shift = 0;
-    uint32_t w_src = 0, w_stride = 0, k_rows = 0;
+    uint32_t regs[STRATA_MXU_K_ROWS / 4 + 1] = {};
+    uint32_t at(uint32_t offset) const { return regs[offset / 4]; }
   };
 
   // Time passes: the head descriptor of every DMA queue and the matrix unit's oldest command complete (raising
@@ -71,18 +72,35 @@ class HostDevice : public hal::MockDevice {
   void Write32(uintptr_t address, uint32_t value) override;
 
  private:
-  struct DmaQueue {
+  // DONE, ERRORS and STATUS.LAST_ERR, as both blocks keep them (error code 0 is none in both).
+  struct Counters {
+    uint32_t done = 0, errors = 0, last_err = 0;
+    void Error(uint32_t code) {
+      ++errors;
+      last_err = code;
+    }
+    void Complete(uint32_t code) {
+      ++done;
+      if (code != 0) Error(code);
+    }
+    // The block's STATUS, DONE and ERRORS registers; false for another offset.
+    struct Offsets {
+      uint32_t status, done, errors;
+    };
+    bool Read(uint32_t offset, const Offsets& at, size_t queued, uint32_t* value) const;
+  };
+  struct DmaQueue : Counters {
     uint32_t staged[STRATA_DMA_STRIDE / 4] = {};
     std::deque<DmaDescriptor> queue;  // the running one first
     std::vector<DmaDescriptor> pushed;
-    uint32_t done = 0, errors = 0, last_err = STRATA_DMA_ERR_NONE;
   };
-  struct Mxu {
+  struct Mxu : Counters {
     uint32_t staged[STRATA_MXU_SIZE / 4] = {};
     std::deque<MxuCommand> queue;
     std::vector<MxuCommand> pushed;
-    uint32_t done = 0, errors = 0, last_err = STRATA_MXU_ERR_NONE, rows_streamed = 0;
+    uint32_t rows_streamed = 0;
   };
+  static_assert(STRATA_DMA_ERR_NONE == 0 && STRATA_MXU_ERR_NONE == 0, "Counters::Complete");
 
   void DmaPush(uint32_t q);
   void DmaComplete(uint32_t q);
