@@ -23,7 +23,16 @@ using strata::alloc::Handle;
 using strata::alloc::Policy;
 using Clock = std::chrono::steady_clock;
 
+using strata::replay::Json;
+using strata::replay::JsonRound;
+
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// One result line on stdout (nlohmann-json: a trace name is escaped like any string), flushed at once.
+void Print(const Json& line) {
+  std::printf("%s\n", strata::replay::JsonLine(line).c_str());
+  std::fflush(stdout);
+}
 
 // Steady state with `live` buffers (bench/common/pair_stream.h), then Check().
 void BenchPairs(Policy policy, uint32_t live, uint64_t pairs) {
@@ -42,12 +51,15 @@ void BenchPairs(Policy policy, uint32_t live, uint64_t pairs) {
       },
       [&](uint64_t h) { a.Free(Handle{h}); }, &failures);
   const bool ok = a.Check().ok();
-  std::printf(
-      "{\"bench\":\"alloc_free_pair\",\"policy\":\"%s\",\"live_buffers\":%u,\"pairs\":%llu,\"ns_per_pair\":%.1f,"
-      "\"failed_allocs\":%llu,\"check_ok\":%s}\n",
-      strata::alloc::PolicyName(policy), live, static_cast<unsigned long long>(pairs), ns,
-      static_cast<unsigned long long>(failures), ok ? "true" : "false");
-  std::fflush(stdout);
+  Json line;
+  line["bench"] = "alloc_free_pair";
+  line["policy"] = strata::alloc::PolicyName(policy);
+  line["live_buffers"] = live;
+  line["pairs"] = pairs;
+  line["ns_per_pair"] = JsonRound(ns, 1);
+  line["failed_allocs"] = failures;
+  line["check_ok"] = ok;
+  Print(line);
 }
 
 // The shared random-operation harness without per-op verification: mixed ops per second.
@@ -69,13 +81,15 @@ void BenchHarness(Policy policy) {
   const double s = Seconds(Clock::now() - t0);
   ok = ok && h.Verify();
   const auto st = h.allocator().GetStats();
-  std::printf(
-      "{\"bench\":\"alloc_random_ops\",\"policy\":\"%s\",\"ops\":%llu,\"ns_per_op\":%.1f,\"compactions\":%llu,"
-      "\"bytes_moved\":%llu,\"ok\":%s}\n",
-      strata::alloc::PolicyName(policy), static_cast<unsigned long long>(ops), s * 1e9 / ops,
-      static_cast<unsigned long long>(st.compactions), static_cast<unsigned long long>(st.compaction_bytes_moved),
-      ok ? "true" : "false");
-  std::fflush(stdout);
+  Json line;
+  line["bench"] = "alloc_random_ops";
+  line["policy"] = strata::alloc::PolicyName(policy);
+  line["ops"] = ops;
+  line["ns_per_op"] = JsonRound(s * 1e9 / ops, 1);
+  line["compactions"] = st.compactions;
+  line["bytes_moved"] = st.compaction_bytes_moved;
+  line["ok"] = ok;
+  Print(line);
 }
 
 void BenchTrace(const std::string& dir, const std::string& file) {
@@ -97,14 +111,16 @@ void BenchTrace(const std::string& dir, const std::string& file) {
         std::fprintf(stderr, "alloc_bench: %s\n", error.c_str());
         return;
       }
-      std::string line = "{\"bench\":\"alloc_trace\",\"trace\":\"" + trace.name + "\",\"policy\":\"" +
-                         strata::alloc::PolicyName(options.policy) + "\",\"compaction\":\"" +
-                         (compaction ? "on-oom" : "off") + "\",\"buffers\":" + std::to_string(trace.buffers.size()) +
-                         ",\"max_load_bytes\":" + std::to_string(unbounded.max_load_bytes);
-      char buf[256];
-      std::snprintf(buf, sizeof buf, ",\"footprint_ratio\":%.6f,\"ns_per_alloc\":%.1f,\"ns_per_free\":%.1f",
-                    unbounded.footprint_ratio, unbounded.ns_per_alloc, unbounded.ns_per_free);
-      line += buf;
+      Json line;
+      line["bench"] = "alloc_trace";
+      line["trace"] = trace.name;
+      line["policy"] = strata::alloc::PolicyName(options.policy);
+      line["compaction"] = compaction ? "on-oom" : "off";
+      line["buffers"] = trace.buffers.size();
+      line["max_load_bytes"] = unbounded.max_load_bytes;
+      line["footprint_ratio"] = JsonRound(unbounded.footprint_ratio, 6);
+      line["ns_per_alloc"] = JsonRound(unbounded.ns_per_alloc, 1);
+      line["ns_per_free"] = JsonRound(unbounded.ns_per_free, 1);
       for (const char* factor : {"1.0", "1.05", "1.1"}) {
         uint64_t capacity;
         strata::replay::ParseCapacity(std::string(factor) + "x", unbounded.max_load_bytes, options.granule_bytes,
@@ -115,17 +131,13 @@ void BenchTrace(const std::string& dir, const std::string& file) {
           std::fprintf(stderr, "alloc_bench: %s\n", error.c_str());
           return;
         }
-        std::string key = std::string(factor) + "x";
-        std::snprintf(buf, sizeof buf,
-                      ",\"failed_allocs_%s\":%llu,\"bytes_moved_%s\":%llu,\"bytes_moved_fraction_%s\":%.6f,"
-                      "\"slide_baseline_bytes_%s\":%llu",
-                      key.c_str(), static_cast<unsigned long long>(r.failed_allocs), key.c_str(),
-                      static_cast<unsigned long long>(r.bytes_moved), key.c_str(), r.bytes_moved_fraction, key.c_str(),
-                      static_cast<unsigned long long>(r.slide_baseline_bytes));
-        line += buf;
+        const std::string key = std::string(factor) + "x";
+        line["failed_allocs_" + key] = r.failed_allocs;
+        line["bytes_moved_" + key] = r.bytes_moved;
+        line["bytes_moved_fraction_" + key] = JsonRound(r.bytes_moved_fraction, 6);
+        line["slide_baseline_bytes_" + key] = r.slide_baseline_bytes;
       }
-      std::printf("%s}\n", line.c_str());
-      std::fflush(stdout);
+      Print(line);
     }
   }
 }
