@@ -2,9 +2,11 @@
 // the emulated GPU, beside the Strata firmware allocator (TLSF) on the same request stream, in one run.
 // Steady state with `live` buffers: free a random one, allocate a random size (log-uniform 256 B .. 1 MiB).
 // One JSON object per line on stdout; progress on stderr. usage: strata-bench-gpu-policy [--quick]
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,11 +17,16 @@
 
 namespace {
 
+// One result line (nlohmann-json, keys in this order), flushed at once.
 void Print(const char* allocator, uint32_t live, uint64_t pairs, double ns, uint64_t failures) {
-  std::printf(
-      "{\"bench\":\"gpu_policy_alloc_free_pair\",\"allocator\":\"%s\",\"live_buffers\":%u,\"pairs\":%llu,"
-      "\"ns_per_pair\":%.1f,\"failed_allocs\":%llu}\n",
-      allocator, live, static_cast<unsigned long long>(pairs), ns, static_cast<unsigned long long>(failures));
+  nlohmann::ordered_json line;
+  line["bench"] = "gpu_policy_alloc_free_pair";
+  line["allocator"] = allocator;
+  line["live_buffers"] = live;
+  line["pairs"] = pairs;
+  line["ns_per_pair"] = std::round(ns * 10) / 10;
+  line["failed_allocs"] = failures;
+  std::printf("%s\n", line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   std::fflush(stdout);
 }
 
