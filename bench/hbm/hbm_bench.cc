@@ -8,10 +8,12 @@
 //                         [--row-hit-cap N] [--preset HBM2|HBM2e|HBM3]...
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,19 +32,35 @@ using strata::hbm::RefreshMode;
 
 double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// The settings every JSON line names, so that a bandwidth is never quoted without its queue depth.
-std::string ConfigJson(const HbmConfig& cfg) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "\"preset\":\"%s\",\"refresh\":\"%s\",\"queue_depth\":%u,\"address_map\":\"%s\",\"row_hit_cap\":%u",
-                cfg.name.c_str(), strata::hbm::RefreshModeName(cfg.refresh), cfg.queue_depth,
-                strata::hbm::AddressMapName(cfg.address_map), cfg.row_hit_cap);
-  return buf;
+// JSON lines through nlohmann-json, keys in the order written.
+using Json = nlohmann::ordered_json;
+
+double Round(double x, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(x * scale) / scale;
+}
+
+void Print(const Json& line) {
+  std::printf("%s\n", line.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+  std::fflush(stdout);
+}
+
+// A line that starts with the bench name and the settings every line names, so that a bandwidth is never quoted
+// without its queue depth.
+Json ConfigJson(const char* bench, const HbmConfig& cfg) {
+  Json j;
+  j["bench"] = bench;
+  j["preset"] = cfg.name;
+  j["refresh"] = strata::hbm::RefreshModeName(cfg.refresh);
+  j["queue_depth"] = cfg.queue_depth;
+  j["address_map"] = strata::hbm::AddressMapName(cfg.address_map);
+  j["row_hit_cap"] = cfg.row_hit_cap;
+  return j;
 }
 
 // An in-order producer (like one DMA queue) submits 64-byte requests, as many per cycle as the
 // queues take; next_request(n, &req) sets the address and direction of the n-th request.
-void Stream(const HbmConfig& cfg, uint64_t cycles, const char* name, const std::string& extra_json,
+void Stream(const HbmConfig& cfg, uint64_t cycles, const char* name, const Json& extra_json,
             const std::function<void(uint64_t, HbmRequest*)>& next_request) {
   HbmModel model(cfg);
   const uint64_t warmup = 20000;
@@ -70,29 +88,34 @@ void Stream(const HbmConfig& cfg, uint64_t cycles, const char* name, const std::
   const double secs = Seconds() - t0;
   const double bpc = static_cast<double>(bytes) / cycles;
   const auto total = model.Stats().Total();
-  std::printf(
-      "{\"bench\":\"%s\",%s%s,\"cycles\":%llu,\"bytes\":%llu,"
-      "\"bytes_per_cycle\":%.2f,\"gb_per_s\":%.1f,\"peak_gb_per_s\":%.1f,\"fraction_of_peak\":%.4f,"
-      "\"row_hit_rate\":%.4f,\"latency_avg\":%.1f,\"latency_max\":%llu,\"sim_cycles_per_second\":%.0f}\n",
-      name, ConfigJson(cfg).c_str(), extra_json.c_str(), (unsigned long long)cycles, (unsigned long long)bytes, bpc,
-      bpc * cfg.core_clock_ghz, cfg.PeakBytesPerSecond() / 1e9, bpc / cfg.PeakBytesPerCycle(), total.RowHitRate(),
-      total.AverageLatency(), (unsigned long long)total.latency_max, cycles / secs);
-  std::fflush(stdout);
+  Json line = ConfigJson(name, cfg);
+  line.update(extra_json);
+  line["cycles"] = cycles;
+  line["bytes"] = bytes;
+  line["bytes_per_cycle"] = Round(bpc, 2);
+  line["gb_per_s"] = Round(bpc * cfg.core_clock_ghz, 1);
+  line["peak_gb_per_s"] = Round(cfg.PeakBytesPerSecond() / 1e9, 1);
+  line["fraction_of_peak"] = Round(bpc / cfg.PeakBytesPerCycle(), 4);
+  line["row_hit_rate"] = Round(total.RowHitRate(), 4);
+  line["latency_avg"] = Round(total.AverageLatency(), 1);
+  line["latency_max"] = total.latency_max;
+  line["sim_cycles_per_second"] = std::llround(cycles / secs);
+  Print(line);
 }
 
 // Sequential 64-byte reads, writes, or a copy that alternates a read of one half of the device with
 // a write of the other.
 void Sequential(const HbmConfig& cfg, uint64_t cycles) {
   const uint64_t half = cfg.capacity_bytes / 2;
-  Stream(cfg, cycles, "hbm_seq_read", "", [&](uint64_t n, HbmRequest* r) {
+  Stream(cfg, cycles, "hbm_seq_read", Json::object(), [&](uint64_t n, HbmRequest* r) {
     r->addr = (n * 64) % half;
     r->is_write = false;
   });
-  Stream(cfg, cycles, "hbm_seq_write", "", [&](uint64_t n, HbmRequest* r) {
+  Stream(cfg, cycles, "hbm_seq_write", Json::object(), [&](uint64_t n, HbmRequest* r) {
     r->addr = (n * 64) % half;
     r->is_write = true;
   });
-  Stream(cfg, cycles, "hbm_seq_copy", "", [&](uint64_t n, HbmRequest* r) {
+  Stream(cfg, cycles, "hbm_seq_copy", Json::object(), [&](uint64_t n, HbmRequest* r) {
     r->is_write = n & 1;
     r->addr = (n / 2 * 64) % half + (r->is_write ? half : 0);
   });
@@ -102,7 +125,7 @@ void Sequential(const HbmConfig& cfg, uint64_t cycles) {
 // 64 bytes, so it never rereads.
 void Strided(const HbmConfig& cfg, uint64_t cycles, uint64_t stride) {
   const uint64_t per_pass = cfg.capacity_bytes / stride;
-  Stream(cfg, cycles, "hbm_stride_read", ",\"stride_bytes\":" + std::to_string(stride), [&](uint64_t n, HbmRequest* r) {
+  Stream(cfg, cycles, "hbm_stride_read", Json{{"stride_bytes", stride}}, [&](uint64_t n, HbmRequest* r) {
     r->addr = ((n % per_pass) * stride + (n / per_pass) * 64) % cfg.capacity_bytes;
     r->is_write = false;
   });
@@ -114,7 +137,7 @@ void Strided(const HbmConfig& cfg, uint64_t cycles, uint64_t stride) {
 void RowConflict(const HbmConfig& cfg, uint64_t cycles) {
   HbmModel probe(cfg);
   const strata::hbm::HbmAddressMap& map = probe.address_map();
-  Stream(cfg, cycles, "hbm_row_conflict_read", "", [&](uint64_t n, HbmRequest* r) {
+  Stream(cfg, cycles, "hbm_row_conflict_read", Json::object(), [&](uint64_t n, HbmRequest* r) {
     // The same (pseudo-channel, bank, column) for both streams, rows 64 apart.
     HbmLocation l = map.Decode((n / 2 * 64) % (cfg.capacity_bytes / 2));
     if (n & 1) l.row = (l.row + 64) % map.rows_per_bank();
@@ -172,12 +195,14 @@ void Latency(const HbmConfig& cfg, int kind, uint32_t samples) {
                      : kind == 1 ? model.RowMissLatency()
                                  : model.RowConflictLatency();
   uint64_t p50 = d.Pct(0.5), p99 = d.Pct(0.99), mx = d.v.back();
-  std::printf(
-      "{\"bench\":\"%s\",%s,\"samples\":%u,\"p50\":%llu,\"p99\":%llu,"
-      "\"max\":%llu,\"implied_cycles\":%llu,\"p50_minus_implied\":%lld}\n",
-      names[kind], ConfigJson(cfg).c_str(), samples, (unsigned long long)p50, (unsigned long long)p99,
-      (unsigned long long)mx, (unsigned long long)implied, (long long)p50 - (long long)implied);
-  std::fflush(stdout);
+  Json line = ConfigJson(names[kind], cfg);
+  line["samples"] = samples;
+  line["p50"] = p50;
+  line["p99"] = p99;
+  line["max"] = mx;
+  line["implied_cycles"] = implied;
+  line["p50_minus_implied"] = static_cast<int64_t>(p50) - static_cast<int64_t>(implied);
+  Print(line);
 }
 
 // Ticks of an idle device (refresh still runs): the cost the model adds to the platform loop.
@@ -186,12 +211,11 @@ void IdleSpeed(const HbmConfig& cfg, uint64_t cycles) {
   double t0 = Seconds();
   for (uint64_t t = 0; t < cycles; ++t) model.Tick();
   double secs = Seconds() - t0;
-  std::printf(
-      "{\"bench\":\"hbm_idle_tick\",%s,\"cycles\":%llu,"
-      "\"sim_cycles_per_second\":%.0f,\"refreshes\":%llu}\n",
-      ConfigJson(cfg).c_str(), (unsigned long long)cycles, cycles / secs,
-      (unsigned long long)model.Stats().Total().refreshes);
-  std::fflush(stdout);
+  Json line = ConfigJson("hbm_idle_tick", cfg);
+  line["cycles"] = cycles;
+  line["sim_cycles_per_second"] = std::llround(cycles / secs);
+  line["refreshes"] = model.Stats().Total().refreshes;
+  Print(line);
 }
 
 // The model's own speed under load: `cycles` cycles of a workload that keeps every queue full, as
@@ -228,12 +252,14 @@ void ModelSpeed(const HbmConfig& cfg, uint64_t cycles, const char* workload) {
     while (model.PopResponse(&resp)) bytes += resp.len;
   }
   const double secs = Seconds() - t0;
-  std::printf(
-      "{\"bench\":\"hbm_model_speed\",%s,\"workload\":\"%s\",\"cycles\":%llu,\"bytes_per_cycle\":%.2f,"
-      "\"wall_seconds\":%.3f,\"sim_cycles_per_second\":%.0f,\"ns_per_cycle\":%.1f}\n",
-      ConfigJson(cfg).c_str(), workload, (unsigned long long)cycles, static_cast<double>(bytes) / cycles, secs,
-      cycles / secs, secs * 1e9 / cycles);
-  std::fflush(stdout);
+  Json line = ConfigJson("hbm_model_speed", cfg);
+  line["workload"] = workload;
+  line["cycles"] = cycles;
+  line["bytes_per_cycle"] = Round(static_cast<double>(bytes) / cycles, 2);
+  line["wall_seconds"] = Round(secs, 3);
+  line["sim_cycles_per_second"] = std::llround(cycles / secs);
+  line["ns_per_cycle"] = Round(secs * 1e9 / cycles, 1);
+  Print(line);
 }
 
 }  // namespace
