@@ -6,18 +6,24 @@
 // (the HBM controller settings, so that the figures can be compared with other controllers).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/json_line.h"
 #include "device.h"
 #include "dma_client.h"
 #include "hbm/hbm_model.h"
 #include "host_link.h"
 
 namespace {
+
+using strata::bench::Json;
+using strata::bench::PrintJsonLine;
+using strata::bench::Round;
 
 using strata::sim::Device;
 using strata::sim::DmaClient;
@@ -47,15 +53,21 @@ Result Run(Device& dev, DmaClient& dma, const std::pair<uint32_t, DmaDescriptor>
 void Report(const char* bench, const strata::hbm::HbmConfig& hbm, uint64_t bytes, const Result& r,
             double best_bytes_per_cycle, const char* best_what) {
   const double bpc = static_cast<double>(bytes) / r.cycles;
-  std::printf(
-      "{\"bench\":\"%s\",\"preset\":\"%s\",\"hbm_queue_depth\":%u,\"hbm_address_map\":\"%s\","
-      "\"hbm_row_hit_cap\":%u,\"bytes\":%llu,\"cycles\":%llu,\"bytes_per_cycle\":%.2f,"
-      "\"gb_per_s\":%.1f,\"best_bytes_per_cycle\":%.1f,\"best\":\"%s\",\"fraction_of_peak\":%.4f,"
-      "\"sim_cycles_per_second\":%.0f}\n",
-      bench, hbm.name.c_str(), hbm.queue_depth, strata::hbm::AddressMapName(hbm.address_map), hbm.row_hit_cap,
-      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(r.cycles), bpc, bpc, best_bytes_per_cycle,
-      best_what, bpc / best_bytes_per_cycle, r.cycles / r.wall);
-  std::fflush(stdout);
+  Json line;
+  line["bench"] = bench;
+  line["preset"] = hbm.name;
+  line["hbm_queue_depth"] = hbm.queue_depth;
+  line["hbm_address_map"] = strata::hbm::AddressMapName(hbm.address_map);
+  line["hbm_row_hit_cap"] = hbm.row_hit_cap;
+  line["bytes"] = bytes;
+  line["cycles"] = r.cycles;
+  line["bytes_per_cycle"] = Round(bpc, 2);
+  line["gb_per_s"] = Round(bpc, 1);
+  line["best_bytes_per_cycle"] = Round(best_bytes_per_cycle, 1);
+  line["best"] = best_what;
+  line["fraction_of_peak"] = Round(bpc / best_bytes_per_cycle, 4);
+  line["sim_cycles_per_second"] = std::llround(r.cycles / r.wall);
+  PrintJsonLine(line);
 }
 
 }  // namespace
@@ -126,17 +138,21 @@ int main(int argc, char** argv) {
       const uint64_t cycles = link.Wait(id);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double bpc = static_cast<double>(buf.size()) / cycles;
-      std::printf(
-          "{\"bench\":\"hostlink_copy\",\"link\":\"%s\",\"direction\":\"%s\",\"bytes\":%zu,\"cycles\":%llu,"
-          "\"gb_per_s\":%.2f,\"preset_gb_per_s\":%.2f,\"fraction_of_peak\":%.4f,\"sim_cycles_per_second\":%.0f}\n",
-          pcie.name.c_str(), to_device ? "host_to_hbm" : "hbm_to_host", buf.size(),
-          static_cast<unsigned long long>(cycles), bpc, pcie.bytes_per_cycle, bpc / pcie.bytes_per_cycle,
-          cycles / wall);
+      Json line;
+      line["bench"] = "hostlink_copy";
+      line["link"] = pcie.name;
+      line["direction"] = to_device ? "host_to_hbm" : "hbm_to_host";
+      line["bytes"] = buf.size();
+      line["cycles"] = cycles;
+      line["gb_per_s"] = Round(bpc, 2);
+      line["preset_gb_per_s"] = Round(pcie.bytes_per_cycle, 2);
+      line["fraction_of_peak"] = Round(bpc / pcie.bytes_per_cycle, 4);
+      line["sim_cycles_per_second"] = std::llround(cycles / wall);
+      PrintJsonLine(line);
     }
     const uint64_t c0 = dev.edges();
     link.Read32(STRATA_CTRL_BASE + STRATA_CTRL_ID);
-    std::printf("{\"bench\":\"hostlink_bar_read\",\"link\":\"%s\",\"cycles\":%llu}\n", pcie.name.c_str(),
-                static_cast<unsigned long long>(dev.edges() - c0));
+    PrintJsonLine(Json{{"bench", "hostlink_bar_read"}, {"link", pcie.name}, {"cycles", dev.edges() - c0}});
   }
   return 0;
 }

@@ -2,32 +2,29 @@
 // the emulated GPU, beside the Strata firmware allocator (TLSF) on the same request stream, in one run.
 // Steady state with `live` buffers: free a random one, allocate a random size (log-uniform 256 B .. 1 MiB).
 // One JSON object per line on stdout; progress on stderr. usage: strata-bench-gpu-policy [--quick]
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "alloc/allocator.h"
+#include "common/json_line.h"
 #include "common/pair_stream.h"
 #include "emu_gpu.h"
 #include "policy.h"
 
 namespace {
 
-// One result line (nlohmann-json, keys in this order), flushed at once.
 void Print(const char* allocator, uint32_t live, uint64_t pairs, double ns, uint64_t failures) {
-  nlohmann::ordered_json line;
+  strata::bench::Json line;
   line["bench"] = "gpu_policy_alloc_free_pair";
   line["allocator"] = allocator;
   line["live_buffers"] = live;
   line["pairs"] = pairs;
-  line["ns_per_pair"] = std::round(ns * 10) / 10;
+  line["ns_per_pair"] = strata::bench::Round(ns, 1);
   line["failed_allocs"] = failures;
-  std::printf("%s\n", line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
-  std::fflush(stdout);
+  strata::bench::PrintJsonLine(line);
 }
 
 bool BenchPolicy(const std::string& name, uint32_t live, uint64_t pairs) {

@@ -13,11 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "common/json_line.h"
 #include "hbm/hbm_model.h"
 
 namespace {
@@ -32,18 +32,9 @@ using strata::hbm::RefreshMode;
 
 double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// JSON lines through nlohmann-json, keys in the order written.
-using Json = nlohmann::ordered_json;
-
-double Round(double x, int digits) {
-  const double scale = std::pow(10.0, digits);
-  return std::round(x * scale) / scale;
-}
-
-void Print(const Json& line) {
-  std::printf("%s\n", line.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-  std::fflush(stdout);
-}
+using strata::bench::Json;
+using strata::bench::Round;
+void Print(const Json& line) { strata::bench::PrintJsonLine(line); }
 
 // A line that starts with the bench name and the settings every line names, so that a bandwidth is never quoted
 // without its queue depth.

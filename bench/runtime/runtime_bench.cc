@@ -8,15 +8,21 @@
 //                    matrix-unit utilization MACs / (N^2 x firmware cycles)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
 
+#include "common/json_line.h"
 #include "hbm/hbm_config.h"
 #include "strata/strata.h"
 
 namespace {
+
+using strata::bench::Json;
+using strata::bench::PrintJsonLine;
+using strata::bench::Round;
 
 #define CHECK_OK(call)                                                             \
   do {                                                                             \
@@ -47,14 +53,31 @@ uint64_t Pct(std::vector<uint64_t> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
 }
 
+// "runtime_host_ops": `n` operations in `seconds` of wall time and `cycles` device cycles.
+void HostOpsLine(const char* op, int n, double seconds, uint64_t cycles) {
+  Json line;
+  line["bench"] = "runtime_host_ops";
+  line["op"] = op;
+  line["n"] = n;
+  line["ops_per_second"] = std::llround(n / seconds);
+  line["device_cycles_per_op"] = std::llround(static_cast<double>(cycles) / n);
+  line["sim_cycles_per_second"] = std::llround(cycles / seconds);
+  PrintJsonLine(line);
+}
+
 void Report(const char* command, const Samples& s, const char* pcie) {
-  std::printf(
-      "{\"bench\":\"runtime_command\",\"command\":\"%s\",\"pcie\":\"%s\",\"n\":%zu,\"cycles\":%llu,\"p50\":%llu,"
-      "\"p99\":%llu,\"max\":%llu,\"firmware_cycles\":%llu,\"firmware_p99\":%llu}\n",
-      command, pcie, s.host.size(), static_cast<unsigned long long>(Pct(s.host, 0.5)),
-      static_cast<unsigned long long>(Pct(s.host, 0.5)), static_cast<unsigned long long>(Pct(s.host, 0.99)),
-      static_cast<unsigned long long>(Pct(s.host, 1.0)), static_cast<unsigned long long>(Pct(s.fw, 0.5)),
-      static_cast<unsigned long long>(Pct(s.fw, 0.99)));
+  Json line;
+  line["bench"] = "runtime_command";
+  line["command"] = command;
+  line["pcie"] = pcie;
+  line["n"] = s.host.size();
+  line["cycles"] = Pct(s.host, 0.5);
+  line["p50"] = Pct(s.host, 0.5);
+  line["p99"] = Pct(s.host, 0.99);
+  line["max"] = Pct(s.host, 1.0);
+  line["firmware_cycles"] = Pct(s.fw, 0.5);
+  line["firmware_p99"] = Pct(s.fw, 0.99);
+  PrintJsonLine(line);
 }
 
 }  // namespace
@@ -127,13 +150,22 @@ int main() {
   strata::hbm::HbmConfig hbm = strata::hbm::HbmConfig::Hbm2(kCapacity);
   const double peak = hbm.PeakBytesPerCycle() / 2;  // a copy reads and writes: half the pins each way
   const double bpc = copy_cycles ? static_cast<double>(r.bytes_moved) / copy_cycles : 0;
-  std::printf(
-      "{\"bench\":\"runtime_compaction\",\"hbm\":\"%s\",\"moves\":%u,\"bytes_moved\":%llu,\"cycles\":%llu,"
-      "\"command_cycles\":%llu,\"bytes_per_cycle\":%.2f,\"peak_bytes_per_cycle\":%.2f,\"fraction_of_peak\":%.4f,"
-      "\"fragmentation_before\":%.4f,\"fragmentation_after\":%.4f,\"sim_cycles_per_second\":%.0f}\n",
-      hbm.name.c_str(), r.moves, static_cast<unsigned long long>(r.bytes_moved),
-      static_cast<unsigned long long>(copy_cycles), static_cast<unsigned long long>(r.device_cycles), bpc, peak,
-      bpc / peak, before.fragmentation, after.fragmentation, r.device_cycles / wall);
+  {
+    Json line;
+    line["bench"] = "runtime_compaction";
+    line["hbm"] = hbm.name;
+    line["moves"] = r.moves;
+    line["bytes_moved"] = r.bytes_moved;
+    line["cycles"] = copy_cycles;
+    line["command_cycles"] = r.device_cycles;
+    line["bytes_per_cycle"] = Round(bpc, 2);
+    line["peak_bytes_per_cycle"] = Round(peak, 2);
+    line["fraction_of_peak"] = Round(bpc / peak, 4);
+    line["fragmentation_before"] = Round(before.fragmentation, 4);
+    line["fragmentation_after"] = Round(after.fragmentation, 4);
+    line["sim_cycles_per_second"] = std::llround(r.device_cycles / wall);
+    PrintJsonLine(line);
+  }
   for (size_t i = 1; i < live.size(); i += 2) CHECK_OK(strata_free(dev, ctx, live[i]));
 
   // ---- host API operations per second ----
@@ -148,10 +180,7 @@ int main() {
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t cycles = Info(dev).device_cycles - c0;
-    std::printf(
-        "{\"bench\":\"runtime_host_ops\",\"op\":\"alloc_free_pair\",\"n\":%d,\"ops_per_second\":%.0f,"
-        "\"device_cycles_per_op\":%.0f,\"sim_cycles_per_second\":%.0f}\n",
-        kOps, kOps / s, static_cast<double>(cycles) / kOps, cycles / s);
+    HostOpsLine("alloc_free_pair", kOps, s, cycles);
   }
   {
     constexpr int kOps = 2000;
@@ -164,10 +193,7 @@ int main() {
       CHECK_OK(strata_write(dev, ctx, b, (i * 256) % (1 << 20), small.data(), small.size()));
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t cycles = Info(dev).device_cycles - c0;
-    std::printf(
-        "{\"bench\":\"runtime_host_ops\",\"op\":\"write_256B\",\"n\":%d,\"ops_per_second\":%.0f,"
-        "\"device_cycles_per_op\":%.0f,\"sim_cycles_per_second\":%.0f}\n",
-        kOps, kOps / s, static_cast<double>(cycles) / kOps, cycles / s);
+    HostOpsLine("write_256B", kOps, s, cycles);
   }
   // ---- GEMM through the API ----
   for (uint32_t dim : {256u, 512u}) {
@@ -193,11 +219,18 @@ int main() {
     const strata_device_info after = Info(dev);
     const uint64_t cycles = after.device_cycles - c0;
     const double macs = static_cast<double>(ab) * dim, n2 = double(after.mxu_array_n) * after.mxu_array_n;
-    std::printf(
-        "{\"bench\":\"runtime_gemm\",\"m\":%u,\"n\":%u,\"k\":%u,\"array\":%u,\"cycles\":%llu,\"firmware_cycles\":%u,"
-        "\"utilization\":%.4f,\"utilization_host_view\":%.4f,\"sim_cycles_per_second\":%.0f}\n",
-        dim, dim, dim, after.mxu_array_n, static_cast<unsigned long long>(cycles), after.last_command_cycles,
-        macs / (n2 * after.last_command_cycles), macs / (n2 * cycles), cycles / s);
+    Json line;
+    line["bench"] = "runtime_gemm";
+    line["m"] = dim;
+    line["n"] = dim;
+    line["k"] = dim;
+    line["array"] = after.mxu_array_n;
+    line["cycles"] = cycles;
+    line["firmware_cycles"] = after.last_command_cycles;
+    line["utilization"] = Round(macs / (n2 * after.last_command_cycles), 4);
+    line["utilization_host_view"] = Round(macs / (n2 * cycles), 4);
+    line["sim_cycles_per_second"] = std::llround(cycles / s);
+    PrintJsonLine(line);
     for (strata_buffer h : {a, b, c}) CHECK_OK(strata_free(dev, ctx, h));
   }
   strata_close(dev);
