@@ -298,7 +298,7 @@ std::string ToJson(const std::vector<WorkloadReport>& reports) {
                          {"occupancy", occupancy}});
   }
   Json doc{{"tool", "strata-compare"}, {"version", kReportVersion}, {"workloads", workloads}};
-  return doc.dump() + "\n";
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";  // bytes that are not UTF-8: U+FFFD
 }
 
 bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std::string* error) {

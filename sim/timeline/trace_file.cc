@@ -34,7 +34,12 @@ TraceFile::TraceFile(std::FILE* file, uint64_t max_bytes) : file_(file), max_byt
 
 TraceFile::~TraceFile() { Close(); }
 
-void TraceFile::Write(const json& event, bool bounded) { WriteText(event.dump(), bounded); }
+namespace {
+// One event's text; a name or path that is not UTF-8 gets U+FFFD instead of an exception.
+std::string Text(const json& event) { return event.dump(-1, ' ', false, json::error_handler_t::replace); }
+}  // namespace
+
+void TraceFile::Write(const json& event, bool bounded) { WriteText(Text(event), bounded); }
 
 void TraceFile::WriteText(const std::string& text, bool bounded) {
   if (file_ == nullptr) return;
@@ -79,11 +84,16 @@ void TraceFile::Complete(int pid, int tid, const std::string& name, double ts, d
 void TraceFile::Async(int pid, int tid, const std::string& category, const std::string& name, double begin, double end,
                       const json& args) {
   const uint64_t id = async_id_ + 1;
-  const std::string b = json{{"ph", "b"}, {"pid", pid},   {"tid", tid},  {"cat", category},
-                             {"id", id},  {"name", name}, {"ts", begin}, {"args", args}}
-                            .dump();
+  const std::string b = Text(json{{"ph", "b"},
+                                  {"pid", pid},
+                                  {"tid", tid},
+                                  {"cat", category},
+                                  {"id", id},
+                                  {"name", name},
+                                  {"ts", begin},
+                                  {"args", args}});
   const std::string e =
-      json{{"ph", "e"}, {"pid", pid}, {"tid", tid}, {"cat", category}, {"id", id}, {"name", name}, {"ts", end}}.dump();
+      Text(json{{"ph", "e"}, {"pid", pid}, {"tid", tid}, {"cat", category}, {"id", id}, {"name", name}, {"ts", end}});
   if (truncated_ || bytes_ + b.size() + e.size() + 4 > max_bytes_) {  // both halves or neither: a lone "b" stays open
     truncated_ = true;
     return;
