@@ -115,9 +115,12 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmShapeTest,
                                            Shape{32, 257, 513, 65, false, false}),
                          [](const ::testing::TestParamInfo<Shape>& i) {
                            const Shape& s = i.param;
-                           return "N" + std::to_string(std::get<0>(s)) + "_" + std::to_string(std::get<1>(s)) + "x" +
-                                  std::to_string(std::get<2>(s)) + "x" + std::to_string(std::get<3>(s)) +
-                                  (std::get<4>(s) ? "_int8" : "") + (std::get<5>(s) ? "_acc" : "");
+                           std::string name = "N";
+                           name += std::to_string(std::get<0>(s)) + "_" + std::to_string(std::get<1>(s)) + "x" +
+                                   std::to_string(std::get<2>(s)) + "x" + std::to_string(std::get<3>(s));
+                           if (std::get<4>(s)) name += "_int8";
+                           if (std::get<5>(s)) name += "_acc";
+                           return name;
                          });
 
 }  // namespace

@@ -214,7 +214,10 @@ TEST_P(MxuDriverTest, WaitMapsUnitErrorsToStatuses) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ArraySizes, MxuDriverTest, ::testing::Values(8u, 16u, 32u),
-                         [](const ::testing::TestParamInfo<uint32_t>& i) { return "N" + std::to_string(i.param); });
+                         [](const ::testing::TestParamInfo<uint32_t>& i) {
+                           std::string name = "N";
+                           return name += std::to_string(i.param);
+                         });
 
 }  // namespace
 }  // namespace strata

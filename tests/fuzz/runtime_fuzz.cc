@@ -592,9 +592,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t hbm =
       data[0] == 0xff ? (uint64_t{1} << 20) + data[1] * 4099u : (uint64_t{2} << 20) + data[0] * 16384u + data[1];
   // A device reset: the chip, the control core's CSRs and the runtime's .bss.
+  static strata::host_model::HostDevice device;
   strata::host_model::HostDevice::Options options;
   options.hbm_bytes = hbm;
-  strata::host_model::HostDevice device(options);
+  device.Reset(options);
   g_device = &device;
   strata::arch::host::Reset();
   strata::arch::host::Csrs().cycles_per_read = 3;

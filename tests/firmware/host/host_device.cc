@@ -38,8 +38,18 @@ bool HostDevice::Counters::Read(uint32_t offset, const Offsets& at, size_t queue
 
 HostDevice::HostDevice() : HostDevice(Options{}) {}
 
-HostDevice::HostDevice(const Options& options) : hbm_(options.hbm_bytes), mxu_n_(options.mxu_n) {
-  for (DmaQueue& q : dma_) q.staged[STRATA_DMA_ROWS / 4] = STRATA_DMA_ROWS_RESET;
+HostDevice::HostDevice(const Options& options) { Reset(options); }
+
+void HostDevice::Reset(const Options& options) {
+  hbm_.assign(options.hbm_bytes, 0);
+  mxu_n_ = options.mxu_n;
+  console_.clear();
+  irq_pending_ = irq_enable_ = doorbell_ = 0;
+  for (DmaQueue& q : dma_) {
+    q = DmaQueue{};
+    q.staged[STRATA_DMA_ROWS / 4] = STRATA_DMA_ROWS_RESET;
+  }
+  mxu_ = Mxu{};
   mxu_.staged[STRATA_MXU_ROWS / 4] = STRATA_MXU_ROWS_RESET;
   mxu_.staged[STRATA_MXU_QUANT_MULT / 4] = STRATA_MXU_QUANT_MULT_RESET;
 }

@@ -29,6 +29,8 @@ class HostDevice : public hal::MockDevice {
   };
   HostDevice();  // default Options
   explicit HostDevice(const Options& options);
+  // A device reset: HBM zeroed (its storage kept: a fuzzer resets once per input), every register as after reset.
+  void Reset(const Options& options);
 
   // A copy of the staged registers at PUSH.
   struct DmaDescriptor {
@@ -109,7 +111,7 @@ class HostDevice : public hal::MockDevice {
   void MxuComplete();
 
   std::vector<uint8_t> hbm_;
-  uint32_t mxu_n_;
+  uint32_t mxu_n_ = 0;
   std::string console_;
   uint32_t irq_pending_ = 0, irq_enable_ = 0, doorbell_ = 0;
   DmaQueue dma_[STRATA_DMA_COUNT];
