@@ -13,6 +13,7 @@ constexpr uint32_t kMaxContexts = 64;
 constexpr uint32_t kMaxLiveBuffers = 1u << 20;
 constexpr uint32_t kGenerationBits = 21;  // index + 1 in the low 32 bits: handles stay below 2^53
 constexpr uint64_t kMaxAlignment = 1ull << 30;
+constexpr uint64_t kMaxRequestBytes = 1ull << 62;  // 4 EiB: no device; far from where round-ups wrap
 constexpr char kNoContext[] = "no such context (never created or destroyed)";
 // As the model's decoder answers: 0 is never a context (strata.h), any other unknown id is not found.
 Error NoTenant(strata_context c) {
@@ -164,7 +165,16 @@ Error GpuPolicyBackend::Alloc(strata_context context, uint64_t bytes, uint64_t a
     return {STRATA_INVALID_ARGUMENT, "alignment must be 0 or a power of two up to 1 GiB"};
   }
   ++events_;
-  if (t->quota != 0 && t->bytes + bytes > t->quota) {
+  // A request beyond any device is refused before the policy sees it: the policies' round-ups (PyTorch's, BFC's)
+  // are written for real sizes and wrap to a small one near 2^64. Below this bound the policy answers, in its
+  // framework's words, as before.
+  if (bytes > kMaxRequestBytes) {
+    RecordOom(*t, bytes, gpu::OomKind::kCapacity, 0);
+    return {STRATA_RESOURCE_EXHAUSTED, "out of memory (capacity): requested " + GpuBytes(bytes) +
+                                           ", more than any device (the device has " +
+                                           GpuBytes(driver_->total_bytes()) + ")"};
+  }
+  if (t->quota != 0 && bytes > t->quota - t->bytes) {  // t->bytes <= t->quota always; no sum to wrap
     RecordOom(*t, bytes, gpu::OomKind::kCap, t->quota);
     ++t->quota_ooms;
     return {STRATA_RESOURCE_EXHAUSTED, "the context's memory quota has no room for this: requested " + GpuBytes(bytes) +

@@ -235,6 +235,39 @@ TEST_P(GpuBackendTest, MoreThanTheDeviceFailsWithKindCapacity) {
   EXPECT_EQ(Stats().oom_capacity, 1u);
 }
 
+// Requests near 2^64 fail as capacity OOMs and change nothing (a policy's round-up once wrapped 2^64 - 1 to 0
+// and served it); a quota's check does not wrap either.
+TEST_P(GpuBackendTest, HugeRequestsFailAndChangeNothing) {
+  strata_buffer keep;
+  ASSERT_EQ(strata_alloc(dev_, ctx_, kMiB, 0, 0, &keep), STRATA_OK);
+  const strata_memory_stats before = Stats();
+  for (uint64_t bytes : {(1ull << 62) + 1, 1ull << 63, ~0ull - (1ull << 20), ~0ull}) {
+    strata_buffer b = 0;
+    EXPECT_EQ(strata_alloc(dev_, ctx_, bytes, 0, 0, &b), STRATA_RESOURCE_EXHAUSTED) << bytes;
+    EXPECT_EQ(b, 0u);
+    strata_oom_info oom{};
+    oom.struct_size = sizeof oom;
+    ASSERT_EQ(strata_get_last_oom(dev_, &oom), STRATA_OK);
+    EXPECT_EQ(oom.kind, STRATA_OOM_CAPACITY) << bytes;
+    EXPECT_EQ(oom.request_bytes, bytes);
+  }
+  const strata_memory_stats after = Stats();
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.live_buffers, before.live_buffers);
+  EXPECT_EQ(after.num_allocs, before.num_allocs);
+
+  strata_context_options co{};
+  co.struct_size = sizeof co;
+  co.quota_bytes = 8 * kMiB;
+  strata_context q;
+  ASSERT_EQ(strata_context_create(dev_, &co, &q), STRATA_OK);
+  strata_buffer b;
+  ASSERT_EQ(strata_alloc(dev_, q, 6 * kMiB, 0, 0, &b), STRATA_OK);
+  // 6 MiB in use + (2^64 - 4 MiB) wraps to 2 MiB, under the quota: the check must not add.
+  EXPECT_EQ(strata_alloc(dev_, q, ~0ull - 4 * kMiB + 1, 0, 0, &b), STRATA_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(strata_free(dev_, ctx_, keep), STRATA_OK);
+}
+
 TEST_P(GpuBackendTest, DefragmentationKeepsEveryByte) {
   std::vector<std::pair<strata_buffer, std::vector<uint8_t>>> live;
   std::mt19937_64 rng(3);
