@@ -1,5 +1,6 @@
 // Thin MMIO layer: the only way firmware touches device registers. Host builds route every
-// access through a mock that a unit test can script and inspect (OpenTitan's MOCK_MMIO idea).
+// access through a mock that a unit test can script and inspect (OpenTitan's MOCK_MMIO idea):
+// hal/mock_mmio.h's MockMmio, or a model of the chip (docs/firmware-testing.md).
 #ifndef STRATA_FW_HAL_MMIO_H_
 #define STRATA_FW_HAL_MMIO_H_
 
