@@ -49,22 +49,7 @@ bool ParseU64(const char* text, uint64_t& out) {
   return true;
 }
 
-namespace {
-
-// The value after `arg` (advancing i), read by `parse`: false, with why = "ARG needs WHAT", when it is missing or
-// does not parse.
-bool NumberAfter(const std::string& arg, int argc, char* argv[], int& i, bool (*parse)(const char*, uint64_t&),
-                 const char* what, uint64_t& v, std::string& why) {
-  if (i + 1 >= argc || !parse(argv[++i], v)) why = arg + " needs " + what;
-  return why.empty();
-}
-
-}  // namespace
-
-int Usage(const std::string& why) {
-  std::fprintf(stderr, "strata-sim: %s\nTry 'strata-sim --help'.\n", why.c_str());
-  return kExitUsage;
-}
+int Usage(const std::string& why, const std::string& program) { return strata::cli::Usage(program, why); }
 
 bool ParseMxuN(const char* text, int& out, std::string& why) {
   uint64_t v = 0;
@@ -77,53 +62,90 @@ bool ParseMxuN(const char* text, int& out, std::string& why) {
   return true;
 }
 
-bool ParseHbmControllerOption(const std::string& arg, int argc, char* argv[], int& i, HbmControllerOptions& out,
-                              std::string& why) {
-  if (arg == "--hbm-address-map") {
-    const char* text = i + 1 < argc ? argv[++i] : nullptr;
-    if (text == nullptr) {
-      why = "--hbm-address-map needs a name (xor-hash, linear)";
-    } else if (!hbm::AddressMapFromName(text, &out.address_map)) {
-      why = std::string("unknown --hbm-address-map '") + text + "' (xor-hash, linear)";
-    }
-    return true;
-  }
-  if (arg == "--hbm-row-hit-cap") {
-    uint64_t v = 0;
-    if (i + 1 >= argc || !ParseU64(argv[++i], v) || v > UINT32_MAX) {
-      why = "--hbm-row-hit-cap needs a number >= 0 (0 = no cap)";
-    } else {
-      out.row_hit_cap = static_cast<uint32_t>(v);
-    }
-    return true;
-  }
-  return false;
+namespace {
+
+using strata::cli::AddTaken;
+
+// A cycle number (or another count read by `parse`) for `name`: "NAME needs WHAT" when it does not parse.
+std::string TakeNumber(const std::string& name, const std::string& text, bool (*parse)(const char*, uint64_t&),
+                       const std::string& what, uint64_t& v) {
+  return parse(text.c_str(), v) ? "" : name + " needs " + what;
 }
 
-bool ParseTraceOption(const std::string& arg, int argc, char* argv[], int& i, TraceOptions& out, std::string& why) {
-  uint64_t v = 0;
-  if (arg == "--trace") {
-    if (i + 1 >= argc) {
-      why = "--trace needs a file name";
-      return true;
-    }
-    out.path = argv[++i];
-    const std::string& f = out.path;
-    const bool ok =
-        f.size() > 4 && (f.compare(f.size() - 4, 4, ".fst") == 0 || f.compare(f.size() - 4, 4, ".vcd") == 0);
-    if (!ok) why = "--trace file must end in .fst or .vcd: " + f;
-  } else if (arg == "--trace-start") {
-    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.start = v;
-  } else if (arg == "--trace-end") {
-    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.end = v;
-  } else if (arg == "--trace-depth") {
-    const char* what = "a number from 1 to 99";
-    if (NumberAfter(arg, argc, argv, i, ParseU64, what, v, why) && (v == 0 || v > 99)) why = arg + " needs " + what;
-    if (why.empty()) out.depth = static_cast<int>(v);
-  } else {
-    return false;
-  }
-  return true;
+}  // namespace
+
+void AddMxuNOption(CLI::App& app, int& out) {
+  AddTaken(
+      app, "--mxu-n", "N",
+      [&out](const std::string& v) {
+        std::string why;
+        ParseMxuN(v.c_str(), out, why);
+        return why;
+      },
+      "the chip with an N x N matrix unit (default 16; this build has " + BuiltMxuSizesText() + ")");
+}
+
+void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out) {
+  AddTaken(
+      app, "--hbm-address-map", "xor-hash|linear",
+      [&out](const std::string& v) -> std::string {
+        if (!hbm::AddressMapFromName(v.c_str(), &out.address_map)) {
+          return "unknown --hbm-address-map '" + v + "' (xor-hash, linear)";
+        }
+        return "";
+      },
+      "xor-hash (default: higher address bits XOR-folded into channel and bank) or\n"
+      "linear (plain bit fields, the old map; docs/hbm.md)");
+  AddTaken(
+      app, "--hbm-row-hit-cap", "N",
+      [&out](const std::string& v) -> std::string {
+        uint64_t n = 0;
+        if (!ParseU64(v.c_str(), n) || n > UINT32_MAX) return "--hbm-row-hit-cap needs a number >= 0 (0 = no cap)";
+        out.row_hit_cap = static_cast<uint32_t>(n);
+        return "";
+      },
+      "row hits served past an older request to another row of the bank (default 4;\n"
+      "0 = no cap, plain FR-FCFS, the old scheduler)");
+}
+
+void AddTraceOptions(CLI::App& app, TraceOptions& out) {
+  AddTaken(
+      app, "--trace", "FILE",
+      [&out](const std::string& f) -> std::string {
+        out.path = f;
+        const bool ok =
+            f.size() > 4 && (f.compare(f.size() - 4, 4, ".fst") == 0 || f.compare(f.size() - 4, 4, ".vcd") == 0);
+        return ok ? "" : "--trace file must end in .fst or .vcd: " + f;
+      },
+      "write a waveform: FILE.fst (default format) or FILE.vcd");
+  AddTaken(
+      app, "--trace-start", "C",
+      [&out](const std::string& v) {
+        uint64_t n = 0;
+        std::string why = TakeNumber("--trace-start", v, ParseU64, "a cycle number", n);
+        if (why.empty()) out.start = n;
+        return why;
+      },
+      "first cycle to record (default 0); cycles count from power-on, so the\n"
+      "ELF load comes first: the summary's `first cycle` is where the firmware starts");
+  AddTaken(
+      app, "--trace-end", "C",
+      [&out](const std::string& v) {
+        uint64_t n = 0;
+        std::string why = TakeNumber("--trace-end", v, ParseU64, "a cycle number", n);
+        if (why.empty()) out.end = n;
+        return why;
+      },
+      "stop recording at cycle C (default: end of run)");
+  AddTaken(
+      app, "--trace-depth", "D",
+      [&out](const std::string& v) -> std::string {
+        uint64_t n = 0;
+        if (!ParseU64(v.c_str(), n) || n == 0 || n > 99) return "--trace-depth needs a number from 1 to 99";
+        out.depth = static_cast<int>(n);
+        return "";
+      },
+      "hierarchy levels to record (default: all)");
 }
 
 std::string CheckTraceOptions(const TraceOptions& t) {
@@ -135,30 +157,47 @@ std::string CheckTraceOptions(const TraceOptions& t) {
   return "";
 }
 
-bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i, RunTimelineOptions& out,
-                         std::string& why) {
-  uint64_t v = 0;
-  if (arg == "--timeline") {
-    if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-      why = "--timeline needs a file name";
-    } else {
-      out.path = argv[++i];
-    }
-  } else if (arg == "--timeline-start") {
-    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.window.start_cycle = v;
-  } else if (arg == "--timeline-end") {
-    if (NumberAfter(arg, argc, argv, i, ParseU64, "a cycle number", v, why)) out.window.end_cycle = v;
-  } else if (arg == "--timeline-max-bytes") {
-    const std::string least = std::to_string(timeline::TraceFile::kMinMaxBytes);
-    if (NumberAfter(arg, argc, argv, i, ParseBytes, ("a size in bytes (at least " + least + ")").c_str(), v, why) &&
-        v < timeline::TraceFile::kMinMaxBytes) {
-      why = "--timeline-max-bytes must be at least " + least;
-    }
-    if (why.empty()) out.max_bytes = v;
-  } else {
-    return false;
-  }
-  return true;
+void AddTimelineOptions(CLI::App& app, RunTimelineOptions& out) {
+  AddTaken(
+      app, "--timeline", "FILE",
+      [&out](const std::string& v) -> std::string {
+        if (v.empty()) return "--timeline needs a file name";
+        out.path = v;
+        return "";
+      },
+      "write the run as a Perfetto timeline (trace-event JSON; docs/timelines.md): the\n"
+      "DMA's row commands, HBM traffic, the core's awake time");
+  AddTaken(
+      app, "--timeline-start", "C",
+      [&out](const std::string& v) {
+        uint64_t n = 0;
+        std::string why = TakeNumber("--timeline-start", v, ParseU64, "a cycle number", n);
+        if (why.empty()) out.window.start_cycle = n;
+        return why;
+      },
+      "first cycle of the timeline (default 0)");
+  AddTaken(
+      app, "--timeline-end", "C",
+      [&out](const std::string& v) {
+        uint64_t n = 0;
+        std::string why = TakeNumber("--timeline-end", v, ParseU64, "a cycle number", n);
+        if (why.empty()) out.window.end_cycle = n;
+        return why;
+      },
+      "end of the timeline's cycle window (default: end of run)");
+  const std::string least = std::to_string(timeline::TraceFile::kMinMaxBytes);
+  AddTaken(
+      app, "--timeline-max-bytes", "N",
+      [&out, least](const std::string& v) {
+        uint64_t n = 0;
+        std::string why =
+            TakeNumber("--timeline-max-bytes", v, ParseBytes, "a size in bytes (at least " + least + ")", n);
+        if (why.empty() && n < timeline::TraceFile::kMinMaxBytes)
+          why = "--timeline-max-bytes must be at least " + least;
+        if (why.empty()) out.max_bytes = n;
+        return why;
+      },
+      "bound on the timeline file, K/M/G suffixes (default 256M)");
 }
 
 std::string CheckTimelineOptions(const RunTimelineOptions& t) {

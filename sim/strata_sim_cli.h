@@ -1,6 +1,7 @@
 // strata-sim's command line, shared by its two programs (runs: strata_sim_main.cc; `gemm`:
 // strata_sim_gemm.cc): exit statuses, numbers and sizes, and the options both take (matrix-unit size, HBM
-// controller, waveform window, timeline), each parsed and checked in one place.
+// controller, waveform window, timeline), each added to the program's CLI11 App (tool_cli.h) and checked in one
+// place.
 #ifndef STRATA_SIM_STRATA_SIM_CLI_H_
 #define STRATA_SIM_STRATA_SIM_CLI_H_
 
@@ -11,6 +12,7 @@
 #include "hbm/hbm_config.h"
 #include "platform.h"
 #include "run_timeline.h"
+#include "tool_cli.h"
 
 namespace strata::sim::cli {
 
@@ -26,8 +28,8 @@ inline double Round(double x, int digits) {
   return std::round(x * scale) / scale;
 }
 
-// Prints "strata-sim: WHY" and the --help hint on stderr; returns kExitUsage.
-int Usage(const std::string& why);
+// Prints "PROGRAM: WHY" and the --help hint on stderr; returns kExitUsage.
+int Usage(const std::string& why, const std::string& program = "strata-sim");
 
 // --mxu-n N: a size this build has a chip for; otherwise the message that names the built ones.
 bool ParseMxuN(const char* text, int& out, std::string& why);
@@ -44,15 +46,16 @@ struct HbmControllerOptions {
   }
 };
 
-// Each Parse*Option looks at argv[i]: false when it is none of its options; otherwise true (i advanced past
-// the value), with why set when the value is missing or wrong.
-bool ParseHbmControllerOption(const std::string& arg, int argc, char* argv[], int& i, HbmControllerOptions& out,
-                              std::string& why);
+// Each Add*Options adds its options to `app`, writing `out` as they are parsed; a value that is wrong is a usage
+// error naming the option.
+// --mxu-n N.
+void AddMxuNOption(CLI::App& app, int& out);
+// --hbm-address-map M, --hbm-row-hit-cap N.
+void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out);
 // --trace FILE (.fst or .vcd), --trace-start C, --trace-end C, --trace-depth D.
-bool ParseTraceOption(const std::string& arg, int argc, char* argv[], int& i, TraceOptions& out, std::string& why);
+void AddTraceOptions(CLI::App& app, TraceOptions& out);
 // --timeline FILE, --timeline-start C, --timeline-end C, --timeline-max-bytes N (run_timeline.h).
-bool ParseTimelineOption(const std::string& arg, int argc, char* argv[], int& i, RunTimelineOptions& out,
-                         std::string& why);
+void AddTimelineOptions(CLI::App& app, RunTimelineOptions& out);
 
 // Once parsed: "" when the options are good (or not given), else what is wrong (a window that ends before it
 // starts, a file that cannot be written).

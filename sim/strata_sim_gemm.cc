@@ -29,35 +29,17 @@ namespace {
 
 using namespace cli;  // NOLINT: the command line's vocabulary (exit statuses, parsers)
 
-void PrintGemmHelp() {
-  std::printf(
-      "usage: strata-sim gemm --a A.npy --b B.npy --out C.npy [options]\n"
-      "\n"
-      "Computes C = A.B (+ C_in) on the model's matrix unit with the GEMM firmware and writes C.\n"
-      "A is int8 [M, K], B int8 [K, N], C_in and the output int32 [M, N] (int8 with --int8);\n"
-      ".npy format 1.0/2.0, C order, 2-D. Prints cycles and utilization = M*K*N / (n^2 * cycles)\n"
-      "for the n x n array, and the roofline limit of that utilization under the HBM preset:\n"
-      "min(1, (M*K*N / n^2) / (bytes / peak bytes per cycle)), bytes = A + B + C (+ C_in) once each.\n"
-      "\n"
-      "options:\n"
-      "  --c C.npy           add C_in (int32 [M, N]) to the product\n"
-      "  --relu              ReLU on the int32 result\n"
-      "  --int8 MULT,SHIFT   requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)\n"
-      "  --firmware FILE     GEMM firmware image (default: the installed gemm.elf, else the build's)\n"
-      "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
-      "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
-      "  --hbm-address-map M xor-hash (default) or linear (the old map); docs/hbm.md\n"
-      "  --hbm-row-hit-cap N row-hit cap of the HBM scheduler (default 4; 0 = no cap, the old scheduler)\n"
-      "  --per-tile          issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)\n"
-      "  --max-cycles N      give up after N cycles (default 2000000000)\n"
-      "  --json              print the summary as one JSON object\n"
-      "  --trace FILE        waveform (.fst or .vcd); --trace-start/--trace-end/--trace-depth as for runs\n"
-      "  --timeline FILE     Perfetto timeline; --timeline-start/--timeline-end/--timeline-max-bytes as for runs\n"
-      "  --no-fast-forward   evaluate the chip in every cycle, quiescent ones too (same cycle counts, slower)\n"
-      "\n"
-      "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout\n",
-      BuiltMxuSizesText().c_str());
-}
+constexpr const char* kProgram = "strata-sim gemm";
+constexpr const char* kDescription =
+    "Computes C = A.B (+ C_in) on the model's matrix unit with the GEMM firmware and writes C.\n"
+    "A is int8 [M, K], B int8 [K, N], C_in and the output int32 [M, N] (int8 with --int8);\n"
+    ".npy format 1.0/2.0, C order, 2-D. Prints cycles and utilization = M*K*N / (n^2 * cycles)\n"
+    "for the n x n array, and the roofline limit of that utilization under the HBM preset:\n"
+    "min(1, (M*K*N / n^2) / (bytes / peak bytes per cycle)), bytes = A + B + C (+ C_in) once each.";
+constexpr const char* kFooter =
+    "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout";
+
+int GemmUsage(const std::string& why) { return Usage(why, kProgram); }
 
 }  // namespace
 
@@ -70,77 +52,66 @@ int RunGemm(int argc, char* argv[]) {
   RunTimelineOptions timeline;
   int64_t mult = 1;
   uint64_t shift = 0;
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto str = [&](std::string& out) {
-      if (i + 1 >= argc) return false;
-      out = argv[++i];
-      return true;
-    };
-    uint64_t v = 0;
-    std::string why;
-    if (arg == "-h" || arg == "--help") {
-      PrintGemmHelp();
-      return kExitPass;
-    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why) ||
-               ParseTraceOption(arg, argc, argv, i, config.trace, why) ||
-               ParseTimelineOption(arg, argc, argv, i, timeline, why)) {
-      if (!why.empty()) return Usage(why);
-    } else if (arg == "--a") {
-      if (!str(a_path)) return Usage("--a needs a file");
-    } else if (arg == "--b") {
-      if (!str(b_path)) return Usage("--b needs a file");
-    } else if (arg == "--c") {
-      if (!str(c_path)) return Usage("--c needs a file");
-    } else if (arg == "--out") {
-      if (!str(out_path)) return Usage("--out needs a file");
-    } else if (arg == "--firmware") {
-      if (!str(fw_path)) return Usage("--firmware needs a file");
-    } else if (arg == "--hbm") {
-      if (!str(hbm_preset)) return Usage("--hbm needs a preset name");
-    } else if (arg == "--mxu-n") {
-      if (!ParseMxuN(i + 1 < argc ? argv[++i] : nullptr, config.mxu_n, why)) return Usage(why);
-    } else if (arg == "--relu") {
-      relu = true;
-    } else if (arg == "--per-tile") {
-      per_tile = true;
-    } else if (arg == "--int8") {
-      std::string q;
-      long long m = 0;
-      unsigned long long sh = 0;
-      char extra = 0;
-      if (!str(q) || std::sscanf(q.c_str(), "%lld,%llu%c", &m, &sh, &extra) != 2 || m < INT32_MIN || m > INT32_MAX ||
-          sh > STRATA_GEMM_MAX_QUANT_SHIFT) {
-        return Usage("--int8 needs MULT,SHIFT (a 32-bit signed multiplier and a shift 0.." +
-                     std::to_string(STRATA_GEMM_MAX_QUANT_SHIFT) + ")");
-      }
-      int8 = true;
-      mult = m;
-      shift = sh;
-    } else if (arg == "--max-cycles") {
-      if (i + 1 >= argc || !ParseU64(argv[++i], v) || v == 0) return Usage("--max-cycles needs a positive number");
-      config.max_cycles = v;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--no-fast-forward") {
-      config.fast_forward = false;
-    } else {
-      return Usage("gemm: unknown option " + arg);
-    }
-  }
-  if (a_path.empty() || b_path.empty() || out_path.empty()) return Usage("gemm needs --a, --b and --out");
-  if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
-  if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
+  CLI::App app{kDescription, kProgram};
+  strata::cli::Setup(app, "strata-sim gemm --a A.npy --b B.npy --out C.npy [options]", kFooter);
+  app.add_option("--a", a_path, "A, int8 [M, K]")->type_name("A.npy");
+  app.add_option("--b", b_path, "B, int8 [K, N]")->type_name("B.npy");
+  app.add_option("--out", out_path, "where C goes (int32 [M, N]; int8 with --int8)")->type_name("C.npy");
+  app.add_option("--c", c_path, "add C_in (int32 [M, N]) to the product")->type_name("C.npy");
+  app.add_flag("--relu", relu, "ReLU on the int32 result");
+  strata::cli::AddTaken(
+      app, "--int8", "MULT,SHIFT",
+      [&](const std::string& q) -> std::string {
+        long long m = 0;
+        unsigned long long sh = 0;
+        char extra = 0;
+        if (std::sscanf(q.c_str(), "%lld,%llu%c", &m, &sh, &extra) != 2 || m < INT32_MIN || m > INT32_MAX ||
+            sh > STRATA_GEMM_MAX_QUANT_SHIFT) {
+          return "--int8 needs MULT,SHIFT (a 32-bit signed multiplier and a shift 0.." +
+                 std::to_string(STRATA_GEMM_MAX_QUANT_SHIFT) + ")";
+        }
+        int8 = true;
+        mult = m;
+        shift = sh;
+        return "";
+      },
+      "requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)");
+  app.add_option("--firmware", fw_path, "GEMM firmware image (default: the installed gemm.elf, else the build's)")
+      ->type_name("FILE");
+  AddMxuNOption(app, config.mxu_n);
+  app.add_option("--hbm", hbm_preset, "HBM2 (default), HBM2e or HBM3")->type_name("PRESET");
+  AddHbmControllerOptions(app, hbm_controller);
+  app.add_flag("--per-tile", per_tile, "issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)");
+  strata::cli::AddTaken(
+      app, "--max-cycles", "N",
+      [&](const std::string& text) -> std::string {
+        uint64_t v = 0;
+        if (!ParseU64(text.c_str(), v) || v == 0) return "--max-cycles needs a positive number";
+        config.max_cycles = v;
+        return "";
+      },
+      "give up after N cycles (default 2000000000)");
+  app.add_flag("--json", json, "print the summary as one JSON object");
+  AddTraceOptions(app, config.trace);
+  AddTimelineOptions(app, timeline);
+  app.add_flag_callback(
+      "--no-fast-forward", [&] { config.fast_forward = false; },
+      "evaluate the chip in every cycle, quiescent ones too (same cycle counts, slower)");
+  // argv[1] is "gemm": the subcommand's own command line starts after it.
+  if (int rc = strata::cli::Parse(app, argc - 1, argv + 1); rc != strata::cli::kContinue) return rc;
+  if (a_path.empty() || b_path.empty() || out_path.empty()) return GemmUsage("gemm needs --a, --b and --out");
+  if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return GemmUsage(why);
+  if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return GemmUsage(why);
   // Output that could not be written is refused before the run, not found missing after it.
   if (const std::string why = CheckWritableFile(out_path); !why.empty()) {
-    return Usage("cannot write " + out_path + ": " + why);
+    return GemmUsage("cannot write " + out_path + ": " + why);
   }
 
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30)) {
-    return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
+    return GemmUsage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
   }
   hbm_controller.ApplyTo(config.hbm);
-  if (const std::string why = config.hbm.Validate(); !why.empty()) return Usage("HBM configuration: " + why);
+  if (const std::string why = config.hbm.Validate(); !why.empty()) return GemmUsage("HBM configuration: " + why);
   auto input_error = [](const std::string& why) {
     std::fprintf(stderr, "strata-sim: error: %s\n", why.c_str());
     return kExitUsage;
@@ -271,7 +242,7 @@ int RunGemm(int argc, char* argv[]) {
                                    {"skipped_cycles", r.skipped_cycles},
                                    {"wall_seconds", Round(r.wall_seconds, 3)},
                                    {"sim_cycles_per_second", std::llround(speed)}};
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   } else {
     std::printf("gemm %" PRIu64 "x%" PRIu64 "x%" PRIu64 " on a %ux%u array: %" PRIu64
                 " cycles, utilization %.1f%% (roofline %.1f%% under %s; %u MXU commands, %u DMA descriptors, MXU"

@@ -19,48 +19,21 @@
 #include "strata/regmap.h"
 #include "strata_sim_cli.h"
 #include "strata_sim_gemm.h"
+#include "tool_cli.h"
 
 namespace {
 
 using namespace strata::sim::cli;  // NOLINT: the command line's vocabulary (exit statuses, parsers)
 
-void PrintHelp() {
-  std::printf(
-      "usage: strata-sim [options] FIRMWARE.elf\n"
-      "       strata-sim gemm --a A.npy --b B.npy --out C.npy [gemm options]   (see strata-sim gemm --help)\n"
-      "\n"
-      "Runs an RV32 ELF on the Strata model until the firmware stores to `tohost` (HTIF)\n"
-      "or --max-cycles pass, then prints a summary.\n"
-      "\n"
-      "options:\n"
-      "  --max-cycles N      stop after N cycles (default 200000000)\n"
-      "  --trace FILE        write a waveform: FILE.fst (default format) or FILE.vcd\n"
-      "  --trace-start C     first cycle to record (default 0); cycles count from power-on, so the\n"
-      "                      ELF load comes first: the summary's `first cycle` is where the firmware starts\n"
-      "  --trace-end C       stop recording at cycle C (default: end of run)\n"
-      "  --trace-depth D     hierarchy levels to record (default: all)\n"
-      "  --mxu-n N           the chip with an N x N matrix unit (default 16; this build has %s)\n"
-      "  --hbm PRESET        HBM2 (default), HBM2e or HBM3\n"
-      "  --hbm-capacity B    HBM capacity in bytes, K/M/G suffixes allowed (default 4G; up to 64G+;\n"
-      "                      the backing store is sparse, so only touched pages cost host memory)\n"
-      "  --hbm-address-map M xor-hash (default: higher address bits XOR-folded into channel and bank) or\n"
-      "                      linear (plain bit fields, the old map; docs/hbm.md)\n"
-      "  --hbm-row-hit-cap N row hits served past an older request to another row of the bank (default 4;\n"
-      "                      0 = no cap, plain FR-FCFS, the old scheduler)\n"
-      "  --timeline FILE     write the run as a Perfetto timeline (trace-event JSON; docs/timelines.md): the\n"
-      "                      DMA's row commands, HBM traffic, the core's awake time; --timeline-start C,\n"
-      "                      --timeline-end C (cycle window) and --timeline-max-bytes N (default 256M) bound it\n"
-      "  --json              print the summary as one JSON object\n"
-      "  --quiet             no summary (console output and exit status only)\n"
-      "  --progress          progress line on stderr every few seconds\n"
-      "  --no-fast-forward   evaluate the chip in every cycle, also while it is quiescent (the core asleep\n"
-      "                      in wfi, DMA and matrix unit waiting): the same cycle counts, only slower\n"
-      "  -h, --help          this help\n"
-      "\n"
-      "exit status: 0 firmware passed (tohost = 1); 1 firmware failed (odd tohost, code = tohost >> 1);\n"
-      "             2 bad usage or unloadable ELF; 3 --max-cycles reached; 4 unsupported tohost value\n",
-      strata::sim::BuiltMxuSizesText().c_str());
-}
+constexpr const char* kSynopsis =
+    "strata-sim [options] FIRMWARE.elf\n"
+    "       strata-sim gemm --a A.npy --b B.npy --out C.npy [gemm options]   (see strata-sim gemm --help)";
+constexpr const char* kDescription =
+    "Runs an RV32 ELF on the Strata model until the firmware stores to `tohost` (HTIF)\n"
+    "or --max-cycles pass, then prints a summary.";
+constexpr const char* kFooter =
+    "exit status: 0 firmware passed (tohost = 1); 1 firmware failed (odd tohost, code = tohost >> 1);\n"
+    "             2 bad usage or unloadable ELF; 3 --max-cycles reached; 4 unsupported tohost value";
 
 }  // namespace
 
@@ -74,49 +47,41 @@ int sc_main(int argc, char* argv[]) {
   uint64_t hbm_capacity = 4ull << 30;
   HbmControllerOptions hbm_controller;
   strata::sim::RunTimelineOptions timeline;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](uint64_t& out) {
-      if (i + 1 >= argc) return false;
-      return ParseU64(argv[++i], out);
-    };
-    uint64_t v = 0;
-    std::string why;
-    if (arg == "-h" || arg == "--help") {
-      PrintHelp();
-      return kExitPass;
-    } else if (ParseHbmControllerOption(arg, argc, argv, i, hbm_controller, why) ||
-               ParseTraceOption(arg, argc, argv, i, config.trace, why) ||
-               ParseTimelineOption(arg, argc, argv, i, timeline, why)) {
-      if (!why.empty()) return Usage(why);
-    } else if (arg == "--max-cycles") {
-      if (!value(v) || v == 0) return Usage("--max-cycles needs a positive number");
-      config.max_cycles = v;
-    } else if (arg == "--mxu-n") {
-      if (!ParseMxuN(i + 1 < argc ? argv[++i] : nullptr, config.mxu_n, why)) return Usage(why);
-    } else if (arg == "--hbm") {
-      if (i + 1 >= argc) return Usage("--hbm needs a preset name (HBM2, HBM2e, HBM3)");
-      hbm_preset = argv[++i];
-    } else if (arg == "--hbm-capacity") {
-      if (i + 1 >= argc || !ParseBytes(argv[++i], hbm_capacity) || hbm_capacity == 0) {
-        return Usage("--hbm-capacity needs a size in bytes (e.g. 4G)");
-      }
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--quiet") {
-      quiet = true;
-    } else if (arg == "--progress") {
-      config.progress = true;
-    } else if (arg == "--no-fast-forward") {
-      config.fast_forward = false;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return Usage("unknown option " + arg);
-    } else if (elf_path.empty()) {
-      elf_path = arg;
-    } else {
-      return Usage("more than one firmware file given");
-    }
-  }
+  CLI::App app{kDescription, "strata-sim"};
+  strata::cli::Setup(app, kSynopsis, kFooter);
+  app.add_option("FIRMWARE.elf", elf_path, "an RV32 ELF whose loadable segments fit in SMEM");
+  strata::cli::AddTaken(
+      app, "--max-cycles", "N",
+      [&](const std::string& text) -> std::string {
+        uint64_t v = 0;
+        if (!ParseU64(text.c_str(), v) || v == 0) return "--max-cycles needs a positive number";
+        config.max_cycles = v;
+        return "";
+      },
+      "stop after N cycles (default 200000000)");
+  AddTraceOptions(app, config.trace);
+  AddMxuNOption(app, config.mxu_n);
+  app.add_option("--hbm", hbm_preset, "HBM2 (default), HBM2e or HBM3")->type_name("PRESET");
+  strata::cli::AddTaken(
+      app, "--hbm-capacity", "B",
+      [&](const std::string& text) -> std::string {
+        if (!ParseBytes(text.c_str(), hbm_capacity) || hbm_capacity == 0) {
+          return "--hbm-capacity needs a size in bytes (e.g. 4G)";
+        }
+        return "";
+      },
+      "HBM capacity in bytes, K/M/G suffixes allowed (default 4G; up to 64G+;\n"
+      "the backing store is sparse, so only touched pages cost host memory)");
+  AddHbmControllerOptions(app, hbm_controller);
+  AddTimelineOptions(app, timeline);
+  app.add_flag("--json", json, "print the summary as one JSON object");
+  app.add_flag("--quiet", quiet, "no summary (console output and exit status only)");
+  app.add_flag("--progress", config.progress, "progress line on stderr every few seconds");
+  app.add_flag_callback(
+      "--no-fast-forward", [&] { config.fast_forward = false; },
+      "evaluate the chip in every cycle, also while it is quiescent (the core asleep\n"
+      "in wfi, DMA and matrix unit waiting): the same cycle counts, only slower");
+  if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
   if (elf_path.empty()) return Usage("no firmware ELF given");
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
@@ -184,7 +149,7 @@ int sc_main(int argc, char* argv[]) {
                              {"wall_seconds", Round(r.wall_seconds, 4)},
                              {"sim_cycles_per_second", std::llround(speed)}};
     if (!config.trace.path.empty()) j["trace"] = config.trace.path;
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   } else if (!quiet) {
     std::fprintf(stderr, "\nstrata-sim: %s", verdict);
     if (r.outcome == RunOutcome::kFail) std::fprintf(stderr, " (firmware code %u)", r.fail_code);
