@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -39,6 +40,7 @@
 #include "strata/named_options.hpp"
 #include "strata/reference_gemm.h"
 #include "strata/strata.hpp"
+#include "tool_cli.h"
 
 namespace {
 
@@ -61,31 +63,11 @@ struct Options {
   std::string sim_only;              // the first sim-only flag given, to refuse it on another backend
 };
 
-const char kUsage[] =
-    "usage: strata-mlp [options]\n"
+constexpr const char* kDescription =
     "Runs a 3-layer int8 MLP inference service (256-1024-256-64) on the Strata model through the host API,\n"
     "with a second tenant churning memory, until device memory fragments and is compacted; checks every\n"
-    "result against a CPU reference and prints a report.\n"
-    "  --steps N                 inference requests to serve (default 24)\n"
-    "  --seed S                  random seed for weights, inputs, batch sizes and lifetimes (default 1)\n"
-    "  --hbm-capacity BYTES      device memory, K/M/G suffixes (default 4M; a multiple of 256K, >= 3M)\n"
-    "  --hbm PRESET              HBM2 (default), HBM2e, HBM3\n"
-    "  --mxu-n N                 the chip with an N x N matrix unit (default 16; 8 and 32 are built too)\n"
-    "  --trace FILE              waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)\n"
-    "  --trace-cycles START:END  device cycles to record (default: the first GEMM's, from the cycle it is\n"
-    "                            issued, 12000 cycles: its operands' DMA and the start of the matrix unit)\n"
-    "  --report FILE             JSON report (default out/mlp-report.json; 'none' for no file)\n"
-    "  --alloc-trace FILE.csv    the service's device allocations as a buffer-lifetime trace (id,lower,upper,\n"
-    "                            size) for strata-replay and strata-compare (default: none; docs/runtime.md)\n"
-    "  --compact-at F            compact explicitly when fragmentation exceeds F (default 0.6; 1 = never)\n"
-    "  --backend NAME            sim (default), gpu-emu or cuda: the same service on an (emulated) GPU\n"
-    "  --policy P                GPU backends: the framework's allocation policy (jax, tf, torch, ...;\n"
-    "                            docs/gpu-policies.md)\n"
-    "  --timeline FILE.json      the run as a Perfetto timeline (docs/timelines.md; the open option timeline)\n"
-    "  --option NAME=VALUE       any open option of the backend (repeatable; strata_get_backend_options)\n"
-    "  --quiet                   no progress lines on stderr\n"
-    "  --help                    this text\n"
-    "Exit status: 0 all results match, 1 a mismatch or device error, 2 bad arguments.\n";
+    "result against a CPU reference and prints a report.";
+constexpr const char* kFooter = "Exit status: 0 all results match, 1 a mismatch or device error, 2 bad arguments.";
 
 bool ParseBytes(const char* s, uint64_t* out) {
   char* end = nullptr;
@@ -103,96 +85,134 @@ bool ParseBytes(const char* s, uint64_t* out) {
   return true;
 }
 
-// 0 ok, 1 --help, 2 error (message printed).
+// kContinue, 0 after --help, 2 on bad arguments (message printed).
 int ParseArgs(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "strata-mlp: %s needs a value\n", a.c_str());
-        return nullptr;
-      }
-      return argv[++i];
-    };
-    const char* v = nullptr;
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return 1;
-    } else if (a == "--quiet") {
-      o->quiet = true;
-    } else if (a == "--backend" || a == "--policy" || a == "--option" || a == "--timeline") {
-      if ((v = value()) == nullptr) return 2;
-      if (a == "--backend") {
-        o->backend = v;
-      } else {
-        const char* name = a == "--policy" ? "policy=" : a == "--timeline" ? "timeline=" : "";
-        o->options.push_back(std::string(name) + v);
-      }
-    } else if (a == "--steps" || a == "--seed" || a == "--hbm-capacity" || a == "--hbm" || a == "--trace" ||
-               a == "--trace-cycles" || a == "--report" || a == "--alloc-trace" || a == "--compact-at" ||
-               a == "--mxu-n") {
-      if ((v = value()) == nullptr) return 2;
-      const bool no_trace = a == "--trace" && std::string(v) == "none";  // "no waveform" suits every backend
-      if (o->sim_only.empty() && !no_trace &&
-          (a == "--hbm-capacity" || a == "--hbm" || a == "--trace" || a == "--trace-cycles" || a == "--mxu-n")) {
-        o->sim_only = a;
-      }
-      char* end = nullptr;
-      if (a == "--steps") {
-        const long n = std::strtol(v, &end, 10);
-        if (*end != '\0' || n < 1 || n > 100000) {
-          std::fprintf(stderr, "strata-mlp: --steps wants 1 .. 100000, not '%s'\n", v);
-          return 2;
-        }
+  CLI::App app{kDescription, "strata-mlp"};
+  strata::cli::Setup(app, "strata-mlp [options]", kFooter);
+  using strata::cli::AddTaken;
+  AddTaken(
+      app, "--steps", "N",
+      [o](const std::string& v) -> std::string {
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > 100000) return "--steps wants 1 .. 100000, not '" + v + "'";
         o->steps = static_cast<int>(n);
-      } else if (a == "--seed") {
-        o->seed = static_cast<uint32_t>(std::strtoul(v, &end, 0));
-        if (*end != '\0') {
-          std::fprintf(stderr, "strata-mlp: --seed wants a number, not '%s'\n", v);
-          return 2;
+        return "";
+      },
+      "inference requests to serve (default 24)");
+  AddTaken(
+      app, "--seed", "S",
+      [o](const std::string& v) -> std::string {
+        char* end = nullptr;
+        o->seed = static_cast<uint32_t>(std::strtoul(v.c_str(), &end, 0));
+        return v.empty() || *end != '\0' ? "--seed wants a number, not '" + v + "'" : "";
+      },
+      "random seed for weights, inputs, batch sizes and lifetimes (default 1)");
+  CLI::Option* capacity = AddTaken(
+      app, "--hbm-capacity", "BYTES",
+      [o](const std::string& v) -> std::string {
+        if (!ParseBytes(v.c_str(), &o->hbm_capacity) || o->hbm_capacity < 3 * kMiB) {
+          return "--hbm-capacity wants a size of at least 3M (like 6M), not '" + v + "'";
         }
-      } else if (a == "--hbm-capacity") {
-        if (!ParseBytes(v, &o->hbm_capacity) || o->hbm_capacity < 3 * kMiB) {
-          std::fprintf(stderr, "strata-mlp: --hbm-capacity wants a size of at least 3M (like 6M), not '%s'\n", v);
-          return 2;
-        }
-      } else if (a == "--hbm") {
-        o->hbm = v;
-      } else if (a == "--mxu-n") {  // the sizes this build has are the sim backend's to check
-        const long long n = std::strtoll(v, &end, 10);
-        if (*end != '\0' || n < 1) {
-          std::fprintf(stderr, "strata-mlp: --mxu-n wants an array size (like 8, 16 or 32), not '%s'\n", v);
-          return 2;
-        }
+        return "";
+      },
+      "device memory, K/M/G suffixes (default 4M; a multiple of 256K, >= 3M)");
+  CLI::Option* hbm = app.add_option("--hbm", o->hbm, "HBM2 (default), HBM2e, HBM3")->type_name("PRESET");
+  CLI::Option* mxu_n = AddTaken(
+      app, "--mxu-n", "N",
+      [o](const std::string& v) -> std::string {  // the sizes this build has are the sim backend's to check
+        char* end = nullptr;
+        const long long n = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1)
+          return "--mxu-n wants an array size (like 8, 16 or 32), not '" + v + "'";
         o->mxu_n = n;
-      } else if (a == "--trace") {
-        o->trace = std::string(v) == "none" ? "" : v;
-      } else if (a == "--report") {
-        o->report = std::string(v) == "none" ? "" : v;
-      } else if (a == "--alloc-trace") {
-        o->alloc_trace = std::string(v) == "none" ? "" : v;
-      } else if (a == "--compact-at") {
-        o->compact_at = std::strtod(v, &end);
-        if (*end != '\0' || !(o->compact_at >= 0 && o->compact_at <= 1)) {
-          std::fprintf(stderr, "strata-mlp: --compact-at wants a fraction 0 .. 1, not '%s'\n", v);
-          return 2;
-        }
-      } else {  // --trace-cycles
+        return "";
+      },
+      "the chip with an N x N matrix unit (default 16; 8 and 32 are built too)");
+  CLI::Option* trace = AddTaken(
+      app, "--trace", "FILE",
+      [o](const std::string& v) -> std::string {
+        o->trace = v == "none" ? "" : v;
+        return "";
+      },
+      "waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)");
+  CLI::Option* trace_cycles = AddTaken(
+      app, "--trace-cycles", "START:END",
+      [o](const std::string& v) -> std::string {
         unsigned long long s = 0, e = 0;
         char tail = 0;
-        if (std::sscanf(v, "%llu:%llu%c", &s, &e, &tail) != 2 || e <= s) {
-          std::fprintf(stderr, "strata-mlp: --trace-cycles wants START:END with END > START, not '%s'\n", v);
-          return 2;
+        if (std::sscanf(v.c_str(), "%llu:%llu%c", &s, &e, &tail) != 2 || e <= s) {
+          return "--trace-cycles wants START:END with END > START, not '" + v + "'";
         }
         o->trace_start = s;
         o->trace_end = e;
-      }
-    } else {
-      std::fprintf(stderr, "strata-mlp: unknown argument '%s' (see --help)\n", a.c_str());
-      return 2;
+        return "";
+      },
+      "device cycles to record (default: the first GEMM's, from the cycle it is\n"
+      "issued, 12000 cycles: its operands' DMA and the start of the matrix unit)");
+  AddTaken(
+      app, "--report", "FILE",
+      [o](const std::string& v) -> std::string {
+        o->report = v == "none" ? "" : v;
+        return "";
+      },
+      "JSON report (default out/mlp-report.json; 'none' for no file)");
+  AddTaken(
+      app, "--alloc-trace", "FILE.csv",
+      [o](const std::string& v) -> std::string {
+        o->alloc_trace = v == "none" ? "" : v;
+        return "";
+      },
+      "the service's device allocations as a buffer-lifetime trace (id,lower,upper,\n"
+      "size) for strata-replay and strata-compare (default: none; docs/runtime.md)");
+  AddTaken(
+      app, "--compact-at", "F",
+      [o](const std::string& v) -> std::string {
+        char* end = nullptr;
+        o->compact_at = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(o->compact_at >= 0 && o->compact_at <= 1)) {
+          return "--compact-at wants a fraction 0 .. 1, not '" + v + "'";
+        }
+        return "";
+      },
+      "compact explicitly when fragmentation exceeds F (default 0.6; 1 = never)");
+  app.add_option("--backend", o->backend, "sim (default), gpu-emu or cuda: the same service on an (emulated) GPU")
+      ->type_name("NAME");
+  // The open options, in the order given (a later one overrides): --policy P and --timeline F are policy=P and
+  // timeline=F.
+  std::vector<std::pair<CLI::Option*, std::string>> open_options;
+  open_options.emplace_back(app.add_option("--policy",
+                                           "GPU backends: the framework's allocation policy (jax, tf,\n"
+                                           "torch, ...; docs/gpu-policies.md)")
+                                ->type_name("P")
+                                ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll),
+                            "policy=");
+  open_options.emplace_back(
+      app.add_option("--timeline", "the run as a Perfetto timeline (docs/timelines.md; the open option timeline)")
+          ->type_name("FILE.json")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll),
+      "timeline=");
+  open_options.emplace_back(
+      app.add_option("--option", "any open option of the backend (repeatable; strata_get_backend_options)")
+          ->type_name("NAME=VALUE")
+          ->allow_extra_args(false)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll),
+      "");
+  app.add_flag("--quiet", o->quiet, "no progress lines on stderr");
+  if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  // Walk the command line in order: the open options as given, and the first sim-only option (refused on another
+  // backend; "--trace none", no waveform, suits every backend).
+  std::map<const CLI::Option*, size_t> taken;
+  for (const CLI::Option* opt : app.parse_order()) {
+    const size_t k = taken[opt]++;
+    for (const auto& [open, prefix] : open_options) {
+      if (opt == open) o->options.push_back(prefix + open->results().at(k));
     }
+    const bool sim_only = opt == capacity || opt == hbm || opt == mxu_n || opt == trace_cycles ||
+                          (opt == trace && opt->results().at(k) != "none");
+    if (sim_only && o->sim_only.empty()) o->sim_only = opt->get_name();
   }
-  return 0;
+  return strata::cli::kContinue;
 }
 
 struct Layer {
@@ -528,7 +548,9 @@ int Run(const Options& o) {
     r["device_num_frees"] = end.num_frees;
     r["trace_cycles"] = {trace_begin, trace_end};
     r["first_gemm_cycle"] = first_gemm_cycle;
-    if (const std::string why = strata::sim::WriteTextFile(o.report, r.dump() + "\n"); !why.empty()) {
+    if (const std::string why = strata::sim::WriteTextFile(
+            o.report, r.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+        !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
       return 1;
     }
@@ -558,8 +580,7 @@ int Run(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  const int parsed = ParseArgs(argc, argv, &o);
-  if (parsed != 0) return parsed == 1 ? 0 : 2;
+  if (int rc = ParseArgs(argc, argv, &o); rc != strata::cli::kContinue) return rc;
   if (o.backend != "sim") {
     if (!o.sim_only.empty()) {
       std::fprintf(stderr, "strata-mlp: %s is an option of the sim backend, not of %s (see --option)\n",
