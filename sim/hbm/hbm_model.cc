@@ -63,9 +63,11 @@ HbmModel::HbmModel(const HbmConfig& config)
 }
 
 std::string HbmModel::CheckRequest(const HbmRequest& r) const {
-  if (r.len == 0 || r.len > kMaxRequestBytes) return "len must be 1..64 (got " + std::to_string(r.len) + ")";
+  const std::string line = std::to_string(kMaxRequestBytes);
+  if (r.len == 0 || r.len > kMaxRequestBytes) return "len must be 1.." + line + " (got " + std::to_string(r.len) + ")";
   if ((r.addr % kMaxRequestBytes) + r.len > kMaxRequestBytes)
-    return "request at " + std::to_string(r.addr) + " len " + std::to_string(r.len) + " crosses a 64-byte boundary";
+    return "request at " + std::to_string(r.addr) + " len " + std::to_string(r.len) + " crosses a " + line +
+           "-byte boundary";
   if (!memory_.InRange(r.addr, r.len))
     return "request at " + std::to_string(r.addr) + " len " + std::to_string(r.len) + " is outside capacity " +
            std::to_string(config_.capacity_bytes);
@@ -129,7 +131,7 @@ bool HbmModel::Submit(const HbmRequest& r) {
   t.atoms_left = 0;
   if (r.is_write) {
     t.write_data = r.data;
-    t.byte_enable = r.len == 64 ? r.byte_enable : r.byte_enable & ((1ull << r.len) - 1);
+    t.byte_enable = r.len == kMaxRequestBytes ? r.byte_enable : r.byte_enable & ((1ull << r.len) - 1);
   }
   ++outstanding_;
 

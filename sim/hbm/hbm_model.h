@@ -16,12 +16,15 @@
 #include "hbm/hbm_config.h"
 #include "hbm/hbm_stats.h"
 #include "hbm/sparse_memory.h"
+#include "strata/regmap.h"  // STRATA_DMA_LINE_BYTES
 
 namespace strata::hbm {
 
-// Largest request the model takes; it must not cross a 64-byte boundary. Bigger transfers are
-// split by the caller (see SplitTransfer), as a DMA engine would split them into bus beats.
-inline constexpr uint32_t kMaxRequestBytes = 64;
+// Largest request the model takes: one DMA line beat (rtl/regmap.json DMA_LINE_BYTES); it must not
+// cross a line boundary. Bigger transfers are split by the caller (see SplitTransfer), as a DMA
+// engine would split them into bus beats.
+inline constexpr uint32_t kMaxRequestBytes = STRATA_DMA_LINE_BYTES;
+static_assert(kMaxRequestBytes <= 64, "a request's byte enables are one 64-bit mask");
 
 struct HbmRequest {
   uint64_t tag = 0;   // returned in the response; the model does not interpret it
