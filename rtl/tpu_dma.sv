@@ -79,6 +79,9 @@ module tpu_dma
 );
 
   localparam int unsigned NumQ = DmaCount;
+  // SMEM is reached one 32-bit word at a time: a line is LineWords words, word w is bits
+  // [w WordBits +: WordBits] with byte enables [w WordBytes +: WordBytes].
+  localparam int unsigned WordBytes = 4, WordBits = 8 * WordBytes, LineWords = DmaLineBytes / WordBytes;
   localparam int unsigned Fw = $clog2(FifoDepth);
   localparam logic [1:0] OpRead = 2'(BridgeOpRead), OpWrite = 2'(BridgeOpWrite), OpCopy = 2'(BridgeOpCopy);
   localparam logic [1:0] TierHbm = 2'(DmaTierHbm), TierVmem = 2'(DmaTierVmem), TierAcc = 2'(DmaTierAcc),
@@ -198,7 +201,7 @@ module tpu_dma
   function automatic logic [511:0] with_word(logic [511:0] line, logic [3:0] word, logic [31:0] data);
     logic [511:0] l;
     l = line;
-    l[word*32 +: 32] = data;
+    l[word*WordBits +: WordBits] = data;
     return l;
   endfunction
 
@@ -417,7 +420,7 @@ module tpu_dma
   assign s_start_q_sel = cmd_fire[1];
   assign s_start = (cmd_fire[0] && op[0] == OpWrite) || (cmd_fire[1] && op[1] == OpWrite);
   assign s_fetch_done = s_next_line_q >= s_end_q;
-  assign s_line_done = s_inflight_q && (s_tier_q != TierSmem || s_inflight_word_q == 4'd15);
+  assign s_line_done = s_inflight_q && (s_tier_q != TierSmem || s_inflight_word_q == 4'(LineWords - 1));
   assign s_reserved = s_buf_count_q + 2'(s_line_done);
   assign s_buf_wr = s_buf_head_q ^ s_buf_count_q[0];
 
@@ -464,9 +467,9 @@ module tpu_dma
         s_inflight_word_d = s_word_q;
         if (s_tier_q == TierSmem) begin
           s_word_d = s_word_q + 4'd1;
-          if (s_word_q == 4'd15) s_next_line_d = s_next_line_q + 32'd64;
+          if (s_word_q == 4'(LineWords - 1)) s_next_line_d = s_next_line_q + DmaLineBytes;
         end else begin
-          s_next_line_d = s_next_line_q + 32'd64;
+          s_next_line_d = s_next_line_q + DmaLineBytes;
         end
       end
     end
@@ -495,14 +498,14 @@ module tpu_dma
     w_next_word = w_word_q;
     w_last_word = 1'b1;
     if (w_valid_q && w_tier_q == TierSmem) begin
-      for (int i = 15; i >= 0; i--) begin
-        if (4'(i) >= w_word_q && |w_be_q[i*4 +: 4]) begin
+      for (int i = LineWords - 1; i >= 0; i--) begin
+        if (4'(i) >= w_word_q && |w_be_q[i*WordBytes +: WordBytes]) begin
           w_found = 1'b1;
           w_next_word = 4'(i);
         end
       end
-      for (int i = 0; i < 16; i++) begin
-        if (4'(i) > w_next_word && |w_be_q[i*4 +: 4]) w_last_word = 1'b0;
+      for (int i = 0; i < LineWords; i++) begin
+        if (4'(i) > w_next_word && |w_be_q[i*WordBytes +: WordBytes]) w_last_word = 1'b0;
       end
     end
   end
@@ -562,8 +565,8 @@ module tpu_dma
       smem_req_o = 1'b1;
       smem_we_o = 1'b1;
       smem_addr_o = w_addr_q + {26'b0, w_next_word, 2'b00};
-      smem_be_o = w_be_q[w_next_word*4 +: 4];
-      smem_wdata_o = w_data_q[w_next_word*32 +: 32];
+      smem_be_o = w_be_q[w_next_word*WordBytes +: WordBytes];
+      smem_wdata_o = w_data_q[w_next_word*WordBits +: WordBits];
     end else begin
       smem_req_o = s_busy_q && !s_fetch_done && s_reserved < 2'd2 && s_tier_q == TierSmem;
       smem_we_o = 1'b0;
@@ -648,7 +651,7 @@ module tpu_dma
   // their enables depend on the bridge's inputs, so a 512-bit "_d = _q" default would be copied
   // on every evaluation of the inputs, several times per cycle in the Verilated model.
   always_ff @(posedge clk_i) begin
-    if (s_inflight_q && s_tier_q == TierSmem) s_gather_q[s_inflight_word_q*32 +: 32] <= smem_rdata_i;
+    if (s_inflight_q && s_tier_q == TierSmem) s_gather_q[s_inflight_word_q*WordBits +: WordBits] <= smem_rdata_i;
     if (s_line_done) begin
       s_buf_data_q[s_buf_wr] <= s_tier_q == TierSmem ? with_word(s_gather_q, s_inflight_word_q, smem_rdata_i)
                               : s_tier_q == TierVmem ? vmem_rdata_i : acc_rdata_i;
@@ -661,36 +664,28 @@ module tpu_dma
   end
 
   // ------------------------------------------------------------------ assertions
-  // Per-queue facts gathered into packed vectors: Verilator 5.006 fails internally (V3Unknown:
-  // "No VarRef or Const under ArraySel") on an element of an unpacked array inside a property.
-  logic [NumQ-1:0] a_grant, a_state_ok, a_outst_ok, a_outst_none;
-  for (genvar q = 0; q < NumQ; q++) begin : gen_assert_queue
-    assign a_grant[q] = grant[q];
-    assign a_state_ok[q] = st_q[q] <= QFinish;  // QIdle..QFinish are 0..5
-    assign a_outst_ok[q] = outst_q[q] <= 5'(MaxOutstanding);
-    assign a_outst_none[q] = outst_q[q] == '0;
-  end
-  // Valid/ready on the bridge ports: a source holds valid and its payload until the sink takes it
-  // (the write beat's 512 data bits are left out: a $stable copy of them would cost every cycle).
-  `ASSERT(DmaCmdValidHeld, cmd_valid_o && !cmd_ready_i |=> cmd_valid_o)
-  `ASSERT(DmaCmdStable, cmd_valid_o && !cmd_ready_i |=>
-          $stable({cmd_tag_o, cmd_op_o, cmd_chip_tier_o, cmd_len_o, cmd_src_o, cmd_dst_o}))
-  `ASSERT(DmaWrValidHeld, wr_valid_o && !wr_ready_i |=> wr_valid_o && $stable({wr_tag_o, wr_be_o}))
+  // Valid/ready on the bridge ports: a source holds valid and its payload until the sink takes it.
+  // Payloads as compared (each is copied every cycle): the command's addresses by their low 32 bits
+  // (a change of queue or row shows in tag, op or those bits), the write beat without its 512 data
+  // bits (they come from the buffer entry wr_tag_o/wr_be_o come from).
+  `ASSERT_HELD(DmaCmdHeld, cmd_valid_o, cmd_ready_i,
+               ({cmd_tag_o, cmd_op_o, cmd_chip_tier_o, cmd_len_o, cmd_src_o[31:0], cmd_dst_o[31:0]}))
+  `ASSERT_HELD(DmaWrHeld, wr_valid_o, wr_ready_i, ({wr_tag_o, wr_be_o}))
   // The bridge's read beats (this engine is the sink): what the bridge must do.
-  `ASSERT(DmaRdValidHeld, rd_valid_i && !rd_ready_o |=> rd_valid_i)
-  `ASSERT(DmaRdStable, rd_valid_i && !rd_ready_o |=> $stable({rd_tier_i, rd_addr_i, rd_be_i}))
-  `ASSERT(DmaRdTierOnChip, rd_valid_i |-> rd_tier_i != TierHbm && rd_addr_i % DmaLineBytes == 0)
-  // One command port, one streamer: the arbiter grants one queue, and a WRITE row starts the
-  // streamer only when it is free (want_cmd waits for it).
-  `ASSERT(DmaGrantOneHot0, $onehot0(a_grant))
-  // Each queue is in a state q_state_e names, with no more commands outstanding than allowed.
-  `ASSERT(DmaQueueStateValid, &a_state_ok)
-  `ASSERT(DmaOutstandingInRange, &a_outst_ok)
+  `ASSERT_HELD(DmaRdHeld, rd_valid_i, rd_ready_o, ({rd_tier_i, rd_addr_i, rd_be_i}))
+  `ASSERT_IF(DmaRdOnChipLine, rd_tier_i != TierHbm && rd_addr_i % DmaLineBytes == 0, rd_valid_i)
+  // One streamer: a WRITE row starts it only when it is free (want_cmd waits for it). (The
+  // arbiter's grants are one-hot by construction, grant[1] = want_cmd[1] && !grant[0]: not checked.)
+  `ASSERT_NEVER(DmaStreamerStartBusy, s_start && s_busy_q)
+  // Each queue is in a state q_state_e names (QIdle..QFinish are 0..5) with no more commands
+  // outstanding than allowed: one check for both (each check costs every evaluated cycle).
+  `ASSERT(DmaQueueStateLegal, st_q[0] <= QFinish && st_q[1] <= QFinish &&
+                              outst_q[0] <= 5'(MaxOutstanding) && outst_q[1] <= 5'(MaxOutstanding))
   // The bridge completes only commands it took: a completion for a queue with none outstanding
   // would wrap its counter and finish a descriptor early.
-  `ASSERT_NEVER(DmaDoneWithoutCommand, done_valid_i && a_outst_none[done_tag_i])
-  `ASSERT_NEVER(DmaStreamerStartBusy, s_start && s_busy_q)
+  `ASSERT_NEVER(DmaDoneWithoutCommand, done_valid_i && outst_q[done_tag_i] == '0)
 
+  `ASSERT_INIT(DmaLineIs512Bits, DmaLineBytes == 64 && LineWords == 16)  // the ports' [511:0], 4-bit word counters
   `ASSERT_INIT(DmaTwoQueues, NumQ == 2 && DmaStride == 12'h040)  // reg_q_sel decodes two queues 0x40 apart
   `ASSERT_INIT(DmaFifoDepthLegal, FifoDepth >= 1 && (FifoDepth & (FifoDepth - 1)) == 0 &&
                                   FifoDepth < (1 << DmaStatusPendingWidth))  // STATUS.PENDING holds the count
