@@ -62,26 +62,21 @@ void WaitForInterrupt();
 
 #endif
 
-// The 64-bit counters read as high, low, high again until the high word holds still.
-inline uint64_t ReadCycle() {
-  uint32_t hi, lo, hi2;
-  do {
-    hi = STRATA_CSR_READ(mcycleh);
-    lo = STRATA_CSR_READ(mcycle);
-    hi2 = STRATA_CSR_READ(mcycleh);
-  } while (hi != hi2);
-  return (static_cast<uint64_t>(hi) << 32) | lo;
-}
+// A 64-bit counter (mcycle, minstret), read as high, low, high again until the high word holds still.
+#define STRATA_CSR_READ64(csr)                \
+  ({                                          \
+    uint32_t hi_, lo_, hi2_;                  \
+    do {                                      \
+      hi_ = STRATA_CSR_READ(csr##h);          \
+      lo_ = STRATA_CSR_READ(csr);             \
+      hi2_ = STRATA_CSR_READ(csr##h);         \
+    } while (hi_ != hi2_);                    \
+    (static_cast<uint64_t>(hi_) << 32) | lo_; \
+  })
+
+inline uint64_t ReadCycle() { return STRATA_CSR_READ64(mcycle); }
 inline uint32_t ReadCycle32() { return STRATA_CSR_READ(mcycle); }
-inline uint64_t ReadInstret() {
-  uint32_t hi, lo, hi2;
-  do {
-    hi = STRATA_CSR_READ(minstreth);
-    lo = STRATA_CSR_READ(minstret);
-    hi2 = STRATA_CSR_READ(minstreth);
-  } while (hi != hi2);
-  return (static_cast<uint64_t>(hi) << 32) | lo;
-}
+inline uint64_t ReadInstret() { return STRATA_CSR_READ64(minstret); }
 
 inline void EnableInterrupts() { STRATA_CSR_SET(mstatus, kMstatusMie); }
 inline void DisableInterrupts() { STRATA_CSR_CLEAR(mstatus, kMstatusMie); }
