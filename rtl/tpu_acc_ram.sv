@@ -68,7 +68,7 @@ module tpu_acc_ram #(
       if (w_req_i) mem_q[w_row_i[Rw-1:0]] <= w_wdata_i;
     end
 
-    `ASSERT_NEVER(AccRamWriteCollision, a_req_i && a_we_i && w_req_i && a_row == w_row_i[Rw-1:0], clk_i, 1'b1)
+    `ASSERT_IF(AccRamWriteCollision, !(a_req_i && w_req_i && a_row == w_row_i[Rw-1:0]), a_we_i, clk_i, 1'b1)
   end else begin : gen_line_rows
     // A line holds Per rows; row r is slot r % Per of line r / Per.
     localparam int unsigned Per = 512 / RowBits;
@@ -92,8 +92,8 @@ module tpu_acc_ram #(
       if (w_req_i) mem_q[w_row_i[Rw-1:0]] <= w_wdata_i;
     end
 
-    `ASSERT_NEVER(AccRamWriteCollision, a_req_i && a_we_i && w_req_i &&
-                                        32'(w_row_i[Rw-1:0]) / Per == 32'(a_line_i[Lw-1:0]), clk_i, 1'b1)
+    `ASSERT_IF(AccRamWriteCollision, !(a_req_i && w_req_i && 32'(w_row_i[Rw-1:0]) / Per == 32'(a_line_i[Lw-1:0])),
+               a_we_i, clk_i, 1'b1)
   end
 
   logic unused_addr;

@@ -72,7 +72,7 @@ module tpu_cmd_queue #(
 
   // The owner pops only a command that is there. (The count cannot pass Depth: a push into a full
   // queue is dropped above; not checked, each check costs every evaluated cycle.)
-  `ASSERT_NEVER(CmdQueuePopEmpty, pop_i && count_q == '0)
+  `ASSERT_IF(CmdQueuePopEmpty, count_q != '0, pop_i)
   `ASSERT_INIT(CmdQueueDepthLegal, Depth >= 1)
 
 endmodule

@@ -676,14 +676,14 @@ module tpu_dma
   `ASSERT_IF(DmaRdOnChipLine, rd_tier_i != TierHbm && rd_addr_i % DmaLineBytes == 0, rd_valid_i)
   // One streamer: a WRITE row starts it only when it is free (want_cmd waits for it). (The
   // arbiter's grants are one-hot by construction, grant[1] = want_cmd[1] && !grant[0]: not checked.)
-  `ASSERT_NEVER(DmaStreamerStartBusy, s_start && s_busy_q)
+  `ASSERT_IF(DmaStreamerStartBusy, !s_start, s_busy_q)
   // Each queue is in a state q_state_e names (QIdle..QFinish are 0..5) with no more commands
   // outstanding than allowed: one check for both (each check costs every evaluated cycle).
   `ASSERT(DmaQueueStateLegal, st_q[0] <= QFinish && st_q[1] <= QFinish &&
                               outst_q[0] <= 5'(MaxOutstanding) && outst_q[1] <= 5'(MaxOutstanding))
   // The bridge completes only commands it took: a completion for a queue with none outstanding
   // would wrap its counter and finish a descriptor early.
-  `ASSERT_NEVER(DmaDoneWithoutCommand, done_valid_i && outst_q[done_tag_i] == '0)
+  `ASSERT_IF(DmaDoneWithoutCommand, outst_q[done_tag_i] != '0, done_valid_i)
 
   `ASSERT_INIT(DmaLineIs512Bits, DmaLineBytes == 64 && LineWords == 16)  // the ports' [511:0], 4-bit word counters
   `ASSERT_INIT(DmaTwoQueues, NumQ == 2 && DmaStride == 12'h040)  // reg_q_sel decodes two queues 0x40 apart

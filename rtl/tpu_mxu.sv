@@ -780,11 +780,11 @@ module tpu_mxu
   // then no fetcher reads (their grant does not look at ro_we: a read there would get a wrong line).
   `ASSERT_IF(MxuVmemWriteOnlyInReadout, ro_q == RoWrite && !w_req && !a_req, vmem_we_o)
   // The ACC read port serves the accumulate stream or the readout, never both in one cycle.
-  `ASSERT_NEVER(MxuAccReadPortShared, c_valid && c_tag.accumulate && ro_q == RoRead)
+  `ASSERT_IF(MxuAccReadPortShared, !(c_valid && c_tag.accumulate), ro_q == RoRead)
   // Shadow weights: a LOAD never overwrites weights a started MATMUL is yet to swap in, and a swap
   // takes loaded weights.
-  `ASSERT_NEVER(MxuLoadOverPendingSwap, w_start && a_swap_q)
-  `ASSERT_IF(MxuSwapLoadedWeights, shadow_full_q, a_push && a_swap_q)
+  `ASSERT_IF(MxuLoadOverPendingSwap, !w_start, a_swap_q)
+  `ASSERT_IF(MxuSwapLoadedWeights, !a_push || shadow_full_q, a_swap_q)
   // A fused MATMUL stays at the queue's head while it expands into K tiles.
   `ASSERT_IF(MxuFusedHeadHeld, count_q != '0 && head_fused, x_busy_q)
   `ASSERT(MxuRetireCountInRange, 32'(rcount_q) <= Inflight)

@@ -196,6 +196,6 @@ module tpu_mxu_fetch #(
   end
 
   // A start reloads the walk: only when the previous command's rows are all delivered.
-  `ASSERT_NEVER(MxuFetchStartBusy, start_i && busy_o)
+  `ASSERT_IF(MxuFetchStartBusy, !busy_o, start_i)
   `ASSERT_INIT(MxuFetchNLegal, N >= 2 && (N & (N - 1)) == 0)
 endmodule
