@@ -435,9 +435,10 @@ class SimBackend final : public Backend {
     o.device_free_bytes = s.bytes_free;
     o.context_bytes_in_use = s.context_bytes_in_use;
     o.context_quota_bytes = s.context_quota_bytes;
-    o.kind = quota                                    ? STRATA_OOM_CAP
-             : s.bytes_in_use + bytes > s.bytes_limit ? STRATA_OOM_CAPACITY
-                                                      : STRATA_OOM_FRAGMENTATION;
+    // bytes_in_use <= bytes_limit: compared by difference, since a sum with a request near 2^64 wraps.
+    o.kind = quota                                                             ? STRATA_OOM_CAP
+             : bytes > s.bytes_limit - std::min(s.bytes_in_use, s.bytes_limit) ? STRATA_OOM_CAPACITY
+                                                                               : STRATA_OOM_FRAGMENTATION;
     ++oom_counts_[o.kind];
     e->message += " (" + std::string(strata_oom_kind_name(o.kind)) + "): requested " + std::to_string(bytes) +
                   " B, in use " + std::to_string(s.bytes_in_use) + " B, free " + std::to_string(s.bytes_free) +
