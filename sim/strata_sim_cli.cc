@@ -85,6 +85,18 @@ void AddMxuNOption(CLI::App& app, int& out) {
       "the chip with an N x N matrix unit (default 16; this build has " + BuiltMxuSizesText() + ")");
 }
 
+void AddMaxCyclesOption(CLI::App& app, uint64_t& out, const std::string& help) {
+  AddTaken(
+      app, "--max-cycles", "N",
+      [&out](const std::string& text) -> std::string {
+        uint64_t v = 0;
+        if (!ParseU64(text.c_str(), v) || v == 0) return "--max-cycles needs a positive number";
+        out = v;
+        return "";
+      },
+      help);
+}
+
 void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out) {
   AddTaken(
       app, "--hbm-address-map", "xor-hash|linear",

@@ -50,6 +50,8 @@ struct HbmControllerOptions {
 // error naming the option.
 // --mxu-n N.
 void AddMxuNOption(CLI::App& app, int& out);
+// --max-cycles N (positive); `help` says what happens then and the program's default.
+void AddMaxCyclesOption(CLI::App& app, uint64_t& out, const std::string& help);
 // --hbm-address-map M, --hbm-row-hit-cap N.
 void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out);
 // --trace FILE (.fst or .vcd), --trace-start C, --trace-end C, --trace-depth D.

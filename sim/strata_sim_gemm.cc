@@ -82,15 +82,7 @@ int RunGemm(int argc, char* argv[]) {
   app.add_option("--hbm", hbm_preset, "HBM2 (default), HBM2e or HBM3")->type_name("PRESET");
   AddHbmControllerOptions(app, hbm_controller);
   app.add_flag("--per-tile", per_tile, "issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)");
-  strata::cli::AddTaken(
-      app, "--max-cycles", "N",
-      [&](const std::string& text) -> std::string {
-        uint64_t v = 0;
-        if (!ParseU64(text.c_str(), v) || v == 0) return "--max-cycles needs a positive number";
-        config.max_cycles = v;
-        return "";
-      },
-      "give up after N cycles (default 2000000000)");
+  AddMaxCyclesOption(app, config.max_cycles, "give up after N cycles (default 2000000000)");
   app.add_flag("--json", json, "print the summary as one JSON object");
   AddTraceOptions(app, config.trace);
   AddTimelineOptions(app, timeline);

@@ -50,15 +50,7 @@ int sc_main(int argc, char* argv[]) {
   CLI::App app{kDescription, "strata-sim"};
   strata::cli::Setup(app, kSynopsis, kFooter);
   app.add_option("FIRMWARE.elf", elf_path, "an RV32 ELF whose loadable segments fit in SMEM");
-  strata::cli::AddTaken(
-      app, "--max-cycles", "N",
-      [&](const std::string& text) -> std::string {
-        uint64_t v = 0;
-        if (!ParseU64(text.c_str(), v) || v == 0) return "--max-cycles needs a positive number";
-        config.max_cycles = v;
-        return "";
-      },
-      "stop after N cycles (default 200000000)");
+  AddMaxCyclesOption(app, config.max_cycles, "stop after N cycles (default 200000000)");
   AddTraceOptions(app, config.trace);
   AddMxuNOption(app, config.mxu_n);
   app.add_option("--hbm", hbm_preset, "HBM2 (default), HBM2e or HBM3")->type_name("PRESET");
