@@ -350,14 +350,10 @@ int main(int argc, char** argv) {
   bool failed = result.failed_allocs != 0;
 #ifdef STRATA_REPLAY_HAVE_SIM
   if (sim) {
-    strata::replay::SimReplayOptions so;
-    so.compaction_on_oom = options.compaction_on_oom;
-    so.capacity_bytes = options.capacity_bytes;
-    so.max_events = options.max_events;
+    strata::replay::SimReplayOptions so = strata::replay::SimReplayOptionsFrom(options);
     if (!hbm_preset.empty()) so.hbm_preset = hbm_preset;
     so.firmware_path = firmware_path;
     so.named_options.assign(named_options.begin(), named_options.end());
-    so.verbose = options.verbose;
     // Progress: every 2 s of wall time once a run has lasted 2 s (rewritten in place on a terminal).
     double next_report = 2.0;
     bool printed = false;

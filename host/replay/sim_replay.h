@@ -20,7 +20,7 @@ struct SimReplayOptions {
   uint64_t capacity_bytes = 0;     // the heap the trace gets (required, a multiple of 256 bytes)
   uint64_t max_events = 0;         // 0: the whole trace
   std::string hbm_preset = "HBM2";
-  std::string firmware_path;  // empty: the driver's default ($STRATA_RUNTIME_FIRMWARE, else the build's)
+  std::string firmware_path;  // empty: the driver's default (sim backend option firmware_path)
   // More open options of the sim backend (--option NAME=VALUE: mxu_n, pcie_preset, timeout_cycles, ...).
   std::vector<std::pair<std::string, std::string>> named_options;
   bool verbose = false;  // one line on stderr per allocation that compacted
@@ -36,6 +36,16 @@ struct SimReplayOptions {
   // through the cycle-level HBM can take minutes) with its trace line, size and seconds so far.
   std::function<void(uint32_t line, uint64_t bytes, double seconds)> long_call;
 };
+
+// The settings a sim replay shares with the host replay of the same trace (strata-replay, Python's replay()).
+inline SimReplayOptions SimReplayOptionsFrom(const ReplayOptions& o) {
+  SimReplayOptions so;
+  so.compaction_on_oom = o.compaction_on_oom;
+  so.capacity_bytes = o.capacity_bytes;
+  so.max_events = o.max_events;
+  so.verbose = o.verbose;
+  return so;
+}
 
 // Nearest-rank percentiles of per-command cycle counts.
 struct CycleSummary {

@@ -93,10 +93,7 @@ std::string ReplayStrata(const std::string& source, bool is_path, const std::str
     json = strata::replay::ToJson(r);
 #ifdef STRATA_PY_HAVE_SIM
     if (sim) {
-      strata::replay::SimReplayOptions so;
-      so.compaction_on_oom = o.compaction_on_oom;
-      so.capacity_bytes = o.capacity_bytes;
-      so.max_events = o.max_events;
+      strata::replay::SimReplayOptions so = strata::replay::SimReplayOptionsFrom(o);
       if (!hbm_preset.empty()) so.hbm_preset = hbm_preset;
       so.firmware_path = firmware_path;
       so.named_options.assign(options.begin(), options.end());
