@@ -44,6 +44,15 @@ std::string GpuCaseName(const ::testing::TestParamInfo<GpuCase>& info) {
   return n;
 }
 
+strata_context GpuBackendTest::QuotaContext(uint64_t quota_bytes) {
+  strata_context_options co{};
+  co.struct_size = sizeof co;
+  co.quota_bytes = quota_bytes;
+  strata_context q = 0;
+  EXPECT_EQ(strata_context_create(dev_, &co, &q), STRATA_OK) << strata_last_error_message();
+  return q;
+}
+
 bool GpuBackendTest::OnModel() const { return std::strcmp(GetParam().backend, "sim") == 0; }
 
 void GpuBackendTest::SetUp() {
@@ -198,11 +207,7 @@ TEST_P(GpuBackendTest, HandleMisuseGetsItsPreciseStatusAndChangesNothing) {
 }
 
 TEST_P(GpuBackendTest, QuotaFailsWithKindCapAndNumbers) {
-  strata_context_options co{};
-  co.struct_size = sizeof co;
-  co.quota_bytes = 8 * kMiB;
-  strata_context q;
-  ASSERT_EQ(strata_context_create(dev_, &co, &q), STRATA_OK);
+  const strata_context q = QuotaContext(8 * kMiB);
   strata_buffer b;
   ASSERT_EQ(strata_alloc(dev_, q, 6 * kMiB, 0, 0, &b), STRATA_OK);
   EXPECT_EQ(strata_alloc(dev_, q, 4 * kMiB, 0, 0, &b), STRATA_RESOURCE_EXHAUSTED);
@@ -256,11 +261,7 @@ TEST_P(GpuBackendTest, HugeRequestsFailAndChangeNothing) {
   EXPECT_EQ(after.live_buffers, before.live_buffers);
   EXPECT_EQ(after.num_allocs, before.num_allocs);
 
-  strata_context_options co{};
-  co.struct_size = sizeof co;
-  co.quota_bytes = 8 * kMiB;
-  strata_context q;
-  ASSERT_EQ(strata_context_create(dev_, &co, &q), STRATA_OK);
+  const strata_context q = QuotaContext(8 * kMiB);
   strata_buffer b;
   ASSERT_EQ(strata_alloc(dev_, q, 6 * kMiB, 0, 0, &b), STRATA_OK);
   // 6 MiB in use + (2^64 - 4 MiB) wraps to 2 MiB, under the quota: the check must not add.

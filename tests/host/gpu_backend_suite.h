@@ -43,6 +43,7 @@ class GpuBackendTest : public ::testing::TestWithParam<GpuCase> {
   strata_memory_stats Stats();
   uint64_t TotalBytes();  // the GPU's total memory (strata_device_info.hbm_capacity_bytes)
   bool OnModel() const;   // the sim backend: the Strata model and its firmware allocator, no GPU policy
+  strata_context QuotaContext(uint64_t quota_bytes);  // a second context with that quota (fails the test if refused)
   strata_device* dev_ = nullptr;
   strata_context ctx_ = 0;
 };
