@@ -47,7 +47,7 @@ int RunGemm(int argc, char* argv[]) {
   PlatformConfig config;
   config.max_cycles = 2'000'000'000ull;
   std::string a_path, b_path, c_path, out_path, fw_path = FirmwareImagePath("gemm"), hbm_preset = "HBM2";
-  bool json = false, relu = false, int8 = false, per_tile = false;
+  bool json = false, relu = false, int8 = false;
   HbmControllerOptions hbm_controller;
   RunTimelineOptions timeline;
   int64_t mult = 1;
@@ -76,12 +76,13 @@ int RunGemm(int argc, char* argv[]) {
         return "";
       },
       "requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)");
-  app.add_option("--firmware", fw_path, "GEMM firmware image (default: the installed gemm.elf, else the build's)")
+  app.add_option("--firmware", fw_path,
+                 "GEMM firmware image (default: the installed gemm.elf, else the build's; the old per-tile issue "
+                 "path is the benchmark image bench/bench_gemm_per_tile.elf)")
       ->type_name("FILE");
   AddMxuNOption(app, config.mxu_n);
   app.add_option("--hbm", hbm_preset, "HBM2 (default), HBM2e or HBM3")->type_name("PRESET");
   AddHbmControllerOptions(app, hbm_controller);
-  app.add_flag("--per-tile", per_tile, "issue one LOAD_WEIGHTS + MATMUL per weight tile (the old command path)");
   AddMaxCyclesOption(app, config.max_cycles, "give up after N cycles (default 2000000000)");
   app.add_flag("--json", json, "print the summary as one JSON object");
   AddTraceOptions(app, config.trace);
@@ -144,7 +145,7 @@ int RunGemm(int argc, char* argv[]) {
   box.k = static_cast<uint32_t>(k);
   box.n = static_cast<uint32_t>(n);
   box.flags = (c_path.empty() ? 0 : STRATA_GEMM_FLAG_ACCUMULATE) | (relu ? STRATA_GEMM_FLAG_RELU : 0) |
-              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0) | (per_tile ? STRATA_GEMM_FLAG_PER_TILE : 0);
+              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0);
   box.quant_mult = static_cast<int32_t>(mult);
   box.quant_shift = static_cast<uint32_t>(shift);
   box.a = 0;

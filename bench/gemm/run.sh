@@ -3,7 +3,8 @@
 # the HBM preset, and simulated cycles per second, for 256^3, 1024^3 and a skinny 4096x64x16 GEMM
 # at N = 16 (plus 256^3 at N = 8 and 32 when the build has those chips: strata-sim --mxu-n N).
 # usage: bench/gemm/run.sh [BUILD_DIR]   (stdout: one JSON object per line; progress on stderr)
-# GEMM_BENCH_PER_TILE=1 also runs each shape with the old one-command-per-weight-tile issue path.
+# GEMM_BENCH_PER_TILE=1 also runs each shape with the old one-command-per-weight-tile issue path (the
+# benchmark image rv32/bench/bench_gemm_per_tile.elf).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="${1:-$here/../../build}"
@@ -17,7 +18,7 @@ run() {  # SIM M K N [extra strata-sim gemm options]
   [ -f "$work/b_${k}_${n}.npy" ] || python3 "$here/make_npy.py" "$work/b_${k}_${n}.npy" "$k" "$n" 2
   echo "bench gemm: $(basename "$sim") ${m}x${k}x${n} $*" >&2
   local issue=fused
-  [ "${1:-}" = "--per-tile" ] && issue=per_tile
+  [ "${1:-}" = "--firmware" ] && issue=per_tile
   "$sim" gemm --a "$work/a_${m}_${k}.npy" --b "$work/b_${k}_${n}.npy" --out "$work/c.npy" --json "$@" |
     python3 -c '
 import json, sys
@@ -32,7 +33,7 @@ print(json.dumps({"bench": "gemm", "m": r["m"], "k": r["k"], "n": r["n"], "array
 sim="$build/sim/strata-sim"
 for shape in "256 256 256" "4096 64 16" "1024 1024 1024"; do
   run "$sim" $shape
-  if [ "${GEMM_BENCH_PER_TILE:-0}" = 1 ]; then run "$sim" $shape --per-tile; fi
+  if [ "${GEMM_BENCH_PER_TILE:-0}" = 1 ]; then run "$sim" $shape --firmware "$build/rv32/bench/bench_gemm_per_tile.elf"; fi
 done
 built="$("$sim" --help | sed -n 's/.*--mxu-n N.*this build has \([0-9, ]*\)).*/\1/p')"
 for n in 8 32; do

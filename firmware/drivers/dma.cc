@@ -19,7 +19,7 @@ void SetReg(uint32_t queue, uint32_t offset, uint32_t v) { kDma.Write32(queue * 
 
 // Sleeps until `done(queue) >= target` (wrap-safe).
 void SleepUntil(uint32_t queue, uint32_t target) {
-  irq::SleepUntil(STRATA_IRQ_DMA, [=] { return static_cast<int32_t>(Reg(queue, STRATA_DMA_DONE) - target) >= 0; });
+  irq::SleepUntil(STRATA_IRQ_DMA, [=] { return IsDone(queue, target); });
 }
 
 strata_status StatusOf(uint32_t engine_error) {
@@ -77,10 +77,6 @@ strata_status Wait(uint32_t queue, uint32_t ticket) {
   if (errors == g_errors_seen[queue]) return STRATA_OK;
   g_errors_seen[queue] = errors;
   return StatusOf((Reg(queue, STRATA_DMA_STATUS) & STRATA_DMA_STATUS_LAST_ERR_MASK) >> STRATA_DMA_STATUS_LAST_ERR_LSB);
-}
-
-bool IsDone(uint32_t queue, uint32_t ticket) {
-  return queue < kNumQueues && static_cast<int32_t>(Reg(queue, STRATA_DMA_DONE) - ticket) >= 0;
 }
 
 strata_status Copy(uint32_t queue, const Descriptor& d) {

@@ -1,42 +1,88 @@
 // Tiled GEMM on the matrix unit with DMA double buffering.
 //
 // Tiling (N = array size, read from the unit): C is cut into blocks of Mb rows x Nb columns
-// (Nb = up to 4 column tiles of N; Mb = 256, or up to 512 when C is narrow) whose int32 partial
-// sums occupy one of `slots_` (2..4) ACC slots; K is cut into chunks of Kb. A step = (block, K
-// chunk): VMEM buffer (step % 2) receives A[Mb x Kb] (row-major, row stride Kb) on DMA queue 0
-// and B[Kb x Nb] as packed N x N weight tiles (tile (kt, nt) at B + nt Kb N + kt N N, row k of a
-// tile at + k N) on queue 1. Each column tile of a step is ONE matrix-unit command: a MATMUL with
-// K_ROWS = Kb that walks the chunk's K tiles itself (loads tile kt's weights, streams the A
-// columns kt N.. kt N + N - 1, accumulates), so the control core issues a handful of commands
-// per step instead of two per weight tile. While step s computes, step s+1 loads into the other
-// buffer; a finished block's ACC slot is written back (queue 1) while later blocks compute in
-// the other slots.
+// (Nb = up to kMaxColumnTiles column tiles of N; Mb = kBlockRows, or up to kMaxBlockRows when C is
+// narrow) whose int32 partial sums occupy one of `slots_` (2..kMaxSlots) ACC slots; K is cut into
+// chunks of Kb. A step = (block, K chunk): VMEM buffer (step % 2) receives A[Mb x Kb] (row-major,
+// row stride Kb) on DMA queue 0 and B[Kb x Nb] as packed N x N weight tiles (tile (kt, nt) at
+// B + nt Kb N + kt N N, row k of a tile at + k N) on queue 1. Each column tile of a step is ONE
+// matrix-unit command: a MATMUL with K_ROWS = Kb that walks the chunk's K tiles itself (loads tile
+// kt's weights, streams the A columns kt N.. kt N + N - 1, accumulates), so the control core
+// issues a handful of commands per step instead of two per weight tile. While step s computes,
+// step s+1 loads into the other buffer; a finished block's ACC slot is written back (queue 1)
+// while later blocks compute in the other slots.
 // Padding: M and N edges simply compute fewer rows / write back fewer columns; the K edge loads
 // the last weight tile with only its valid rows (the unit loads the rest as zeros), so stale
 // VMEM bytes beyond K meet zero weights and no zero-filling is needed.
+//
+// The old issue path, one LOAD_WEIGHTS + MATMUL pair per weight tile, is compiled only into the
+// benchmark image bench_gemm_per_tile (bench/firmware, STRATA_GEMM_PER_TILE_COMMANDS=1), which
+// measures what command issue costs; the production kernel has the K-walking MATMUL alone.
 #include "kernels/gemm.h"
 
 #include "arch/arch.h"
 #include "drivers/dma.h"
 #include "drivers/mxu.h"
-#include "hal/mmio.h"
 #include "strata/gemm.h"  // STRATA_GEMM_MAX_QUANT_SHIFT
 #include "strata/regmap.h"
+
+#ifndef STRATA_GEMM_PER_TILE_COMMANDS
+#define STRATA_GEMM_PER_TILE_COMMANDS 0
+#endif
 
 namespace strata::kernels {
 namespace {
 
 using dma::Tier;
 
-constexpr hal::MmioRegion kDma(STRATA_DMA_BASE);
 constexpr uint32_t kLoadQueue = 0;  // A tiles
 constexpr uint32_t kAuxQueue = 1;   // B tiles, C in, write-back
+constexpr bool kPerTileCommands = STRATA_GEMM_PER_TILE_COMMANDS != 0;
 
-uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }
-uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
-bool DmaDone(uint32_t q, uint32_t ticket) {
-  return static_cast<int32_t>(kDma.Read32(q * STRATA_DMA_STRIDE + STRATA_DMA_DONE) - ticket) >= 0;
+// The tiling's limits (see the top of the file).
+constexpr uint32_t kPsumBytes = 4;       // an int32 partial sum in ACC
+constexpr uint32_t kBlockRows = 256;     // Mb, while ACC holds two blocks that tall
+constexpr uint32_t kMaxBlockRows = 512;  // Mb when a narrow C leaves ACC rows over
+constexpr uint32_t kMaxColumnTiles = 4;  // Nb / N at most
+constexpr uint32_t kChunkBytes = 256;    // Kb: the largest multiple of N up to this (N when N is larger)
+constexpr uint32_t kMaxSlots = 4;        // blocks ACC holds at once at most
+constexpr uint32_t kMaxArrayN = 256;     // the largest array the tiling fits (checked below)
+// Rows that lie back to back on both sides move as DMA rows of 32 lines (see GemmRun::Dma).
+constexpr uint32_t kDmaRunRow = 32 * STRATA_DMA_LINE_BYTES;
+
+constexpr uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }
+constexpr uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// The largest blocks and chunks on an N x N array: a narrow C or a short K only shrinks them (Run
+// then grows Mb while two blocks still fit in ACC and VMEM).
+struct Tiling {
+  uint32_t mb;   // block rows
+  uint32_t ntb;  // column tiles per block
+  uint32_t kb;   // chunk depth (K)
+};
+constexpr Tiling BaseTiling(uint32_t n) {
+  const uint32_t rows_half = STRATA_ACC_SIZE / 2 / (kPsumBytes * n);  // ACC rows of half of ACC
+  const uint32_t mb = Min(kBlockRows, rows_half);
+  return {mb, Min(rows_half / mb, kMaxColumnTiles), n >= kChunkBytes ? n : kChunkBytes / n * n};
 }
+// VMEM bytes in use: two step buffers (A chunk and B tiles) and two output buffers of rows of
+// `out_row` bytes (int8 or int32 results after the epilogue).
+constexpr uint32_t VmemBytes(const Tiling& t, uint32_t n, uint32_t out_row) {
+  return 2 * (t.mb * t.kb + t.kb * t.ntb * n) + 2 * t.mb * t.ntb * out_row;
+}
+// Every array from 2 x 2 to kMaxArrayN fits its largest tiling, int32 results included, in VMEM,
+// and ACC holds at least two of its blocks (one computes while the other is written back).
+constexpr bool TilingFitsEveryArray() {
+  for (uint32_t n = 2; n <= kMaxArrayN; n *= 2) {
+    const Tiling t = BaseTiling(n);
+    if (t.mb == 0 || t.ntb == 0 || t.kb % n != 0 || VmemBytes(t, n, kPsumBytes * n) > STRATA_VMEM_SIZE ||
+        STRATA_ACC_SIZE / (t.mb * t.ntb * kPsumBytes * n) < 2) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(TilingFitsEveryArray(), "the GEMM tiling no longer fits VMEM or ACC for some array size");
 
 class GemmRun {
  public:
@@ -44,39 +90,42 @@ class GemmRun {
 
   strata_status Run() {
     n_ = mxu::ArraySize();
-    if (n_ == 0) return STRATA_FAILED_PRECONDITION;
-    const uint32_t acc_row = 4 * n_;
-    const uint32_t rows_half = STRATA_ACC_SIZE / 2 / acc_row;
-    mb_ = Min(256, rows_half);
-    ntb_ = rows_half / mb_;
-    if (ntb_ > 4) ntb_ = 4;
-    ntb_ = Min(ntb_, CeilDiv(p_.n, n_));  // a narrow C needs narrower blocks
+    if (n_ == 0 || n_ > kMaxArrayN) return STRATA_FAILED_PRECONDITION;
+    while ((1u << n_shift_) < n_) ++n_shift_;  // N is a power of two (tpu_mxu's MxuNLegal)
+    const uint32_t rows_half = STRATA_ACC_SIZE / 2 / (kPsumBytes * n_);
+    const Tiling base = BaseTiling(n_);
+    mb_ = base.mb;
+    ntb_ = Min(base.ntb, CeilDiv(p_.n, n_));  // a narrow C needs narrower blocks
     nb_ = ntb_ * n_;
     const uint32_t kpad = CeilDiv(p_.k, n_) * n_;
-    // The A chunk's VMEM row stride is a whole number of 64-byte lines: the unit's row fetcher
-    // then reads one line per row and streams a row every cycle (a stride such as 48 makes rows
-    // straddle lines and costs a bubble every few rows).
-    kb_ = Min(n_ >= 256 ? n_ : 256 / n_ * n_, (kpad + 63) / 64 * 64);
-    out_row_ = p_.int8 ? n_ : 4 * n_;
+    // The A chunk's VMEM row stride is a whole number of lines: the unit's row fetcher then reads
+    // one line per row and streams a row every cycle (a stride such as 48 makes rows straddle lines
+    // and costs a bubble every few rows).
+    kb_ = Min(base.kb, CeilDiv(kpad, STRATA_DMA_LINE_BYTES) * STRATA_DMA_LINE_BYTES);
+    out_row_ = p_.int8 ? n_ : kPsumBytes * n_;
     epilogue_ = p_.relu || p_.int8;
-    // A narrow C leaves ACC rows over: taller blocks (up to 512 rows, while two still fit in ACC
-    // and VMEM) make each step's commands longer against the fixed per-step cost of the firmware.
-    auto vmem_need = [&](uint32_t mb) { return 2 * (mb * kb_ + kb_ * nb_) + 2 * mb * ntb_ * out_row_; };
-    while (mb_ < 512 && 2 * mb_ * ntb_ <= rows_half && p_.m > mb_ && vmem_need(2 * mb_) <= STRATA_VMEM_SIZE) mb_ *= 2;
+    // A narrow C leaves ACC rows over: taller blocks (while two still fit in ACC and VMEM) make each
+    // step's commands longer against the fixed per-step cost of the firmware. The base tiling fits
+    // (TilingFitsEveryArray), so only the taller ones are checked.
+    while (mb_ < kMaxBlockRows && 2 * mb_ * ntb_ <= rows_half && p_.m > mb_ &&
+           VmemBytes({2 * mb_, ntb_, kb_}, n_, out_row_) <= STRATA_VMEM_SIZE) {
+      mb_ *= 2;
+    }
     // ACC holds `slots_` blocks: a finished block's write-back has slots_ - 1 blocks of compute
     // to drain before its slot is reused.
-    slot_bytes_ = mb_ * ntb_ * 4 * n_;
+    slot_bytes_ = mb_ * ntb_ * kPsumBytes * n_;
     slots_ = Min(kMaxSlots, STRATA_ACC_SIZE / slot_bytes_);
     const uint32_t a_bytes = mb_ * kb_, b_bytes = kb_ * nb_;
     buf_bytes_ = a_bytes + b_bytes;
     out_base_ = 2 * buf_bytes_;
     out_bytes_ = mb_ * ntb_ * out_row_;
-    if (out_base_ + 2 * out_bytes_ > STRATA_VMEM_SIZE) return STRATA_INTERNAL;
     blocks_m_ = CeilDiv(p_.m, mb_);
     blocks_n_ = CeilDiv(p_.n, nb_);
     chunks_ = CeilDiv(p_.k, kb_);
     steps_ = blocks_m_ * blocks_n_ * chunks_;
     st_->steps = steps_;
+
+    cursor_.b = BlockAt(0, 0);
 
     const uint64_t c0 = arch::ReadCycle();
     strata_status s = Prefetch(0);
@@ -90,16 +139,41 @@ class GemmRun {
   struct Block {
     uint32_t m0, n0, mv, ntiles;
   };
-  Block BlockOf(uint32_t blk) const {
+  // Where a step lies. Steps are prefetched in order, so each is derived from the one before
+  // without a division: the core divides in 33 cycles, and a division per index on the path from a
+  // command's completion to the next prefetch left the matrix unit idle (4% of a 4096x64x16 GEMM).
+  struct Step {
+    uint32_t blk = 0;         // block index
+    uint32_t kc = 0;          // K chunk
+    uint32_t bm = 0, bn = 0;  // block row and column
+    uint32_t slot = 0;        // ACC slot: blk % slots_
+    Block b{};
+  };
+  Block BlockAt(uint32_t bm, uint32_t bn) const {
     Block b;
-    b.m0 = (blk / blocks_n_) * mb_;
-    b.n0 = (blk % blocks_n_) * nb_;
+    b.m0 = bm * mb_;
+    b.n0 = bn * nb_;
     b.mv = Min(mb_, p_.m - b.m0);
-    b.ntiles = CeilDiv(Min(nb_, p_.n - b.n0), n_);
+    b.ntiles = Tiles(Min(nb_, p_.n - b.n0));
     return b;
   }
+  Step After(Step t) const {
+    if (++t.kc < chunks_) return t;
+    t.kc = 0;
+    ++t.blk;
+    if (++t.slot == slots_) t.slot = 0;
+    if (++t.bn == blocks_n_) {
+      t.bn = 0;
+      ++t.bm;
+    }
+    t.b = BlockAt(t.bm, t.bn);
+    return t;
+  }
+  uint32_t Tiles(uint32_t len) const { return (len + n_ - 1) >> n_shift_; }  // N-wide (or -deep) tiles
   uint32_t NValid(const Block& b, uint32_t nt) const { return Min(n_, p_.n - b.n0 - nt * n_); }
-  uint32_t AccSlot(uint32_t blk) const { return (blk % slots_) * slot_bytes_; }
+  // Column tile nt of an ACC slot: mb_ rows of N partial sums.
+  uint32_t AccTile(uint32_t slot, uint32_t nt) const { return slot * slot_bytes_ + nt * mb_ * AccRow(); }
+  uint32_t AccRow() const { return kPsumBytes * n_; }
 
   // Rows that lie back to back on both sides (a tile as wide as the matrix) form one contiguous
   // run, which moves as rows of kDmaRunRow bytes (and a shorter last row): short rows would each
@@ -139,8 +213,10 @@ class GemmRun {
 
   // Loads step `s`'s A chunk, B tiles and (first chunk of a block) C_in into buffer s % 2.
   strata_status Prefetch(uint32_t s) {
-    const uint32_t blk = s / chunks_, kc = s % chunks_;
-    const Block b = BlockOf(blk);
+    if (s != 0) cursor_ = After(cursor_);  // s is prefetched_ + 1
+    step_[s % 2] = cursor_;
+    const Block& b = cursor_.b;
+    const uint32_t kc = cursor_.kc;
     const uint32_t k0 = kc * kb_, kv = Min(kb_, p_.k - k0);
     const uint32_t abuf = (s % 2) * buf_bytes_, bbuf = abuf + mb_ * kb_;
     // The buffer still holds the A chunk of step s - 2: the column blocks of one block row with a
@@ -168,8 +244,8 @@ class GemmRun {
     if (kc == 0 && p_.accumulate) {
       for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
         st = Dma(kAuxQueue,
-                 {Tier::kHbm, p_.c_in + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * 4, Tier::kAcc,
-                  AccSlot(blk) + nt * mb_ * 4 * n_, NValid(b, nt) * 4, b.mv, p_.n * 4, 4 * n_},
+                 {Tier::kHbm, p_.c_in + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * kPsumBytes, Tier::kAcc,
+                  AccTile(cursor_.slot, nt), NValid(b, nt) * kPsumBytes, b.mv, p_.n * kPsumBytes, AccRow()},
                  &aux_ticket_[s % 2]);
       }
     }
@@ -182,9 +258,10 @@ class GemmRun {
     strata_status st = STRATA_OK;
     if (wb_pending_ && mxu::IsDone(wb_mxu_ticket_)) st = WriteBack();
     // A pending write-back only holds back a prefetch that would load C_in into its ACC slot
-    // (block wb_blk_ + 2); anything else may load while the finished block drains.
+    // (block wb_.blk + slots_); anything else may load while the finished block drains.
     const uint32_t next = prefetched_ + 1;
-    const bool acc_busy = wb_pending_ && next / chunks_ == wb_blk_ + slots_;
+    const uint32_t next_blk = cursor_.kc + 1 < chunks_ ? cursor_.blk : cursor_.blk + 1;
+    const bool acc_busy = wb_pending_ && next_blk == wb_.blk + slots_;
     if (st == STRATA_OK && !acc_busy && next < steps_ &&
         (next < 2 || (next - 2 < issued_ && mxu::IsDone(step_ticket_[(next - 2) % 2])))) {
       st = Prefetch(next);
@@ -193,29 +270,25 @@ class GemmRun {
   }
 
   strata_status WriteBack() {
-    const Block b = BlockOf(wb_blk_);
-    const uint32_t es = p_.int8 ? 1 : 4;
+    const Block& b = wb_.b;
+    const uint32_t es = p_.int8 ? 1 : kPsumBytes;  // bytes per C element
     strata_status st = STRATA_OK;
     for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
-      dma::Descriptor d{Tier::kAcc,
-                        AccSlot(wb_blk_) + nt * mb_ * 4 * n_,
-                        Tier::kHbm,
-                        p_.c_out + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * es,
-                        NValid(b, nt) * es,
-                        b.mv,
-                        4 * n_,
-                        p_.n * es};
+      dma::Descriptor d{Tier::kAcc,         AccTile(wb_.slot, nt),
+                        Tier::kHbm,         p_.c_out + (uint64_t{b.m0} * p_.n + b.n0 + nt * n_) * es,
+                        NValid(b, nt) * es, b.mv,
+                        AccRow(),           p_.n * es};
       if (epilogue_) {
         d.src_tier = Tier::kVmem;
-        d.src = out_base_ + (wb_blk_ % 2) * out_bytes_ + nt * mb_ * out_row_;
+        d.src = out_base_ + (wb_.blk % 2) * out_bytes_ + nt * mb_ * out_row_;
         d.src_stride = out_row_;
       }
-      st = Dma(kAuxQueue, d, &wb_dma_ticket_[wb_blk_ % slots_]);
+      st = Dma(kAuxQueue, d, &wb_dma_ticket_[wb_.slot]);
     }
-    wb_valid_[wb_blk_ % slots_] = true;
+    wb_valid_[wb_.slot] = true;
     if (epilogue_) {
-      out_dma_ticket_[wb_blk_ % 2] = wb_dma_ticket_[wb_blk_ % slots_];
-      out_valid_[wb_blk_ % 2] = true;
+      out_dma_ticket_[wb_.blk % 2] = wb_dma_ticket_[wb_.slot];
+      out_valid_[wb_.blk % 2] = true;
     }
     wb_pending_ = false;
     return st;
@@ -228,10 +301,6 @@ class GemmRun {
   }
 
   strata_status Compute(uint32_t s) {
-    const uint32_t blk = s / chunks_, kc = s % chunks_;
-    const Block b = BlockOf(blk);
-    const uint32_t k0 = kc * kb_, kv = Min(kb_, p_.k - k0);
-    const uint32_t abuf = (s % 2) * buf_bytes_, bbuf = abuf + mb_ * kb_;
     strata_status st = STRATA_OK;
     // This step's prefetch may still wait for the MXU to release its buffer.
     while (st == STRATA_OK && prefetched_ < s) {
@@ -239,47 +308,55 @@ class GemmRun {
       if (st == STRATA_OK) st = Service();
     }
     if (st != STRATA_OK) return st;
-    if (!DmaDone(kLoadQueue, load_ticket_[s % 2]) || !DmaDone(kAuxQueue, aux_ticket_[s % 2])) ++st_->dma_waits;
+    const Step cur = step_[s % 2];  // a copy: Service may prefetch step s + 2 into the entry
+    const Block& b = cur.b;
+    const uint32_t blk = cur.blk, kc = cur.kc;
+    const uint32_t k0 = kc * kb_, kv = Min(kb_, p_.k - k0);
+    const uint32_t abuf = (s % 2) * buf_bytes_, bbuf = abuf + mb_ * kb_;
+    if (!dma::IsDone(kLoadQueue, load_ticket_[s % 2]) || !dma::IsDone(kAuxQueue, aux_ticket_[s % 2])) {
+      ++st_->dma_waits;
+    }
     st = dma::Wait(kLoadQueue, load_ticket_[s % 2]);
     if (st == STRATA_OK && aux_ticket_[s % 2] != 0) st = dma::Wait(kAuxQueue, aux_ticket_[s % 2]);
     // A block's first step reuses the ACC slot of block blk - slots_.
-    if (st == STRATA_OK && kc == 0 && wb_valid_[blk % slots_]) {
-      st = dma::Wait(kAuxQueue, wb_dma_ticket_[blk % slots_]);
-      wb_valid_[blk % slots_] = false;
+    if (st == STRATA_OK && kc == 0 && wb_valid_[cur.slot]) {
+      st = dma::Wait(kAuxQueue, wb_dma_ticket_[cur.slot]);
+      wb_valid_[cur.slot] = false;
     }
     uint32_t ticket = mxu::LastTicket();
     const bool acc0 = kc > 0 || p_.accumulate;
-    if (!p_.per_tile_commands) {
+    if constexpr (!kPerTileCommands) {
       // One command per column tile walks the whole K chunk (the unit loads each weight tile).
       for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
         mxu::Command m{mxu::Op::kMatmul};
         m.src = abuf;
         m.src_stride = kb_;
         m.rows = b.mv;
-        m.dst = AccSlot(blk) + nt * mb_ * 4 * n_;
+        m.dst = AccTile(cur.slot, nt);
         m.accumulate = acc0;
         m.w_src = bbuf + nt * kb_ * n_;
         m.w_stride = n_ * n_;
         m.k_rows = kv;
         st = Push(m, &ticket);
       }
-    }
-    const uint32_t ktiles = p_.per_tile_commands ? CeilDiv(kv, n_) : 0;
-    for (uint32_t kt = 0; st == STRATA_OK && kt < ktiles; ++kt) {
-      const uint32_t kvalid = Min(n_, kv - kt * n_);
-      for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
-        mxu::Command w{mxu::Op::kLoadWeights};
-        w.src = bbuf + nt * kb_ * n_ + kt * n_ * n_;
-        w.rows = kvalid;
-        st = Push(w, &ticket);
-        if (st != STRATA_OK) break;
-        mxu::Command m{mxu::Op::kMatmul};
-        m.src = abuf + kt * n_;
-        m.src_stride = kb_;
-        m.rows = b.mv;
-        m.dst = AccSlot(blk) + nt * mb_ * 4 * n_;
-        m.accumulate = acc0 || kt > 0;
-        st = Push(m, &ticket);
+    } else {
+      // The benchmark image's old path: one LOAD_WEIGHTS + MATMUL per weight tile.
+      for (uint32_t kt = 0; st == STRATA_OK && kt < Tiles(kv); ++kt) {
+        const uint32_t kvalid = Min(n_, kv - kt * n_);
+        for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
+          mxu::Command w{mxu::Op::kLoadWeights};
+          w.src = bbuf + nt * kb_ * n_ + kt * n_ * n_;
+          w.rows = kvalid;
+          st = Push(w, &ticket);
+          if (st != STRATA_OK) break;
+          mxu::Command m{mxu::Op::kMatmul};
+          m.src = abuf + kt * n_;
+          m.src_stride = kb_;
+          m.rows = b.mv;
+          m.dst = AccTile(cur.slot, nt);
+          m.accumulate = acc0 || kt > 0;
+          st = Push(m, &ticket);
+        }
       }
     }
     if (st == STRATA_OK && kc == chunks_ - 1) {
@@ -291,7 +368,7 @@ class GemmRun {
         }
         for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
           mxu::Command r{mxu::Op::kReadout};
-          r.src = AccSlot(blk) + nt * mb_ * 4 * n_;
+          r.src = AccTile(cur.slot, nt);
           r.dst = out_base_ + (blk % 2) * out_bytes_ + nt * mb_ * out_row_;
           r.rows = b.mv;
           r.relu = p_.relu;
@@ -308,7 +385,7 @@ class GemmRun {
         if (st == STRATA_OK) st = WriteBack();
       }
       wb_pending_ = true;
-      wb_blk_ = blk;
+      wb_ = cur;
       wb_mxu_ticket_ = ticket;
     }
     step_ticket_[s % 2] = ticket;
@@ -324,22 +401,19 @@ class GemmRun {
       if (st == STRATA_OK) st = WriteBack();
     }
     if (st == STRATA_OK) st = mxu::Wait(mxu::LastTicket());
-    uint32_t t0 = 0, t1 = 0;
-    // Empty markers would need a descriptor; instead wait for everything submitted so far.
+    // Empty markers would need a descriptor; instead wait for every write-back still in flight.
     if (st == STRATA_OK) {
       for (uint32_t i = 0; i < slots_; ++i) {
         if (wb_valid_[i]) st = dma::Wait(kAuxQueue, wb_dma_ticket_[i]);
         if (st != STRATA_OK) break;
       }
     }
-    (void)t0;
-    (void)t1;
     return st;
   }
 
   const GemmParams& p_;
   GemmStats* st_;
-  uint32_t n_ = 0, mb_ = 0, nb_ = 0, ntb_ = 0, kb_ = 0, out_row_ = 0;
+  uint32_t n_ = 0, n_shift_ = 0, mb_ = 0, nb_ = 0, ntb_ = 0, kb_ = 0, out_row_ = 0;
   bool epilogue_ = false;
   uint32_t buf_bytes_ = 0, out_base_ = 0, out_bytes_ = 0;
   uint32_t blocks_m_ = 0, blocks_n_ = 0, chunks_ = 0, steps_ = 0;
@@ -348,9 +422,10 @@ class GemmRun {
   bool a_held_[2] = {false, false};  // the A chunk each buffer holds (see Prefetch)
   uint32_t a_m0_[2] = {0, 0}, a_k0_[2] = {0, 0};
   bool wb_pending_ = false;
-  uint32_t wb_blk_ = 0, wb_mxu_ticket_ = 0;
-  static constexpr uint32_t kMaxSlots = 4;
-  static constexpr uint32_t kDmaRunRow = 2048;  // 32 lines: the bridge's per-command READ window
+  Step cursor_;   // the step last prefetched
+  Step step_[2];  // step s at s % 2, from its prefetch to its compute
+  Step wb_;       // the block whose write-back is pending or last issued
+  uint32_t wb_mxu_ticket_ = 0;
   uint32_t slots_ = 2, slot_bytes_ = 0;
   bool wb_valid_[kMaxSlots] = {false, false, false, false};
   uint32_t wb_dma_ticket_[kMaxSlots] = {0, 0, 0, 0};

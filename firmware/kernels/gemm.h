@@ -21,9 +21,6 @@ struct GemmParams {
   bool round = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
-  // Issue one LOAD_WEIGHTS + MATMUL pair per N x N weight tile instead of one K-walking MATMUL
-  // per (step, column tile): the old issue path, kept to measure what command issue costs.
-  bool per_tile_commands = false;
 };
 
 struct GemmStats {
@@ -34,8 +31,9 @@ struct GemmStats {
   uint32_t dma_waits = 0;  // times compute had to wait for a prefetch
 };
 
-// Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension; errors from
-// the DMA engine or the matrix unit are passed on.
+// Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension or a shift above
+// STRATA_GEMM_MAX_QUANT_SHIFT; FAILED_PRECONDITION for no matrix unit or one larger than 256 x 256
+// (the tiling's VMEM budget); errors from the DMA engine or the matrix unit are passed on.
 strata_status Gemm(const GemmParams& p, GemmStats* stats);
 
 }  // namespace strata::kernels

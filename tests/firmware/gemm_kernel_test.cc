@@ -54,6 +54,27 @@ TEST_F(GemmKernelTest, InvalidArgumentsTouchNoRegister) {
   EXPECT_TRUE(strict.log().empty());
 }
 
+// The tiling's VMEM budget is checked at compile time for arrays up to 256 x 256 (kernels/gemm.cc); a larger
+// array is refused before any DMA or matrix-unit command.
+TEST_F(GemmKernelTest, ArrayBeyondTheTilingIsRefused) {
+  HostDevice::Options o;
+  o.mxu_n = 512;
+  HostDevice device(o);
+  hal::MockMmio mmio(&device);
+  arch::host::SetWfiHook([&] { ASSERT_TRUE(device.RunUntilWake()); });
+  dma::Init();
+  mxu::Init();
+  ASSERT_EQ(mxu::ArraySize(), 512u);
+  GemmParams p;
+  p.m = p.n = p.k = 16;
+  p.b = p.c_out = 4096;
+  GemmStats stats;
+  EXPECT_EQ(kernels::Gemm(p, &stats), STRATA_FAILED_PRECONDITION);
+  EXPECT_TRUE(device.dma_pushed(0).empty());
+  EXPECT_TRUE(device.dma_pushed(1).empty());
+  EXPECT_EQ(mxu::LastTicket(), 0u);
+}
+
 using Shape = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, bool, bool>;  // N, m, k, n, int8, accumulate
 
 class GemmShapeTest : public ::testing::TestWithParam<Shape> {};

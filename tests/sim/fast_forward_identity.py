@@ -5,7 +5,9 @@ runs report except wall time.
 
 usage:
   fast_forward_identity.py isa SIM ELF...          every ISA image: result, cycles, instructions
-  fast_forward_identity.py gemm SIM WORKDIR         a table of GEMM shapes: the JSON summary and C.npy
+  fast_forward_identity.py gemm SIM WORKDIR PER_TILE_ELF
+                                                    a table of GEMM shapes: the JSON summary and C.npy (one
+                                                    shape on the per-tile benchmark image)
   fast_forward_identity.py elf SIM ELF CYCLES MIN   a firmware image for CYCLES cycles; the fast run must
                                                     have skipped at least MIN percent of them
   fast_forward_identity.py tool FILE -- CMD...      any command (strata-replay, strata-mlp): its stdout,
@@ -61,11 +63,11 @@ def write_npy(path, rows, cols, seed):
     subprocess.run([sys.executable, MAKE_NPY, path, str(rows), str(cols), str(seed)], check=True)
 
 
-def check_gemm(sim, work):
+def check_gemm(sim, work, per_tile_elf):
     os.makedirs(work, exist_ok=True)
     # Shapes of the sim.gemm.* table: edges below and above N = 16, a long K, tall and wide, several blocks.
     for m, k, n, extra in ((7, 13, 5, []), (17, 17, 17, []), (9, 1000, 11, []), (700, 20, 3, []),
-                           (2, 40, 300, []), (257, 260, 40, []), (37, 101, 53, ["--per-tile"]),
+                           (2, 40, 300, []), (257, 260, 40, []), (37, 101, 53, ["--firmware", per_tile_elf]),
                            (33, 70, 20, ["--int8", "3,9", "--relu"])):
         a, b = os.path.join(work, f"a_{m}_{k}.npy"), os.path.join(work, f"b_{k}_{n}.npy")
         write_npy(a, m, k, m * 7 + k)
@@ -75,7 +77,7 @@ def check_gemm(sim, work):
             c = os.path.join(work, f"c_{int(fast)}.npy")
             r = strip(last_json(run([sim, "gemm", "--a", a, "--b", b, "--out", c, "--json"] + extra, fast).stdout))
             out[fast] = (r, open(c, "rb").read())
-        same(f"gemm {m}x{k}x{n} {' '.join(extra)}".strip(), out[True][0], out[False][0])
+        same(f"gemm {m}x{k}x{n} {' '.join(map(os.path.basename, extra))}".strip(), out[True][0], out[False][0])
         if out[True][1] != out[False][1]:
             sys.exit(f"FAIL gemm {m}x{k}x{n}: the results differ")
 
@@ -115,7 +117,7 @@ def main():
     if mode == "isa":
         check_isa(args[0], args[1:])
     elif mode == "gemm":
-        check_gemm(args[0], args[1])
+        check_gemm(*args)
     elif mode == "elf":
         check_elf(*args)
     elif mode == "tool" and len(args) >= 3 and args[1] == "--":

@@ -1,6 +1,9 @@
 // GEMM check: writes random int8 A, B (and int32 C_in) as .npy, runs `strata-sim gemm`, and
 // compares the output bit-exactly with a plain C++ reference GEMM (with ReLU / requantization).
-// usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile] [--mxu-n N]
+// usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--firmware ELF] [--mxu-n N]
+// strata-sim runs from an argument vector (posix_spawn), never through a shell.
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cinttypes>
@@ -9,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "npy.h"
 #include "strata/reference_gemm.h"
@@ -18,8 +22,8 @@ using strata::sim::NpyArray;
 int main(int argc, char** argv) {
   if (argc < 6) {
     std::fprintf(stderr,
-                 "usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] [--per-tile] "
-                 "[--mxu-n N]\n");
+                 "usage: gemm_check STRATA_SIM M K N SEED [--c] [--relu] [--int8 MULT,SHIFT] [--extreme] "
+                 "[--firmware ELF] [--mxu-n N]\n");
     return 2;
   }
   const std::string sim = argv[1];
@@ -29,7 +33,7 @@ int main(int argc, char** argv) {
   bool with_c = false, relu = false, int8 = false, extreme = false;
   long long mult = 1;
   unsigned shift = 0;
-  std::string extra;
+  std::vector<std::string> extra;
   for (int i = 6; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--c")
@@ -38,14 +42,12 @@ int main(int argc, char** argv) {
       relu = true;
     else if (a == "--extreme")
       extreme = true;
-    else if (a == "--per-tile")
-      extra += " --per-tile";
-    else if (a == "--mxu-n" && i + 1 < argc)
-      extra += std::string(" --mxu-n ") + argv[++i];
+    else if ((a == "--firmware" || a == "--mxu-n") && i + 1 < argc)
+      extra.insert(extra.end(), {a, argv[++i]});
     else if (a == "--int8" && i + 1 < argc) {
       int8 = true;
       std::sscanf(argv[++i], "%lld,%u", &mult, &shift);
-      extra += std::string(" --int8 ") + argv[i];
+      extra.insert(extra.end(), {"--int8", argv[i]});
     }
   }
   std::mt19937 rng(seed);
@@ -75,11 +77,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", err.c_str());
     return 1;
   }
-  std::string cmd = "'" + sim + "' gemm --a " + pa + " --b " + pb + " --out " + po + (with_c ? " --c " + pc : "") +
-                    (relu ? " --relu" : "") + extra;
-  std::printf("$ %s\n", cmd.c_str());
+  std::vector<std::string> args = {sim, "gemm", "--a", pa, "--b", pb, "--out", po};
+  if (with_c) args.insert(args.end(), {"--c", pc});
+  if (relu) args.push_back("--relu");
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv_sim;
+  std::printf("$");
+  for (std::string& arg : args) {
+    std::printf(" %s", arg.c_str());
+    argv_sim.push_back(arg.data());
+  }
+  std::printf("\n");
   std::fflush(stdout);
-  const int rc = std::system(cmd.c_str());
+  argv_sim.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, sim.c_str(), nullptr, nullptr, argv_sim.data(), environ);
+  if (rc == 0) {
+    int wstatus = 0;
+    rc = waitpid(pid, &wstatus, 0) != pid ? -1 : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  }
   NpyArray out;
   const bool read = rc == 0 && strata::sim::ReadNpy(po, out, err);
   std::remove(pa.c_str());

@@ -25,6 +25,11 @@ int main() {
     mb.status = STRATA_FAILED_PRECONDITION;
     return 1;
   }
+  if ((mb.flags & ~STRATA_GEMM_FLAGS_ALL) != 0) {
+    Printf("gemm: unknown flags 0x%08x in the mailbox\n", static_cast<unsigned>(mb.flags));
+    mb.status = STRATA_INVALID_ARGUMENT;
+    return 1;
+  }
   strata::kernels::GemmParams p;
   p.a = mb.a;
   p.b = mb.b;
@@ -39,7 +44,6 @@ int main() {
   p.round = (mb.flags & STRATA_GEMM_FLAG_ROUND) != 0;
   p.quant_mult = mb.quant_mult;
   p.quant_shift = mb.quant_shift;
-  p.per_tile_commands = (mb.flags & STRATA_GEMM_FLAG_PER_TILE) != 0;
   strata::kernels::GemmStats stats;
   const uint32_t rows0 = strata::mxu::RowsStreamed();
   const uint32_t starved0 = strata::mxu::StarvedCycles();

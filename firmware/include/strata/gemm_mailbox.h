@@ -11,13 +11,11 @@
 #define STRATA_GEMM_MAILBOX_MAGIC 0x4d4d4547u  // "GEMM"
 #define STRATA_GEMM_MAILBOX_VERSION 1u
 
-#define STRATA_GEMM_FLAG_PER_TILE 0x10u  // one LOAD_WEIGHTS + MATMUL per weight tile (old issue path)
-
 struct StrataGemmMailbox {
   uint32_t magic;
   uint32_t version;
   uint32_t m, k, n;
-  uint32_t flags;
+  uint32_t flags;  // STRATA_GEMM_FLAG_*; any other bit is INVALID_ARGUMENT
   int32_t quant_mult;
   uint32_t quant_shift;
   uint64_t a, b, c_in, c_out;  // HBM addresses
