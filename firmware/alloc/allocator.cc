@@ -219,6 +219,25 @@ void BasicAllocator<IndexT>::RemoveFree(Index i) {
 // Class of a 32-bit size: with s = max(msb(size) - kSlLog2, 0), fl = s + 1 and sl = (size >> s) - kSlCount
 // (fl = 0, sl = size below kSlCount), so fl * kSlCount + sl = (s << kSlLog2) + (size >> s).
 template <typename IndexT>
+template <typename Granules>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::CountAllocated(Granules size, uint32_t slack) {
+  ++live_;
+  num_allocs_.Add(1);
+  slack_bytes_.Add(slack);
+  const Granules used = used_granules_.template As<Granules>() + size;
+  used_granules_.SetAs(used);
+  if (used > peak_granules_.template As<Granules>()) peak_granules_.SetAs(used);
+}
+
+template <typename IndexT>
+template <typename Granules>
+STRATA_ALLOC_INLINE void BasicAllocator<IndexT>::CountFreed(Granules size, uint32_t slack) {
+  used_granules_.SetAs(static_cast<Granules>(used_granules_.template As<Granules>() - size));
+  slack_bytes_.Sub(slack);
+  --live_;
+}
+
+template <typename IndexT>
 STRATA_ALLOC_INLINE uint32_t BasicAllocator<IndexT>::Class32(uint32_t size) {
   const uint32_t s = bits::Msb32Minus<kSlLog2>(size | kSlCount);
   return (s << kSlLog2) + (size >> s);
@@ -456,14 +475,8 @@ strata_status BasicAllocator<IndexT>::Allocate(uint64_t bytes, uint64_t alignmen
   // Rounding slack < granule: the difference of the low words is exact.
   const uint32_t slack = (size << shift) - static_cast<uint32_t>(bytes);
   node.link0 = static_cast<Index>(slack);
-  node.link1 = 0;  // no pins, alignment log2 0
-  ++live_;
-  num_allocs_.Add(1);
-  slack_bytes_.Add(slack);
-  // In use and peak are below 2^32 granules while narrow_: 32-bit sums, no carries.
-  const uint32_t used = used_granules_.Lo() + size;
-  used_granules_.SetLo(used);
-  if (used > peak_granules_.Lo()) peak_granules_.SetLo(used);
+  node.link1 = 0;                         // no pins, alignment log2 0
+  CountAllocated<uint32_t>(size, slack);  // in use and peak are below 2^32 granules while narrow_
   *out = Handle{(static_cast<uint64_t>(meta >> kMetaGenShift) << 32) | (static_cast<uint32_t>(b) + 1u)};
   return STRATA_OK;
 }
@@ -493,12 +506,7 @@ STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::AllocateGeneric(uint
   const uint32_t slack = static_cast<uint32_t>(bits::Shl64(size, granule_shift_) - bytes);
   nodes_[n].link0 = static_cast<Index>(slack);
   nodes_[n].link1 = static_cast<Index>(align == 1 ? 0 : bits::Log2Exact(align) << kAlignShift);
-  ++live_;
-  num_allocs_.Add(1);
-  slack_bytes_.Add(slack);
-  const uint64_t used = used_granules_.Get() + size;
-  used_granules_.Set(used);
-  if (used > peak_granules_.Get()) peak_granules_.Set(used);
+  CountAllocated<uint64_t>(size, slack);
   *out = MakeHandle(n);
   return STRATA_OK;
 }
@@ -535,9 +543,7 @@ strata_status BasicAllocator<IndexT>::Free(Handle handle) {
   const uint32_t q = node.next;
   uint32_t start = node.offset_lo;
   uint32_t end = q == null ? total : nodes[q].offset_lo;
-  used_granules_.SetLo(used_granules_.Lo() - (end - start));
-  slack_bytes_.Sub(node.link0);
-  --live_;
+  CountFreed<uint32_t>(end - start, node.link0);
   // A new generation makes every copy of this handle stale (it wraps with the 32-bit word).
   const uint32_t new_meta = meta + (1u << kMetaGenShift);
   const uint32_t p_free = p == null ? 0 : nodes[p].meta & kMetaFree;
@@ -608,10 +614,7 @@ STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::FreeSlow(Handle hand
 template <typename IndexT>
 STRATA_ALLOC_NOINLINE strata_status BasicAllocator<IndexT>::FreeGeneric(Index n) {
   if (plan_pending_ || PinCount(n) != 0) return STRATA_FAILED_PRECONDITION;
-  const uint64_t size = Size(n);
-  used_granules_.Set(used_granules_.Get() - size);
-  slack_bytes_.Sub(nodes_[n].link0);
-  --live_;
+  CountFreed<uint64_t>(Size(n), nodes_[n].link0);
   // A new generation makes every copy of this handle stale.
   nodes_[n].meta = (nodes_[n].meta & ~(kGenerationMask << kMetaGenShift)) |
                    (((Generation(n) + 1) & kGenerationMask) << kMetaGenShift) | kMetaFree;

@@ -320,6 +320,13 @@ class BasicAllocator {
   uint64_t FlBitmap() const { return (static_cast<uint64_t>(fl_bitmap_hi_) << 32) | fl_bitmap_lo_; }
   void SetFlBit(uint32_t fl) { (fl < 32 ? fl_bitmap_lo_ : fl_bitmap_hi_) |= 1u << (fl & 31); }
   void ClearFlBit(uint32_t fl) { (fl < 32 ? fl_bitmap_lo_ : fl_bitmap_hi_) &= ~(1u << (fl & 31)); }
+  // The statistics every allocation and free ends with, one definition for the fast and the generic
+  // paths. Granules is uint32_t on the fast paths (they run only while every sum fits 32 bits: no
+  // carries, the high words untouched) and uint64_t on the generic ones.
+  template <typename Granules>
+  void CountAllocated(Granules size, uint32_t slack);
+  template <typename Granules>
+  void CountFreed(Granules size, uint32_t slack);
   // ---- 32-bit fast paths, used while narrow_ (every offset and size fits 32 bits of granules, so
   // offset_lo is the whole offset): no 64-bit arithmetic on rv32, the class of a block computed once.
   static uint32_t Class32(uint32_t size);
@@ -397,6 +404,21 @@ class BasicAllocator {
     }
     uint32_t Lo() const { return lo_; }
     void SetLo(uint32_t v) { lo_ = v; }  // the value fits 32 bits (so the high word is already 0)
+    // As T: the low word alone for uint32_t (a value that fits 32 bits), the whole value for uint64_t.
+    template <typename T>
+    T As() const {
+      if constexpr (sizeof(T) == sizeof(uint32_t))
+        return lo_;
+      else
+        return Get();
+    }
+    template <typename T>
+    void SetAs(T v) {
+      if constexpr (sizeof(T) == sizeof(uint32_t))
+        SetLo(v);
+      else
+        Set(v);
+    }
 
    private:
     uint32_t lo_ = 0, hi_ = 0;
