@@ -303,7 +303,7 @@ int main(int argc, char** argv) {
     Sequential(cfg, cycles);
     HbmConfig all = cfg;
     all.refresh = RefreshMode::kAllBank;
-    Stream(all, cycles, "hbm_seq_read", "", [&](uint64_t n, HbmRequest* r) {
+    Stream(all, cycles, "hbm_seq_read", Json::object(), [&](uint64_t n, HbmRequest* r) {
       r->addr = (n * 64) % (cfg.capacity_bytes / 2);
       r->is_write = false;
     });

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -82,7 +83,15 @@ void Report(const char* command, const Samples& s, const char* pcie) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) {  // no options: --help, or anything else, is answered with the usage
+    const bool help = std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0;
+    std::fprintf(help ? stdout : stderr,
+                 "usage: strata-bench-runtime\n"
+                 "Device cycles per runtime command, a compaction, host operations and a 256^3 GEMM on the sim\n"
+                 "backend: one JSON object per result line on stdout.\n");
+    return help ? 0 : 2;
+  }
   constexpr uint64_t kCapacity = 256ull << 20;
   strata_open_options o{};
   o.struct_size = sizeof o;
