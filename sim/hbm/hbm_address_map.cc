@@ -32,6 +32,12 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& c)
   bank_mask_ = (1u << bank_bits_) - 1;
   uint64_t stride = static_cast<uint64_t>(c.PseudoChannelCount()) * c.BanksPerPseudoChannel() * c.row_bytes;
   rows_per_bank_ = stride ? c.capacity_bytes / stride : 0;
+  low_fold_.resize(size_t{1} << (col_bits_ + bg_bits_));
+  for (uint32_t column = 0; column <= col_mask_; ++column) {
+    for (uint32_t group = 0; group <= bg_mask_; ++group) {
+      low_fold_[(column << bg_bits_) | group] = Fold(group, pc_ch_bits_) ^ Fold(column, col_fold_bits_);
+    }
+  }
 }
 
 uint64_t HbmAddressMap::Encode(const HbmLocation& location) const {

@@ -164,6 +164,35 @@ TEST(HbmAddressMap, HashedMapRoundTrips) {
   }
 }
 
+// Decode remembers the hash of the last bank-and-row values it saw: a map that has decoded a long history gives
+// what a fresh map gives for the same address. Interleaved sequential streams at power-of-two distances (the
+// remembered entries collide and are replaced), and random addresses in between.
+bool SameLocation(const HbmLocation& a, const HbmLocation& b) {
+  return a.channel == b.channel && a.pseudo_channel == b.pseudo_channel && a.pc_index == b.pc_index &&
+         a.bank_group == b.bank_group && a.bank == b.bank && a.bank_index == b.bank_index && a.row == b.row &&
+         a.column == b.column;
+}
+
+TEST(HbmAddressMap, DecodeWithHistoryEqualsFreshDecode) {
+  std::mt19937_64 rng(11);
+  for (HbmConfig c : {HbmConfig::Hbm2(), HbmConfig::Hbm2e(64ull << 30), HbmConfig::Hbm3(48ull << 30)}) {
+    for (AddressMap kind : {AddressMap::kXorHash, AddressMap::kLinear}) {
+      c.address_map = kind;
+      const HbmAddressMap map(c);
+      for (uint64_t distance = 1ull << 14; distance < c.capacity_bytes; distance <<= 3) {
+        const uint64_t base = rng() % (c.capacity_bytes - distance - (1ull << 20)) & ~31ull;
+        for (uint64_t i = 0; i < (1ull << 20); i += 32 * 7) {
+          const uint64_t random = rng() % c.capacity_bytes & ~31ull;
+          for (uint64_t a : {base + i, base + distance + i, random}) {
+            const HbmAddressMap fresh(c);
+            ASSERT_TRUE(SameLocation(map.Decode(a), fresh.Decode(a))) << c.name << " " << a;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Capacity that is not a power of two (here 3 rows per bank) still maps one-to-one onto
 // [0, capacity): checked exhaustively, burst by burst, for both maps.
 TEST(HbmAddressMap, NonPowerOfTwoCapacityIsAPermutation) {
