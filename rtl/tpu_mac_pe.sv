@@ -9,10 +9,11 @@
 // speed: Verilator has no cheap sign extension (the C++ it emits for {{24{x[7]}}, x} or
 // $signed(x) is 4 to 6 instructions, which the compiler does not fold into one), and extending
 // the multiply's two 8-bit operands in every PE every cycle was about a third of the mesh's
-// evaluation. Held extended, the MAC is a load, a multiply, an add and a store: the array alone
-// (N = 16, new rows and weights every cycle, callgrind) went from 40 to 25 host instructions per
-// PE per cycle, a 256^3 GEMM on the whole chip from 14.9 k to 12.1 k per cycle, with the same
-// cycles and results (docs/simulation-speed.md). In hardware it costs nothing: every upper bit's
+// instructions. Held extended, the MAC is a compare, a conditional move (the weight select, a
+// branch before), a multiply, an add and a store: the array alone (N = 16, new rows and weights
+// every cycle, callgrind) went from 40 to 25 host instructions per PE per cycle, a 256^3 GEMM on
+// the whole chip from 14.9 k to 12.1 k per cycle, and a 1024^3 GEMM's time by about 5%, with the
+// same cycles and results (docs/simulation-speed.md). In hardware it costs nothing: every upper bit's
 // flop has the same data, enable, clock and reset as the bit-7 flop beside it (or the same as
 // the upper bits of the neighbour feeding it), so synthesis merges them into one; the PE keeps
 // 8 + 8 + 8 + 1 + 32 = 57 distinct flops. The array extends the activation once per row where it
