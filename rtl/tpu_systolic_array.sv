@@ -156,9 +156,10 @@ module tpu_systolic_array #(
   // ---------------------------------------------------------------- mesh
   // split_var lets Verilator treat every element as its own signal and fold the PE-to-PE wires
   // into the PE registers (about 15% less work per cycle than copying through whole arrays).
-  // a_mesh[i][j] / swap_mesh[i][j]: activation and swap tag entering PE(i,j) from the left;
-  // psum_mesh[i][j]: partial sum entering PE(i,j) from above.
-  logic [7:0]  a_mesh    [N][N+1] /*verilator split_var*/;
+  // a_mesh[i][j] / swap_mesh[i][j]: activation and swap tag entering PE(i,j) from the left (the
+  // activation int8 sign-extended to 32 bits: see tpu_mac_pe); psum_mesh[i][j]: partial sum
+  // entering PE(i,j) from above.
+  logic [31:0] a_mesh    [N][N+1] /*verilator split_var*/;
   logic        swap_mesh [N][N+1] /*verilator split_var*/;
   logic [31:0] psum_mesh [N+1][N] /*verilator split_var*/;
   logic [7:0]  w_col     [N];       // weight byte on column j's bus
@@ -180,7 +181,7 @@ module tpu_systolic_array #(
       .q_o(skew_out)
     );
 
-    assign a_mesh[i][0] = skew_out[7:0];
+    assign a_mesh[i][0] = {{24{skew_out[7]}}, skew_out[7:0]};
     assign swap_mesh[i][0] = skew_out[8];
 
     for (genvar j = 0; j < N; j++) begin : gen_col
