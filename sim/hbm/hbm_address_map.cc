@@ -40,6 +40,15 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& c)
   }
 }
 
+const HbmAddressMap::UpperHash& HbmAddressMap::Remember(uint64_t key, uint64_t row) const {
+  UpperHash& u = upper_[upper_next_];
+  upper_next_ = (upper_next_ + 1) % kUpperEntries;
+  u.key = key;
+  u.channel_fold = Fold(key << bg_bits_, pc_ch_bits_);
+  u.bank_fold = Fold(row ^ (row >> 1), bg_bits_ + bank_bits_);
+  return u;
+}
+
 uint64_t HbmAddressMap::Encode(const HbmLocation& location) const {
   HbmLocation l = location;
   l.pseudo_channel &= pc_mask_;

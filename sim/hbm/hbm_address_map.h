@@ -69,12 +69,7 @@ class HbmAddressMap {
       // row bits (above the column) remembered: a stream decodes thousands of atoms in a row of
       // them, and the folds were a tenth of the HBM model's time in a copy.
       const uint64_t key = addr >> (kBurstBits + pc_ch_bits_ + bg_bits_ + col_bits_);
-      UpperHash& u = upper_[key & (kUpperEntries - 1)];
-      if (u.key != key) {
-        u.key = key;
-        u.channel_fold = Fold(key << bg_bits_, pc_ch_bits_);
-        u.bank_fold = Fold(l.row ^ (l.row >> 1), bg_bits_ + bank_bits_);
-      }
+      const UpperHash& u = Upper(key, l.row);
       const uint32_t x = u.channel_fold ^ low_fold_[(l.column << bg_bits_) | l.bank_group];
       l.channel ^= x & ch_mask_;
       l.pseudo_channel ^= (x >> ch_bits_) & pc_mask_;
@@ -126,10 +121,20 @@ class HbmAddressMap {
     uint64_t key = ~0ull;
     uint32_t channel_fold = 0, bank_fold = 0;
   };
-  static constexpr uint32_t kUpperEntries = 4;  // a copy's read and write streams, and room
+  // Fully associative: a copy's read and write streams (and a third or fourth) stay remembered
+  // whatever the distance between them; the oldest entry makes room.
+  static constexpr uint32_t kUpperEntries = 4;
+  const UpperHash& Upper(uint64_t key, uint64_t row) const {
+    for (const UpperHash& u : upper_) {
+      if (u.key == key) return u;
+    }
+    return Remember(key, row);
+  }
+  const UpperHash& Remember(uint64_t key, uint64_t row) const;
 
   bool hashed_;
   mutable UpperHash upper_[kUpperEntries];
+  mutable uint32_t upper_next_ = 0;  // the entry Remember replaces
   // The rest of the channel hash, a function of the bank group and column alone: indexed by
   // column << bg_bits | bank group (Decode).
   std::vector<uint32_t> low_fold_;
