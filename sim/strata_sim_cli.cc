@@ -66,10 +66,17 @@ namespace {
 
 using strata::cli::AddTaken;
 
-// A cycle number (or another count read by `parse`) for `name`: "NAME needs WHAT" when it does not parse.
-std::string TakeNumber(const std::string& name, const std::string& text, bool (*parse)(const char*, uint64_t&),
-                       const std::string& what, uint64_t& v) {
-  return parse(text.c_str(), v) ? "" : name + " needs " + what;
+// Option `name` taking a cycle number into `out`: "NAME needs a cycle number" when it does not parse.
+void AddCycleOption(CLI::App& app, const std::string& name, uint64_t& out, const std::string& help) {
+  AddTaken(
+      app, name, "C",
+      [name, &out](const std::string& v) -> std::string {
+        uint64_t n = 0;
+        if (!ParseU64(v.c_str(), n)) return name + " needs a cycle number";
+        out = n;
+        return "";
+      },
+      help);
 }
 
 }  // namespace
@@ -130,25 +137,10 @@ void AddTraceOptions(CLI::App& app, TraceOptions& out) {
         return ok ? "" : "--trace file must end in .fst or .vcd: " + f;
       },
       "write a waveform: FILE.fst (default format) or FILE.vcd");
-  AddTaken(
-      app, "--trace-start", "C",
-      [&out](const std::string& v) {
-        uint64_t n = 0;
-        std::string why = TakeNumber("--trace-start", v, ParseU64, "a cycle number", n);
-        if (why.empty()) out.start = n;
-        return why;
-      },
-      "first cycle to record (default 0); cycles count from power-on, so the\n"
-      "ELF load comes first: the summary's `first cycle` is where the firmware starts");
-  AddTaken(
-      app, "--trace-end", "C",
-      [&out](const std::string& v) {
-        uint64_t n = 0;
-        std::string why = TakeNumber("--trace-end", v, ParseU64, "a cycle number", n);
-        if (why.empty()) out.end = n;
-        return why;
-      },
-      "stop recording at cycle C (default: end of run)");
+  AddCycleOption(app, "--trace-start", out.start,
+                 "first cycle to record (default 0); cycles count from power-on, so the\n"
+                 "ELF load comes first: the summary's `first cycle` is where the firmware starts");
+  AddCycleOption(app, "--trace-end", out.end, "stop recording at cycle C (default: end of run)");
   AddTaken(
       app, "--trace-depth", "D",
       [&out](const std::string& v) -> std::string {
@@ -179,35 +171,18 @@ void AddTimelineOptions(CLI::App& app, RunTimelineOptions& out) {
       },
       "write the run as a Perfetto timeline (trace-event JSON; docs/timelines.md): the\n"
       "DMA's row commands, HBM traffic, the core's awake time");
-  AddTaken(
-      app, "--timeline-start", "C",
-      [&out](const std::string& v) {
-        uint64_t n = 0;
-        std::string why = TakeNumber("--timeline-start", v, ParseU64, "a cycle number", n);
-        if (why.empty()) out.window.start_cycle = n;
-        return why;
-      },
-      "first cycle of the timeline (default 0)");
-  AddTaken(
-      app, "--timeline-end", "C",
-      [&out](const std::string& v) {
-        uint64_t n = 0;
-        std::string why = TakeNumber("--timeline-end", v, ParseU64, "a cycle number", n);
-        if (why.empty()) out.window.end_cycle = n;
-        return why;
-      },
-      "end of the timeline's cycle window (default: end of run)");
+  AddCycleOption(app, "--timeline-start", out.window.start_cycle, "first cycle of the timeline (default 0)");
+  AddCycleOption(app, "--timeline-end", out.window.end_cycle,
+                 "end of the timeline's cycle window (default: end of run)");
   const std::string least = std::to_string(timeline::TraceFile::kMinMaxBytes);
   AddTaken(
       app, "--timeline-max-bytes", "N",
-      [&out, least](const std::string& v) {
+      [&out, least](const std::string& v) -> std::string {
         uint64_t n = 0;
-        std::string why =
-            TakeNumber("--timeline-max-bytes", v, ParseBytes, "a size in bytes (at least " + least + ")", n);
-        if (why.empty() && n < timeline::TraceFile::kMinMaxBytes)
-          why = "--timeline-max-bytes must be at least " + least;
-        if (why.empty()) out.max_bytes = n;
-        return why;
+        if (!ParseBytes(v.c_str(), n)) return "--timeline-max-bytes needs a size in bytes (at least " + least + ")";
+        if (n < timeline::TraceFile::kMinMaxBytes) return "--timeline-max-bytes must be at least " + least;
+        out.max_bytes = n;
+        return "";
       },
       "bound on the timeline file, K/M/G suffixes (default 256M)");
 }
