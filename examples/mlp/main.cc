@@ -85,6 +85,18 @@ bool ParseBytes(const char* s, uint64_t* out) {
   return true;
 }
 
+// An output file option: FILE, or 'none' for no file (an empty path).
+CLI::Option* AddOutputFile(CLI::App& app, const std::string& name, const std::string& value_name, std::string* out,
+                           const std::string& help) {
+  return strata::cli::AddTaken(
+      app, name, value_name,
+      [out](const std::string& v) -> std::string {
+        *out = v == "none" ? "" : v;
+        return "";
+      },
+      help);
+}
+
 // kContinue, 0 after --help, 2 on bad arguments (message printed).
 int ParseArgs(int argc, char** argv, Options* o) {
   CLI::App app{kDescription, "strata-mlp"};
@@ -129,13 +141,8 @@ int ParseArgs(int argc, char** argv, Options* o) {
         return "";
       },
       "the chip with an N x N matrix unit (default 16; 8 and 32 are built too)");
-  CLI::Option* trace = AddTaken(
-      app, "--trace", "FILE",
-      [o](const std::string& v) -> std::string {
-        o->trace = v == "none" ? "" : v;
-        return "";
-      },
-      "waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)");
+  CLI::Option* trace = AddOutputFile(app, "--trace", "FILE", &o->trace,
+                                     "waveform (.fst or .vcd; default out/mlp.fst; 'none' for no waveform)");
   CLI::Option* trace_cycles = AddTaken(
       app, "--trace-cycles", "START:END",
       [o](const std::string& v) -> std::string {
@@ -150,21 +157,10 @@ int ParseArgs(int argc, char** argv, Options* o) {
       },
       "device cycles to record (default: the first GEMM's, from the cycle it is\n"
       "issued, 12000 cycles: its operands' DMA and the start of the matrix unit)");
-  AddTaken(
-      app, "--report", "FILE",
-      [o](const std::string& v) -> std::string {
-        o->report = v == "none" ? "" : v;
-        return "";
-      },
-      "JSON report (default out/mlp-report.json; 'none' for no file)");
-  AddTaken(
-      app, "--alloc-trace", "FILE.csv",
-      [o](const std::string& v) -> std::string {
-        o->alloc_trace = v == "none" ? "" : v;
-        return "";
-      },
-      "the service's device allocations as a buffer-lifetime trace (id,lower,upper,\n"
-      "size) for strata-replay and strata-compare (default: none; docs/runtime.md)");
+  AddOutputFile(app, "--report", "FILE", &o->report, "JSON report (default out/mlp-report.json; 'none' for no file)");
+  AddOutputFile(app, "--alloc-trace", "FILE.csv", &o->alloc_trace,
+                "the service's device allocations as a buffer-lifetime trace (id,lower,upper,\n"
+                "size) for strata-replay and strata-compare (default: none; docs/runtime.md)");
   AddTaken(
       app, "--compact-at", "F",
       [o](const std::string& v) -> std::string {
