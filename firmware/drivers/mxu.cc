@@ -27,6 +27,11 @@ constexpr uint32_t kStagedOffset[kStagedCount] = {
     STRATA_MXU_QUANT_SHIFT, STRATA_MXU_W_SRC, STRATA_MXU_W_STRIDE, STRATA_MXU_K_ROWS,     STRATA_MXU_CMD};
 uint32_t g_staged[kStagedCount];
 
+// Whether x is a multiple of `align`, a power of two: N is one (tpu_mxu's MxuNLegal), and so are the
+// row alignment min(N, line) and an ACC row's 4N bytes. A mask, not %: the core divides in 33 cycles,
+// and Submit checks up to five alignments on the path that keeps the unit fed.
+bool Aligned(uint32_t x, uint32_t align) { return (x & (align - 1)) == 0; }
+
 void Stage(Staged r, uint32_t value) {
   if (g_staged[r] == value) return;
   g_staged[r] = value;
@@ -72,13 +77,6 @@ void Init() {
 }
 
 uint32_t ArraySize() { return g_n; }
-
-namespace {
-// Whether x is a multiple of `align`, a power of two: N is one (tpu_mxu's MxuNLegal), and so are the
-// row alignment min(N, line) and an ACC row's 4N bytes. A mask, not %: the core divides in 33 cycles,
-// and Submit checks up to five alignments on the path that keeps the unit fed.
-bool Aligned(uint32_t x, uint32_t align) { return (x & (align - 1)) == 0; }
-}  // namespace
 
 strata_status Submit(const Command& c, uint32_t* ticket) {
   const uint32_t align = STRATA_MXU_ROW_ALIGN(g_n);

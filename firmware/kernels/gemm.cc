@@ -60,8 +60,10 @@ struct Tiling {
   uint32_t ntb;  // column tiles per block
   uint32_t kb;   // chunk depth (K)
 };
+// ACC rows (N partial sums each) in half of ACC: the most one block may take.
+constexpr uint32_t AccRowsHalf(uint32_t n) { return STRATA_ACC_SIZE / 2 / (kPsumBytes * n); }
 constexpr Tiling BaseTiling(uint32_t n) {
-  const uint32_t rows_half = STRATA_ACC_SIZE / 2 / (kPsumBytes * n);  // ACC rows of half of ACC
+  const uint32_t rows_half = AccRowsHalf(n);
   const uint32_t mb = Min(kBlockRows, rows_half);
   return {mb, Min(rows_half / mb, kMaxColumnTiles), n >= kChunkBytes ? n : kChunkBytes / n * n};
 }
@@ -92,7 +94,7 @@ class GemmRun {
     n_ = mxu::ArraySize();
     if (n_ == 0 || n_ > kMaxArrayN) return STRATA_FAILED_PRECONDITION;
     while ((1u << n_shift_) < n_) ++n_shift_;  // N is a power of two (tpu_mxu's MxuNLegal)
-    const uint32_t rows_half = STRATA_ACC_SIZE / 2 / (kPsumBytes * n_);
+    const uint32_t rows_half = AccRowsHalf(n_);
     const Tiling base = BaseTiling(n_);
     mb_ = base.mb;
     ntb_ = Min(base.ntb, CeilDiv(p_.n, n_));  // a narrow C needs narrower blocks
