@@ -37,15 +37,20 @@ inline STRATA_REFERENCE_HOST_DEVICE int8_t Requantize(int32_t x, int64_t mult, u
 
 // C[i][j] = epilogue(c_in[i][j] + sum_t A[i][t] B[t][j]) with int32 wrap-around sums; c_in may be null.
 // Returns m x n values: int32 results, or with int8 the requantized values (-128 .. 127).
+// The loops run i, t, j (a row of B at a time, so the compiler vectorizes the inner loop); the sums
+// are the same as the i, j, t order's: unsigned addition wraps and is associative.
 inline std::vector<int32_t> Gemm(const int8_t* a, const int8_t* b, const int32_t* c_in, const GemmSpec& s) {
   std::vector<int32_t> c(s.m * s.n);
+  std::vector<uint32_t> acc(s.n);
   for (uint64_t i = 0; i < s.m; ++i) {
+    for (uint64_t j = 0; j < s.n; ++j) acc[j] = c_in != nullptr ? static_cast<uint32_t>(c_in[i * s.n + j]) : 0u;
+    for (uint64_t t = 0; t < s.k; ++t) {
+      const int32_t x = a[i * s.k + t];
+      const int8_t* row = b + t * s.n;
+      for (uint64_t j = 0; j < s.n; ++j) acc[j] += static_cast<uint32_t>(x * int32_t{row[j]});
+    }
     for (uint64_t j = 0; j < s.n; ++j) {
-      uint32_t acc = c_in != nullptr ? static_cast<uint32_t>(c_in[i * s.n + j]) : 0u;
-      for (uint64_t t = 0; t < s.k; ++t) {
-        acc += static_cast<uint32_t>(int32_t{a[i * s.k + t]} * int32_t{b[t * s.n + j]});
-      }
-      int32_t x = static_cast<int32_t>(acc);
+      int32_t x = static_cast<int32_t>(acc[j]);
       if (s.relu && x < 0) x = 0;
       c[i * s.n + j] = s.int8 ? Requantize(x, s.quant_mult, s.quant_shift, s.round) : x;
     }
