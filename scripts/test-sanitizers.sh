@@ -3,8 +3,8 @@
 # docs/firmware-testing.md), the file readers', the GPU policies' and the driver core's unit tests under AddressSanitizer +
 # UndefinedBehaviorSanitizer (build/asan), then every libFuzzer target (tests/fuzz: allocator, decoder, whole runtime, ELF, .npy, trace CSV,
 # PyTorch pickle and JSON, RMM log) for a bounded time each (build/fuzz, clang), each starting from a scratch copy of its committed seed corpus
-# (tests/fuzz/corpus/<target>; the repository is never written). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 12: about 2 minutes
-# for the nine targets on two cores).
+# (tests/fuzz/corpus/<target>; the repository is never written). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 12: about a minute
+# for the nine targets, JOBS at a time).
 # Environment: JOBS (default 2), BUILD_ROOT (default <repo>/build), CTEST_REGEX (default: the allocator).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,13 +26,40 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build_root/fuzz" -G Ninja -DCMAKE_BUI
 fuzzers=(alloc_fuzz runtime_decoder_fuzz runtime_fuzz elf_loader_fuzz npy_fuzz trace_csv_fuzz torch_pickle_fuzz torch_json_fuzz
   rmm_log_fuzz)
 cmake --build "$build_root/fuzz" -j "$jobs" --target "${fuzzers[@]}" >&2
-for fuzzer in "${fuzzers[@]}"; do
-  corpus="$build_root/fuzz/corpus/$fuzzer"  # scratch: the committed seeds plus what this run finds
+# JOBS fuzzers at a time (each is one process on one core); each one's output goes to its log, printed when it ends.
+run_fuzzer() {
+  local fuzzer="$1" corpus="$build_root/fuzz/corpus/$1" log="$build_root/fuzz/$1.log"  # scratch: the seeds plus what this run finds
   rm -rf "$corpus"
   mkdir -p "$corpus"
   cp "$root/tests/fuzz/corpus/$fuzzer"/* "$corpus"/
-  echo "== $fuzzer (${fuzz_seconds}s from $(ls "$corpus" | wc -l) seeds)" >&2
-  "$build_root/fuzz/tests/firmware/fuzz/$fuzzer" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
-    -artifact_prefix="$build_root/fuzz/$fuzzer-" "$corpus"
+  local seeds
+  seeds=$(ls "$corpus" | wc -l)
+  if "$build_root/fuzz/tests/firmware/fuzz/$fuzzer" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
+    -artifact_prefix="$build_root/fuzz/$fuzzer-" "$corpus" >"$log" 2>&1; then
+    echo "== $fuzzer (${fuzz_seconds}s from $seeds seeds): OK; final stats:" >&2
+    grep '^stat::' "$log" >&2 || true
+  else
+    echo "== $fuzzer (${fuzz_seconds}s from $seeds seeds): FAILED; its output ($log):" >&2
+    cat "$log" >&2
+    return 1
+  fi
+}
+failed=0
+running=0
+for fuzzer in "${fuzzers[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  run_fuzzer "$fuzzer" &
+  running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+if [ "$failed" != 0 ]; then
+  echo "test-sanitizers: a fuzzer failed (its crash input is under $build_root/fuzz/)" >&2
+  exit 1
+fi
 echo "test-sanitizers: OK" >&2
