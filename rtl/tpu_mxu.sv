@@ -492,7 +492,8 @@ module tpu_mxu
   end
 
   // ------------------------------------------------------------------ the array
-  logic c_valid, array_busy;
+  logic c_valid;
+  logic array_busy /*verilator public_flat_rd*/;  // read by the simulator with the mesh clock gate's flops
   logic [N*32-1:0] c_row;
   logic [$clog2(N)-1:0] unused_w_idx;
 

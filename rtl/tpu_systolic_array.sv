@@ -46,7 +46,11 @@ module tpu_systolic_array #(
   localparam int unsigned IdxW = $clog2(N);
   localparam int unsigned BusyW = $clog2(2 * N);
 
-  logic mesh_en_q, busy_prev_q, clk_mesh;  // the mesh's gated clock (see "mesh clock gate")
+  // The mesh's gated clock (see "mesh clock gate"). The gate's two flops are public_flat_rd: the simulator
+  // reads them to tell when a falling edge changes nothing but the clock nets (sim/verilated_chip.h).
+  logic mesh_en_q /*verilator public_flat_rd*/;
+  logic busy_prev_q /*verilator public_flat_rd*/;
+  logic clk_mesh;
 
   // ---------------------------------------------------------------- input register
   // Every input is registered before it reaches the mesh: it costs one cycle of latency, isolates

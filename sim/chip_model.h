@@ -37,8 +37,11 @@ class ChipModel {
   // The matrix unit is mxu_n x mxu_n int8 MACs (tpu_top's MxuN).
   int mxu_n() const { return mxu_n_; }
 
-  // Clock low, evaluate.
-  virtual void FallingEdge() = 0;
+  // Clock low, evaluate. With `may_elide`, a falling edge that can change nothing but the clock nets is
+  // applied without an evaluation: no input was written since the last one, and the only logic on the
+  // falling edge (the matrix unit's mesh clock gate) keeps its value. The clock nets and the
+  // simulator's edge detection are then set as the evaluation would have left them.
+  virtual void FallingEdge(bool may_elide) = 0;
   // Between the edges: the HBM bridge samples the DMA's outputs and drives its inputs
   // (HbmBridge::BeforeRisingEdge, inlined for this chip's class); then clock high, evaluate.
   virtual void RisingEdge(HbmBridge& bridge) = 0;
@@ -63,7 +66,7 @@ class ChipModel {
   virtual uint64_t CyclesUntilTimer() const = 0;
 
   // Outputs as of the last evaluation.
-  bool host_granted() const { return *out_.host_gnt != 0; }  // combinational: valid after FallingEdge
+  bool host_granted() const { return *out_.host_gnt != 0; }  // combinational: valid after FallingEdge(false)
   uint32_t host_read_data() const { return *out_.host_rdata; }
   bool console_valid() const { return *out_.console_valid != 0; }
   char console_char() const { return static_cast<char>(*out_.console_data); }

@@ -61,7 +61,7 @@ Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm, int mxu_n)
   }
   chip_->SetReset(false, false);
   chip_->SetHbmCapacity(hbm_->capacity());
-  chip_->FallingEdge();
+  chip_->FallingEdge(false);
   if (!trace_opts_.path.empty()) {
     const std::string& p = trace_opts_.path;
     const bool vcd = p.size() >= 4 && p.compare(p.size() - 4, 4, ".vcd") == 0;
@@ -126,8 +126,8 @@ void Device::Tick() {
   }
   CatchUp();
   const bool dump = Recording();
-  chip_->FallingEdge();
-  if (dump) trace_->dump(cycle_ * 1000);  // 1 GHz: timestamps in ps
+  chip_->FallingEdge(fast_forward_ && !dump);  // evaluated when recording, or with the fast paths off
+  if (dump) trace_->dump(cycle_ * 1000);       // 1 GHz: timestamps in ps
   for (auto& hook : hooks_) {
     if (hook) hook();
   }
@@ -188,7 +188,7 @@ uint32_t Device::HostAccess(bool write, uint32_t address, uint32_t value, uint8_
   chip_->SetHostRequest(request);
   // host_gnt_o is combinational from this cycle's requests: sample it before the rising edge.
   for (;;) {
-    chip_->FallingEdge();
+    chip_->FallingEdge(false);
     const bool granted = chip_->host_granted();
     Tick();
     if (granted) break;
