@@ -1,21 +1,19 @@
-// Staged command queue: the register-programmed front end shared by the DMA queues and the matrix
-// unit. Software writes a command's fields into a staging register (the owner decodes its register
-// writes into stage_d_i from stage_o: the fields are the owner's type T), then PUSH copies the
-// staged command into a FIFO of Depth entries; the owner takes commands from the head in order.
-// The staging register keeps its value after a push, so a run of similar commands only rewrites
-// the fields that change. A push into a full queue is dropped (full_o tells the owner, which
-// counts it as an error); a pop of an empty queue is not allowed.
+// Command queue: the register-programmed front end shared by the DMA queues and the matrix unit.
+// Software writes a command's fields into the owner's staging register (stage_i; the fields are the
+// owner's type T, decoded by the owner from its register writes), then PUSH copies the staged command
+// into a FIFO of Depth entries; the owner takes commands from the head in order. The staging register
+// keeps its value after a push, so a run of similar commands only rewrites the fields that change.
+// A push into a full queue is dropped (full_o tells the owner, which counts it as an error); a pop of
+// an empty queue is not allowed.
 `include "tpu_assert.svh"
 
 module tpu_cmd_queue #(
-  parameter type         T          = logic [31:0],
-  parameter int unsigned Depth      = 4,
-  parameter logic [$bits(T)-1:0] StageReset = '0  // staging register after reset
+  parameter type         T     = logic [31:0],
+  parameter int unsigned Depth = 4
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
-  input  T                        stage_d_i,   // next staging value (stage_o when not written)
-  output T                        stage_o,
+  input  T                        stage_i,     // the owner's staging register
   input  logic                    push_i,      // queue the staged command (dropped when full)
   output logic                    full_o,
   input  logic                    pop_i,       // remove the head (only when count_o != 0)
@@ -25,7 +23,6 @@ module tpu_cmd_queue #(
 
   localparam int unsigned Pw = (Depth > 1) ? $clog2(Depth) : 1;
 
-  T                   stage_q;
   T                   fifo_q [Depth];
   logic [Pw-1:0]      rptr_q, rptr_d, wptr_q, wptr_d;
   logic [$clog2(Depth):0] count_q, count_d;
@@ -34,7 +31,6 @@ module tpu_cmd_queue #(
   assign full_o = 32'(count_q) == Depth;
   assign push_ok = push_i && !full_o;
   assign head_o = fifo_q[rptr_q];
-  assign stage_o = stage_q;
   assign count_o = count_q;
 
   always_comb begin
@@ -53,12 +49,10 @@ module tpu_cmd_queue #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      stage_q <= T'(StageReset);
       rptr_q <= '0;
       wptr_q <= '0;
       count_q <= '0;
     end else begin
-      stage_q <= stage_d_i;
       rptr_q <= rptr_d;
       wptr_q <= wptr_d;
       count_q <= count_d;
@@ -67,7 +61,7 @@ module tpu_cmd_queue #(
 
   // The FIFO holds data only (no reset needed).
   always_ff @(posedge clk_i) begin
-    if (push_ok) fifo_q[wptr_q] <= stage_q;
+    if (push_ok) fifo_q[wptr_q] <= stage_i;
   end
 
   // The owner pops only a command that is there. (The count cannot pass Depth: a push into a full

@@ -104,8 +104,7 @@ module tpu_dma
   typedef enum logic [2:0] { QIdle, QCheck, QIssue, QStream, QDrain, QFinish } q_state_e;
 
   // ------------------------------------------------------------------ per-queue state
-  desc_t       stage_q [NumQ];   // the queues' staging registers
-  desc_t       stage_d [NumQ];
+  desc_t       stage_q [NumQ];   // the queues' staging registers (written in gen_queue's clocked block)
   desc_t       head [NumQ];
   logic [Fw:0] count_q [NumQ];   // descriptors waiting
   logic        full [NumQ], pop [NumQ];
@@ -127,43 +126,49 @@ module tpu_dma
   logic        rr_q, rr_d;
 
   // ------------------------------------------------------------------ register reads
-  logic [31:0] rdata_d, rdata_q;
+  // The read decode is written in the clocked block below (rdata_q), not as an always_comb rdata_d, and
+  // so are the staging registers' write decodes (gen_queue): the register bus depends on the host port's
+  // inputs, so Verilator would evaluate such combinational decodes twice every cycle (with the inputs
+  // and with the state) where a clocked block runs once, at the rising edge, and is a branch when the bus
+  // is idle. About a tenth of a busy chip's evaluation with the matrix unit's (docs/simulation-speed.md).
+  logic [31:0] rdata_q;
   logic        reg_q_sel;
   logic [5:0]  reg_off;
   assign reg_q_sel = reg_addr_i[6];  // DmaStride = 0x40 and two queues
   assign reg_off = reg_addr_i[5:0];
 
-  always_comb begin
-    rdata_d = rdata_q;
-    if (reg_req_i && !reg_we_i) begin
-      rdata_d = 32'b0;
-      if (reg_addr_i < 12'(DmaCount * DmaStride)) begin
-        unique case (12'(reg_off))
-          DmaSrcLoOffset: rdata_d = stage_q[reg_q_sel].src[31:0];
-          DmaSrcHiOffset: rdata_d = stage_q[reg_q_sel].src[63:32];
-          DmaDstLoOffset: rdata_d = stage_q[reg_q_sel].dst[31:0];
-          DmaDstHiOffset: rdata_d = stage_q[reg_q_sel].dst[63:32];
-          DmaLenOffset: rdata_d = stage_q[reg_q_sel].len;
-          DmaRowsOffset: rdata_d = stage_q[reg_q_sel].rows;
-          DmaSrcStrideOffset: rdata_d = stage_q[reg_q_sel].src_stride;
-          DmaDstStrideOffset: rdata_d = stage_q[reg_q_sel].dst_stride;
-          DmaCtrlOffset: begin
-            rdata_d[DmaCtrlSrcTierLsb +: DmaCtrlSrcTierWidth] = stage_q[reg_q_sel].src_tier;
-            rdata_d[DmaCtrlDstTierLsb +: DmaCtrlDstTierWidth] = stage_q[reg_q_sel].dst_tier;
-            rdata_d[DmaCtrlIrqLsb] = stage_q[reg_q_sel].irq;
-          end
-          DmaStatusOffset: begin
-            rdata_d[DmaStatusBusyLsb] = st_q[reg_q_sel] != QIdle || count_q[reg_q_sel] != '0;
-            rdata_d[DmaStatusPendingLsb +: DmaStatusPendingWidth] = DmaStatusPendingWidth'(count_q[reg_q_sel]);
-            rdata_d[DmaStatusLastErrLsb +: DmaStatusLastErrWidth] = last_err_q[reg_q_sel];
-          end
-          DmaDoneOffset: rdata_d = done_cnt_q[reg_q_sel];
-          DmaErrorsOffset: rdata_d = err_cnt_q[reg_q_sel];
-          default: rdata_d = 32'b0;
-        endcase
-      end
+  function automatic logic [31:0] read_reg(logic in_range, logic [5:0] off, desc_t stage, q_state_e st,
+                                           logic [Fw:0] count, logic [7:0] last_err, logic [31:0] done_cnt,
+                                           logic [31:0] err_cnt);
+    logic [31:0] v;
+    v = 32'b0;
+    if (in_range) begin
+      unique case (12'(off))
+        DmaSrcLoOffset: v = stage.src[31:0];
+        DmaSrcHiOffset: v = stage.src[63:32];
+        DmaDstLoOffset: v = stage.dst[31:0];
+        DmaDstHiOffset: v = stage.dst[63:32];
+        DmaLenOffset: v = stage.len;
+        DmaRowsOffset: v = stage.rows;
+        DmaSrcStrideOffset: v = stage.src_stride;
+        DmaDstStrideOffset: v = stage.dst_stride;
+        DmaCtrlOffset: begin
+          v[DmaCtrlSrcTierLsb +: DmaCtrlSrcTierWidth] = stage.src_tier;
+          v[DmaCtrlDstTierLsb +: DmaCtrlDstTierWidth] = stage.dst_tier;
+          v[DmaCtrlIrqLsb] = stage.irq;
+        end
+        DmaStatusOffset: begin
+          v[DmaStatusBusyLsb] = st != QIdle || count != '0;
+          v[DmaStatusPendingLsb +: DmaStatusPendingWidth] = DmaStatusPendingWidth'(count);
+          v[DmaStatusLastErrLsb +: DmaStatusLastErrWidth] = last_err;
+        end
+        DmaDoneOffset: v = done_cnt;
+        DmaErrorsOffset: v = err_cnt;
+        default: v = 32'b0;
+      endcase
     end
-  end
+    return v;
+  endfunction
   assign reg_rdata_o = rdata_q;
 
   // ------------------------------------------------------------------ streamer (WRITE rows)
@@ -238,14 +243,12 @@ module tpu_dma
     assign pop[q] = st_q[q] == QIdle && count_q[q] != '0;
 
     tpu_cmd_queue #(
-      .T         (desc_t),
-      .Depth     (FifoDepth),
-      .StageReset(StageReset)
+      .T    (desc_t),
+      .Depth(FifoDepth)
     ) u_queue (
       .clk_i,
       .rst_ni,
-      .stage_d_i(stage_d[q]),
-      .stage_o  (stage_q[q]),
+      .stage_i(stage_q[q]),
       .push_i   (push[q]),
       .full_o   (full[q]),
       .pop_i    (pop[q]),
@@ -277,22 +280,24 @@ module tpu_dma
                          (op[q] != OpWrite || !s_busy_q);
     assign cmd_fire[q] = grant[q] && cmd_ready_i;
 
-    always_comb begin
-      stage_d[q] = stage_q[q];
-      if (reg_hit) begin
+    // The staging register: the register writes decoded in the clocked block (see "register reads").
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        stage_q[q] <= StageReset;
+      end else if (reg_hit) begin
         unique case (12'(reg_off))
-          DmaSrcLoOffset: stage_d[q].src[31:0] = reg_wdata_i;
-          DmaSrcHiOffset: stage_d[q].src[63:32] = reg_wdata_i;
-          DmaDstLoOffset: stage_d[q].dst[31:0] = reg_wdata_i;
-          DmaDstHiOffset: stage_d[q].dst[63:32] = reg_wdata_i;
-          DmaLenOffset: stage_d[q].len = reg_wdata_i;
-          DmaRowsOffset: stage_d[q].rows = reg_wdata_i;
-          DmaSrcStrideOffset: stage_d[q].src_stride = reg_wdata_i;
-          DmaDstStrideOffset: stage_d[q].dst_stride = reg_wdata_i;
+          DmaSrcLoOffset: stage_q[q].src[31:0] <= reg_wdata_i;
+          DmaSrcHiOffset: stage_q[q].src[63:32] <= reg_wdata_i;
+          DmaDstLoOffset: stage_q[q].dst[31:0] <= reg_wdata_i;
+          DmaDstHiOffset: stage_q[q].dst[63:32] <= reg_wdata_i;
+          DmaLenOffset: stage_q[q].len <= reg_wdata_i;
+          DmaRowsOffset: stage_q[q].rows <= reg_wdata_i;
+          DmaSrcStrideOffset: stage_q[q].src_stride <= reg_wdata_i;
+          DmaDstStrideOffset: stage_q[q].dst_stride <= reg_wdata_i;
           DmaCtrlOffset: begin
-            stage_d[q].src_tier = reg_wdata_i[DmaCtrlSrcTierLsb +: DmaCtrlSrcTierWidth];
-            stage_d[q].dst_tier = reg_wdata_i[DmaCtrlDstTierLsb +: DmaCtrlDstTierWidth];
-            stage_d[q].irq = reg_wdata_i[DmaCtrlIrqLsb];
+            stage_q[q].src_tier <= reg_wdata_i[DmaCtrlSrcTierLsb +: DmaCtrlSrcTierWidth];
+            stage_q[q].dst_tier <= reg_wdata_i[DmaCtrlDstTierLsb +: DmaCtrlDstTierWidth];
+            stage_q[q].irq <= reg_wdata_i[DmaCtrlIrqLsb];
           end
           default: ;
         endcase
@@ -623,7 +628,10 @@ module tpu_dma
       w_addr_q <= '0;
       w_word_q <= '0;
     end else begin
-      rdata_q <= rdata_d;
+      if (reg_req_i && !reg_we_i) begin
+        rdata_q <= read_reg(reg_addr_i < 12'(DmaCount * DmaStride), reg_off, stage_q[reg_q_sel], st_q[reg_q_sel],
+                            count_q[reg_q_sel], last_err_q[reg_q_sel], done_cnt_q[reg_q_sel], err_cnt_q[reg_q_sel]);
+      end
       irq_q <= irq_pulse_d;
       hbm_cap_q <= hbm_capacity_i;
       rr_q <= rr_d;

@@ -99,7 +99,7 @@ module tpu_mxu
   localparam cmd_t StageReset = '{op: 2'b0, accumulate: 1'b0, relu: 1'b0, int8: 1'b0, round: 1'b0, irq: 1'b0,
                                   src: '0, dst: '0, rows: MxuRowsReset, stride: '0, mult: MxuQuantMultReset,
                                   shift: '0, wsrc: '0, wstride: '0, krows: '0};
-  cmd_t            stage_q, stage_d;  // stage_q: the queue's staging register
+  cmd_t            stage_q;           // the staging register (see "register writes and reads")
   logic [Qw:0]     count_q;           // commands waiting (the queue's count)
   logic            queue_full;
   logic [31:0]     done_q, done_d, err_cnt_q, err_cnt_d, rows_streamed_q, rows_streamed_d;
@@ -108,7 +108,7 @@ module tpu_mxu
   logic [31:0]     starved_q /*verilator public_flat_rd*/;
   logic [31:0]     starved_d /*verilator public_flat_rd*/;
   logic [7:0]      last_err_q, last_err_d;
-  logic [31:0]     rdata_q, rdata_d;
+  logic [31:0]     rdata_q;
   logic            push, pop;
   cmd_t            head;
   logic [11:0]     reg_off;
@@ -117,14 +117,12 @@ module tpu_mxu
   assign push = reg_req_i && reg_we_i && reg_off == MxuPushOffset;
 
   tpu_cmd_queue #(
-    .T         (cmd_t),
-    .Depth     (QueueDepth),
-    .StageReset(StageReset)
+    .T    (cmd_t),
+    .Depth(QueueDepth)
   ) u_queue (
     .clk_i,
     .rst_ni,
-    .stage_d_i(stage_d),
-    .stage_o  (stage_q),
+    .stage_i(stage_q),
     .push_i   (push),
     .full_o   (queue_full),
     .pop_i    (pop),
@@ -132,27 +130,34 @@ module tpu_mxu
     .count_o  (count_q)
   );
 
-  always_comb begin
-    stage_d = stage_q;
-    if (reg_req_i && reg_we_i) begin
+  // ------------------------------------------------------------------ register writes and reads
+  // The staging register's write decode and the read decode are written in clocked blocks (here and
+  // rdata_q below), not as always_comb stage_d / rdata_d: the register bus depends on the host port's
+  // inputs, so Verilator would evaluate such combinational decodes twice every cycle (with the inputs
+  // and with the state) where a clocked block runs once, at the rising edge, and is a branch when the
+  // bus is idle (docs/simulation-speed.md).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stage_q <= StageReset;
+    end else if (reg_req_i && reg_we_i) begin
       unique case (reg_off)
         MxuCmdOffset: begin
-          stage_d.op = reg_wdata_i[MxuCmdOpLsb +: MxuCmdOpWidth];
-          stage_d.accumulate = reg_wdata_i[MxuCmdAccumulateLsb];
-          stage_d.relu = reg_wdata_i[MxuCmdReluLsb];
-          stage_d.int8 = reg_wdata_i[MxuCmdInt8Lsb];
-          stage_d.round = reg_wdata_i[MxuCmdRoundLsb];
-          stage_d.irq = reg_wdata_i[MxuCmdIrqLsb];
+          stage_q.op <= reg_wdata_i[MxuCmdOpLsb +: MxuCmdOpWidth];
+          stage_q.accumulate <= reg_wdata_i[MxuCmdAccumulateLsb];
+          stage_q.relu <= reg_wdata_i[MxuCmdReluLsb];
+          stage_q.int8 <= reg_wdata_i[MxuCmdInt8Lsb];
+          stage_q.round <= reg_wdata_i[MxuCmdRoundLsb];
+          stage_q.irq <= reg_wdata_i[MxuCmdIrqLsb];
         end
-        MxuSrcOffset: stage_d.src = reg_wdata_i;
-        MxuDstOffset: stage_d.dst = reg_wdata_i;
-        MxuRowsOffset: stage_d.rows = reg_wdata_i;
-        MxuSrcStrideOffset: stage_d.stride = reg_wdata_i;
-        MxuQuantMultOffset: stage_d.mult = reg_wdata_i;
-        MxuQuantShiftOffset: stage_d.shift = reg_wdata_i[MxuQuantShiftShiftLsb +: MxuQuantShiftShiftWidth];
-        MxuWSrcOffset: stage_d.wsrc = reg_wdata_i;
-        MxuWStrideOffset: stage_d.wstride = reg_wdata_i;
-        MxuKRowsOffset: stage_d.krows = reg_wdata_i;
+        MxuSrcOffset: stage_q.src <= reg_wdata_i;
+        MxuDstOffset: stage_q.dst <= reg_wdata_i;
+        MxuRowsOffset: stage_q.rows <= reg_wdata_i;
+        MxuSrcStrideOffset: stage_q.stride <= reg_wdata_i;
+        MxuQuantMultOffset: stage_q.mult <= reg_wdata_i;
+        MxuQuantShiftOffset: stage_q.shift <= reg_wdata_i[MxuQuantShiftShiftLsb +: MxuQuantShiftShiftWidth];
+        MxuWSrcOffset: stage_q.wsrc <= reg_wdata_i;
+        MxuWStrideOffset: stage_q.wstride <= reg_wdata_i;
+        MxuKRowsOffset: stage_q.krows <= reg_wdata_i;
         default: ;
       endcase
     end
@@ -170,38 +175,38 @@ module tpu_mxu
     status[MxuStatusLastErrLsb +: MxuStatusLastErrWidth] = last_err_q;
   end
 
-  always_comb begin
-    rdata_d = rdata_q;
-    if (reg_req_i && !reg_we_i) begin
-      rdata_d = '0;
-      unique case (reg_off)
-        MxuCmdOffset: begin
-          rdata_d[MxuCmdOpLsb +: MxuCmdOpWidth] = stage_q.op;
-          rdata_d[MxuCmdAccumulateLsb] = stage_q.accumulate;
-          rdata_d[MxuCmdReluLsb] = stage_q.relu;
-          rdata_d[MxuCmdInt8Lsb] = stage_q.int8;
-          rdata_d[MxuCmdRoundLsb] = stage_q.round;
-          rdata_d[MxuCmdIrqLsb] = stage_q.irq;
-        end
-        MxuSrcOffset: rdata_d = stage_q.src;
-        MxuDstOffset: rdata_d = stage_q.dst;
-        MxuRowsOffset: rdata_d = stage_q.rows;
-        MxuSrcStrideOffset: rdata_d = stage_q.stride;
-        MxuQuantMultOffset: rdata_d = stage_q.mult;
-        MxuQuantShiftOffset: rdata_d = 32'(stage_q.shift);
-        MxuStatusOffset: rdata_d = status;
-        MxuDoneOffset: rdata_d = done_q;
-        MxuErrorsOffset: rdata_d = err_cnt_q;
-        MxuConfigOffset: rdata_d[MxuConfigNLsb +: MxuConfigNWidth] = MxuConfigNWidth'(N);
-        MxuRowsStreamedOffset: rdata_d = rows_streamed_q;
-        MxuWSrcOffset: rdata_d = stage_q.wsrc;
-        MxuWStrideOffset: rdata_d = stage_q.wstride;
-        MxuKRowsOffset: rdata_d = stage_q.krows;
-        MxuStarvedCyclesOffset: rdata_d = starved_q;
-        default: ;
-      endcase
-    end
-  end
+  function automatic logic [31:0] read_reg(logic [11:0] off, cmd_t stage, logic [31:0] status_v, logic [31:0] done,
+                                           logic [31:0] err_cnt, logic [31:0] rows_streamed, logic [31:0] starved);
+    logic [31:0] v;
+    v = '0;
+    unique case (off)
+      MxuCmdOffset: begin
+        v[MxuCmdOpLsb +: MxuCmdOpWidth] = stage.op;
+        v[MxuCmdAccumulateLsb] = stage.accumulate;
+        v[MxuCmdReluLsb] = stage.relu;
+        v[MxuCmdInt8Lsb] = stage.int8;
+        v[MxuCmdRoundLsb] = stage.round;
+        v[MxuCmdIrqLsb] = stage.irq;
+      end
+      MxuSrcOffset: v = stage.src;
+      MxuDstOffset: v = stage.dst;
+      MxuRowsOffset: v = stage.rows;
+      MxuSrcStrideOffset: v = stage.stride;
+      MxuQuantMultOffset: v = stage.mult;
+      MxuQuantShiftOffset: v = 32'(stage.shift);
+      MxuStatusOffset: v = status_v;
+      MxuDoneOffset: v = done;
+      MxuErrorsOffset: v = err_cnt;
+      MxuConfigOffset: v[MxuConfigNLsb +: MxuConfigNWidth] = MxuConfigNWidth'(N);
+      MxuRowsStreamedOffset: v = rows_streamed;
+      MxuWSrcOffset: v = stage.wsrc;
+      MxuWStrideOffset: v = stage.wstride;
+      MxuKRowsOffset: v = stage.krows;
+      MxuStarvedCyclesOffset: v = starved;
+      default: ;
+    endcase
+    return v;
+  endfunction
   assign reg_rdata_o = rdata_q;
 
   // ------------------------------------------------------------------ argument checks (queue head)
@@ -731,7 +736,7 @@ module tpu_mxu
       x_krem_q <= x_krem_d;
       a_final_q <= a_final_d;
       last_err_q <= last_err_d;
-      rdata_q <= rdata_d;
+      if (reg_req_i && !reg_we_i) rdata_q <= read_reg(reg_off, stage_q, status, done_q, err_cnt_q, rows_streamed_q, starved_q);
       w_left_q <= w_left_d;
       w_zero_q <= w_zero_d;
       shadow_full_q <= shadow_full_d;
