@@ -108,15 +108,15 @@ module tpu_dma
   desc_t       head [NumQ];
   logic [Fw:0] count_q [NumQ];   // descriptors waiting
   logic        full [NumQ], pop [NumQ];
-  q_state_e    st_q [NumQ], st_d [NumQ];
-  desc_t       cur_q [NumQ], cur_d [NumQ];
-  logic [31:0] rows_left_q [NumQ], rows_left_d [NumQ];
-  logic [63:0] row_src_q [NumQ], row_src_d [NumQ], row_dst_q [NumQ], row_dst_d [NumQ];
-  logic        reverse_q [NumQ], reverse_d [NumQ];
-  logic [4:0]  outst_q [NumQ], outst_d [NumQ];
-  logic [7:0]  err_q [NumQ], err_d [NumQ];
-  logic [7:0]  last_err_q [NumQ], last_err_d [NumQ];
-  logic [31:0] done_cnt_q [NumQ], done_cnt_d [NumQ], err_cnt_q [NumQ], err_cnt_d [NumQ];
+  q_state_e    st_q [NumQ];       // the queues' state machines (gen_queue)
+  desc_t       cur_q [NumQ];
+  logic [31:0] rows_left_q [NumQ];
+  logic [63:0] row_src_q [NumQ], row_dst_q [NumQ];
+  logic        reverse_q [NumQ];
+  logic [4:0]  outst_q [NumQ];
+  logic [7:0]  err_q [NumQ];
+  logic [7:0]  last_err_q [NumQ];
+  logic [31:0] done_cnt_q [NumQ], err_cnt_q [NumQ];
   logic        push [NumQ], push_full [NumQ], want_cmd [NumQ], grant [NumQ], cmd_fire [NumQ];
   logic [7:0]  check_err [NumQ];
   logic [1:0]  op [NumQ];
@@ -304,73 +304,9 @@ module tpu_dma
       end
     end
 
-    always_comb begin
-      st_d[q] = st_q[q];
-      cur_d[q] = cur_q[q];
-      rows_left_d[q] = rows_left_q[q];
-      row_src_d[q] = row_src_q[q];
-      row_dst_d[q] = row_dst_q[q];
-      reverse_d[q] = reverse_q[q];
-      err_d[q] = err_q[q];
-      last_err_d[q] = last_err_q[q];
-      done_cnt_d[q] = done_cnt_q[q];
-      err_cnt_d[q] = err_cnt_q[q];
-      outst_d[q] = outst_q[q] + 5'(cmd_fire[q]) - 5'(done_valid_i && done_tag_i == 1'(q));
-
-      if (push_full[q]) begin
-        done_cnt_d[q] = done_cnt_d[q] + 32'd1;
-        err_cnt_d[q] = err_cnt_d[q] + 32'd1;
-        last_err_d[q] = 8'(DmaErrQueueFull);
-      end
-
-      unique case (st_q[q])
-        QIdle: begin
-          if (pop[q]) begin
-            cur_d[q] = head[q];
-            st_d[q] = QCheck;
-          end
-        end
-        QCheck: begin
-          err_d[q] = check_err[q];
-          rows_left_d[q] = cur_q[q].rows;
-          // COPY with the destination above the source: last row first (memmove order).
-          reverse_d[q] = op[q] == OpCopy && cur_q[q].dst > cur_q[q].src;
-          if (op[q] == OpCopy && cur_q[q].dst > cur_q[q].src) begin
-            row_src_d[q] = cur_q[q].src + {32'b0, cur_q[q].rows - 32'd1} * {32'b0, cur_q[q].src_stride};
-            row_dst_d[q] = cur_q[q].dst + {32'b0, cur_q[q].rows - 32'd1} * {32'b0, cur_q[q].dst_stride};
-          end else begin
-            row_src_d[q] = cur_q[q].src;
-            row_dst_d[q] = cur_q[q].dst;
-          end
-          st_d[q] = check_err[q] != 8'(DmaErrNone) ? QFinish : QIssue;
-        end
-        QIssue: begin
-          if (cmd_fire[q]) begin
-            rows_left_d[q] = rows_left_q[q] - 32'd1;
-            row_src_d[q] = reverse_q[q] ? row_src_q[q] - 64'(cur_q[q].src_stride)
-                                        : row_src_q[q] + 64'(cur_q[q].src_stride);
-            row_dst_d[q] = reverse_q[q] ? row_dst_q[q] - 64'(cur_q[q].dst_stride)
-                                        : row_dst_q[q] + 64'(cur_q[q].dst_stride);
-            if (op[q] == OpWrite) st_d[q] = QStream;
-            else if (rows_left_q[q] == 32'd1) st_d[q] = QDrain;
-          end
-        end
-        QStream: begin
-          if (s_row_done) st_d[q] = rows_left_q[q] == 32'd0 ? QDrain : QIssue;
-        end
-        QDrain: begin
-          if (outst_q[q] == 5'd0) st_d[q] = QFinish;
-        end
-        QFinish: begin
-          done_cnt_d[q] = done_cnt_d[q] + 32'd1;
-          if (err_q[q] != 8'(DmaErrNone)) err_cnt_d[q] = err_cnt_d[q] + 32'd1;
-          last_err_d[q] = err_q[q];
-          st_d[q] = QIdle;
-        end
-        default: st_d[q] = QIdle;
-      endcase
-    end
-
+    // The queue's state machine, its next state written in the clocked block (not as always_comb *_d):
+    // it depends on the bridge's inputs (cmd_ready_i, done_valid_i) and on the register bus, so a
+    // combinational next state would be evaluated twice every cycle (see "register reads").
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         st_q[q] <= QIdle;
@@ -385,17 +321,61 @@ module tpu_dma
         done_cnt_q[q] <= '0;
         err_cnt_q[q] <= '0;
       end else begin
-        st_q[q] <= st_d[q];
-        cur_q[q] <= cur_d[q];
-        rows_left_q[q] <= rows_left_d[q];
-        row_src_q[q] <= row_src_d[q];
-        row_dst_q[q] <= row_dst_d[q];
-        reverse_q[q] <= reverse_d[q];
-        outst_q[q] <= outst_d[q];
-        err_q[q] <= err_d[q];
-        last_err_q[q] <= last_err_d[q];
-        done_cnt_q[q] <= done_cnt_d[q];
-        err_cnt_q[q] <= err_cnt_d[q];
+        outst_q[q] <= outst_q[q] + 5'(cmd_fire[q]) - 5'(done_valid_i && done_tag_i == 1'(q));
+
+        // Counters: a finished command, and a push into a full queue (an error of its own); both may
+        // come in one cycle, and the finished command's error is the one kept as the last.
+        if (st_q[q] == QFinish) begin
+          done_cnt_q[q] <= done_cnt_q[q] + 32'd1 + 32'(push_full[q]);
+          err_cnt_q[q] <= err_cnt_q[q] + 32'(err_q[q] != 8'(DmaErrNone)) + 32'(push_full[q]);
+          last_err_q[q] <= err_q[q];
+        end else if (push_full[q]) begin
+          done_cnt_q[q] <= done_cnt_q[q] + 32'd1;
+          err_cnt_q[q] <= err_cnt_q[q] + 32'd1;
+          last_err_q[q] <= 8'(DmaErrQueueFull);
+        end
+
+        unique case (st_q[q])
+          QIdle: begin
+            if (pop[q]) begin
+              cur_q[q] <= head[q];
+              st_q[q] <= QCheck;
+            end
+          end
+          QCheck: begin
+            err_q[q] <= check_err[q];
+            rows_left_q[q] <= cur_q[q].rows;
+            // COPY with the destination above the source: last row first (memmove order).
+            reverse_q[q] <= op[q] == OpCopy && cur_q[q].dst > cur_q[q].src;
+            if (op[q] == OpCopy && cur_q[q].dst > cur_q[q].src) begin
+              row_src_q[q] <= cur_q[q].src + {32'b0, cur_q[q].rows - 32'd1} * {32'b0, cur_q[q].src_stride};
+              row_dst_q[q] <= cur_q[q].dst + {32'b0, cur_q[q].rows - 32'd1} * {32'b0, cur_q[q].dst_stride};
+            end else begin
+              row_src_q[q] <= cur_q[q].src;
+              row_dst_q[q] <= cur_q[q].dst;
+            end
+            st_q[q] <= check_err[q] != 8'(DmaErrNone) ? QFinish : QIssue;
+          end
+          QIssue: begin
+            if (cmd_fire[q]) begin
+              rows_left_q[q] <= rows_left_q[q] - 32'd1;
+              row_src_q[q] <= reverse_q[q] ? row_src_q[q] - 64'(cur_q[q].src_stride)
+                                           : row_src_q[q] + 64'(cur_q[q].src_stride);
+              row_dst_q[q] <= reverse_q[q] ? row_dst_q[q] - 64'(cur_q[q].dst_stride)
+                                           : row_dst_q[q] + 64'(cur_q[q].dst_stride);
+              if (op[q] == OpWrite) st_q[q] <= QStream;
+              else if (rows_left_q[q] == 32'd1) st_q[q] <= QDrain;
+            end
+          end
+          QStream: begin
+            if (s_row_done) st_q[q] <= rows_left_q[q] == 32'd0 ? QDrain : QIssue;
+          end
+          QDrain: begin
+            if (outst_q[q] == 5'd0) st_q[q] <= QFinish;
+          end
+          QFinish: st_q[q] <= QIdle;
+          default: st_q[q] <= QIdle;
+        endcase
       end
     end
   end
