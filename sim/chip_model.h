@@ -41,7 +41,8 @@ class ChipModel {
   // applied without an evaluation: no input was written since the last one, and the only logic on the
   // falling edge (the matrix unit's mesh clock gate) keeps its value. The clock nets and the
   // simulator's edge detection are then set as the evaluation would have left them.
-  virtual void FallingEdge(bool may_elide) = 0;
+  // Returns whether the edge was applied without an evaluation.
+  virtual bool FallingEdge(bool may_elide) = 0;
   // Between the edges: the HBM bridge samples the DMA's outputs and drives its inputs
   // (HbmBridge::BeforeRisingEdge, inlined for this chip's class); then clock high, evaluate.
   virtual void RisingEdge(HbmBridge& bridge) = 0;

@@ -126,8 +126,8 @@ void Device::Tick() {
   }
   CatchUp();
   const bool dump = Recording();
-  chip_->FallingEdge(fast_forward_ && !dump);  // evaluated when recording, or with the fast paths off
-  if (dump) trace_->dump(cycle_ * 1000);       // 1 GHz: timestamps in ps
+  if (chip_->FallingEdge(fast_forward_ && !dump)) ++elided_total_;  // evaluated when recording, or fast paths off
+  if (dump) trace_->dump(cycle_ * 1000);                            // 1 GHz: timestamps in ps
   for (auto& hook : hooks_) {
     if (hook) hook();
   }

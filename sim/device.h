@@ -57,6 +57,8 @@ class Device {
   void set_fast_forward(bool on) { fast_forward_ = on; }
   // Cycles not evaluated so far (a figure for benchmarks).
   uint64_t skipped_cycles() const { return skipped_total_; }
+  // Falling edges of evaluated cycles applied without an evaluation (ChipModel::FallingEdge), so far.
+  uint64_t elided_falling_edges() const { return elided_total_; }
   static constexpr uint32_t kQuietCyclesBeforeSkip = 8;
   // Holds the core in reset for a few cycles and writes every segment into SMEM through the
   // host port; the core starts at the reset vector on the next Tick().
@@ -118,6 +120,7 @@ class Device {
   bool inputs_changed_ = false;   // since the last evaluated cycle (host port, interrupts, resets)
   uint64_t skipped_pending_ = 0;  // skipped cycles the chip's counters do not reflect yet
   uint64_t skipped_total_ = 0;
+  uint64_t elided_total_ = 0;
 };
 
 }  // namespace strata::sim

@@ -42,7 +42,8 @@ struct RunResult {
   // device cycles, so a waveform shows the run from this time on.
   uint64_t start_cycle = 0;
   uint64_t instret = 0;
-  uint64_t skipped_cycles = 0;  // cycles not evaluated (quiescent; Device::set_fast_forward)
+  uint64_t skipped_cycles = 0;        // cycles not evaluated (quiescent; Device::set_fast_forward)
+  uint64_t elided_falling_edges = 0;  // of those cycles, evaluated ones whose falling edge needed no evaluation
   double wall_seconds = 0;
   std::string error;
 };
@@ -67,6 +68,7 @@ class Platform : public sc_core::sc_module {
   ElfImage image_;
   Device device_;
   uint64_t run_cycles_ = 0;  // cycles since reset was released
+  uint64_t elided_at_start_ = 0;
   RunResult result_;
 };
 

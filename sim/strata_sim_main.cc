@@ -138,6 +138,7 @@ int sc_main(int argc, char* argv[]) {
                              {"mxu_n", platform.device().mxu_n()},
                              {"start_cycle", r.start_cycle},
                              {"skipped_cycles", r.skipped_cycles},
+                             {"elided_falling_edges", r.elided_falling_edges},
                              {"wall_seconds", Round(r.wall_seconds, 4)},
                              {"sim_cycles_per_second", std::llround(speed)}};
     if (!config.trace.path.empty()) j["trace"] = config.trace.path;

@@ -35,7 +35,7 @@ class VerilatedChip final : public ChipModel {
   // __Vtrigrprev members, read by the next evaluation to find the rising edges). About a tenth of a
   // busy chip's evaluation (docs/simulation-speed.md); the names are Verilator 5.006's, and a
   // Verilator that names them otherwise fails to compile here.
-  void FallingEdge(bool may_elide) override {
+  bool FallingEdge(bool may_elide) override {
     auto* r = top_->rootp;
     if (may_elide && !inputs_written_ && top_->clk_i && top_->rst_ni) {
       const bool busy = r->tpu_top__DOT__u_mxu__DOT__array_busy;
@@ -45,12 +45,13 @@ class VerilatedChip final : public ChipModel {
         r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
         r->__Vtrigrprev__TOP__clk_i = 0;
         r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
-        return;
+        return true;
       }
     }
     top_->clk_i = 0;
     top_->eval();
     inputs_written_ = false;
+    return false;
   }
   void RisingEdge(HbmBridge& bridge) override {
     bridge.BeforeRisingEdge(*top_);

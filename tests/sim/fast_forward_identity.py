@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Quiescent-cycle skipping changes no cycle count: runs one workload with the fast path on and off
-(STRATA_SIM_FAST_FORWARD=1 / 0, which every Device in the process obeys) and compares everything the
-runs report except wall time.
+"""Quiescent-cycle skipping and falling edges applied without an evaluation change no cycle count: runs
+one workload with the fast paths on and off (STRATA_SIM_FAST_FORWARD=1 / 0, which every Device in the
+process obeys) and compares everything the runs report except wall time.
 
 usage:
   fast_forward_identity.py isa SIM ELF...          every ISA image: result, cycles, instructions
   fast_forward_identity.py gemm SIM WORKDIR PER_TILE_ELF
                                                     a table of GEMM shapes: the JSON summary and C.npy (one
-                                                    shape on the per-tile benchmark image)
+                                                    shape on the per-tile benchmark image); the fast runs
+                                                    of the larger shapes must have elided most falling edges
   fast_forward_identity.py elf SIM ELF CYCLES MIN   a firmware image for CYCLES cycles; the fast run must
                                                     have skipped at least MIN percent of them
   fast_forward_identity.py tool FILE -- CMD...      any command (strata-replay, strata-mlp): its stdout,
@@ -19,7 +20,7 @@ import subprocess
 import sys
 
 # Keys (and report lines) that measure the host, not the device.
-WALL_KEYS = ("wall", "per_second", "ns_per_", "skipped_cycles")
+WALL_KEYS = ("wall", "per_second", "ns_per_", "skipped_cycles", "elided_falling_edges")
 
 
 def run(cmd, fast, check=True):
@@ -63,6 +64,20 @@ def write_npy(path, rows, cols, seed):
     subprocess.run([sys.executable, MAKE_NPY, path, str(rows), str(cols), str(seed)], check=True)
 
 
+# The share of a GEMM's evaluated cycles whose falling edge the fast path applies without an evaluation:
+# all but the cycles in which the mesh clock gate changes, the host port is written or the waveform records.
+MIN_ELIDED_GEMM = 90.0
+
+
+def check_elided(what, report, fast, min_percent):
+    elided = report["elided_falling_edges"]
+    if not fast and elided != 0:
+        sys.exit(f"FAIL {what}: STRATA_SIM_FAST_FORWARD=0 still elided {elided} falling edges")
+    evaluated = report.get("run_cycles", report["cycles"]) - report["skipped_cycles"]  # gemm: cycles is the kernel's
+    if fast and evaluated > 0 and 100.0 * elided / evaluated < min_percent:
+        sys.exit(f"FAIL {what}: {elided} of {evaluated} falling edges elided; expected at least {min_percent}%")
+
+
 def check_gemm(sim, work, per_tile_elf):
     os.makedirs(work, exist_ok=True)
     # Shapes of the sim.gemm.* table: edges below and above N = 16, a long K, tall and wide, several blocks.
@@ -75,8 +90,9 @@ def check_gemm(sim, work, per_tile_elf):
         out = {}
         for fast in (True, False):
             c = os.path.join(work, f"c_{int(fast)}.npy")
-            r = strip(last_json(run([sim, "gemm", "--a", a, "--b", b, "--out", c, "--json"] + extra, fast).stdout))
-            out[fast] = (r, open(c, "rb").read())
+            full = last_json(run([sim, "gemm", "--a", a, "--b", b, "--out", c, "--json"] + extra, fast).stdout)
+            check_elided(f"gemm {m}x{k}x{n}", full, fast, MIN_ELIDED_GEMM)
+            out[fast] = (strip(full), open(c, "rb").read())
         same(f"gemm {m}x{k}x{n} {' '.join(map(os.path.basename, extra))}".strip(), out[True][0], out[False][0])
         if out[True][1] != out[False][1]:
             sys.exit(f"FAIL gemm {m}x{k}x{n}: the results differ")
