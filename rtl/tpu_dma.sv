@@ -248,7 +248,7 @@ module tpu_dma
     ) u_queue (
       .clk_i,
       .rst_ni,
-      .stage_i(stage_q[q]),
+      .stage_i  (stage_q[q]),
       .push_i   (push[q]),
       .full_o   (full[q]),
       .pop_i    (pop[q]),

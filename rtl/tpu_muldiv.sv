@@ -32,6 +32,7 @@ module tpu_muldiv (
   assign div_signed = !funct3_i[0];
   assign a_neg = div_signed && a_i[31];
   assign b_neg = div_signed && b_i[31];
+  // One quotient bit per cycle: shift the next dividend bit into the partial remainder.
   assign rem_shift = {rem_q, quo_q[31]};
   assign rem_sub = rem_shift - {1'b0, divisor_q};
   assign rem_next = !rem_sub[32] ? rem_sub[31:0] : rem_shift[31:0];
@@ -48,6 +49,7 @@ module tpu_muldiv (
       end
       MdDiv: begin
         if (count_q == 5'd0) begin
+          // Last quotient bit: fix the signs on the way out instead of spending a cycle on it.
           done_o = 1'b1;
           if (funct3_q[1]) result_o = neg_r_q ? 32'(-rem_next) : rem_next;
           else result_o = neg_q_q ? 32'(-quo_next) : quo_next;
@@ -84,13 +86,16 @@ module tpu_muldiv (
           if (start_i) begin
             funct3_q <= funct3_i[1:0];
             if (!is_div) begin
+              // Operand sign extension: MULH signed x signed, MULHSU signed x unsigned, MULHU unsigned.
               mul_a_q <= {funct3_i[1:0] != 2'b11 && a_i[31], a_i};
               mul_b_q <= {funct3_i[1:0] == 2'b01 && b_i[31], b_i};
               state_q <= MdMul1;
             end else if (b_i == 32'b0) begin
+              // Division by zero: quotient all ones, remainder the dividend (no trap in RISC-V).
               result_q <= funct3_i[1] ? a_i : 32'hffff_ffff;
               state_q <= MdDone;
             end else if (div_signed && a_i == 32'h8000_0000 && b_i == 32'hffff_ffff) begin
+              // Signed overflow: quotient -2^31, remainder 0.
               result_q <= funct3_i[1] ? 32'b0 : 32'h8000_0000;
               state_q <= MdDone;
             end else begin

@@ -122,7 +122,7 @@ module tpu_mxu
   ) u_queue (
     .clk_i,
     .rst_ni,
-    .stage_i(stage_q),
+    .stage_i  (stage_q),
     .push_i   (push),
     .full_o   (queue_full),
     .pop_i    (pop),

@@ -33,8 +33,10 @@ class VerilatedChip final : public ChipModel {
   // gate's flops keep their values, that is all it does, so the edge is applied by writing what the
   // evaluation would leave: both clock nets low and Verilator's edge-detection copies of them (its
   // __Vtrigrprev members, read by the next evaluation to find the rising edges). About a tenth of a
-  // busy chip's evaluation (docs/simulation-speed.md); the names are Verilator 5.006's, and a
-  // Verilator that names them otherwise fails to compile here.
+  // busy chip's evaluation (docs/simulation-speed.md). The names are Verilator 5.006's: a Verilator
+  // that names them otherwise fails to compile here, and one that keeps more edge-detection state
+  // would compile but evaluate differently, which the sim.fast_forward.* tests (every workload with
+  // the fast paths on and off, the same reports required) would show.
   bool FallingEdge(bool may_elide) override {
     auto* r = top_->rootp;
     if (may_elide && !inputs_written_ && top_->clk_i && top_->rst_ni) {
