@@ -103,6 +103,7 @@ std::string HbmConfig::Validate() const {
   if (address_map != AddressMap::kXorHash && address_map != AddressMap::kLinear)
     err << "address_map must be kXorHash or kLinear (got " << static_cast<int>(address_map) << "); ";
   if (queue_depth < 2) err << "queue_depth must be >= 2 (a 64-byte request needs two slots); ";
+  if (queue_depth > 65535) err << "queue_depth must be <= 65535 (the scheduler's same-atom counts are 16-bit); ";
   if (!IsPowerOfTwo(backing_page_bytes) || backing_page_bytes < 64)
     err << "backing_page_bytes must be a power of two >= 64; ";
   uint64_t stride = static_cast<uint64_t>(PseudoChannelCount()) * BanksPerPseudoChannel() * row_bytes;

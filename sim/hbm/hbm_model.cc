@@ -151,11 +151,16 @@ bool HbmModel::Submit(const HbmRequest& r) {
     e.is_write = r.is_write;
     e.row_cause = 0;
     e.deps = 0;
+    e.dependents = 0;
     Bank& bank = pc.banks[e.bank];
-    // Same-atom ordering: count older accesses this one must not overtake (an atom has one bank).
+    // Same-atom ordering: count older accesses this one must not overtake (an atom has one bank),
+    // and count this one among the accesses waiting for each of them.
     for (uint32_t o : bank.queue) {
-      const Entry& y = pc.slots[o];
-      if (y.atom_addr == atom && (y.is_write || r.is_write)) ++e.deps;
+      Entry& y = pc.slots[o];
+      if (y.atom_addr == atom && (y.is_write || r.is_write)) {
+        ++e.deps;
+        ++y.dependents;
+      }
     }
     if (e.deps == 0) {
       ++bank.unblocked[e.is_write];
@@ -595,9 +600,11 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
     rescan = true;  // now capped: hits behind an access to another row are no longer offered
   }
   // Younger accesses to the same atom (all in this bank) no longer wait for this one.
-  for (size_t k = pos + 1; k < bank.queue.size(); ++k) {
+  uint32_t waiting = e.dependents;  // usually none: no scan
+  for (size_t k = pos + 1; waiting != 0 && k < bank.queue.size(); ++k) {
     Entry& y = pc.slots[bank.queue[k]];
     if (y.atom_addr == e.atom_addr && (y.is_write || e.is_write)) {
+      --waiting;
       if (--y.deps == 0) {
         rescan = true;  // y may now be offered
         pc.row_wake = 0;

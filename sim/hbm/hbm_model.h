@@ -171,8 +171,9 @@ class HbmModel {
     uint16_t bank;  // bank index within the pseudo-channel
     uint8_t bank_group;
     bool is_write;
-    uint8_t row_cause;  // 0 hit, 1 this access needed an ACT, 2 it needed PRE + ACT
-    uint16_t deps;      // older queued accesses to the same atom it must wait for
+    uint8_t row_cause;    // 0 hit, 1 this access needed an ACT, 2 it needed PRE + ACT
+    uint16_t deps;        // older queued accesses to the same atom it must wait for
+    uint16_t dependents;  // younger queued accesses that wait for it (their deps count it)
   };
   // What one bank offers the column scheduler in one direction: its oldest row hit with no
   // same-atom hazard that the row-hit cap lets through (seq ~0: none).
