@@ -55,6 +55,12 @@ TEST(HbmConfig, ValidateNamesTheField) {
   c = HbmConfig::Hbm2();
   c.address_map = static_cast<AddressMap>(7);
   EXPECT_NE(c.Validate().find("address_map must be kXorHash or kLinear"), std::string::npos) << c.Validate();
+  // The scheduler's same-atom counts are 16-bit: the deepest queue it takes is 65535.
+  c = HbmConfig::Hbm2();
+  c.queue_depth = 65535;
+  EXPECT_EQ(c.Validate(), "");
+  c.queue_depth = 65536;
+  EXPECT_NE(c.Validate().find("queue_depth must be <= 65535"), std::string::npos) << c.Validate();
 }
 
 TEST(HbmConfig, ControllerDefaultsAndNames) {
