@@ -21,11 +21,10 @@ module tpu_ctrl_regs
   output logic                irq_external_o
 );
 
-  // cycle_q and mtime_q are free-running; the simulator advances them (and mtime_d) over the cycles
+  // cycle_q and mtime_q are free-running; the simulator advances them over the cycles
   // it does not evaluate (tpu_top's quiescent_o) and stops skipping before mtime_q reaches mtimecmp_q.
   logic [63:0] cycle_q /*verilator public_flat_rd*/;
   logic [63:0] mtime_q /*verilator public_flat_rd*/;
-  logic [63:0] mtime_d /*verilator public_flat_rd*/;  // mtime_q's next value unless software writes it
   logic [63:0] mtimecmp_q /*verilator public_flat_rd*/;
   logic [NumIrqs-1:0] pending_q, enable_q;
   logic [31:0] doorbell_q;
@@ -38,7 +37,6 @@ module tpu_ctrl_regs
   assign wr = req_i && we_i;
   assign rd = req_i && !we_i;
   assign wmask = {{8{be_i[3]}}, {8{be_i[2]}}, {8{be_i[1]}}, {8{be_i[0]}}};
-  assign mtime_d = mtime_q + 64'd1;
 
   function automatic logic [31:0] merge(logic [31:0] old, logic [31:0] val, logic [31:0] mask);
     return (old & ~mask) | (val & mask);
@@ -68,7 +66,7 @@ module tpu_ctrl_regs
       console_data_q <= '0;
     end else begin
       cycle_q <= cycle_q + 64'd1;
-      mtime_q <= mtime_d;
+      mtime_q <= mtime_q + 64'd1;
       pending_q <= pending_q | irq_i;
       console_valid_q <= 1'b0;
       if (wr) begin

@@ -24,7 +24,7 @@ Platform::~Platform() = default;
 void Platform::Main() {
   device_.ResetAndLoad(image_);
   result_.start_cycle = device_.edges();
-  elided_at_start_ = device_.elided_falling_edges();  // the load's edges are not the run's
+  const uint64_t elided_at_start = device_.elided_falling_edges();  // the load's edges are not the run's
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -70,7 +70,7 @@ void Platform::Main() {
   result_.cycles = run_cycles_;
   result_.instret = device_.instret();
   result_.skipped_cycles = device_.skipped_cycles();
-  result_.elided_falling_edges = device_.elided_falling_edges() - elided_at_start_;
+  result_.elided_falling_edges = device_.elided_falling_edges() - elided_at_start;
   if (!device_.CloseTrace()) result_.error = "waveform conversion failed";
   sc_core::sc_stop();
 }

@@ -68,7 +68,6 @@ class Platform : public sc_core::sc_module {
   ElfImage image_;
   Device device_;
   uint64_t run_cycles_ = 0;  // cycles since reset was released
-  uint64_t elided_at_start_ = 0;
   RunResult result_;
 };
 

@@ -45,7 +45,7 @@ const HbmAddressMap::UpperHash& HbmAddressMap::Remember(uint64_t key, uint64_t r
   upper_next_ = (upper_next_ + 1) % kUpperEntries;
   u.key = key;
   u.channel_fold = Fold(key << bg_bits_, pc_ch_bits_);
-  u.bank_fold = Fold(row ^ (row >> 1), bg_bits_ + bank_bits_);
+  u.bank_fold = BankFold(row);
   return u;
 }
 
