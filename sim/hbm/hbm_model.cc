@@ -45,6 +45,14 @@ HbmModel::HbmModel(const HbmConfig& config)
   const uint32_t npc = config_.PseudoChannelCount();
   const uint32_t nbanks = config_.BanksPerPseudoChannel();
   refi_bank_ = std::max<uint64_t>(1, NsToCycles(config_.timing.tREFI / nbanks, config_.core_clock_ghz));
+  while ((1u << group_shift_) < config_.banks_per_group) ++group_shift_;
+  // A response completes by cycle now + 1 + max(CL, WL) + the burst (its last atom issues before
+  // now + 1; see IssueColumn), so buckets for that many cycles ahead, plus this one, suffice.
+  const uint64_t reach = 2 + std::max(cyc_.cl, cyc_.wl) + cyc_.BurstCycles();
+  uint64_t ring = 1;
+  while (ring <= reach) ring <<= 1;
+  completion_ring_.resize(ring);
+  completion_mask_ = ring - 1;
   pcs_.resize(npc);
   for (uint32_t i = 0; i < npc; ++i) {
     PseudoChannel& pc = pcs_[i];
@@ -155,13 +163,17 @@ bool HbmModel::Submit(const HbmRequest& r) {
     Bank& bank = pc.banks[e.bank];
     // Same-atom ordering: count older accesses this one must not overtake (an atom has one bank),
     // and count this one among the accesses waiting for each of them.
-    for (uint32_t o : bank.queue) {
-      Entry& y = pc.slots[o];
-      if (y.atom_addr == atom && (y.is_write || r.is_write)) {
-        ++e.deps;
-        ++y.dependents;
+    uint16_t& bucket = pc.atom_buckets[AtomBucket(atom)];
+    if (bucket != 0) {
+      for (uint32_t o : bank.queue) {
+        Entry& y = pc.slots[o];
+        if (y.atom_addr == atom && (y.is_write || r.is_write)) {
+          ++e.deps;
+          ++y.dependents;
+        }
       }
     }
+    ++bucket;
     if (e.deps == 0) {
       ++bank.unblocked[e.is_write];
       ++pc.unblocked[e.is_write];
@@ -223,9 +235,10 @@ void HbmModel::Tick() {
     }
     if (refresh_event) UpdateNextRefresh();
   }
-  while (!completions_.empty() && completions_.top().first <= now) {
-    uint32_t ti = completions_.top().second;
-    completions_.pop();
+  std::vector<uint32_t>& bucket = completion_ring_[now & completion_mask_];
+  if (bucket.size() > 1) std::sort(bucket.begin(), bucket.end());
+  // A callback's Submit may reuse a tracker freed here, but never touches the ring.
+  for (const uint32_t ti : bucket) {
     free_trackers_.push_back(ti);
     if (on_response_) {
       // Copy first: the callback may Submit, which can reuse this tracker or grow the pool.
@@ -236,6 +249,8 @@ void HbmModel::Tick() {
       ready_.push_back(trackers_[ti].response);  // still outstanding until popped
     }
   }
+  completions_pending_ -= bucket.size();
+  bucket.clear();
   now_ = now + 1;
 }
 
@@ -367,7 +382,7 @@ bool HbmModel::HandleRefresh(uint32_t pi, uint64_t now) {
     Precharge(pi, b, now);
     return true;
   }
-  BankGroup& g = pc.groups[b / config_.banks_per_group];
+  BankGroup& g = pc.groups[b >> group_shift_];
   if (bank.act_ok > t || pc.act_ok > t || g.act_ok > t || !FawAllows(pc, t)) return false;
   bank.act_ok = t + cyc_.rfcsb * kM;
   pc.act_ok = std::max(pc.act_ok, t + cyc_.rrd_s * kM);
@@ -423,32 +438,33 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   uint64_t wake_mc = starving ? ~0ull : (oldest.submit_cycle + config_.starvation_cycles) * kM;
   for (uint64_t m = pc.stale_banks; m != 0; m &= m - 1) FindOffers(pc, static_cast<uint32_t>(__builtin_ctzll(m)));
   pc.stale_banks = 0;
-  uint64_t candidates = pc.offer_banks[0] | pc.offer_banks[1];
-  if (blocked_bank >= 0) candidates &= ~(uint64_t{1} << blocked_bank);
+  uint64_t allowed = ~uint64_t{0};
+  if (blocked_bank >= 0) allowed &= ~(uint64_t{1} << blocked_bank);
   // A starving oldest access to another row of its bank: every hit there would bypass it.
   const Bank& oldest_bank = pc.banks[oldest.bank];
-  if (starving && oldest_bank.open && oldest.row != oldest_bank.row) candidates &= ~(uint64_t{1} << oldest.bank);
-  for (uint64_t m = candidates; m != 0; m &= m - 1) {
-    const uint32_t b = static_cast<uint32_t>(__builtin_ctzll(m));
-    const Bank& bank = pc.banks[b];
-    const BankGroup& g = pc.groups[b / config_.banks_per_group];
-    for (int w = 0; w < 2; ++w) {
-      const Offer& o = bank.offers[w];
-      if (o.seq == ~0ull) continue;
-      const uint64_t ready =
-          w ? std::max({wr_floor, bank.col_ok, g.wr_ok}) : std::max({rd_floor, bank.col_ok, g.rd_ok});
+  if (starving && oldest_bank.open && oldest.row != oldest_bank.row) allowed &= ~(uint64_t{1} << oldest.bank);
+  // The oldest ready offer of direction w (offer_banks[w] holds exactly the banks with one).
+  auto oldest_ready = [&](int w, Pick* p) {
+    const uint64_t floor = w ? wr_floor : rd_floor;
+    for (uint64_t m = pc.offer_banks[w] & allowed; m != 0; m &= m - 1) {
+      const uint32_t b = static_cast<uint32_t>(__builtin_ctzll(m));
+      const Bank& bank = pc.banks[b];
+      const BankGroup& g = pc.groups[b >> group_shift_];
+      const uint64_t ready = std::max({floor, bank.col_ok, w ? g.wr_ok : g.rd_ok});
       if (ready >= window_end) {
         wake_mc = std::min(wake_mc, ready);
         continue;
       }
-      Pick& p = (w != 0) == dir ? same : other;
-      if (o.seq < p.seq) p = Pick{o.seq, b, o.pos, ready, o.bypasses};
+      const Offer& o = bank.offers[w];
+      if (o.seq < p->seq) *p = Pick{o.seq, b, o.pos, ready, o.bypasses};
     }
-  }
+  };
+  oldest_ready(dir, &same);
   if (same.seq != ~0ull) {
     IssueColumn(pi, same.bank, same.pos, same.ready, same.bypasses);
     return true;
   }
+  oldest_ready(!dir, &other);
   if (other.seq == ~0ull) {
     pc.column_wake = wake_mc / kM;
     return false;
@@ -589,7 +605,10 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   tr.completion_mc = std::max(tr.completion_mc, data_end);
   if (--tr.atoms_left == 0) {
     tr.response.completion_cycle = (tr.completion_mc + kM - 1) / kM;
-    completions_.emplace(tr.response.completion_cycle, e.tracker);
+    const uint64_t ahead = tr.response.completion_cycle - now_;
+    if (ahead > completion_mask_) throw std::logic_error("HbmModel: a response completes beyond the completion ring");
+    completion_ring_[tr.response.completion_cycle & completion_mask_].push_back(e.tracker);
+    ++completions_pending_;
   }
   --bank.queued;
   if (--bank.queued_hits == 0) pc.row_wake = 0;  // the row may close now
@@ -615,6 +634,7 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   }
   --bank.unblocked[e.is_write];
   --pc.unblocked[e.is_write];
+  --pc.atom_buckets[AtomBucket(e.atom_addr)];
   bank.queue.erase(bank.queue.begin() + static_cast<std::ptrdiff_t>(pos));
   if (bank.queue.empty()) pc.queued_banks &= ~(uint64_t{1} << b);
   // The access was its direction's offer. Otherwise unchanged, the bank's next offer in that
@@ -705,7 +725,7 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
 void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   PseudoChannel& pc = pcs_[pi];
   Bank& bank = pc.banks[b];
-  BankGroup& g = pc.groups[b / config_.banks_per_group];
+  BankGroup& g = pc.groups[b >> group_shift_];
   const uint64_t t = now * kM;
   pc.column_wake = 0;
   pc.stale_banks |= uint64_t{1} << b;

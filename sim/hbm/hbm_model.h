@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
@@ -130,7 +129,7 @@ class HbmModel {
   uint64_t Now() const { return now_; }
   // Requests accepted whose response has not been delivered yet (queued, in flight or ready).
   uint64_t Outstanding() const { return outstanding_; }
-  bool Idle() const { return queued_atoms_ == 0 && completions_.empty(); }
+  bool Idle() const { return queued_atoms_ == 0 && completions_pending_ == 0; }
 
   // Functional (zero-time) access for loaders and debuggers, like TLM transport_dbg: reads and
   // writes the backing store directly, touching no timing state and no statistics. Queued writes
@@ -211,6 +210,9 @@ class HbmModel {
     std::array<uint32_t, 2> unblocked{};    // the banks' unblocked counts, summed
     uint64_t stale_banks = 0;               // bit b: bank b's offers need FindOffers
     std::array<uint64_t, 2> offer_banks{};  // bit b: bank b (not stale) has an offer, [0] read, [1] write
+    // Queued accesses by AtomBucket of their address: Submit looks for older accesses to the same
+    // atom only when its bucket is not empty (in a stream, almost never).
+    std::array<uint16_t, 256> atom_buckets{};
     // (seq, slot) of the accesses in submission order; an issued access stays until it reaches the
     // front (its slot then holds another seq, or seq 0 when free), so the front is the oldest.
     std::deque<std::pair<uint64_t, uint32_t>> age;
@@ -265,6 +267,10 @@ class HbmModel {
   void ResumeOffer(PseudoChannel& pc, uint32_t b, int w, size_t from, bool behind_other_row) const;
   // Sets bank b's offer in direction w and its bit in offer_banks.
   static void SetOffer(PseudoChannel& pc, uint32_t b, int w, const Offer& offer);
+  // A hash of a 32-byte atom's address, 0..255 (PseudoChannel::atom_buckets).
+  static uint32_t AtomBucket(uint64_t atom_addr) {
+    return static_cast<uint32_t>(((atom_addr >> 5) * 0x9E3779B97F4A7C15ull) >> 56);
+  }
   // The locations of the one or two 32-byte atoms of [addr, addr+len) (len 1..64, within a
   // 64-byte block); returns how many.
   uint32_t DecodeAtoms(uint64_t addr, uint32_t len, HbmLocation* atoms) const;
@@ -285,12 +291,18 @@ class HbmModel {
   HbmAddressMap map_;
   SparseMemory memory_;
   uint64_t refi_bank_ = 0;  // per-bank refresh interval in cycles
+  uint32_t group_shift_ = 0;  // log2(banks_per_group): a bank index's bank group is index >> group_shift_
   std::vector<PseudoChannel> pcs_;
   std::vector<Tracker> trackers_;
   std::vector<uint32_t> free_trackers_;
-  std::priority_queue<std::pair<uint64_t, uint32_t>, std::vector<std::pair<uint64_t, uint32_t>>,
-                      std::greater<std::pair<uint64_t, uint32_t>>>
-      completions_;  // (completion cycle, tracker)
+  // The trackers whose last atom has issued, by the cycle their response completes: a ring of one
+  // bucket per cycle. A column command completes at most CL or WL plus a burst after the cycle it
+  // issues in, so the ring only needs to be that long (CompletionRingSize) and no heap is kept;
+  // each Tick delivers its own cycle's bucket in tracker order, the order a (cycle, tracker) heap
+  // would pop it.
+  std::vector<std::vector<uint32_t>> completion_ring_;
+  uint64_t completion_mask_ = 0;      // ring size - 1 (a power of two)
+  uint64_t completions_pending_ = 0;  // trackers in the ring
   std::deque<HbmResponse> ready_;
   std::function<void(const HbmResponse&)> on_response_;
   std::function<void(const HbmCommand&)> on_command_;
