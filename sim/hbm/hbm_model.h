@@ -290,7 +290,7 @@ class HbmModel {
   HbmCycles cyc_;
   HbmAddressMap map_;
   SparseMemory memory_;
-  uint64_t refi_bank_ = 0;  // per-bank refresh interval in cycles
+  uint64_t refi_bank_ = 0;    // per-bank refresh interval in cycles
   uint32_t group_shift_ = 0;  // log2(banks_per_group): a bank index's bank group is index >> group_shift_
   std::vector<PseudoChannel> pcs_;
   std::vector<Tracker> trackers_;
