@@ -38,6 +38,22 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& c)
       low_fold_[(column << bg_bits_) | group] = Fold(group, pc_ch_bits_) ^ Fold(column, col_fold_bits_);
     }
   }
+  low_bits_ = pc_ch_bits_ + bg_bits_ + col_bits_;
+  if (low_bits_ <= kMaxLowBits) {
+    low_mask_ = (uint64_t{1} << low_bits_) - 1;
+    low_.resize(size_t{1} << low_bits_);
+    for (uint64_t i = 0; i <= low_mask_; ++i) {
+      // The pseudo-channel bits, then the channel bits: the linear pc_index (channel << pc_bits | pseudo-channel).
+      const uint32_t linear = static_cast<uint32_t>(i & ((1u << pc_ch_bits_) - 1));
+      const uint32_t group = static_cast<uint32_t>((i >> pc_ch_bits_) & bg_mask_);
+      const uint32_t column = static_cast<uint32_t>((i >> (pc_ch_bits_ + bg_bits_)) & col_mask_);
+      LowPlace& p = low_[i];
+      p.pc_index = linear ^ (hashed_ ? PcIndexTerm(low_fold_[(column << bg_bits_) | group]) : 0);
+      p.bank_group = group;
+      p.bank_index = group << bank_bits_;
+      p.column = column;
+    }
+  }
 }
 
 const HbmAddressMap::UpperHash& HbmAddressMap::Remember(uint64_t key, uint64_t row) const {
@@ -46,6 +62,16 @@ const HbmAddressMap::UpperHash& HbmAddressMap::Remember(uint64_t key, uint64_t r
   u.key = key;
   u.channel_fold = Fold(key << bg_bits_, pc_ch_bits_);
   u.bank_fold = BankFold(row);
+  const uint32_t bank = static_cast<uint32_t>(key & bank_mask_);
+  if (hashed_) {
+    u.pc_index = PcIndexTerm(u.channel_fold);
+    u.bank_group = u.bank_fold & bg_mask_;
+    u.bank_index = (u.bank_group << bank_bits_) | (bank ^ ((u.bank_fold >> bg_bits_) & bank_mask_));
+  } else {
+    u.pc_index = 0;
+    u.bank_group = 0;
+    u.bank_index = bank;
+  }
   return u;
 }
 

@@ -21,6 +21,16 @@ struct HbmLocation {
   uint32_t column = 0;  // in 32-byte bursts within the row
 };
 
+// What the controller's queues need of a location (HbmLocation's pc_index, bank_index, bank_group,
+// row and column): HbmAddressMap::Place computes it with two lookups.
+struct HbmPlace {
+  uint32_t pc_index;
+  uint32_t bank_index;
+  uint32_t bank_group;
+  uint32_t column;
+  uint64_t row;
+};
+
 // The linear fields, from the least significant bit up (see docs/hbm.md for the picture):
 //   burst offset (5 bits: 32 B) | pseudo-channel | channel | bank group | column | bank | row
 // Consecutive 32-byte bursts walk the pseudo-channels and channels first (every data bus works on a
@@ -80,6 +90,21 @@ class HbmAddressMap {
     l.bank_index = (l.bank_group << bank_bits_) | l.bank;
     return l;
   }
+  // Decode's pc_index, bank_index, bank_group, row and column, from a table of the fields below the
+  // bank (pseudo-channel, channel, bank group, column: their linear values and the part of the
+  // hash they contribute) and a memo of the part above (bank, row and their folds). Every hash term
+  // is an XOR, so the two parts combine by XOR. The HBM model places every atom it queues with it.
+  HbmPlace Place(uint64_t addr) const {
+    if (low_.empty()) {  // a map with too many low bits for the table
+      const HbmLocation l = Decode(addr);
+      return HbmPlace{l.pc_index, l.bank_index, l.bank_group, l.column, l.row};
+    }
+    const LowPlace& lo = low_[(addr >> kBurstBits) & low_mask_];
+    const uint64_t key = addr >> (kBurstBits + low_bits_);
+    const UpperHash& u = Upper(key, key >> bank_bits_);
+    return HbmPlace{lo.pc_index ^ u.pc_index, lo.bank_index ^ u.bank_index, lo.bank_group ^ u.bank_group, lo.column,
+                    key >> bank_bits_};
+  }
   // Inverse of Decode (burst offset 0).
   uint64_t Encode(const HbmLocation& l) const;
   // One line per field: name, bit range, and the hash when there is one.
@@ -118,11 +143,22 @@ class HbmAddressMap {
     l->bank ^= (h >> bg_bits_) & bank_mask_;
   }
 
-  // The folds of one bank-and-row value (Decode); the key ~0 is no address's.
+  // The folds of one bank-and-row value (Decode), and what they XOR into Place's fields (with the
+  // linear bank); the key ~0 is no address's.
   struct UpperHash {
     uint64_t key = ~0ull;
     uint32_t channel_fold = 0, bank_fold = 0;
+    uint32_t pc_index = 0, bank_index = 0, bank_group = 0;
   };
+  // Place's table entry for the fields below the bank: the linear pseudo-channel index XOR the low
+  // fold's share of the channel hash, the linear bank group (and its bank-index share), the column.
+  struct LowPlace {
+    uint32_t pc_index = 0, bank_index = 0, bank_group = 0, column = 0;
+  };
+  static constexpr uint32_t kMaxLowBits = 14;  // Place's table: at most 16 Ki entries
+  // The pc_index term of a channel-hash value x (its low ch_bits go to the channel, the next
+  // pc_bits to the pseudo-channel).
+  uint32_t PcIndexTerm(uint32_t x) const { return ((x & ch_mask_) << pc_bits_) | ((x >> ch_bits_) & pc_mask_); }
   // Fully associative: a copy's read and write streams (and a third or fourth) stay remembered
   // whatever the distance between them; the oldest entry makes room.
   static constexpr uint32_t kUpperEntries = 4;
@@ -140,6 +176,9 @@ class HbmAddressMap {
   // The rest of the channel hash, a function of the bank group and column alone: indexed by
   // column << bg_bits | bank group (Decode).
   std::vector<uint32_t> low_fold_;
+  std::vector<LowPlace> low_;  // Place's table, indexed by the address bits below the bank; empty: Decode
+  uint32_t low_bits_ = 0;
+  uint64_t low_mask_ = 0;
   uint32_t pc_bits_, ch_bits_, pc_ch_bits_, bg_bits_, col_bits_, bank_bits_, col_fold_bits_;
   uint32_t pc_mask_, ch_mask_, bg_mask_, col_mask_, bank_mask_;
   uint64_t rows_per_bank_;

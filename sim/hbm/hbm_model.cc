@@ -82,7 +82,7 @@ std::string HbmModel::CheckRequest(const HbmRequest& r) const {
   return "";
 }
 
-bool HbmModel::RoomFor(const HbmLocation* atoms, uint32_t n) const {
+bool HbmModel::RoomFor(const HbmPlace* atoms, uint32_t n) const {
   const uint32_t a = atoms[0].pc_index;
   if (n == 1) return pcs_[a].queued < config_.queue_depth;
   const uint32_t b = atoms[1].pc_index;
@@ -90,18 +90,18 @@ bool HbmModel::RoomFor(const HbmLocation* atoms, uint32_t n) const {
   return pcs_[a].queued < config_.queue_depth && pcs_[b].queued < config_.queue_depth;
 }
 
-uint32_t HbmModel::DecodeAtoms(uint64_t addr, uint32_t len, HbmLocation* atoms) const {
+uint32_t HbmModel::PlaceAtoms(uint64_t addr, uint32_t len, HbmPlace* atoms) const {
   const uint64_t first = addr & ~31ull, last = (addr + len - 1) & ~31ull;
-  atoms[0] = map_.Decode(first);
+  atoms[0] = map_.Place(first);
   if (last == first) return 1;
-  atoms[1] = map_.Decode(last);
+  atoms[1] = map_.Place(last);
   return 2;
 }
 
 bool HbmModel::CanAccept(uint64_t addr, uint32_t len) const {
   if (len == 0) return false;
-  HbmLocation atoms[2];
-  const uint32_t n = DecodeAtoms(addr, len, atoms);
+  HbmPlace atoms[2];
+  const uint32_t n = PlaceAtoms(addr, len, atoms);
   return RoomFor(atoms, n);
 }
 
@@ -111,12 +111,19 @@ bool HbmModel::Submit(const HbmRequest& r) {
       !memory_.InRange(r.addr, r.len)) {
     throw std::invalid_argument("HbmModel::Submit: " + CheckRequest(r));
   }
+  // A producer retries a rejected request every cycle: until a column command frees a slot, the
+  // answer stays no (queues only fill), and is given without placing the atoms again.
+  if (r.addr == rejected_.addr && r.len == rejected_.len && columns_issued_ == rejected_.columns_issued) {
+    ++pcs_[rejected_.pc_index].stats.rejected_full;
+    return false;
+  }
   // A request holds one or two 32-byte atoms (it does not cross a 64-byte boundary); each is
-  // decoded once, for the room check and for its queue entry.
-  HbmLocation atoms[2];
-  const uint32_t n = DecodeAtoms(r.addr, r.len, atoms);
+  // placed once, for the room check and for its queue entry.
+  HbmPlace atoms[2];
+  const uint32_t n = PlaceAtoms(r.addr, r.len, atoms);
   if (!RoomFor(atoms, n)) {
     ++pcs_[atoms[0].pc_index].stats.rejected_full;
+    rejected_ = Rejected{r.addr, r.len, columns_issued_, atoms[0].pc_index};
     return false;
   }
 
@@ -144,10 +151,12 @@ bool HbmModel::Submit(const HbmRequest& r) {
   ++outstanding_;
 
   for (uint32_t i = 0; i < n; ++i) {
-    const HbmLocation& loc = atoms[i];
+    const HbmPlace& loc = atoms[i];
     const uint64_t atom = (r.addr & ~31ull) + 32ull * i;
     PseudoChannel& pc = pcs_[loc.pc_index];
-    Entry e;
+    const uint32_t slot = pc.free_slots.back();
+    pc.free_slots.pop_back();
+    Entry& e = pc.slots[slot];
     e.seq = ++seq_;
     e.submit_cycle = now_;
     e.atom_addr = atom;
@@ -186,9 +195,6 @@ bool HbmModel::Submit(const HbmRequest& r) {
       ++pc.non_hits;
       pc.row_wake = 0;
     }
-    const uint32_t slot = pc.free_slots.back();
-    pc.free_slots.pop_back();
-    pc.slots[slot] = e;
     bank.queue.push_back(slot);
     pc.age.emplace_back(e.seq, slot);
     // The new access is the youngest of its bank: it changes no older offer, and becomes its
@@ -283,7 +289,7 @@ void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
   PseudoChannel& pc = pcs_[pi];
   if (pc.queued != 0) ++pc.stats.busy_cycles;
   bool row_slot_used = false;
-  if (config_.refresh != RefreshMode::kOff) {
+  if (config_.refresh != RefreshMode::kOff && (pc.refresh_pending || now >= pc.next_refresh)) {
     const bool was_pending = pc.refresh_pending;
     row_slot_used = HandleRefresh(pi, now);
     // A refresh that starts or ends blocks or frees a bank for the column scheduler.
@@ -575,6 +581,7 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
     Emit(HbmCommandKind::kRead, tc, pi, e.bank, e.row, e.column);
   }
   pc.bus_free = data_end;
+  ++columns_issued_;
   // The floors TryColumn's first check computes, without the current time: the first cycle whose
   // window reaches one of them.
   const uint64_t cl = cyc_.cl * kM, wl = cyc_.wl * kM;

@@ -273,9 +273,9 @@ class HbmModel {
   }
   // The locations of the one or two 32-byte atoms of [addr, addr+len) (len 1..64, within a
   // 64-byte block); returns how many.
-  uint32_t DecodeAtoms(uint64_t addr, uint32_t len, HbmLocation* atoms) const;
+  uint32_t PlaceAtoms(uint64_t addr, uint32_t len, HbmPlace* atoms) const;
   // Whether the queues have room for those atoms.
-  bool RoomFor(const HbmLocation* atoms, uint32_t n) const;
+  bool RoomFor(const HbmPlace* atoms, uint32_t n) const;
   // Slot of the oldest queued access of a pseudo-channel (its queue must not be empty).
   uint32_t OldestSlot(PseudoChannel& pc);
   void Activate(uint32_t pc_index, uint32_t bank, uint64_t row, uint64_t now);
@@ -312,6 +312,14 @@ class HbmModel {
   uint64_t queued_atoms_ = 0;
   uint64_t outstanding_ = 0;
   uint64_t next_refresh_min_ = ~0ull;
+  uint64_t columns_issued_ = 0;  // column commands since construction: queue room is freed only by one
+  // The last request Submit rejected for want of room, and when (see Submit).
+  struct Rejected {
+    uint64_t addr = ~0ull;
+    uint32_t len = 0;
+    uint64_t columns_issued = 0;
+    uint32_t pc_index = 0;
+  } rejected_;
 };
 
 }  // namespace strata::hbm

@@ -199,6 +199,39 @@ TEST(HbmAddressMap, DecodeWithHistoryEqualsFreshDecode) {
   }
 }
 
+// Place (the model's table-and-memo path) gives Decode's pc_index, bank_index, bank_group, row and column for
+// every preset, both maps, an organisation too wide for Place's table (it falls back to Decode) and a narrow one;
+// on streams at power-of-two distances and random addresses, from a map with a history against a fresh Decode.
+TEST(HbmAddressMap, PlaceEqualsDecode) {
+  std::mt19937_64 rng(13);
+  HbmConfig wide = HbmConfig::Hbm3(64ull << 30);
+  wide.row_bytes = 8192;  // 16 channels x 2 x 4 bank groups x 256 columns: 15 bits below the bank
+  HbmConfig narrow = HbmConfig::Hbm2(1ull << 28);
+  narrow.channels = 2;
+  narrow.pseudo_channels = 1;
+  narrow.bank_groups = 2;
+  narrow.banks_per_group = 8;
+  for (HbmConfig c : {HbmConfig::Hbm2(), HbmConfig::Hbm2e(64ull << 30), HbmConfig::Hbm3(48ull << 30), wide, narrow}) {
+    for (AddressMap kind : {AddressMap::kXorHash, AddressMap::kLinear}) {
+      c.address_map = kind;
+      ASSERT_EQ(c.Validate(), "") << c.name;
+      const HbmAddressMap map(c);
+      for (uint64_t distance = 1ull << 12; distance < c.capacity_bytes / 2; distance <<= 5) {
+        const uint64_t base = rng() % (c.capacity_bytes / 2) & ~31ull;
+        for (uint64_t i = 0; i < (1ull << 18); i += 32 * 3) {
+          for (uint64_t a : {base + i, base + distance + i, uint64_t{rng() % c.capacity_bytes & ~31ull}}) {
+            const HbmPlace p = map.Place(a);
+            const HbmLocation l = HbmAddressMap(c).Decode(a);
+            ASSERT_TRUE(p.pc_index == l.pc_index && p.bank_index == l.bank_index && p.bank_group == l.bank_group &&
+                        p.row == l.row && p.column == l.column)
+                << c.name << " " << AddressMapName(kind) << " " << a;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Capacity that is not a power of two (here 3 rows per bank) still maps one-to-one onto
 // [0, capacity): checked exhaustively, burst by burst, for both maps.
 TEST(HbmAddressMap, NonPowerOfTwoCapacityIsAPermutation) {
