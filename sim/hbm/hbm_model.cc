@@ -196,7 +196,8 @@ bool HbmModel::Submit(const HbmRequest& r) {
       pc.row_wake = 0;
     }
     bank.queue.push_back(slot);
-    pc.age.emplace_back(e.seq, slot);
+    pc.age.push_back(PseudoChannel::Age{e.seq, slot});
+    if (bank.queue.size() == 1) UpdateRowAsker(pc, e.bank);
     // The new access is the youngest of its bank: it changes no older offer, and becomes its
     // direction's offer if that has none and it is an eligible hit (see FindOffers).
     if (((pc.stale_banks >> e.bank) & 1) == 0 && hit && e.deps == 0 && bank.offers[e.is_write].seq == ~0ull) {
@@ -210,7 +211,6 @@ bool HbmModel::Submit(const HbmRequest& r) {
     // another row at once (a row command may be due).
     pc.column_wake = 0;
     pc.sleep_until = std::min(pc.sleep_until, hit ? std::max(pc.bus_wake, now_) : now_);
-    pc.queued_banks |= uint64_t{1} << e.bank;
     ++pc.queued;
     ++queued_atoms_;
     ++t.atoms_left;
@@ -404,8 +404,24 @@ bool HbmModel::HandleRefresh(uint32_t pi, uint64_t now) {
 }
 
 uint32_t HbmModel::OldestSlot(PseudoChannel& pc) {
-  while (pc.slots[pc.age.front().second].seq != pc.age.front().first) pc.age.pop_front();
-  return pc.age.front().second;
+  while (pc.slots[pc.age.front().slot].seq != pc.age.front().seq) pc.age.pop_front();
+  return pc.age.front().slot;
+}
+
+bool HbmModel::Starving(PseudoChannel& pc, uint64_t now, uint32_t* oldest_slot, uint64_t* oldest_submit) {
+  *oldest_slot = OldestSlot(pc);
+  *oldest_submit = pc.slots[*oldest_slot].submit_cycle;
+  return now - *oldest_submit >= config_.starvation_cycles;
+}
+
+void HbmModel::UpdateRowAsker(PseudoChannel& pc, uint32_t b) const {
+  const Bank& bank = pc.banks[b];
+  const bool asks = !bank.queue.empty() && !(bank.open && pc.slots[bank.queue.front()].row == bank.row);
+  if (asks) {
+    pc.row_askers |= uint64_t{1} << b;
+  } else {
+    pc.row_askers &= ~(uint64_t{1} << b);
+  }
 }
 
 bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
@@ -423,9 +439,10 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
     pc.bus_wake = std::min(rd_floor, wr_floor) / kM;  // the first cycle whose window reaches a floor
     return false;
   }
-  const uint32_t oldest_slot = OldestSlot(pc);
-  const Entry& oldest = pc.slots[oldest_slot];
-  const bool starving = now - oldest.submit_cycle >= config_.starvation_cycles;
+  uint32_t oldest_slot = 0;
+  uint64_t oldest_submit;
+  const bool starving = Starving(pc, now, &oldest_slot, &oldest_submit);
+  const Entry& oldest = pc.slots[oldest_slot];  // read only when starving
   const bool dir = pc.last_write;
   // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
   // the oldest ready row hit in the other direction, if turning the bus around is worth it. An
@@ -441,14 +458,15 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   } same, other;
   // If nothing issues: the earliest time one of this cycle's time-dependent checks (a bank's
   // readiness, starvation, the turnaround's row cycle) changes; state changes reset it.
-  uint64_t wake_mc = starving ? ~0ull : (oldest.submit_cycle + config_.starvation_cycles) * kM;
+  uint64_t wake_mc = starving ? ~0ull : (oldest_submit + config_.starvation_cycles) * kM;
   for (uint64_t m = pc.stale_banks; m != 0; m &= m - 1) FindOffers(pc, static_cast<uint32_t>(__builtin_ctzll(m)));
   pc.stale_banks = 0;
   uint64_t allowed = ~uint64_t{0};
   if (blocked_bank >= 0) allowed &= ~(uint64_t{1} << blocked_bank);
   // A starving oldest access to another row of its bank: every hit there would bypass it.
-  const Bank& oldest_bank = pc.banks[oldest.bank];
-  if (starving && oldest_bank.open && oldest.row != oldest_bank.row) allowed &= ~(uint64_t{1} << oldest.bank);
+  if (starving && pc.banks[oldest.bank].open && oldest.row != pc.banks[oldest.bank].row) {
+    allowed &= ~(uint64_t{1} << oldest.bank);
+  }
   // The oldest ready offer of direction w (offer_banks[w] holds exactly the banks with one).
   auto oldest_ready = [&](int w, Pick* p) {
     const uint64_t floor = w ? wr_floor : rd_floor;
@@ -643,7 +661,7 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   --pc.unblocked[e.is_write];
   --pc.atom_buckets[AtomBucket(e.atom_addr)];
   bank.queue.erase(bank.queue.begin() + static_cast<std::ptrdiff_t>(pos));
-  if (bank.queue.empty()) pc.queued_banks &= ~(uint64_t{1} << b);
+  if (pos == 0) UpdateRowAsker(pc, b);  // a new oldest access, or none
   // The access was its direction's offer. Otherwise unchanged, the bank's next offer in that
   // direction is the first eligible hit after it (FindOffers' scan, resumed), and the other
   // direction's offer moves up one place if it was behind it.
@@ -667,9 +685,10 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   if (all_bank_refresh) return;
   const uint64_t t = now * kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
-  const uint32_t oldest_slot = OldestSlot(pc);
-  const uint64_t starve_at = pc.slots[oldest_slot].submit_cycle + config_.starvation_cycles;
-  const bool starving = now >= starve_at;
+  uint32_t oldest_slot = ~0u;
+  uint64_t oldest_submit;
+  const bool starving = Starving(pc, now, &oldest_slot, &oldest_submit);
+  const uint64_t starve_at = oldest_submit + config_.starvation_cycles;
   // If nothing issues, the earliest time a timing constraint lifts; queue changes wake us earlier.
   uint64_t wake = starving ? ~0ull : starve_at * kM;
   // Each bank's oldest access asks for a row command; the oldest asker whose command may issue now
@@ -677,14 +696,13 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   uint64_t best_seq = ~0ull;
   uint32_t best_bank = 0;
   bool best_is_pre = false;
-  for (uint64_t m = pc.queued_banks; m != 0; m &= m - 1) {
+  for (uint64_t m = pc.row_askers; m != 0; m &= m - 1) {
     const uint32_t b = static_cast<uint32_t>(__builtin_ctzll(m));
     if (static_cast<int>(b) == blocked_bank) continue;
     Bank& bank = pc.banks[b];
     const uint32_t slot = bank.queue.front();
     const Entry& e = pc.slots[slot];
-    if (bank.open) {
-      if (bank.row == e.row) continue;  // a hit: the column scheduler serves it
+    if (bank.open) {  // and e's row is not the open one (row_askers)
       // Close the row only when nobody queued still wants it, or when younger hits have bypassed
       // this access row_hit_cap times (FR-FCFS-Cap), or when the oldest request starves. All the
       // queued hits are younger than e: e is the oldest access to its bank.
@@ -748,6 +766,7 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   uint32_t hits = 0;
   for (uint32_t slot : bank.queue) hits += pc.slots[slot].row == row;
   bank.queued_hits = hits;
+  UpdateRowAsker(pc, b);
   pc.non_hits -= hits;
   ++pc.stats.activates;
   Emit(HbmCommandKind::kActivate, t, pi, b, row, 0);
@@ -763,6 +782,7 @@ void HbmModel::Precharge(uint32_t pi, uint32_t b, uint64_t now) {
   bank.bypasses = 0;
   pc.non_hits += bank.queued_hits;
   bank.queued_hits = 0;
+  UpdateRowAsker(pc, b);
   bank.act_ok = std::max(bank.act_ok, t + cyc_.rp * kM);
   ++pc.stats.precharges;
   Emit(HbmCommandKind::kPrecharge, t, pi, b, bank.row, 0);

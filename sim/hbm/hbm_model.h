@@ -203,19 +203,25 @@ class HbmModel {
     uint64_t wr_ok = 0;   // tCCD_L
   };
   struct PseudoChannel {
-    std::vector<Entry> slots;               // queue_depth of them; a queued access holds one
-    std::vector<uint32_t> free_slots;       // slots holding no access
-    uint32_t queued = 0;                    // accesses queued (slots in use)
-    uint64_t queued_banks = 0;              // bit b: bank b has queued accesses
+    std::vector<Entry> slots;          // queue_depth of them; a queued access holds one
+    std::vector<uint32_t> free_slots;  // slots holding no access
+    uint32_t queued = 0;               // accesses queued (slots in use)
+    // bit b: bank b's oldest access needs a row command (its row is not the open one): the banks
+    // TryRowCommand looks at. Kept by UpdateRowAsker wherever a bank's front access or open row changes.
+    uint64_t row_askers = 0;
     std::array<uint32_t, 2> unblocked{};    // the banks' unblocked counts, summed
     uint64_t stale_banks = 0;               // bit b: bank b's offers need FindOffers
     std::array<uint64_t, 2> offer_banks{};  // bit b: bank b (not stale) has an offer, [0] read, [1] write
     // Queued accesses by AtomBucket of their address: Submit looks for older accesses to the same
     // atom only when its bucket is not empty (in a stream, almost never).
     std::array<uint16_t, 256> atom_buckets{};
-    // (seq, slot) of the accesses in submission order; an issued access stays until it reaches the
-    // front (its slot then holds another seq, or seq 0 when free), so the front is the oldest.
-    std::deque<std::pair<uint64_t, uint32_t>> age;
+    // The accesses in submission order; an issued access stays until OldestSlot finds it at the
+    // front (its slot then holds another seq, or seq 0 when free).
+    struct Age {
+      uint64_t seq;
+      uint32_t slot;
+    };
+    std::deque<Age> age;
     // No column command can issue before bus_wake: the data bus and tCCD/tWTR allow none (it
     // depends only on the last column command, so it is set when one issues). TryColumn cannot
     // issue before column_wake either unless the pseudo-channel's state changes (a Submit, a row
@@ -278,6 +284,12 @@ class HbmModel {
   bool RoomFor(const HbmPlace* atoms, uint32_t n) const;
   // Slot of the oldest queued access of a pseudo-channel (its queue must not be empty).
   uint32_t OldestSlot(PseudoChannel& pc);
+  // Whether the oldest queued access (the queue must not be empty) has waited starvation_cycles;
+  // *oldest_slot is its slot and *oldest_submit its submit cycle. (The wake times built on it must be
+  // exact: the schedule is defined with them, so an early wake may issue a command earlier.)
+  bool Starving(PseudoChannel& pc, uint64_t now, uint32_t* oldest_slot, uint64_t* oldest_submit);
+  // Sets or clears bank b's bit in pc.row_askers.
+  void UpdateRowAsker(PseudoChannel& pc, uint32_t b) const;
   void Activate(uint32_t pc_index, uint32_t bank, uint64_t row, uint64_t now);
   void Precharge(uint32_t pc_index, uint32_t bank, uint64_t now);
   bool FawAllows(const PseudoChannel& pc, uint64_t t_mc) const;
