@@ -442,7 +442,7 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   uint32_t oldest_slot = 0;
   uint64_t oldest_submit;
   const bool starving = Starving(pc, now, &oldest_slot, &oldest_submit);
-  const Entry& oldest = pc.slots[oldest_slot];  // read only when starving
+  const Entry& oldest = pc.slots[oldest_slot];
   const bool dir = pc.last_write;
   // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
   // the oldest ready row hit in the other direction, if turning the bus around is worth it. An
@@ -685,7 +685,7 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   if (all_bank_refresh) return;
   const uint64_t t = now * kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
-  uint32_t oldest_slot = ~0u;
+  uint32_t oldest_slot = 0;
   uint64_t oldest_submit;
   const bool starving = Starving(pc, now, &oldest_slot, &oldest_submit);
   const uint64_t starve_at = oldest_submit + config_.starvation_cycles;
