@@ -39,21 +39,27 @@ HbmAddressMap::HbmAddressMap(const HbmConfig& c)
     }
   }
   low_bits_ = pc_ch_bits_ + bg_bits_ + col_bits_;
-  if (low_bits_ <= kMaxLowBits) {
-    low_mask_ = (uint64_t{1} << low_bits_) - 1;
-    low_.resize(size_t{1} << low_bits_);
-    for (uint64_t i = 0; i <= low_mask_; ++i) {
-      // The pseudo-channel bits, then the channel bits: the linear pc_index (channel << pc_bits | pseudo-channel).
-      const uint32_t linear = static_cast<uint32_t>(i & ((1u << pc_ch_bits_) - 1));
-      const uint32_t group = static_cast<uint32_t>((i >> pc_ch_bits_) & bg_mask_);
-      const uint32_t column = static_cast<uint32_t>((i >> (pc_ch_bits_ + bg_bits_)) & col_mask_);
-      LowPlace& p = low_[i];
-      p.pc_index = linear ^ (hashed_ ? PcIndexTerm(low_fold_[(column << bg_bits_) | group]) : 0);
-      p.bank_group = group;
-      p.bank_index = group << bank_bits_;
-      p.column = column;
-    }
+  low_mask_ = (uint64_t{1} << low_bits_) - 1;
+}
+
+HbmPlace HbmAddressMap::PlaceFirst(uint64_t addr) const {
+  if (low_bits_ > kMaxLowBits) {
+    const HbmLocation l = Decode(addr);
+    return HbmPlace{l.pc_index, l.bank_index, l.bank_group, l.column, l.row};
   }
+  low_.resize(size_t{1} << low_bits_);
+  for (uint64_t i = 0; i <= low_mask_; ++i) {
+    // The pseudo-channel bits, then the channel bits: the linear pc_index (channel << pc_bits | pseudo-channel).
+    const uint32_t linear = static_cast<uint32_t>(i & ((1u << pc_ch_bits_) - 1));
+    const uint32_t group = static_cast<uint32_t>((i >> pc_ch_bits_) & bg_mask_);
+    const uint32_t column = static_cast<uint32_t>((i >> (pc_ch_bits_ + bg_bits_)) & col_mask_);
+    LowPlace& p = low_[i];
+    p.pc_index = linear ^ (hashed_ ? PcIndexTerm(low_fold_[(column << bg_bits_) | group]) : 0);
+    p.bank_group = group;
+    p.bank_index = group << bank_bits_;
+    p.column = column;
+  }
+  return Place(addr);
 }
 
 const HbmAddressMap::UpperHash& HbmAddressMap::Remember(uint64_t key, uint64_t row) const {

@@ -95,10 +95,7 @@ class HbmAddressMap {
   // hash they contribute) and a memo of the part above (bank, row and their folds). Every hash term
   // is an XOR, so the two parts combine by XOR. The HBM model places every atom it queues with it.
   HbmPlace Place(uint64_t addr) const {
-    if (low_.empty()) {  // a map with too many low bits for the table
-      const HbmLocation l = Decode(addr);
-      return HbmPlace{l.pc_index, l.bank_index, l.bank_group, l.column, l.row};
-    }
+    if (low_.empty()) return PlaceFirst(addr);
     const LowPlace& lo = low_[(addr >> kBurstBits) & low_mask_];
     const uint64_t key = addr >> (kBurstBits + low_bits_);
     const UpperHash& u = Upper(key, key >> bank_bits_);
@@ -169,6 +166,9 @@ class HbmAddressMap {
     return Remember(key, row);
   }
   const UpperHash& Remember(uint64_t key, uint64_t row) const;
+  // Place's first call builds the table (a map used only for Decode never does); a map with more
+  // than kMaxLowBits below the bank has none, and places every address with Decode.
+  HbmPlace PlaceFirst(uint64_t addr) const;
 
   bool hashed_;
   mutable UpperHash upper_[kUpperEntries];
@@ -176,7 +176,7 @@ class HbmAddressMap {
   // The rest of the channel hash, a function of the bank group and column alone: indexed by
   // column << bg_bits | bank group (Decode).
   std::vector<uint32_t> low_fold_;
-  std::vector<LowPlace> low_;  // Place's table, indexed by the address bits below the bank; empty: Decode
+  mutable std::vector<LowPlace> low_;  // Place's table, by the address bits below the bank; empty: not built
   uint32_t low_bits_ = 0;
   uint64_t low_mask_ = 0;
   uint32_t pc_bits_, ch_bits_, pc_ch_bits_, bg_bits_, col_bits_, bank_bits_, col_fold_bits_;
