@@ -43,7 +43,7 @@ struct RunResult {
   uint64_t start_cycle = 0;
   uint64_t instret = 0;
   uint64_t skipped_cycles = 0;        // cycles not evaluated (quiescent; Device::set_fast_forward)
-  uint64_t elided_falling_edges = 0;  // of those cycles, evaluated ones whose falling edge needed no evaluation
+  uint64_t elided_falling_edges = 0;  // evaluated cycles whose falling edge needed no evaluation
   double wall_seconds = 0;
   std::string error;
 };

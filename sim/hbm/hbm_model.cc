@@ -408,12 +408,6 @@ uint32_t HbmModel::OldestSlot(PseudoChannel& pc) {
   return pc.age.front().slot;
 }
 
-bool HbmModel::Starving(PseudoChannel& pc, uint64_t now, uint32_t* oldest_slot, uint64_t* oldest_submit) {
-  *oldest_slot = OldestSlot(pc);
-  *oldest_submit = pc.slots[*oldest_slot].submit_cycle;
-  return now - *oldest_submit >= config_.starvation_cycles;
-}
-
 void HbmModel::UpdateRowAsker(PseudoChannel& pc, uint32_t b) const {
   const Bank& bank = pc.banks[b];
   const bool asks = !bank.queue.empty() && !(bank.open && pc.slots[bank.queue.front()].row == bank.row);
@@ -439,10 +433,8 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
     pc.bus_wake = std::min(rd_floor, wr_floor) / kM;  // the first cycle whose window reaches a floor
     return false;
   }
-  uint32_t oldest_slot = 0;
-  uint64_t oldest_submit;
-  const bool starving = Starving(pc, now, &oldest_slot, &oldest_submit);
-  const Entry& oldest = pc.slots[oldest_slot];
+  const Entry& oldest = pc.slots[OldestSlot(pc)];
+  const bool starving = now - oldest.submit_cycle >= config_.starvation_cycles;
   const bool dir = pc.last_write;
   // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
   // the oldest ready row hit in the other direction, if turning the bus around is worth it. An
@@ -458,7 +450,7 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   } same, other;
   // If nothing issues: the earliest time one of this cycle's time-dependent checks (a bank's
   // readiness, starvation, the turnaround's row cycle) changes; state changes reset it.
-  uint64_t wake_mc = starving ? ~0ull : (oldest_submit + config_.starvation_cycles) * kM;
+  uint64_t wake_mc = starving ? ~0ull : (oldest.submit_cycle + config_.starvation_cycles) * kM;
   for (uint64_t m = pc.stale_banks; m != 0; m &= m - 1) FindOffers(pc, static_cast<uint32_t>(__builtin_ctzll(m)));
   pc.stale_banks = 0;
   uint64_t allowed = ~uint64_t{0};
@@ -685,10 +677,9 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   if (all_bank_refresh) return;
   const uint64_t t = now * kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
-  uint32_t oldest_slot = 0;
-  uint64_t oldest_submit;
-  const bool starving = Starving(pc, now, &oldest_slot, &oldest_submit);
-  const uint64_t starve_at = oldest_submit + config_.starvation_cycles;
+  const uint32_t oldest_slot = OldestSlot(pc);
+  const uint64_t starve_at = pc.slots[oldest_slot].submit_cycle + config_.starvation_cycles;
+  const bool starving = now >= starve_at;
   // If nothing issues, the earliest time a timing constraint lifts; queue changes wake us earlier.
   uint64_t wake = starving ? ~0ull : starve_at * kM;
   // Each bank's oldest access asks for a row command; the oldest asker whose command may issue now

@@ -275,7 +275,7 @@ class HbmModel {
   static void SetOffer(PseudoChannel& pc, uint32_t b, int w, const Offer& offer);
   // A hash of a 32-byte atom's address, 0..255 (PseudoChannel::atom_buckets).
   static uint32_t AtomBucket(uint64_t atom_addr) {
-    return static_cast<uint32_t>(((atom_addr >> 5) * 0x9E3779B97F4A7C15ull) >> 56);
+    return static_cast<uint32_t>(((atom_addr >> HbmAddressMap::kBurstBits) * 0x9E3779B97F4A7C15ull) >> 56);
   }
   // The locations of the one or two 32-byte atoms of [addr, addr+len) (len 1..64, within a
   // 64-byte block); returns how many.
@@ -284,10 +284,6 @@ class HbmModel {
   bool RoomFor(const HbmPlace* atoms, uint32_t n) const;
   // Slot of the oldest queued access of a pseudo-channel (its queue must not be empty).
   uint32_t OldestSlot(PseudoChannel& pc);
-  // Whether the oldest queued access (the queue must not be empty) has waited starvation_cycles;
-  // *oldest_slot is its slot and *oldest_submit its submit cycle. (The wake times built on it must be
-  // exact: the schedule is defined with them, so an early wake may issue a command earlier.)
-  bool Starving(PseudoChannel& pc, uint64_t now, uint32_t* oldest_slot, uint64_t* oldest_submit);
   // Sets or clears bank b's bit in pc.row_askers.
   void UpdateRowAsker(PseudoChannel& pc, uint32_t b) const;
   void Activate(uint32_t pc_index, uint32_t bank, uint64_t row, uint64_t now);
@@ -309,7 +305,7 @@ class HbmModel {
   std::vector<uint32_t> free_trackers_;
   // The trackers whose last atom has issued, by the cycle their response completes: a ring of one
   // bucket per cycle. A column command completes at most CL or WL plus a burst after the cycle it
-  // issues in, so the ring only needs to be that long (CompletionRingSize) and no heap is kept;
+  // issues in, so the ring only needs to be that long (sized in the constructor) and no heap is kept;
   // each Tick delivers its own cycle's bucket in tracker order, the order a (cycle, tracker) heap
   // would pop it.
   std::vector<std::vector<uint32_t>> completion_ring_;
