@@ -28,9 +28,10 @@ module tpu_dma
   input  logic [11:0]  reg_addr_i,
   input  logic [31:0]  reg_wdata_i,
   output logic [31:0]  reg_rdata_o,
-  input  logic [63:0]  hbm_capacity_i,
+  input  logic [63:0]  hbm_capacity_i,  // registered by the owner: keeps the range checks off the input path
   output logic         irq_o,
   output logic         quiet_o,   // nothing changes next edge unless an input does (see tpu_top)
+  output logic         idle_o,    // nothing changes next edge unless the register bus is used
   // Commands to the HBM-side bridge.
   output logic         cmd_valid_o,
   input  logic         cmd_ready_i,
@@ -122,7 +123,6 @@ module tpu_dma
   logic [1:0]  op [NumQ];
   logic        irq_pulse_d;
   logic        irq_q;
-  logic [63:0] hbm_cap_q;  // registered: keeps the range checks off the input-evaluation path
   logic        rr_q, rr_d;
 
   // ------------------------------------------------------------------ register reads
@@ -267,10 +267,10 @@ module tpu_dma
       end else if (cur_q[q].src_tier != TierHbm && cur_q[q].dst_tier != TierHbm) begin
         check_err[q] = 8'(DmaErrTiers);
       end else if (!fits(cur_q[q].src, cur_q[q].rows, cur_q[q].src_stride, cur_q[q].len,
-                         tier_size(cur_q[q].src_tier, hbm_cap_q))) begin
+                         tier_size(cur_q[q].src_tier, hbm_capacity_i))) begin
         check_err[q] = 8'(DmaErrSrcRange);
       end else if (!fits(cur_q[q].dst, cur_q[q].rows, cur_q[q].dst_stride, cur_q[q].len,
-                         tier_size(cur_q[q].dst_tier, hbm_cap_q))) begin
+                         tier_size(cur_q[q].dst_tier, hbm_capacity_i))) begin
         check_err[q] = 8'(DmaErrDstRange);
       end
     end
@@ -585,11 +585,20 @@ module tpu_dma
     end
   end
 
+  // Idle: both queues empty and idle, nothing issued or outstanding, the streamer and the beat writer
+  // empty, no interrupt being raised. Then the bridge has nothing to send, and only a register access
+  // changes this block's state (its clock gate, tpu_top).
+  always_comb begin
+    idle_o = !s_busy_q && s_buf_count_q == '0 && !s_inflight_q && !w_valid_q && !irq_q;
+    for (int q = 0; q < NumQ; q++) begin
+      if (st_q[q] != QIdle || count_q[q] != '0) idle_o = 1'b0;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rdata_q <= '0;
       irq_q <= 1'b0;
-      hbm_cap_q <= '0;
       rr_q <= 1'b0;
       s_busy_q <= 1'b0;
       s_tag_q <= 1'b0;
@@ -613,7 +622,6 @@ module tpu_dma
                             count_q[reg_q_sel], last_err_q[reg_q_sel], done_cnt_q[reg_q_sel], err_cnt_q[reg_q_sel]);
       end
       irq_q <= irq_pulse_d;
-      hbm_cap_q <= hbm_capacity_i;
       rr_q <= rr_d;
       s_busy_q <= s_busy_d;
       s_tag_q <= s_tag_d;

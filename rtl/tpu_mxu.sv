@@ -34,7 +34,8 @@ module tpu_mxu
   parameter int unsigned QueueDepth = MxuQueueDepth,
   parameter int unsigned Inflight = MxuInflight
 ) (
-  input  logic            clk_i,
+  input  logic            clk_i,       // gated while the unit is idle (tpu_top)
+  input  logic            clk_free_i,  // the ungated clock: the starved-cycle count counts idle cycles too
   input  logic            rst_ni,
   // Register access (32-bit words; read data the cycle after the request).
   input  logic            reg_req_i,
@@ -103,10 +104,9 @@ module tpu_mxu
   logic [Qw:0]     count_q;           // commands waiting (the queue's count)
   logic            queue_full;
   logic [31:0]     done_q, done_d, err_cnt_q, err_cnt_d, rows_streamed_q, rows_streamed_d;
-  // Counts every cycle with no command waiting, idle ones too: the simulator advances it (and its
-  // next value) over the cycles it does not evaluate (tpu_top's quiescent_o).
+  // Counts every cycle with no command waiting, idle ones too, so it runs on the ungated clock: the
+  // simulator advances it over the cycles it does not evaluate (tpu_top's quiescent_o).
   logic [31:0]     starved_q /*verilator public_flat_rd*/;
-  logic [31:0]     starved_d /*verilator public_flat_rd*/;
   logic [7:0]      last_err_q, last_err_d;
   logic [31:0]     rdata_q;
   logic            push, pop;
@@ -493,7 +493,6 @@ module tpu_mxu
     a_tag.accumulate = a_accumulate_q;
     a_tag.row = a_row_q;
     rows_streamed_d = rows_streamed_q + 32'(a_push);
-    starved_d = starved_q + 32'(count_q == '0 && !a_push);
   end
 
   // ------------------------------------------------------------------ the array
@@ -685,6 +684,16 @@ module tpu_mxu
     end
   end
   assign irq_o = irq_q;
+  // On the ungated clock (see its declaration); its increment is written here, not as a starved_d, so that
+  // the simulator has only the register to advance.
+  always_ff @(posedge clk_free_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      starved_q <= '0;
+    end else begin
+      starved_q <= starved_q + 32'(count_q == '0 && !a_push);
+    end
+  end
+
   // Idle but for starved_q: no command queued or in flight, readout, fetchers and array empty.
   assign quiet_o = !unit_busy && ro_q == RoIdle && !w_fetch_busy && !a_fetch_busy && !array_busy && !irq_q;
 
@@ -694,7 +703,6 @@ module tpu_mxu
       done_q <= '0;
       err_cnt_q <= '0;
       rows_streamed_q <= '0;
-      starved_q <= '0;
       x_busy_q <= 1'b0;
       x_matmul_q <= 1'b0;
       x_wsrc_q <= '0;
@@ -728,7 +736,6 @@ module tpu_mxu
       done_q <= done_d;
       err_cnt_q <= err_cnt_d;
       rows_streamed_q <= rows_streamed_d;
-      starved_q <= starved_d;
       x_busy_q <= x_busy_d;
       x_matmul_q <= x_matmul_d;
       x_wsrc_q <= x_wsrc_d;

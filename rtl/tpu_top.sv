@@ -13,6 +13,9 @@ module tpu_top
   input  logic               clk_i,
   input  logic               rst_ni,
   input  logic               core_rst_ni,   // holds only the control core in reset (loading, host-only use)
+  // Keeps the clocks of the DMA, the matrix unit and the line memories running while those blocks are idle
+  // (the gates change when Verilator evaluates them, not what they do: the simulator's fast paths off).
+  input  logic               gate_bypass_i,
   // HTIF: a store to tohost_addr_i (0 disables) ends the run with the stored value.
   input  logic [31:0]        tohost_addr_i,
   output logic               tohost_valid_o,
@@ -89,6 +92,11 @@ module tpu_top
   logic [MxuN*32-1:0] mxu_acc_rdata, mxu_acc_wdata;
   logic        tohost_valid_q;
   logic [31:0] tohost_data_q;
+  logic [63:0] hbm_cap_q;  // the DMA's range checks read it: registered, so they stay off the input path
+  logic        clk_dma, clk_mxu, clk_mem, dma_idle, dma_busy, mxu_busy, dma_clk_en, mxu_clk_en;
+  logic        dma_gate_steady, mxu_gate_steady, mxu_settled, unused_dma_settled;
+  // Both gates' flops keep their values at the next falling edge (read by the simulator: sim/verilated_chip.h).
+  logic        gates_steady /*verilator public_flat_rd*/;
   logic        vmem_req, vmem_we, acc_req, acc_we;
   logic [31:0] vmem_line, acc_line;
   logic [63:0] vmem_be, acc_be;
@@ -201,21 +209,62 @@ module tpu_top
     .irq_external_o (irq_external)
   );
 
+  // ------------------------------------------------------------------ clock gates
+  // The DMA engine, the matrix unit (its mesh has a gate of its own inside) and the line memories they
+  // share are idle for most of a run's cycles: with their clocks gated, Verilator evaluates them only
+  // when they have work (docs/simulation-speed.md, "Idle blocks on gated clocks"). A block is busy while
+  // it is not idle or a register access is addressed to it (the register bus settles before the falling
+  // edge, when the gates sample their enables). The DMA is idle only with nothing issued, so the bridge
+  // never drives it while its clock is stopped. The matrix unit's clock runs on for MxuSettle cycles
+  // after it goes quiet: its tag delay line (2N slots) and the two result stages after it load every
+  // cycle, and settle on their idle values within that time. The memories change only at a request of
+  // the DMA or the matrix unit, which each makes only while its own clock runs.
+  localparam int unsigned MxuSettle = 2 * MxuN + 8;
+
+  assign dma_busy = !dma_idle || reg_dma;
+  assign mxu_busy = !mxu_quiet || reg_mxu;
+
+  tpu_clock_gate u_dma_gate (
+    .clk_i,
+    .rst_ni,
+    .busy_i   (dma_busy),
+    .bypass_i (gate_bypass_i),
+    .clk_o    (clk_dma),
+    .en_o     (dma_clk_en),
+    .steady_o (dma_gate_steady),
+    .settled_o(unused_dma_settled)
+  );
+
+  tpu_clock_gate #(.Hold(MxuSettle)) u_mxu_gate (
+    .clk_i,
+    .rst_ni,
+    .busy_i   (mxu_busy),
+    .bypass_i (gate_bypass_i),
+    .clk_o    (clk_mxu),
+    .en_o     (mxu_clk_en),
+    .steady_o (mxu_gate_steady),
+    .settled_o(mxu_settled)
+  );
+
+  assign clk_mem = clk_i & (dma_clk_en | mxu_clk_en);
+  assign gates_steady = dma_gate_steady && mxu_gate_steady;
+
   tpu_dma #(
     .VmemBytes(VmemBytes),
     .AccBytes (AccBytes),
     .SmemBytes(SmemBytes)
   ) u_dma (
-    .clk_i,
+    .clk_i          (clk_dma),
     .rst_ni,
     .reg_req_i      (reg_dma),
     .reg_we_i       (reg_we),
     .reg_addr_i     (reg_addr[11:0]),
     .reg_wdata_i    (reg_wdata),
     .reg_rdata_o    (dma_rdata),
-    .hbm_capacity_i,
+    .hbm_capacity_i (hbm_cap_q),
     .irq_o          (dma_irq),
     .quiet_o        (dma_quiet),
+    .idle_o         (dma_idle),
     .cmd_valid_o    (mem_cmd_valid_o),
     .cmd_ready_i    (mem_cmd_ready_i),
     .cmd_op_o       (mem_cmd_op_o),
@@ -263,7 +312,8 @@ module tpu_top
     .VmemBytes(VmemBytes),
     .AccBytes (AccBytes)
   ) u_mxu (
-    .clk_i,
+    .clk_i        (clk_mxu),
+    .clk_free_i   (clk_i),
     .rst_ni,
     .reg_req_i    (reg_mxu),
     .reg_we_i     (reg_we),
@@ -288,7 +338,7 @@ module tpu_top
 
   // VMEM: port A is the DMA's, port B the matrix unit's.
   tpu_line_ram #(.Bytes(VmemBytes)) u_vmem (
-    .clk_i,
+    .clk_i    (clk_mem),
     .a_req_i  (vmem_req),
     .a_we_i   (vmem_we),
     .a_line_i (vmem_line),
@@ -305,7 +355,7 @@ module tpu_top
 
   // ACC: lines for the DMA, whole result rows (read and write) for the matrix unit.
   tpu_acc_ram #(.Bytes(AccBytes), .N(MxuN)) u_acc (
-    .clk_i,
+    .clk_i    (clk_mem),
     .a_req_i  (acc_req),
     .a_we_i   (acc_we),
     .a_line_i (acc_line),
@@ -332,6 +382,7 @@ module tpu_top
       rd_mxu_q <= 1'b0;
       tohost_valid_q <= 1'b0;
       tohost_data_q <= '0;
+      hbm_cap_q <= '0;
     end else begin
       core_rd_mmio_q <= core_mmio;
       host_rd_mmio_q <= host_mmio && host_gnt_o;
@@ -340,12 +391,14 @@ module tpu_top
       tohost_valid_q <= dbus_req && dbus_we && tohost_addr_i != 32'b0 && dbus_addr == tohost_addr_i &&
                         dbus_be == 4'b1111 && dbus_wdata != 32'b0;
       tohost_data_q <= dbus_wdata;
+      hbm_cap_q <= hbm_capacity_i;
     end
   end
 
   assign tohost_valid_o = tohost_valid_q;
   assign tohost_data_o = tohost_data_q;
-  assign quiescent_o = sleeping_o && dma_quiet && mxu_quiet && !tohost_valid_q;
+  // mxu_settled: its pipelines' data registers hold their idle values too (see "clock gates").
+  assign quiescent_o = sleeping_o && dma_quiet && mxu_settled && !tohost_valid_q;
   assign mxu_busy_o = !mxu_quiet;
 
 endmodule

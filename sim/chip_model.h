@@ -52,6 +52,9 @@ class ChipModel {
   virtual void SetIrq(uint32_t lines) = 0;
   virtual void SetTohostAddress(uint32_t address) = 0;
   virtual void SetHbmCapacity(uint64_t bytes) = 0;
+  // Keeps the clocks of the idle DMA, matrix unit and line memories running (tpu_top's gate_bypass_i):
+  // the same cycles either way, only more evaluation (the fast paths off).
+  virtual void SetGateBypass(bool bypass) = 0;
   virtual void SetHostRequest(const HostPortRequest& request) = 0;
 
   // Records the chip's signals into `trace` (opened by the caller afterwards), `levels` deep.
@@ -79,6 +82,10 @@ class ChipModel {
   bool quiescent() const { return *out_.quiescent != 0; }
   // The matrix unit has a command queued or in flight.
   bool mxu_busy() const { return *out_.mxu_busy != 0; }
+  // Whether the last rising edge clocked the DMA engine / the matrix unit (tpu_top's clock gates; both
+  // always with SetGateBypass(true)).
+  bool dma_clocked() const { return *out_.dma_clock_on != 0; }
+  bool mxu_clocked() const { return *out_.mxu_clock_on != 0; }
 
  protected:
   // Where the Verilated model keeps its output ports (stable for the model's life).
@@ -93,6 +100,8 @@ class ChipModel {
     const uint8_t* sleeping;
     const uint8_t* quiescent;
     const uint8_t* mxu_busy;
+    const uint8_t* dma_clock_on;  // the gates' enables (internal signals, public_flat_rd in the RTL)
+    const uint8_t* mxu_clock_on;
   };
   explicit ChipModel(int mxu_n) : mxu_n_(mxu_n) {}
   void set_outputs(const Outputs& out) { out_ = out; }

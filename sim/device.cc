@@ -61,6 +61,7 @@ Device::Device(const TraceOptions& trace, const hbm::HbmConfig& hbm, int mxu_n)
   }
   chip_->SetReset(false, false);
   chip_->SetHbmCapacity(hbm_->capacity());
+  chip_->SetGateBypass(!fast_forward_);
   chip_->FallingEdge(false);
   if (!trace_opts_.path.empty()) {
     const std::string& p = trace_opts_.path;
@@ -95,6 +96,13 @@ bool Device::CloseTrace() {
   }
   std::remove(trace_fst_path_.c_str());
   return true;
+}
+
+void Device::set_fast_forward(bool on) {
+  CatchUp();
+  inputs_changed_ = true;
+  fast_forward_ = on;
+  chip_->SetGateBypass(!on);
 }
 
 bool Device::Recording() const { return trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end; }
@@ -132,6 +140,8 @@ void Device::Tick() {
     if (hook) hook();
   }
   chip_->RisingEdge(*bridge_);  // the bridge's ports, then the rising edge
+  dma_gated_total_ += !chip_->dma_clocked();
+  mxu_gated_total_ += !chip_->mxu_clocked();
   if (dump) trace_->dump(cycle_ * 1000 + 500);
   ++cycle_;
   quiet_run_ = chip_->quiescent() && !inputs_changed_ && !bridge_->ports_active() ? quiet_run_ + 1 : 0;

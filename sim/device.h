@@ -52,13 +52,18 @@ class Device {
   // (tpu_top's quiescent_o: the core sleeps in wfi, the DMA and matrix unit wait) after each of the
   // last kQuietCyclesBeforeSkip evaluated cycles, no input changed since, the bridge has no beat or
   // completion to hand over, the timer does not fire at this edge, and the cycle lies outside the
-  // waveform's window. Every cycle count is the same either way (tests/sim: fast_forward.*); only wall time
-  // changes.
-  void set_fast_forward(bool on) { fast_forward_ = on; }
+  // waveform's window. Off, it also keeps the clocks of the idle DMA, matrix unit and line memories
+  // running (tpu_top's gate_bypass_i). Every cycle count is the same either way (tests/sim:
+  // fast_forward.*); only wall time changes.
+  void set_fast_forward(bool on);
   // Cycles not evaluated so far (a figure for benchmarks).
   uint64_t skipped_cycles() const { return skipped_total_; }
   // Falling edges of evaluated cycles applied without an evaluation (ChipModel::FallingEdge), so far.
   uint64_t elided_falling_edges() const { return elided_total_; }
+  // Evaluated cycles whose rising edge did not clock the DMA engine / the matrix unit, so far (tpu_top's
+  // clock gates: idle blocks cost no evaluation; none with the fast paths off).
+  uint64_t dma_gated_cycles() const { return dma_gated_total_; }
+  uint64_t mxu_gated_cycles() const { return mxu_gated_total_; }
   static constexpr uint32_t kQuietCyclesBeforeSkip = 8;
   // Holds the core in reset for a few cycles and writes every segment into SMEM through the
   // host port; the core starts at the reset vector on the next Tick().
@@ -121,6 +126,8 @@ class Device {
   uint64_t skipped_pending_ = 0;  // skipped cycles the chip's counters do not reflect yet
   uint64_t skipped_total_ = 0;
   uint64_t elided_total_ = 0;
+  uint64_t dma_gated_total_ = 0;
+  uint64_t mxu_gated_total_ = 0;
 };
 
 }  // namespace strata::sim

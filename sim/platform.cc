@@ -25,6 +25,7 @@ void Platform::Main() {
   device_.ResetAndLoad(image_);
   result_.start_cycle = device_.edges();
   const uint64_t elided_at_start = device_.elided_falling_edges();  // the load's edges are not the run's
+  const uint64_t dma_gated_at_start = device_.dma_gated_cycles(), mxu_gated_at_start = device_.mxu_gated_cycles();
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -71,6 +72,8 @@ void Platform::Main() {
   result_.instret = device_.instret();
   result_.skipped_cycles = device_.skipped_cycles();
   result_.elided_falling_edges = device_.elided_falling_edges() - elided_at_start;
+  result_.dma_gated_cycles = device_.dma_gated_cycles() - dma_gated_at_start;
+  result_.mxu_gated_cycles = device_.mxu_gated_cycles() - mxu_gated_at_start;
   if (!device_.CloseTrace()) result_.error = "waveform conversion failed";
   sc_core::sc_stop();
 }

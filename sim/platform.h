@@ -44,6 +44,8 @@ struct RunResult {
   uint64_t instret = 0;
   uint64_t skipped_cycles = 0;        // cycles not evaluated (quiescent; Device::set_fast_forward)
   uint64_t elided_falling_edges = 0;  // evaluated cycles whose falling edge needed no evaluation
+  uint64_t dma_gated_cycles = 0;      // evaluated cycles that did not clock the idle DMA engine
+  uint64_t mxu_gated_cycles = 0;      // ... the idle matrix unit
   double wall_seconds = 0;
   std::string error;
 };

@@ -235,6 +235,8 @@ int RunGemm(int argc, char* argv[]) {
                                    {"dma_waits", box.dma_waits},
                                    {"skipped_cycles", r.skipped_cycles},
                                    {"elided_falling_edges", r.elided_falling_edges},
+                                   {"dma_gated_cycles", r.dma_gated_cycles},
+                                   {"mxu_gated_cycles", r.mxu_gated_cycles},
                                    {"wall_seconds", Round(r.wall_seconds, 3)},
                                    {"sim_cycles_per_second", std::llround(speed)}};
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());

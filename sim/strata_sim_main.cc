@@ -140,6 +140,8 @@ int sc_main(int argc, char* argv[]) {
                              {"start_cycle", r.start_cycle},
                              {"skipped_cycles", r.skipped_cycles},
                              {"elided_falling_edges", r.elided_falling_edges},
+                             {"dma_gated_cycles", r.dma_gated_cycles},
+                             {"mxu_gated_cycles", r.mxu_gated_cycles},
                              {"wall_seconds", Round(r.wall_seconds, 4)},
                              {"sim_cycles_per_second", std::llround(speed)}};
     if (!config.trace.path.empty()) j["trace"] = config.trace.path;

@@ -23,29 +23,37 @@ class VerilatedChip final : public ChipModel {
     // of another width would not convert).
     set_outputs(Outputs{&top_->host_gnt_o, &top_->host_rdata_o, &top_->console_valid_o, &top_->console_data_o,
                         &top_->tohost_valid_o, &top_->tohost_data_o, &top_->instret_o, &top_->sleeping_o,
-                        &top_->quiescent_o, &top_->mxu_busy_o});
+                        &top_->quiescent_o, &top_->mxu_busy_o, &top_->rootp->tpu_top__DOT__u_dma_gate__DOT__en_q,
+                        &top_->rootp->tpu_top__DOT__u_mxu_gate__DOT__en_q});
   }
 
   // A falling-edge evaluation runs Verilator's input-combinational region (its inputs unchanged since
-  // the rising edge's evaluation, so it recomputes the values it already holds) and the one block on
-  // negedge clk_i, the mesh clock gate (tpu_systolic_array: mesh_en_q <= busy || busy_prev_q,
-  // busy_prev_q <= busy); its only other effect is clk_mesh = clk_i & mesh_en_q going low. When the
-  // gate's flops keep their values, that is all it does, so the edge is applied by writing what the
-  // evaluation would leave: both clock nets low and Verilator's edge-detection copies of them (its
-  // __Vtrigrprev members, read by the next evaluation to find the rising edges). About a tenth of a
-  // busy chip's evaluation (docs/simulation-speed.md). The names are Verilator 5.006's: a Verilator
-  // that names them otherwise fails to compile here, and one that keeps more edge-detection state
-  // would compile but evaluate differently, which the sim.fast_forward.* tests (every workload with
-  // the fast paths on and off, the same reports required) would show.
+  // the rising edge's evaluation, so it recomputes the values it already holds) and the blocks on the
+  // falling edge: the clock gates of the DMA, the matrix unit (tpu_top, tpu_clock_gate) and the mesh
+  // (tpu_systolic_array: mesh_en_q <= busy || busy_prev_q, busy_prev_q <= busy); its only other effect
+  // is every gated clock (clk_x = clk_i & en) going low. When the gates' flops keep their values
+  // (tpu_top's gates_steady, and the mesh gate's test below), that is all it does, so the edge is
+  // applied by writing what the evaluation would leave: the clock nets low and Verilator's
+  // edge-detection copies of them (its __Vtrigrprev members, read by the next evaluation to find the
+  // rising edges). About a tenth of a busy chip's evaluation (docs/simulation-speed.md). The names are
+  // Verilator 5.006's: a Verilator that names them otherwise fails to compile here, and one that keeps
+  // more edge-detection state would compile but evaluate differently, which the sim.fast_forward.*
+  // tests (every workload with the fast paths on and off, the same reports required) would show.
   bool FallingEdge(bool may_elide) override {
     auto* r = top_->rootp;
-    if (may_elide && !inputs_written_ && top_->clk_i && top_->rst_ni) {
+    if (may_elide && !inputs_written_ && top_->clk_i && top_->rst_ni && r->tpu_top__DOT__gates_steady) {
       const bool busy = r->tpu_top__DOT__u_mxu__DOT__array_busy;
       const bool prev = r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__busy_prev_q;
       if (prev == busy && r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__mesh_en_q == (busy || prev)) {
         top_->clk_i = 0;
+        r->tpu_top__DOT__clk_dma = 0;
+        r->tpu_top__DOT__clk_mxu = 0;
+        r->tpu_top__DOT__clk_mem = 0;
         r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
         r->__Vtrigrprev__TOP__clk_i = 0;
+        r->__Vtrigrprev__TOP__tpu_top__DOT__clk_dma = 0;
+        r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mxu = 0;
+        r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mem = 0;
         r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
         return true;
       }
@@ -74,6 +82,10 @@ class VerilatedChip final : public ChipModel {
     top_->tohost_addr_i = address;
     inputs_written_ = true;
   }
+  void SetGateBypass(bool bypass) override {
+    top_->gate_bypass_i = bypass;
+    inputs_written_ = true;
+  }
   void SetHbmCapacity(uint64_t bytes) override {
     top_->hbm_capacity_i = bytes;
     inputs_written_ = true;
@@ -90,9 +102,9 @@ class VerilatedChip final : public ChipModel {
   void Final() override { top_->final(); }
 
   // The counters are public_flat_rd in the RTL (tpu_csr, tpu_ctrl_regs, tpu_mxu), so Verilator keeps
-  // them as named members. Their next values (x_d = x_q + 1) were computed by the last evaluation and
-  // are what the next rising edge stores, so they advance too; cycle_q and mtime_q have no separate next
-  // value (their clocked blocks add 1).
+  // them as named members. mcycle's next value (mcycle_d = mcycle_q + 1) was computed by the last
+  // evaluation and is what the next rising edge stores, so it advances too; cycle_q, mtime_q and
+  // starved_q have no separate next value (their clocked blocks add).
   // (public_flat_rw would have Verilator recompute every reader after a write, but it does so by moving
   // those readers into the input-combinational region evaluated twice every cycle: 15% more work per
   // cycle for the whole chip, quiescent or not.)
@@ -104,7 +116,6 @@ class VerilatedChip final : public ChipModel {
     r->tpu_top__DOT__u_ctrl__DOT__cycle_q += cycles;
     r->tpu_top__DOT__u_ctrl__DOT__mtime_q += cycles;
     r->tpu_top__DOT__u_mxu__DOT__starved_q += static_cast<uint32_t>(cycles);
-    r->tpu_top__DOT__u_mxu__DOT__starved_d += static_cast<uint32_t>(cycles);
   }
   uint64_t CyclesUntilTimer() const override {
     const auto* r = top_->rootp;

@@ -11,6 +11,9 @@ usage:
                                                     of the larger shapes must have elided most falling edges
   fast_forward_identity.py elf SIM ELF CYCLES MIN   a firmware image for CYCLES cycles; the fast run must
                                                     have skipped at least MIN percent of them
+  fast_forward_identity.py gates SIM ELF CYCLES MIN a firmware image that leaves the DMA and the matrix unit
+                                                    idle: the fast run's clock gates must have stopped both
+                                                    blocks in at least MIN percent of the evaluated cycles
   fast_forward_identity.py tool FILE -- CMD...      any command (strata-replay, strata-mlp): its stdout,
                                                     and FILE if not '-' (JSON reports), minus wall times
 """
@@ -20,7 +23,7 @@ import subprocess
 import sys
 
 # Keys (and report lines) that measure the host, not the device.
-WALL_KEYS = ("wall", "per_second", "ns_per_", "skipped_cycles", "elided_falling_edges")
+WALL_KEYS = ("wall", "per_second", "ns_per_", "skipped_cycles", "elided_falling_edges", "gated_cycles")
 
 
 def run(cmd, fast, check=True):
@@ -73,6 +76,9 @@ def check_elided(what, report, fast, min_percent):
     elided = report["elided_falling_edges"]
     if not fast and elided != 0:
         sys.exit(f"FAIL {what}: STRATA_SIM_FAST_FORWARD=0 still elided {elided} falling edges")
+    for block in ("dma", "mxu"):
+        if not fast and report[f"{block}_gated_cycles"] != 0:
+            sys.exit(f"FAIL {what}: STRATA_SIM_FAST_FORWARD=0 still stopped the {block}'s clock")
     evaluated = report.get("run_cycles", report["cycles"]) - report["skipped_cycles"]  # gemm: cycles is the kernel's
     if fast and evaluated > 0 and 100.0 * elided / evaluated < min_percent:
         sys.exit(f"FAIL {what}: {elided} of {evaluated} falling edges elided; expected at least {min_percent}%")
@@ -111,6 +117,20 @@ def check_elf(sim, elf, cycles, min_percent):
     print(f"ok   skipped {skipped:.1f}% of the cycles")
 
 
+def check_gates(sim, elf, cycles, min_percent):
+    runs = {f: last_json(run([sim, "--json", "--max-cycles", cycles, elf], f).stdout) for f in (True, False)}
+    same(f"{os.path.basename(elf)} for {cycles} cycles", strip(runs[True]), strip(runs[False]))
+    for fast in (True, False):
+        check_elided(os.path.basename(elf), runs[fast], fast, 0.0)
+    evaluated = runs[True]["cycles"] - runs[True]["skipped_cycles"]
+    for block in ("dma", "mxu"):
+        share = 100.0 * runs[True][f"{block}_gated_cycles"] / evaluated
+        if share < float(min_percent):
+            sys.exit(f"FAIL the {block}'s clock was stopped in {share:.2f}% of {evaluated} evaluated cycles; "
+                     f"expected at least {min_percent}%")
+        print(f"ok   the {block}'s clock stopped in {share:.2f}% of the evaluated cycles")
+
+
 def check_tool(report, cmd):
     out = {}
     for fast in (True, False):
@@ -136,6 +156,8 @@ def main():
         check_gemm(*args)
     elif mode == "elf":
         check_elf(*args)
+    elif mode == "gates":
+        check_gates(*args)
     elif mode == "tool" and len(args) >= 3 and args[1] == "--":
         check_tool(args[0], args[2:])
     else:
