@@ -24,8 +24,8 @@ module tpu_cmd_queue #(
   localparam int unsigned Pw = (Depth > 1) ? $clog2(Depth) : 1;
 
   T                   fifo_q [Depth];
-  logic [Pw-1:0]      rptr_q, rptr_d, wptr_q, wptr_d;
-  logic [$clog2(Depth):0] count_q, count_d;
+  logic [Pw-1:0]      rptr_q, wptr_q;
+  logic [$clog2(Depth):0] count_q;
   logic               push_ok;
 
   assign full_o = 32'(count_q) == Depth;
@@ -33,29 +33,18 @@ module tpu_cmd_queue #(
   assign head_o = fifo_q[rptr_q];
   assign count_o = count_q;
 
-  always_comb begin
-    wptr_d = wptr_q;
-    rptr_d = rptr_q;
-    count_d = count_q;
-    if (push_ok) begin
-      wptr_d = (32'(wptr_q) == Depth - 1) ? '0 : wptr_q + 1'b1;
-      count_d = count_d + 1'b1;
-    end
-    if (pop_i) begin
-      rptr_d = (32'(rptr_q) == Depth - 1) ? '0 : rptr_q + 1'b1;
-      count_d = count_d - 1'b1;
-    end
-  end
-
+  // The next state is written in the clocked block, not as always_comb *_d: a push comes from the
+  // register bus, which depends on the host port's inputs, so Verilator would evaluate a combinational
+  // next state at every evaluation, whether or not the owner's clock ticks (docs/simulation-speed.md).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rptr_q <= '0;
       wptr_q <= '0;
       count_q <= '0;
     end else begin
-      rptr_q <= rptr_d;
-      wptr_q <= wptr_d;
-      count_q <= count_d;
+      if (push_ok) wptr_q <= (32'(wptr_q) == Depth - 1) ? '0 : wptr_q + 1'b1;
+      if (pop_i) rptr_q <= (32'(rptr_q) == Depth - 1) ? '0 : rptr_q + 1'b1;
+      if (push_ok != pop_i) count_q <= push_ok ? count_q + 1'b1 : count_q - 1'b1;
     end
   end
 

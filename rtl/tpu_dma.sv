@@ -121,9 +121,8 @@ module tpu_dma
   logic        push [NumQ], push_full [NumQ], want_cmd [NumQ], grant [NumQ], cmd_fire [NumQ];
   logic [7:0]  check_err [NumQ];
   logic [1:0]  op [NumQ];
-  logic        irq_pulse_d;
   logic        irq_q;
-  logic        rr_q, rr_d;
+  logic        rr_q;
 
   // ------------------------------------------------------------------ register reads
   // The read decode is written in the clocked block below (rdata_q), not as an always_comb rdata_d, and
@@ -173,31 +172,31 @@ module tpu_dma
 
   // ------------------------------------------------------------------ streamer (WRITE rows)
   // Reads on-chip lines of one row at a time into a two-entry buffer and offers them to the bridge.
-  logic        s_busy_q, s_busy_d, s_tag_q, s_tag_d;
-  logic [1:0]  s_tier_q, s_tier_d;
-  logic [31:0] s_start_q, s_start_d, s_end_q, s_end_d;      // [start, end) on-chip bytes
-  logic [31:0] s_next_line_q, s_next_line_d;               // next line to fetch (byte address)
-  logic [3:0]  s_word_q, s_word_d;                         // SMEM word within the line
-  logic        s_inflight_q, s_inflight_d;                 // a read was issued last cycle
-  logic [31:0] s_inflight_line_q, s_inflight_line_d;
-  logic [3:0]  s_inflight_word_q, s_inflight_word_d;
+  logic        s_busy_q, s_tag_q;
+  logic [1:0]  s_tier_q;
+  logic [31:0] s_start_q, s_end_q;                          // [start, end) on-chip bytes
+  logic [31:0] s_next_line_q;                              // next line to fetch (byte address)
+  logic [3:0]  s_word_q;                                   // SMEM word within the line
+  logic        s_inflight_q;                               // a read was issued last cycle
+  logic [31:0] s_inflight_line_q;
+  logic [3:0]  s_inflight_word_q;
   logic [511:0] s_gather_q;                               // SMEM words of the line so far
   logic [511:0] s_buf_data_q [2];
   logic [63:0] s_buf_be_q [2];
-  logic [1:0]  s_buf_count_q, s_buf_count_d;
-  logic        s_buf_head_q, s_buf_head_d;
-  logic        s_fetch_done, s_issue, s_start, s_row_done, s_line_done;
+  logic [1:0]  s_buf_count_q;
+  logic        s_buf_head_q;
+  logic        s_fetch_done, s_issue, s_start, s_pop, s_row_done, s_line_done;
   logic        s_buf_wr;                                   // the buffer entry a done line goes to
   logic        s_start_q_sel;
   logic [1:0]  s_reserved;
 
   // ------------------------------------------------------------------ writer (READ beats)
-  logic        w_valid_q, w_valid_d;
-  logic [1:0]  w_tier_q, w_tier_d;
-  logic [31:0] w_addr_q, w_addr_d;
+  logic        w_valid_q;
+  logic [1:0]  w_tier_q;
+  logic [31:0] w_addr_q;
   logic [63:0] w_be_q;
   logic [511:0] w_data_q;
-  logic [3:0]  w_word_q, w_word_d;
+  logic [3:0]  w_word_q;
   logic        w_smem_req, w_last_word;
   logic [3:0]  w_next_word;
   logic        w_found;
@@ -381,12 +380,11 @@ module tpu_dma
   end
 
   // ------------------------------------------------------------------ command port (round robin)
+  // The grant depends on this block's state only; rr_q's update, which depends on cmd_ready_i, is in the
+  // clocked block at the end (see there).
   always_comb begin
     grant[0] = want_cmd[0] && (!want_cmd[1] || !rr_q);
     grant[1] = want_cmd[1] && !grant[0];
-    rr_d = rr_q;
-    if (grant[0] && cmd_ready_i) rr_d = 1'b1;
-    if (grant[1] && cmd_ready_i) rr_d = 1'b0;
   end
 
   always_comb begin
@@ -409,66 +407,22 @@ module tpu_dma
   assign s_reserved = s_buf_count_q + 2'(s_line_done);
   assign s_buf_wr = s_buf_head_q ^ s_buf_count_q[0];
 
+  // The next line (or SMEM word) is fetched when there will be room for it. The streamer's next state
+  // is in the clocked block below.
   always_comb begin
-    s_busy_d = s_busy_q;
-    s_tag_d = s_tag_q;
-    s_tier_d = s_tier_q;
-    s_start_d = s_start_q;
-    s_end_d = s_end_q;
-    s_next_line_d = s_next_line_q;
-    s_word_d = s_word_q;
-    s_inflight_d = 1'b0;
-    s_inflight_line_d = s_inflight_line_q;
-    s_inflight_word_d = s_inflight_word_q;
-    s_buf_count_d = s_buf_count_q;
-    s_buf_head_d = s_buf_head_q;
     s_issue = 1'b0;
-    s_row_done = 1'b0;
-
-    // Data of last cycle's read arrives now (a whole line, or an SMEM word: the line is complete
-    // with word 15); the buffer entry is written below.
-    if (s_line_done) s_buf_count_d = s_buf_count_d + 2'd1;
-
-    // Offer the oldest buffered line to the bridge.
-    if (s_buf_count_q != 2'd0 && wr_ready_i) begin
-      s_buf_head_d = !s_buf_head_q;
-      s_buf_count_d = s_buf_count_d - 2'd1;
-      if (s_buf_count_q == 2'd1 && s_fetch_done && !s_inflight_q) begin
-        s_busy_d = 1'b0;
-        s_row_done = 1'b1;
-      end
-    end
-
-    // Fetch the next line (or SMEM word) when there will be room for it.
     if (s_busy_q && !s_fetch_done && s_reserved < 2'd2) begin
       unique case (s_tier_q)
         TierVmem: s_issue = !(w_valid_q && w_tier_q == TierVmem);
         TierAcc: s_issue = !(w_valid_q && w_tier_q == TierAcc);
         default: s_issue = !w_smem_req && smem_gnt_i;
       endcase
-      if (s_issue) begin
-        s_inflight_d = 1'b1;
-        s_inflight_line_d = s_next_line_q;
-        s_inflight_word_d = s_word_q;
-        if (s_tier_q == TierSmem) begin
-          s_word_d = s_word_q + 4'd1;
-          if (s_word_q == 4'(LineWords - 1)) s_next_line_d = s_next_line_q + DmaLineBytes;
-        end else begin
-          s_next_line_d = s_next_line_q + DmaLineBytes;
-        end
-      end
-    end
-
-    if (s_start) begin
-      s_busy_d = 1'b1;
-      s_tag_d = s_start_q_sel;
-      s_tier_d = cmd_chip_tier_o;
-      s_start_d = cmd_src_o[31:0];
-      s_end_d = cmd_src_o[31:0] + cmd_len_o;
-      s_next_line_d = {cmd_src_o[31:6], 6'b0};
-      s_word_d = 4'd0;
     end
   end
+
+  // The bridge takes the oldest buffered line; the row is done when that was its last.
+  assign s_pop = s_buf_count_q != 2'd0 && wr_ready_i;
+  assign s_row_done = s_pop && s_buf_count_q == 2'd1 && s_fetch_done && !s_inflight_q;
 
   assign wr_valid_o = s_buf_count_q != 2'd0;
   assign wr_tag_o = s_tag_q;
@@ -497,28 +451,6 @@ module tpu_dma
   assign w_smem_req = w_valid_q && w_tier_q == TierSmem && w_found;
 
   assign rd_ready_o = !w_valid_q || w_tier_q != TierSmem;
-
-  always_comb begin
-    w_valid_d = w_valid_q;
-    w_tier_d = w_tier_q;
-    w_addr_d = w_addr_q;
-    w_word_d = w_word_q;
-    if (w_valid_q) begin
-      if (w_tier_q != TierSmem) begin
-        w_valid_d = 1'b0;
-      end else if (!w_found || (w_smem_req && smem_gnt_i && w_last_word)) begin
-        w_valid_d = 1'b0;
-      end else if (w_smem_req && smem_gnt_i) begin
-        w_word_d = w_next_word + 4'd1;
-      end
-    end
-    if (rd_valid_i && rd_ready_o) begin
-      w_valid_d = 1'b1;
-      w_tier_d = rd_tier_i;
-      w_addr_d = rd_addr_i;
-      w_word_d = 4'd0;
-    end
-  end
 
   // ------------------------------------------------------------------ memory ports
   always_comb begin
@@ -562,13 +494,6 @@ module tpu_dma
   end
 
   // ------------------------------------------------------------------ interrupt
-  always_comb begin
-    irq_pulse_d = 1'b0;
-    for (int q = 0; q < NumQ; q++) begin
-      if (st_q[q] == QFinish && cur_q[q].irq) irq_pulse_d = 1'b1;
-      if (push_full[q] && stage_q[q].irq) irq_pulse_d = 1'b1;
-    end
-  end
   assign irq_o = irq_q;
 
   // Quiet: every queue is empty, or waits for the bridge (all its rows issued, or at the
@@ -595,6 +520,12 @@ module tpu_dma
     end
   end
 
+  // The rest of the state. Next state that depends on the bridge's inputs (cmd_ready_i, wr_ready_i,
+  // rd_valid_i) or on the register bus (a push) is written here, in the clocked block, rather than as
+  // always_comb *_d (a deliberate exception to the _d/_q style, as in the queues' state machines above):
+  // combinational logic that depends on the chip's inputs is evaluated at every evaluation of the
+  // Verilated model, even while this block's clock is gated off, where a clocked block runs only at this
+  // block's rising edges (docs/simulation-speed.md).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rdata_q <= '0;
@@ -621,24 +552,57 @@ module tpu_dma
         rdata_q <= read_reg(reg_addr_i < 12'(DmaCount * DmaStride), reg_off, stage_q[reg_q_sel], st_q[reg_q_sel],
                             count_q[reg_q_sel], last_err_q[reg_q_sel], done_cnt_q[reg_q_sel], err_cnt_q[reg_q_sel]);
       end
-      irq_q <= irq_pulse_d;
-      rr_q <= rr_d;
-      s_busy_q <= s_busy_d;
-      s_tag_q <= s_tag_d;
-      s_tier_q <= s_tier_d;
-      s_start_q <= s_start_d;
-      s_end_q <= s_end_d;
-      s_next_line_q <= s_next_line_d;
-      s_word_q <= s_word_d;
-      s_inflight_q <= s_inflight_d;
-      s_inflight_line_q <= s_inflight_line_d;
-      s_inflight_word_q <= s_inflight_word_d;
-      s_buf_count_q <= s_buf_count_d;
-      s_buf_head_q <= s_buf_head_d;
-      w_valid_q <= w_valid_d;
-      w_tier_q <= w_tier_d;
-      w_addr_q <= w_addr_d;
-      w_word_q <= w_word_d;
+      // One completion interrupt pulse per finished descriptor that asked for one, or per push into a
+      // full queue whose staged descriptor asks for one.
+      irq_q <= 1'b0;
+      for (int q = 0; q < NumQ; q++) begin
+        if ((st_q[q] == QFinish && cur_q[q].irq) || (push_full[q] && stage_q[q].irq)) irq_q <= 1'b1;
+      end
+      if (cmd_fire[0]) rr_q <= 1'b1;
+      if (cmd_fire[1]) rr_q <= 1'b0;
+
+      // Streamer: a WRITE row's command starts it; each cycle the line (or SMEM word) read last cycle
+      // arrives (s_line_done: the buffer entry is written below), the bridge may take the oldest
+      // buffered line, and the next fetch is issued when there will be room (s_issue).
+      s_inflight_q <= s_issue;
+      if (s_issue) begin
+        s_inflight_line_q <= s_next_line_q;
+        s_inflight_word_q <= s_word_q;
+      end
+      s_buf_count_q <= s_buf_count_q + 2'(s_line_done) - 2'(s_pop);
+      if (s_pop) s_buf_head_q <= !s_buf_head_q;
+      if (s_start) begin  // never with s_issue: a WRITE row waits for the streamer to be free
+        s_busy_q <= 1'b1;
+        s_tag_q <= s_start_q_sel;
+        s_tier_q <= cmd_chip_tier_o;
+        s_start_q <= cmd_src_o[31:0];
+        s_end_q <= cmd_src_o[31:0] + cmd_len_o;
+        s_next_line_q <= {cmd_src_o[31:6], 6'b0};
+        s_word_q <= 4'd0;
+      end else begin
+        if (s_row_done) s_busy_q <= 1'b0;
+        if (s_issue && s_tier_q == TierSmem) begin
+          s_word_q <= s_word_q + 4'd1;
+          if (s_word_q == 4'(LineWords - 1)) s_next_line_q <= s_next_line_q + DmaLineBytes;
+        end else if (s_issue) begin
+          s_next_line_q <= s_next_line_q + DmaLineBytes;
+        end
+      end
+
+      // Writer: a READ beat is taken when the writer is free (rd_ready_o); a VMEM or ACC beat is written in
+      // one cycle, an SMEM beat word by word (the words its byte enables touch) through the shared port.
+      if (rd_valid_i && rd_ready_o) begin
+        w_valid_q <= 1'b1;
+        w_tier_q <= rd_tier_i;
+        w_addr_q <= rd_addr_i;
+        w_word_q <= 4'd0;
+      end else if (w_valid_q) begin
+        if (w_tier_q != TierSmem || !w_found || (w_smem_req && smem_gnt_i && w_last_word)) begin
+          w_valid_q <= 1'b0;
+        end else if (w_smem_req && smem_gnt_i) begin
+          w_word_q <= w_next_word + 4'd1;
+        end
+      end
     end
   end
 

@@ -136,9 +136,11 @@ module tpu_top
   assign host_smem = host_req_i && (host_addr_i - SmemBase) < SmemBytes;
   assign host_mmio = host_req_i && (host_addr_i - MmioBase) < MmioSize;
 
-  // SMEM data port: core first, then DMA, then host.
+  // SMEM data port: core first, then DMA, then host. The DMA's grant is kept apart from the host's
+  // (which depends on the host port's inputs), so that the DMA's logic stays out of Verilator's
+  // input-combinational region.
+  assign dma_smem_gnt = dma_smem_req && !core_smem;
   always_comb begin
-    dma_smem_gnt = dma_smem_req && !core_smem;
     host_gnt_o = 1'b0;
     if (host_smem) host_gnt_o = !core_smem && !dma_smem_req;
     if (host_mmio) host_gnt_o = !core_mmio;
