@@ -89,8 +89,8 @@ int RunGemm(int argc, char* argv[]) {
   AddTimelineOptions(app, timeline);
   app.add_flag_callback(
       "--no-fast-forward", [&] { config.fast_forward = false; },
-      "evaluate the chip in every cycle, quiescent ones too, and at every falling edge (same cycle\n"
-      "counts, slower)");
+      "evaluate the chip in every cycle, quiescent ones too, at every falling edge and with the idle\n"
+      "blocks' clock gates held open (same cycle counts, slower)");
   // argv[1] is "gemm": the subcommand's own command line starts after it.
   if (int rc = strata::cli::Parse(app, argc - 1, argv + 1); rc != strata::cli::kContinue) return rc;
   if (a_path.empty() || b_path.empty() || out_path.empty()) return GemmUsage("gemm needs --a, --b and --out");

@@ -72,8 +72,9 @@ int sc_main(int argc, char* argv[]) {
   app.add_flag_callback(
       "--no-fast-forward", [&] { config.fast_forward = false; },
       "evaluate the chip in every cycle, also while it is quiescent (the core asleep\n"
-      "in wfi, DMA and matrix unit waiting), and at every falling edge: the same\n"
-      "cycle counts, only slower");
+      "in wfi, DMA and matrix unit waiting), at every falling edge, and with the idle\n"
+      "DMA's, matrix unit's and memories' clocks running: the same cycle counts, only\n"
+      "slower");
   if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
   if (elf_path.empty()) return Usage("no firmware ELF given");
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
