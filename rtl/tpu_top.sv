@@ -34,9 +34,9 @@ module tpu_top
   output logic [31:0]        host_rdata_o,
   output logic [63:0]        instret_o,
   output logic               sleeping_o,
-  // Quiescent: the core sleeps in wfi and the DMA and the matrix unit are quiet, so with the
-  // inputs held, no state but the free-running counters (mcycle, CTRL cycle and mtime, the matrix
-  // unit's starved count) changes at the next edge. A simulator may then skip evaluating the
+  // Quiescent: the core sleeps in wfi, the DMA is quiet and the matrix unit quiet and settled (its
+  // clock gate's hold run out), so with the inputs held, no state but the free-running counters
+  // (mcycle, CTRL cycle and mtime, the matrix unit's starved count) changes at the next edge. A simulator may then skip evaluating the
   // chip and advance those counters instead (sim/device.cc), up to the timer's compare value.
   output logic               quiescent_o,
   // The matrix unit has a command queued or in flight (not quiet): for timelines (sim/run_timeline.h).
@@ -93,7 +93,7 @@ module tpu_top
   logic        tohost_valid_q;
   logic [31:0] tohost_data_q;
   logic [63:0] hbm_cap_q;  // the DMA's range checks read it: registered, so they stay off the input path
-  logic        clk_dma, clk_mxu, clk_mem, dma_idle, dma_busy, mxu_busy, dma_clk_en, mxu_clk_en;
+  logic        clk_dma, clk_mxu, clk_mem, dma_idle, dma_gate_busy, mxu_gate_busy, dma_clk_en, mxu_clk_en;
   logic        dma_gate_steady, mxu_gate_steady, mxu_settled, unused_dma_settled;
   // Both gates' flops keep their values at the next falling edge (read by the simulator: sim/verilated_chip.h).
   logic        gates_steady /*verilator public_flat_rd*/;
@@ -223,13 +223,13 @@ module tpu_top
   // the DMA or the matrix unit, which each makes only while its own clock runs.
   localparam int unsigned MxuSettle = 2 * MxuN + 8;
 
-  assign dma_busy = !dma_idle || reg_dma;
-  assign mxu_busy = !mxu_quiet || reg_mxu;
+  assign dma_gate_busy = !dma_idle || reg_dma;
+  assign mxu_gate_busy = !mxu_quiet || reg_mxu;
 
   tpu_clock_gate u_dma_gate (
     .clk_i,
     .rst_ni,
-    .busy_i   (dma_busy),
+    .busy_i   (dma_gate_busy),
     .bypass_i (gate_bypass_i),
     .clk_o    (clk_dma),
     .en_o     (dma_clk_en),
@@ -240,7 +240,7 @@ module tpu_top
   tpu_clock_gate #(.Hold(MxuSettle)) u_mxu_gate (
     .clk_i,
     .rst_ni,
-    .busy_i   (mxu_busy),
+    .busy_i   (mxu_gate_busy),
     .bypass_i (gate_bypass_i),
     .clk_o    (clk_mxu),
     .en_o     (mxu_clk_en),
