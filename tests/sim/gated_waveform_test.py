@@ -12,43 +12,16 @@ The gates must also have closed in the run (the gated clocks toggle less), or th
 
 usage: gated_waveform_test.py STRATA_SIM WORKDIR MAKE_NPY
 """
-import collections
 import os
 import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vcd_scan  # noqa: E402
+
 ALLOWED = re.compile(r"(^|\.)clk_|_gate\.|gate_bypass_i|gates_steady|_gate_steady|_clk_en|u_tag\.gen_ring\.|"
                      r"unnamedblk")
-
-
-def parse_vcd(path):
-    """{hierarchical name: [(time, value), ...]} for every variable of the VCD."""
-    names = collections.defaultdict(list)
-    scope = []
-    changes = collections.defaultdict(list)
-    with open(path) as f:
-        for line in f:
-            if line.startswith("$scope"):
-                scope.append(line.split()[2])
-            elif line.startswith("$upscope"):
-                scope.pop()
-            elif line.startswith("$var"):
-                p = line.split()
-                names[p[3]].append(".".join(scope + [p[4]]))
-            elif line.startswith("$enddefinitions"):
-                break
-        t = 0
-        for line in f:
-            c = line[:1]
-            if c == "#":
-                t = int(line[1:])
-            elif c in ("0", "1", "x", "z"):
-                changes[line[1:].strip()].append((t, c))
-            elif c in ("b", "r"):
-                value, code = line[1:].split()
-                changes[code].append((t, value))
-    return {n: changes.get(code, []) for code, ns in names.items() for n in ns}
 
 
 def main():
@@ -62,14 +35,14 @@ def main():
     subprocess.run([sys.executable, make_npy, b, "50", "30", "4"], check=True)
     waves = {}
     for fast in (True, False):
-        vcd = os.path.join(work, f"gemm_{int(fast)}.vcd")
+        wave = os.path.join(work, f"gemm_{int(fast)}.fst")
         env = dict(os.environ, STRATA_SIM_FAST_FORWARD="1" if fast else "0")
         try:
-            subprocess.run([sim, "gemm", "--a", a, "--b", b, "--out", os.path.join(work, "c.npy"), "--trace", vcd],
+            subprocess.run([sim, "gemm", "--a", a, "--b", b, "--out", os.path.join(work, "c.npy"), "--trace", wave],
                            env=env, check=True, stdout=subprocess.DEVNULL, timeout=60)
         except subprocess.TimeoutExpired:
             sys.exit(f"FAIL the GEMM did not finish in 60 s with the gates {'working' if fast else 'held open'}")
-        waves[fast] = parse_vcd(vcd)
+        waves[fast] = vcd_scan.histories(wave)
     on, off = waves[True], waves[False]
     if set(on) != set(off):
         sys.exit(f"FAIL the two waveforms record different signals: {sorted(set(on) ^ set(off))[:10]}")
