@@ -17,6 +17,9 @@
 //     previous tile and s the swap activating this one. Pushing N consecutive rows from cycle L
 //     is legal iff s_prev <= L < s: a load may start in the cycle of the previous swap, and its
 //     swap may come as early as the cycle after its first row.
+//   - Every swap activates a tile of its own: one whose first row was pushed after the previous
+//     swap's tile (at the latest in the swap's cycle). The weights are two banks and a swap flips
+//     them, so a swap with no new tile would bring back the tile before (SystolicArraySwapHasTile).
 // There is no back-pressure: the consumer takes every valid output row. See docs/systolic-array.md.
 `include "tpu_assert.svh"
 
@@ -160,22 +163,61 @@ module tpu_systolic_array #(
   // ---------------------------------------------------------------- mesh
   // split_var lets Verilator treat every element as its own signal and fold the PE-to-PE wires
   // into the PE registers (about 15% less work per cycle than copying through whole arrays).
-  // a_mesh[i][j] / swap_mesh[i][j]: activation and swap tag entering PE(i,j) from the left (the
-  // activation int8 sign-extended to 32 bits: see tpu_mac_pe); psum_mesh[i][j]: partial sum
-  // entering PE(i,j) from above.
+  // a_mesh[i][j]: activation entering PE(i,j) from the left (int8 sign-extended to 32 bits: see
+  // tpu_mac_pe); psum_mesh[i][j]: partial sum entering PE(i,j) from above.
   logic [31:0] a_mesh    [N][N+1] /*verilator split_var*/;
-  logic        swap_mesh [N][N+1] /*verilator split_var*/;
   logic [31:0] psum_mesh [N+1][N] /*verilator split_var*/;
   logic [7:0]  w_col     [N];       // weight byte on column j's bus
 
+  // ---------------------------------------------------------------- swap wave
+  // A swap pushed in cycle s reaches PE(i,j) in cycle s + 1 + i + j, with the row pushed in s:
+  // every PE of anti-diagonal d = i + j sees it in the same cycle. So the swap tag, which a
+  // physical array forwards PE to PE with the activations (the same timing), is one register per
+  // anti-diagonal here, and so is the bank select it flips: the N copies of a diagonal would hold
+  // the same value in every cycle, and one is what synthesis keeps of equivalent flops. For the
+  // model this is the difference between a per-PE tag copy plus a conditional weight copy in
+  // every PE every cycle, and nothing (docs/simulation-speed.md, "The swap as a wave of bank
+  // selects"). swap_diag[d]: the tag reaching diagonal d now; bank_q[d]: the bank in use there;
+  // bank_eff[d]: the bank of the activation arriving there now (flipped by the tag it brings).
+  // Packed, so that the wave moves as one shift and one XOR a cycle.
+  logic [2*N-3:0] swap_sr_q;
+  logic [2*N-2:0] bank_q, swap_diag, bank_eff;
+
+  always_ff @(posedge clk_mesh or negedge rst_ni) begin
+    if (!rst_ni) begin
+      swap_sr_q <= '0;
+      bank_q <= '0;
+    end else begin
+      swap_sr_q <= swap_diag[2*N-3:0];
+      bank_q <= bank_eff;
+    end
+  end
+
+  assign swap_diag = {swap_sr_q, w_swap_q};
+  assign bank_eff = bank_q ^ swap_diag;
+
+  // Tiles whose first row was pushed and that no swap has activated yet (saturating; a legal
+  // schedule has at most one), for SystolicArraySwapHasTile.
+  logic [1:0] tiles_q;
+  logic       tile_start;
+  assign tile_start = w_valid_q && w_idx_q == '0;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      tiles_q <= '0;
+    end else if (tile_start != w_swap_q) begin
+      if (tile_start && tiles_q != '1) tiles_q <= tiles_q + 1'b1;
+      if (w_swap_q && tiles_q != '0) tiles_q <= tiles_q - 1'b1;
+    end
+  end
+
   for (genvar i = 0; i < N; i++) begin : gen_row
-    // Input skew: row i of the activations (and the swap tag) is delayed i cycles. Invalid rows
-    // enter as zeros so idle cycles keep the mesh quiet in waveforms.
-    logic [8:0] skew_in, skew_out;
-    assign skew_in = {w_swap_q, a_valid_q ? a_row_q[8*i +: 8] : 8'h00};
+    // Input skew: row i of the activations is delayed i cycles. Invalid rows enter as zeros so
+    // idle cycles keep the mesh quiet in waveforms.
+    logic [7:0] skew_in, skew_out;
+    assign skew_in = a_valid_q ? a_row_q[8*i +: 8] : 8'h00;
 
     tpu_delay_line #(
-      .Width(9),
+      .Width(8),
       .Depth(i),
       .ResetEn(1'b1)
     ) u_a_skew (
@@ -186,7 +228,6 @@ module tpu_systolic_array #(
     );
 
     assign a_mesh[i][0] = {{24{skew_out[7]}}, skew_out[7:0]};
-    assign swap_mesh[i][0] = skew_out[8];
 
     for (genvar j = 0; j < N; j++) begin : gen_col
       tpu_mac_pe u_pe (
@@ -194,10 +235,9 @@ module tpu_systolic_array #(
         .rst_ni,
         .w_we_i(w_sel_col[j][i]),
         .w_i(w_col[j]),
+        .bank_i(bank_eff[i+j]),
         .a_i(a_mesh[i][j]),
-        .swap_i(swap_mesh[i][j]),
         .a_o(a_mesh[i][j+1]),
-        .swap_o(swap_mesh[i][j+1]),
         .psum_i(psum_mesh[i][j]),
         .psum_o(psum_mesh[i+1][j])
       );
@@ -205,7 +245,7 @@ module tpu_systolic_array #(
 
     // What leaves the right edge is not used.
     logic unused_right;
-    assign unused_right = ^{a_mesh[i][N], swap_mesh[i][N]};
+    assign unused_right = ^a_mesh[i][N];
   end
 
   for (genvar j = 0; j < N; j++) begin : gen_column
@@ -255,6 +295,8 @@ module tpu_systolic_array #(
     .q_o(c_valid_o)
   );
 
+  // A swap activates a tile of its own (see the header): one started since the last swap, or now.
+  `ASSERT_IF(SystolicArraySwapHasTile, tiles_q != '0 || tile_start, w_swap_q)
   `ASSERT_INIT(SystolicArrayNLegal, N >= 2)
 
 endmodule
