@@ -1,0 +1,166 @@
+// The systolic array alone: how fast the model evaluates the mesh, apart from the rest of the chip.
+//
+// Drives tpu_systolic_array (N = 16, the chip's Verilator and C++ options) as the matrix unit does in
+// a GEMM: an activation row every cycle and a new weight tile every --tile-rows cycles, its N rows
+// pushed while the stream runs and swapped in --swap-delay cycles after its first row (1, the default,
+// is the earliest the timing rule allows; N, after its last row). Prints one JSON line:
+// simulated cycles per wall second and the wall time per PE and cycle. With --check every result row
+// is compared with a plain reference GEMM row (the timing then includes the reference).
+//
+// Usage: strata-bench-array [--cycles N] [--tile-rows M] [--swap-delay D] [--seed S] [--check]
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "Vtpu_systolic_array.h"
+#include "common/json_line.h"
+#include "verilated.h"
+
+namespace {
+
+constexpr int kN = 16;  // the chip's default MxuN; the CMake target verilates the array at it
+using Row8 = std::array<int8_t, kN>;
+using Tile = std::array<Row8, kN>;
+
+template <typename Port>
+void PutRow(Port& port, const Row8& v) {
+  for (int w = 0; w < kN / 4; ++w) port[w] = 0;
+  for (int i = 0; i < kN; ++i) port[i / 4] |= uint32_t{static_cast<uint8_t>(v[i])} << (8 * (i % 4));
+}
+
+// c[j] = sum_i a[i] * W[i][j], wrapping like int32.
+std::array<uint32_t, kN> ReferenceRow(const Row8& a, const Tile& w) {
+  std::array<uint32_t, kN> c{};
+  for (int j = 0; j < kN; ++j) {
+    uint32_t acc = 0;
+    for (int i = 0; i < kN; ++i) acc += static_cast<uint32_t>(int32_t{a[i]} * int32_t{w[i][j]});
+    c[j] = acc;
+  }
+  return c;
+}
+
+int Usage(const char* argv0, const char* why) {
+  if (why != nullptr) std::fprintf(stderr, "%s: %s\n", argv0, why);
+  std::fprintf(why ? stderr : stdout,
+               "usage: %s [--cycles N] [--tile-rows M] [--swap-delay D] [--seed S] [--check]\n"
+               "  --cycles N      simulated cycles (default 2000000)\n"
+               "  --tile-rows M   activation rows per weight tile, >= %d (default 256)\n"
+               "  --swap-delay D  a tile is swapped in D cycles after its first row, 1..M (default 1)\n"
+               "  --seed S        operand seed (default 1)\n"
+               "  --check         compare every result row with a reference GEMM row (exit 1 on a mismatch)\n",
+               argv0, kN + 1);
+  return why ? 2 : 0;
+}
+
+bool ParseCount(const char* text, uint64_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || text[0] == '-') return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t cycles = 2000000, tile_rows = 256, swap_delay = 1, seed = 1;
+  bool check = false;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return Usage(argv[0], nullptr);
+    if (!std::strcmp(a, "--check")) {
+      check = true;
+    } else if (!std::strcmp(a, "--cycles") && i + 1 < argc) {
+      if (!ParseCount(argv[++i], &cycles) || cycles == 0) return Usage(argv[0], "--cycles: a count > 0");
+    } else if (!std::strcmp(a, "--tile-rows") && i + 1 < argc) {
+      if (!ParseCount(argv[++i], &tile_rows) || tile_rows <= kN) return Usage(argv[0], "--tile-rows: a count > 16");
+    } else if (!std::strcmp(a, "--swap-delay") && i + 1 < argc) {
+      if (!ParseCount(argv[++i], &swap_delay) || swap_delay == 0) return Usage(argv[0], "--swap-delay: a count > 0");
+    } else if (!std::strcmp(a, "--seed") && i + 1 < argc) {
+      if (!ParseCount(argv[++i], &seed)) return Usage(argv[0], "--seed: a count");
+    } else {
+      return Usage(argv[0], (std::string("unknown or incomplete option ") + a).c_str());
+    }
+  }
+  if (swap_delay > tile_rows) return Usage(argv[0], "--swap-delay: at most --tile-rows");
+
+  auto ctx = std::make_unique<VerilatedContext>();
+  auto top = std::make_unique<Vtpu_systolic_array>(ctx.get());
+  std::mt19937_64 rng(seed);
+  auto random_row = [&] {
+    Row8 r;
+    const uint64_t bits[2] = {rng(), rng()};
+    std::memcpy(r.data(), bits, kN);
+    return r;
+  };
+
+  top->clk_i = 0;
+  top->rst_ni = 0;
+  top->eval();
+  top->rst_ni = 1;
+  top->eval();
+
+  // Tile m's rows are pushed in cycles mP .. mP + N - 1 (row k in mP + k; P = --tile-rows) and it is
+  // swapped in with the activation row of cycle s = mP + D (D = --swap-delay): legal, as row k lands in
+  // t_k <= s + k - 1 for D >= 1 and the next tile starts at (m + 1)P >= s. The weight port and the swap
+  // wave overlap the stream as in a GEMM.
+  const uint64_t p = tile_rows;
+  Tile loading{}, active{};  // the tile being pushed, the tile in use (the reset weights are zero)
+  std::deque<std::array<uint32_t, kN>> expected;  // reference rows in flight, oldest first
+  uint64_t mismatches = 0, rows_out = 0;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t t = 0; t < cycles; ++t) {
+    const uint64_t phase = t % p;
+    const bool swap = t >= swap_delay && (t - swap_delay) % p == 0;
+    if (swap) active = loading;  // before a new tile replaces it: with D = P both come in one cycle
+    if (phase == 0) {
+      for (Row8& r : loading) r = random_row();
+    }
+    const bool push_w = phase < static_cast<uint64_t>(kN);
+    top->w_valid_i = push_w;
+    PutRow(top->w_row_i, push_w ? loading[phase] : Row8{});
+    top->w_swap_i = swap;
+    const Row8 a = random_row();
+    top->a_valid_i = 1;
+    PutRow(top->a_row_i, a);
+    if (check) expected.push_back(ReferenceRow(a, active));
+    top->clk_i = 1;
+    top->eval();
+    if (top->c_valid_o) {
+      ++rows_out;
+      if (check) {
+        for (int j = 0; j < kN; ++j) mismatches += top->c_row_o[j] != expected.front()[j];
+        expected.pop_front();
+      }
+    }
+    top->clk_i = 0;
+    top->eval();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  top->final();
+
+  strata::bench::Json line;
+  line["bench"] = "array_speed";
+  line["n"] = kN;
+  line["cycles"] = cycles;
+  line["tile_rows"] = tile_rows;
+  line["swap_delay"] = swap_delay;
+  line["rows_out"] = rows_out;
+  if (check) line["mismatched_values"] = mismatches;
+  line["wall_seconds"] = strata::bench::Round(seconds, 3);
+  line["cycles_per_second"] = std::llround(static_cast<double>(cycles) / seconds);
+  line["ns_per_pe_cycle"] = strata::bench::Round(seconds * 1e9 / static_cast<double>(cycles) / (kN * kN), 3);
+  strata::bench::PrintJsonLine(line);
+  return mismatches == 0 ? 0 : 1;
+}
