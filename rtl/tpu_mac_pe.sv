@@ -18,6 +18,7 @@
 // it enters the mesh; the weight is extended when a bank is written.
 module tpu_mac_pe (
   input  logic        clk_i,
+  input  logic        clk_w_i,  // the weight banks' clock: gated, running only for weight writes
   input  logic        rst_ni,
   // Weight load: the bank not in use (!bank_i) <= w_i at the end of a cycle with w_we_i.
   input  logic        w_we_i,
@@ -43,7 +44,7 @@ module tpu_mac_pe (
   //
   // The weights are reset (an unloaded array multiplies by zero); the activation and partial sum
   // are data, qualified by the array's valid pipeline, and are not.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_w_i or negedge rst_ni) begin
     if (!rst_ni) begin
       w0_q <= '0;
       w1_q <= '0;

@@ -160,6 +160,41 @@ module tpu_systolic_array #(
 
   assign clk_mesh = clk_i & mesh_en_q;
 
+  // ---------------------------------------------------------------- weight clock gate
+  // The weight banks change only at the edges that end a cycle with a weight write (column j writes
+  // the row pushed j cycles before), so they have a gate of their own, open for exactly those edges:
+  // w_wr_sr_q[d] says the row pushed d + 2 cycles ago is still being written (w_sel_q[d] != 0). It
+  // is a real gate (the banks hold their values between tiles), and for the model it takes the
+  // weight-write test out of every PE's evaluation in the cycles without a write, nearly all of a
+  // GEMM's (docs/simulation-speed.md, "The weight banks on their own clock"). Like the mesh gate's,
+  // its flop and enable are public_flat_rd for the simulator's falling-edge test.
+  logic [N-2:0] w_wr_sr_q;
+  logic [N-1:0] w_wr_sr_d;
+  logic         w_busy /*verilator public_flat_rd*/;
+  logic         w_en_q /*verilator public_flat_rd*/;
+  logic         clk_w;
+
+  always_ff @(posedge clk_mesh or negedge rst_ni) begin
+    if (!rst_ni) begin
+      w_wr_sr_q <= '0;
+    end else begin
+      w_wr_sr_q <= w_wr_sr_d[N-2:0];
+    end
+  end
+
+  assign w_wr_sr_d = {w_wr_sr_q, w_valid_q};
+  assign w_busy = w_wr_sr_d != '0;  // a row in the input register or still being written
+
+  always_ff @(negedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      w_en_q <= 1'b0;
+    end else begin
+      w_en_q <= w_busy;
+    end
+  end
+
+  assign clk_w = clk_i & w_en_q;
+
   // ---------------------------------------------------------------- mesh
   // split_var lets Verilator treat every element as its own signal and fold the PE-to-PE wires
   // into the PE registers (about 15% less work per cycle than copying through whole arrays).
@@ -232,6 +267,7 @@ module tpu_systolic_array #(
     for (genvar j = 0; j < N; j++) begin : gen_col
       tpu_mac_pe u_pe (
         .clk_i (clk_mesh),
+        .clk_w_i(clk_w),
         .rst_ni,
         .w_we_i(w_sel_col[j][i]),
         .w_i(w_col[j]),
