@@ -54,6 +54,7 @@ module tpu_systolic_array #(
   logic mesh_en_q /*verilator public_flat_rd*/;
   logic busy_prev_q /*verilator public_flat_rd*/;
   logic clk_mesh;
+  logic clk_w;  // the weight path's gated clock (see "weight clock gate")
 
   // ---------------------------------------------------------------- input register
   // Every input is registered before it reaches the mesh: it costs one cycle of latency, isolates
@@ -109,9 +110,9 @@ module tpu_systolic_array #(
     end
   end
 
-  // On the mesh clock: the delayed write selects feed the PEs, so they belong to the mesh's
-  // clock domain (and keep the PE logic out of every ungated clock edge's evaluation).
-  always_ff @(posedge clk_mesh or negedge rst_ni) begin
+  // On the weight path's clock, with the weight bytes' skew lines and the banks they write: only
+  // the cycles of a load evaluate them.
+  always_ff @(posedge clk_w or negedge rst_ni) begin
     if (!rst_ni) begin
       w_sel_q <= '{default: '0};
     end else begin
@@ -161,20 +162,22 @@ module tpu_systolic_array #(
   assign clk_mesh = clk_i & mesh_en_q;
 
   // ---------------------------------------------------------------- weight clock gate
-  // The weight banks change only at the edges that end a cycle with a weight write (column j writes
-  // the row pushed j cycles before), so they have a gate of their own, open for exactly those edges:
-  // w_wr_sr_q[d] says the row pushed d + 2 cycles ago is still being written (w_sel_q[d] != 0). It
-  // is a real gate (the banks hold their values between tiles), and for the model it takes the
-  // weight-write test out of every PE's evaluation in the cycles without a write, nearly all of a
-  // GEMM's (docs/simulation-speed.md, "The weight banks on their own clock"). Like the mesh gate's,
-  // its flop and enable are public_flat_rd for the simulator's falling-edge test.
+  // The weight path (the banks, the write selects w_sel_q and the weight bytes' skew lines) changes
+  // only at the edges that end a cycle in which a pushed row is in the input register or still
+  // being written (column j writes the row pushed j cycles before), so it has a gate of its own,
+  // open for exactly those edges: w_wr_sr_q[d] says the row pushed d + 2 cycles ago is still being
+  // written (w_sel_q[d] != 0). Between loads the path holds its values and nothing it holds is
+  // read (a skew line's slots are read only j cycles after a write, and the gate stays open that
+  // long), so the gate changes no value the array computes. For the model it takes the weight-write
+  // test out of every PE's evaluation in the cycles without a write, nearly all of a GEMM's
+  // (docs/simulation-speed.md, "The weight path on its own clock"). Like the mesh gate's, its flop
+  // and enable are public_flat_rd for the simulator's falling-edge test.
   logic [N-2:0] w_wr_sr_q;
   logic [N-1:0] w_wr_sr_d;
   logic         w_busy /*verilator public_flat_rd*/;
   logic         w_en_q /*verilator public_flat_rd*/;
-  logic         clk_w;
 
-  always_ff @(posedge clk_mesh or negedge rst_ni) begin
+  always_ff @(posedge clk_w or negedge rst_ni) begin
     if (!rst_ni) begin
       w_wr_sr_q <= '0;
     end else begin
@@ -300,7 +303,7 @@ module tpu_systolic_array #(
       .Depth(j),
       .ResetEn(1'b0)
     ) u_w_skew (
-      .clk_i (clk_mesh),
+      .clk_i (clk_w),
       .rst_ni,
       .d_i(w_row_q[8*j +: 8]),
       .q_o(w_col[j])

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   // t_k <= s + k - 1 for D >= 1 and the next tile starts at (m + 1)P >= s. The weight port and the swap
   // wave overlap the stream as in a GEMM.
   const uint64_t p = tile_rows;
-  Tile loading{}, active{};  // the tile being pushed, the tile in use (the reset weights are zero)
+  Tile loading{}, active{};                       // the tile being pushed, the tile in use (the reset weights are zero)
   std::deque<std::array<uint32_t, kN>> expected;  // reference rows in flight, oldest first
   uint64_t mismatches = 0, rows_out = 0;
 
