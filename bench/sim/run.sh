@@ -13,7 +13,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-build="${1:-$root/build}"
+build="$(cd "${1:-$root/build}" && pwd)"  # absolute: the main job runs in its own directory
 sim="$build/sim/strata-sim"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
