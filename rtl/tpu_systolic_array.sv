@@ -169,7 +169,7 @@ module tpu_systolic_array #(
   // written (w_sel_q[d] != 0). Between loads the path holds its values and nothing it holds is
   // read (a skew line's slots are read only j cycles after a write, and the gate stays open that
   // long), so the gate changes no value the array computes. For the model it takes the weight-write
-  // test out of every PE's evaluation in the cycles without a write, nearly all of a GEMM's
+  // test out of every PE's evaluation in the cycles without a write, 89-97% of a GEMM's
   // (docs/simulation-speed.md, "The weight path on its own clock"). Like the mesh gate's, its flop
   // and enable are public_flat_rd for the simulator's falling-edge test.
   logic [N-2:0] w_wr_sr_q;
