@@ -1,5 +1,6 @@
-// Shows the RTL's assertions (rtl/tpu_assert.svh) firing: drives tpu_dma's bridge ports and
-// tpu_line_ram's ports directly, once with legal stimulus and once per deliberately broken one.
+// Shows the RTL's assertions (rtl/tpu_assert.svh) firing: drives tpu_dma's bridge ports,
+// tpu_line_ram's ports and tpu_systolic_array's weight ports directly, once with legal stimulus
+// and once per deliberately broken one.
 // usage: rtl_assert_test SCENARIO
 // Each scenario expects the simulation either to run to its end (legal stimulus) or to be stopped
 // by an assertion, whose message Verilator prints ("Assertion failed in TOP.<module>.<Name>");
@@ -14,6 +15,7 @@
 #include "Vtpu_dma.h"
 #include "Vtpu_line_ram.h"
 #include "Vtpu_line_ram_bad_size.h"
+#include "Vtpu_systolic_array.h"
 #include "strata/regmap.h"
 #include "verilated.h"
 
@@ -123,6 +125,36 @@ bool RunRamWrites(VerilatedContext* ctx, uint32_t a_line, uint32_t b_line) {
   return b.Tick();
 }
 
+// ------------------------------------------------------------------ tpu_systolic_array (N = 4)
+// Tile 0 loaded (N rows) and swapped in the cycle after its first row, then `second` more swaps:
+// one is legal only with a tile of its own, so with load_second the second tile is loaded first.
+bool RunArraySwaps(VerilatedContext* ctx, bool load_second) {
+  constexpr int kN = 4;
+  Bench<Vtpu_systolic_array> b(ctx);
+  Vtpu_systolic_array& a = b.dut();
+  a.rst_ni = 0;
+  if (!b.Tick()) return false;
+  a.rst_ni = 1;
+  auto push_tile = [&](bool swap_after_first) {
+    for (int k = 0; k < kN; ++k) {
+      a.w_valid_i = 1;
+      a.w_row_i = 0x01020304u * static_cast<uint32_t>(k + 1);
+      a.w_swap_i = swap_after_first && k == 1;
+      if (!b.Tick()) return false;
+    }
+    a.w_valid_i = 0;
+    a.w_swap_i = 0;
+    return true;
+  };
+  if (!push_tile(true)) return false;
+  if (load_second && !push_tile(false)) return false;
+  for (int i = 0; i < 3; ++i) {  // the second swap, then quiet cycles
+    a.w_swap_i = i == 0;
+    if (!b.Tick()) return false;
+  }
+  return true;
+}
+
 struct Scenario {
   const char* name;
   bool expect_stop;  // an assertion must stop it
@@ -138,6 +170,9 @@ const Scenario kScenarios[] = {
     {"ram_write_collision", true, [](VerilatedContext* c) { return RunRamWrites<Vtpu_line_ram>(c, 5, 5); }},
     // tpu_line_ram verilated with Bytes = 192 (not a power of two): parameter legality at time 0.
     {"ram_bad_size", true, [](VerilatedContext* c) { return RunRamWrites<Vtpu_line_ram_bad_size>(c, 0, 1); }},
+    {"array_swaps_legal", false, [](VerilatedContext* c) { return RunArraySwaps(c, true); }},
+    // A second swap with no tile loaded since the first (the banks would bring back the reset tile).
+    {"array_swap_without_tile", true, [](VerilatedContext* c) { return RunArraySwaps(c, false); }},
 };
 
 }  // namespace
