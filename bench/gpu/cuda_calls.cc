@@ -1,0 +1,157 @@
+// What the real GPU's calls cost the framework policies: the `cuda` backend's driver (gpu::CudaGpu) timed call
+// by call, the figures the emulator (gpu-emu) assumes or leaves out. One JSON line for the device (its size,
+// the CUDA context's share of it, the page granularity), then one per call and size: the median and the
+// fastest of --reps calls, in microseconds. Without a usable GPU it prints one line saying so and exits 0.
+//
+// Usage: strata-bench-cuda-calls [--reps N]
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/json_line.h"
+#include "cuda_gpu.h"
+
+namespace {
+
+using strata::bench::Json;
+using strata::bench::PrintJsonLine;
+using strata::bench::Round;
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+// Times `op` (one call, or a pair) `reps` times; `setup` and `teardown` run untimed around each.
+void Measure(const char* call, uint64_t bytes, int reps, const std::function<void()>& setup,
+             const std::function<bool()>& op, const std::function<void()>& teardown) {
+  std::vector<double> us;
+  us.reserve(static_cast<size_t>(reps));
+  for (int i = 0; i < reps; ++i) {
+    setup();
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = op();
+    const auto t1 = std::chrono::steady_clock::now();
+    teardown();
+    if (!ok) {
+      Json line;
+      line["bench"] = "cuda_call";
+      line["call"] = call;
+      line["bytes"] = bytes;
+      line["error"] = "the call failed";
+      PrintJsonLine(line);
+      return;
+    }
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  std::sort(us.begin(), us.end());
+  Json line;
+  line["bench"] = "cuda_call";
+  line["call"] = call;
+  line["bytes"] = bytes;
+  line["reps"] = reps;
+  line["median_us"] = Round(us[us.size() / 2], 2);
+  line["min_us"] = Round(us.front(), 2);
+  PrintJsonLine(line);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 50;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf("usage: %s [--reps N]   (N: 1..100000, default 50)\n", argv[0]);
+      return 0;
+    }
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+      char* end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || v < 1 || v > 100000) {
+        std::fprintf(stderr, "%s: --reps: a count 1..100000\n", argv[0]);
+        return 2;
+      }
+      reps = static_cast<int>(v);
+    } else {
+      std::fprintf(stderr, "%s: unknown or incomplete option %s\nusage: %s [--reps N]\n", argv[0], argv[i], argv[0]);
+      return 2;
+    }
+  }
+
+  std::string error;
+  bool no_device = false;
+  const auto t_open = std::chrono::steady_clock::now();
+  auto gpu = strata::gpu::CudaGpu::Open(0, &error, &no_device);
+  const double open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_open).count();
+  if (!gpu) {
+    Json line;
+    line["bench"] = "cuda_device";
+    line["skipped"] = error;
+    PrintJsonLine(line);
+    return no_device ? 0 : 1;
+  }
+  const uint64_t page = gpu->page_bytes();
+  Json dev;
+  dev["bench"] = "cuda_device";
+  dev["name"] = gpu->device_name();
+  dev["cc"] = std::to_string(gpu->cc_major()) + "." + std::to_string(gpu->cc_minor());
+  dev["total_bytes"] = gpu->total_bytes();
+  dev["free_bytes_at_open"] = gpu->free_bytes();
+  dev["context_and_others_bytes"] = gpu->total_bytes() - gpu->free_bytes();  // the CUDA context, and any other user
+  dev["page_bytes"] = page;
+  dev["vmm"] = gpu->has_vmm();
+  dev["open_ms"] = Round(open_ms, 1);
+  PrintJsonLine(dev);
+
+  auto nothing = [] {};
+  for (const uint64_t bytes : {page, 64 * kMiB, 1024 * kMiB}) {
+    uint64_t va = 0;
+    Measure(
+        "cudaMalloc", bytes, reps, nothing, [&] { return (va = gpu->Malloc(bytes)) != 0; }, [&] { gpu->Free(va); });
+    Measure(
+        "cudaFree", bytes, reps, [&] { va = gpu->Malloc(bytes); }, [&] { return va != 0 && gpu->Free(va); }, nothing);
+  }
+  if (gpu->has_vmm()) {
+    const uint64_t span = 64 * page;
+    const uint64_t base = gpu->ReserveVa(span);
+    if (base != 0) {
+      for (const uint64_t pages : {uint64_t{1}, uint64_t{16}}) {
+        const uint64_t bytes = pages * page;
+        Measure(
+            "map", bytes, reps, nothing, [&] { return gpu->Map(base, bytes); }, [&] { gpu->Unmap(base, bytes); });
+        Measure(
+            "unmap", bytes, reps, [&] { gpu->Map(base, bytes); }, [&] { return gpu->Unmap(base, bytes); }, nothing);
+      }
+    }
+  }
+  Measure(
+      "cudaDeviceSynchronize", 0, reps, nothing,
+      [&] {
+        gpu->DeviceSynchronize();
+        return true;
+      },
+      nothing);
+  Measure(
+      "cudaStreamSynchronize", 0, reps, nothing,
+      [&] {
+        gpu->StreamSynchronize();
+        return true;
+      },
+      nothing);
+  const uint64_t buf_bytes = 64 * kMiB;
+  const uint64_t buf = gpu->Malloc(buf_bytes);
+  if (buf != 0) {
+    std::vector<uint8_t> host(buf_bytes, 0x5a);
+    Measure(
+        "cudaMemcpy_h2d", buf_bytes, std::min(reps, 20), nothing,
+        [&] { return gpu->Write(buf, host.data(), buf_bytes); }, nothing);
+    Measure(
+        "cudaMemcpy_d2h", buf_bytes, std::min(reps, 20), nothing,
+        [&] { return gpu->Read(buf, host.data(), buf_bytes); }, nothing);
+    gpu->Free(buf);
+  }
+  return 0;
+}
