@@ -3,7 +3,8 @@
 # (64 KiB pages so that small traces are not all page rounding), through strata-replay --backend gpu-emu.
 # One JSON line per run: outcome (failed allocations, first OOM and its kind), peak reserved, driver calls,
 # host wall time per replayed event. First, strata-bench-gpu-policy: ns per alloc+free pair of every policy and
-# of the firmware allocator on one request stream. Usage: run.sh BUILD_DIR
+# of the firmware allocator on one request stream, and strata-bench-cuda-calls: the real GPU's calls, where
+# there is one. Usage: run.sh BUILD_DIR
 set -euo pipefail
 build="$1"
 replay="$build/host/replay/strata-replay"
@@ -12,6 +13,11 @@ traces="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/data/trace
 policies="jax jax-growth jax-platform jax-async tf tf-growth tf-async torch torch-expandable"
 # ns per alloc+free pair of each policy beside the firmware allocator, in one process.
 "$build/bench/gpu/strata-bench-gpu-policy"
+# The real GPU's calls as the cuda backend makes them (one "skipped" line where there is no GPU; absent in a
+# build without the CUDA toolkit).
+if [ -x "$build/bench/gpu/strata-bench-cuda-calls" ]; then
+  "$build/bench/gpu/strata-bench-cuda-calls"
+fi
 for t in "$traces"/*.csv; do
   for cap in 1.0x 1.5x; do
     for p in $policies; do
