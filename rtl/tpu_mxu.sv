@@ -45,6 +45,7 @@ module tpu_mxu
   output logic [31:0]     reg_rdata_o,
   output logic            irq_o,
   output logic            quiet_o,  // nothing to do: no command waiting or in flight (see tpu_top)
+  output logic            array_gates_steady_o,  // the array's clock gates keep their flops (see tpu_top)
   // VMEM port B (64-byte lines).
   output logic            vmem_req_o,
   output logic            vmem_we_o,
@@ -497,7 +498,7 @@ module tpu_mxu
 
   // ------------------------------------------------------------------ the array
   logic c_valid;
-  logic array_busy /*verilator public_flat_rd*/;  // read by the simulator with the mesh clock gate's flops
+  logic array_busy;
   logic [N*32-1:0] c_row;
   logic [$clog2(N)-1:0] unused_w_idx;
 
@@ -512,7 +513,8 @@ module tpu_mxu
     .a_row_i    (a_row),
     .c_valid_o  (c_valid),
     .c_row_o    (c_row),
-    .busy_o     (array_busy)
+    .busy_o     (array_busy),
+    .gates_steady_o(array_gates_steady_o)
   );
 
   // Each row's destination travels beside the array with the same latency.

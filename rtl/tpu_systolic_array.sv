@@ -42,17 +42,20 @@ module tpu_systolic_array #(
   output logic [N*32-1:0]      c_row_o,
   // Some earlier input has not yet taken full effect (row in flight, weight write or swap in
   // flight); low means the array is quiescent.
-  output logic                 busy_o
+  output logic                 busy_o,
+  // The next falling edge leaves the array's clock-gate flops (the mesh's and the weight path's) as
+  // they are, like tpu_clock_gate's steady_o: part of tpu_top's gates_steady, which lets a simulator
+  // apply that edge without evaluating the chip (sim/verilated_chip.h).
+  output logic                 gates_steady_o
 );
 
   localparam int unsigned Latency = 2 * N;
   localparam int unsigned IdxW = $clog2(N);
   localparam int unsigned BusyW = $clog2(2 * N);
 
-  // The mesh's gated clock (see "mesh clock gate"). The gate's two flops are public_flat_rd: the simulator
-  // reads them to tell when a falling edge changes nothing but the clock nets (sim/verilated_chip.h).
-  logic mesh_en_q /*verilator public_flat_rd*/;
-  logic busy_prev_q /*verilator public_flat_rd*/;
+  // The mesh's gated clock (see "mesh clock gate").
+  logic mesh_en_q;
+  logic busy_prev_q;
   logic clk_mesh;
   logic clk_w;  // the weight path's gated clock (see "weight clock gate")
 
@@ -170,12 +173,11 @@ module tpu_systolic_array #(
   // read (a skew line's slots are read only j cycles after a write, and the gate stays open that
   // long), so the gate changes no value the array computes. For the model it takes the weight-write
   // test out of every PE's evaluation in the cycles without a write, 89-97% of a GEMM's
-  // (docs/simulation-speed.md, "The weight path on its own clock"). Like the mesh gate's, its flop
-  // and enable are public_flat_rd for the simulator's falling-edge test.
+  // (docs/simulation-speed.md, "The weight path on its own clock").
   logic [N-2:0] w_wr_sr_q;
   logic [N-1:0] w_wr_sr_d;
-  logic         w_busy /*verilator public_flat_rd*/;
-  logic         w_en_q /*verilator public_flat_rd*/;
+  logic         w_busy;
+  logic         w_en_q;
 
   always_ff @(posedge clk_w or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -197,6 +199,9 @@ module tpu_systolic_array #(
   end
 
   assign clk_w = clk_i & w_en_q;
+
+  // Both gates' falling-edge flops would load what they hold (see the port).
+  assign gates_steady_o = busy_prev_q == busy_o && mesh_en_q == (busy_o || busy_prev_q) && w_en_q == w_busy;
 
   // ---------------------------------------------------------------- mesh
   // split_var lets Verilator treat every element as its own signal and fold the PE-to-PE wires

@@ -94,8 +94,9 @@ module tpu_top
   logic [31:0] tohost_data_q;
   logic [63:0] hbm_cap_q;  // the DMA's range checks read it: registered, so they stay off the input path
   logic        clk_dma, clk_mxu, clk_mem, dma_idle, dma_gate_busy, mxu_gate_busy, dma_clk_en, mxu_clk_en;
-  logic        dma_gate_steady, mxu_gate_steady, mxu_settled, unused_dma_settled;
-  // Both gates' flops keep their values at the next falling edge (read by the simulator: sim/verilated_chip.h).
+  logic        dma_gate_steady, mxu_gate_steady, mxu_array_steady, mxu_settled, unused_dma_settled;
+  // Every clock gate's flops (the DMA's, the matrix unit's, and the array's mesh and weight-path gates)
+  // keep their values at the next falling edge (read by the simulator: sim/verilated_chip.h).
   logic        gates_steady /*verilator public_flat_rd*/;
   logic        vmem_req, vmem_we, acc_req, acc_we;
   logic [31:0] vmem_line, acc_line;
@@ -249,7 +250,7 @@ module tpu_top
   );
 
   assign clk_mem = clk_i & (dma_clk_en | mxu_clk_en);
-  assign gates_steady = dma_gate_steady && mxu_gate_steady;
+  assign gates_steady = dma_gate_steady && mxu_gate_steady && mxu_array_steady;
 
   tpu_dma #(
     .VmemBytes(VmemBytes),
@@ -324,6 +325,7 @@ module tpu_top
     .reg_rdata_o  (mxu_rdata),
     .irq_o        (mxu_irq),
     .quiet_o      (mxu_quiet),
+    .array_gates_steady_o(mxu_array_steady),
     .vmem_req_o   (mxu_vmem_req),
     .vmem_we_o    (mxu_vmem_we),
     .vmem_line_o  (mxu_vmem_line),

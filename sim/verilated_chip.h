@@ -30,37 +30,31 @@ class VerilatedChip final : public ChipModel {
   // A falling-edge evaluation runs Verilator's input-combinational region (its inputs unchanged since
   // the rising edge's evaluation, so it recomputes the values it already holds) and the blocks on the
   // falling edge: the clock gates of the DMA, the matrix unit (tpu_top, tpu_clock_gate), the mesh
-  // (tpu_systolic_array: mesh_en_q <= busy || busy_prev_q, busy_prev_q <= busy) and the weight banks
+  // (tpu_systolic_array: mesh_en_q <= busy || busy_prev_q, busy_prev_q <= busy) and the weight path
   // (w_en_q <= w_busy); its only other effect is every gated clock (clk_x = clk_i & en) going low.
-  // When the gates' flops keep their values (tpu_top's gates_steady, and the array's two gates' tests
-  // below), that is all it does, so the edge is
-  // applied by writing what the evaluation would leave: the clock nets low and Verilator's
-  // edge-detection copies of them (its __Vtrigrprev members, read by the next evaluation to find the
-  // rising edges). About a tenth of a busy chip's evaluation (docs/simulation-speed.md). The names are
-  // Verilator 5.006's: a Verilator that names them otherwise fails to compile here, and one that keeps
-  // more edge-detection state would compile but evaluate differently, which the sim.fast_forward.*
-  // tests (every workload with the fast paths on and off, the same reports required) would show.
+  // When the gates' flops keep their values (tpu_top's gates_steady, fed by every gate's own
+  // steadiness), that is all it does, so the edge is applied by writing what the evaluation would
+  // leave: the clock nets low and Verilator's edge-detection copies of them (its __Vtrigrprev members,
+  // read by the next evaluation to find the rising edges). About a tenth of a busy chip's evaluation
+  // (docs/simulation-speed.md). The names are Verilator 5.006's: a Verilator that names them otherwise fails to compile
+  // here, and one that keeps more edge-detection state would compile but evaluate differently, which the
+  // sim.fast_forward.* tests (every workload with the fast paths on and off, the same reports required) would show.
   bool FallingEdge(bool may_elide) override {
     auto* r = top_->rootp;
     if (may_elide && !inputs_written_ && top_->clk_i && top_->rst_ni && r->tpu_top__DOT__gates_steady) {
-      const bool busy = r->tpu_top__DOT__u_mxu__DOT__array_busy;
-      const bool prev = r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__busy_prev_q;
-      if (prev == busy && r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__mesh_en_q == (busy || prev) &&
-          r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__w_en_q == r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__w_busy) {
-        top_->clk_i = 0;
-        r->tpu_top__DOT__clk_dma = 0;
-        r->tpu_top__DOT__clk_mxu = 0;
-        r->tpu_top__DOT__clk_mem = 0;
-        r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
-        r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w = 0;
-        r->__Vtrigrprev__TOP__clk_i = 0;
-        r->__Vtrigrprev__TOP__tpu_top__DOT__clk_dma = 0;
-        r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mxu = 0;
-        r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mem = 0;
-        r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
-        r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w = 0;
-        return true;
-      }
+      top_->clk_i = 0;
+      r->tpu_top__DOT__clk_dma = 0;
+      r->tpu_top__DOT__clk_mxu = 0;
+      r->tpu_top__DOT__clk_mem = 0;
+      r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
+      r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w = 0;
+      r->__Vtrigrprev__TOP__clk_i = 0;
+      r->__Vtrigrprev__TOP__tpu_top__DOT__clk_dma = 0;
+      r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mxu = 0;
+      r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mem = 0;
+      r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
+      r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w = 0;
+      return true;
     }
     top_->clk_i = 0;
     top_->eval();
