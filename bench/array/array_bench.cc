@@ -20,32 +20,23 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "Vtpu_systolic_array.h"
 #include "common/json_line.h"
+#include "strata/reference_gemm.h"
 #include "verilated.h"
 
 namespace {
 
 constexpr int kN = 16;  // the chip's default MxuN; the CMake target verilates the array at it
 using Row8 = std::array<int8_t, kN>;
-using Tile = std::array<Row8, kN>;
+using Tile = std::array<int8_t, kN * kN>;  // W[k][j] at k * N + j
 
 template <typename Port>
 void PutRow(Port& port, const Row8& v) {
   for (int w = 0; w < kN / 4; ++w) port[w] = 0;
   for (int i = 0; i < kN; ++i) port[i / 4] |= uint32_t{static_cast<uint8_t>(v[i])} << (8 * (i % 4));
-}
-
-// c[j] = sum_i a[i] * W[i][j], wrapping like int32.
-std::array<uint32_t, kN> ReferenceRow(const Row8& a, const Tile& w) {
-  std::array<uint32_t, kN> c{};
-  for (int j = 0; j < kN; ++j) {
-    uint32_t acc = 0;
-    for (int i = 0; i < kN; ++i) acc += static_cast<uint32_t>(int32_t{a[i]} * int32_t{w[i][j]});
-    c[j] = acc;
-  }
-  return c;
 }
 
 int Usage(const char* argv0, const char* why) {
@@ -115,8 +106,12 @@ int main(int argc, char** argv) {
   // t_k <= s + k - 1 for D >= 1 and the next tile starts at (m + 1)P >= s. The weight port and the swap
   // wave overlap the stream as in a GEMM.
   const uint64_t p = tile_rows;
-  Tile loading{}, active{};                       // the tile being pushed, the tile in use (the reset weights are zero)
-  std::deque<std::array<uint32_t, kN>> expected;  // reference rows in flight, oldest first
+  Tile loading{}, active{};                   // the tile being pushed, the tile in use (the reset weights are zero)
+  std::deque<std::vector<int32_t>> expected;  // reference rows (strata::reference::Gemm) in flight, oldest first
+  strata::reference::GemmSpec row_spec;
+  row_spec.m = 1;
+  row_spec.k = kN;
+  row_spec.n = kN;
   uint64_t mismatches = 0, rows_out = 0;
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -125,22 +120,27 @@ int main(int argc, char** argv) {
     const bool swap = t >= swap_delay && (t - swap_delay) % p == 0;
     if (swap) active = loading;  // before a new tile replaces it: with D = P both come in one cycle
     if (phase == 0) {
-      for (Row8& r : loading) r = random_row();
+      for (int k = 0; k < kN; ++k) {
+        const Row8 r = random_row();
+        std::memcpy(&loading[k * kN], r.data(), kN);
+      }
     }
     const bool push_w = phase < static_cast<uint64_t>(kN);
     top->w_valid_i = push_w;
-    PutRow(top->w_row_i, push_w ? loading[phase] : Row8{});
+    Row8 w{};
+    if (push_w) std::memcpy(w.data(), &loading[phase * kN], kN);
+    PutRow(top->w_row_i, w);
     top->w_swap_i = swap;
     const Row8 a = random_row();
     top->a_valid_i = 1;
     PutRow(top->a_row_i, a);
-    if (check) expected.push_back(ReferenceRow(a, active));
+    if (check) expected.push_back(strata::reference::Gemm(a.data(), active.data(), nullptr, row_spec));
     top->clk_i = 1;
     top->eval();
     if (top->c_valid_o) {
       ++rows_out;
       if (check) {
-        for (int j = 0; j < kN; ++j) mismatches += top->c_row_o[j] != expected.front()[j];
+        for (int j = 0; j < kN; ++j) mismatches += top->c_row_o[j] != static_cast<uint32_t>(expected.front()[j]);
         expected.pop_front();
       }
     }

@@ -25,7 +25,7 @@ using strata::bench::Round;
 
 constexpr uint64_t kMiB = 1ull << 20;
 
-// Times `op` (one call, or a pair) `reps` times; `setup` and `teardown` run untimed around each.
+// Times `op` `reps` times; `setup` runs untimed before each, `teardown` untimed after each that succeeded.
 void Measure(const char* call, uint64_t bytes, int reps, const std::function<void()>& setup,
              const std::function<bool()>& op, const std::function<void()>& teardown) {
   std::vector<double> us;
@@ -35,7 +35,6 @@ void Measure(const char* call, uint64_t bytes, int reps, const std::function<voi
     const auto t0 = std::chrono::steady_clock::now();
     const bool ok = op();
     const auto t1 = std::chrono::steady_clock::now();
-    teardown();
     if (!ok) {
       Json line;
       line["bench"] = "cuda_call";
@@ -45,6 +44,7 @@ void Measure(const char* call, uint64_t bytes, int reps, const std::function<voi
       PrintJsonLine(line);
       return;
     }
+    teardown();
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
   std::sort(us.begin(), us.end());
@@ -98,9 +98,10 @@ int main(int argc, char** argv) {
   dev["bench"] = "cuda_device";
   dev["name"] = gpu->device_name();
   dev["cc"] = std::to_string(gpu->cc_major()) + "." + std::to_string(gpu->cc_minor());
+  const uint64_t free_at_open = gpu->free_bytes();
   dev["total_bytes"] = gpu->total_bytes();
-  dev["free_bytes_at_open"] = gpu->free_bytes();
-  dev["context_and_others_bytes"] = gpu->total_bytes() - gpu->free_bytes();  // the CUDA context, and any other user
+  dev["free_bytes_at_open"] = free_at_open;
+  dev["context_and_others_bytes"] = gpu->total_bytes() - free_at_open;  // the CUDA context, and any other user
   dev["page_bytes"] = page;
   dev["vmm"] = gpu->has_vmm();
   dev["open_ms"] = Round(open_ms, 1);
@@ -127,20 +128,19 @@ int main(int argc, char** argv) {
       }
     }
   }
-  Measure(
-      "cudaDeviceSynchronize", 0, reps, nothing,
-      [&] {
-        gpu->DeviceSynchronize();
-        return true;
-      },
-      nothing);
-  Measure(
-      "cudaStreamSynchronize", 0, reps, nothing,
-      [&] {
-        gpu->StreamSynchronize();
-        return true;
-      },
-      nothing);
+  for (const bool device : {true, false}) {
+    Measure(
+        device ? "cudaDeviceSynchronize" : "cudaStreamSynchronize", 0, reps, nothing,
+        [&] {
+          if (device) {
+            gpu->DeviceSynchronize();
+          } else {
+            gpu->StreamSynchronize();
+          }
+          return true;
+        },
+        nothing);
+  }
   const uint64_t buf_bytes = 64 * kMiB;
   const uint64_t buf = gpu->Malloc(buf_bytes);
   if (buf != 0) {
