@@ -42,18 +42,16 @@ class VerilatedChip final : public ChipModel {
   bool FallingEdge(bool may_elide) override {
     auto* r = top_->rootp;
     if (may_elide && !inputs_written_ && top_->clk_i && top_->rst_ni && r->tpu_top__DOT__gates_steady) {
-      top_->clk_i = 0;
-      r->tpu_top__DOT__clk_dma = 0;
-      r->tpu_top__DOT__clk_mxu = 0;
-      r->tpu_top__DOT__clk_mem = 0;
-      r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
-      r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w = 0;
-      r->__Vtrigrprev__TOP__clk_i = 0;
-      r->__Vtrigrprev__TOP__tpu_top__DOT__clk_dma = 0;
-      r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mxu = 0;
-      r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mem = 0;
-      r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh = 0;
-      r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w = 0;
+      // Each clock net low, with Verilator's edge-detection copy of it.
+      auto low = [](CData& net, CData& seen) { net = seen = 0; };
+      low(top_->clk_i, r->__Vtrigrprev__TOP__clk_i);
+      low(r->tpu_top__DOT__clk_dma, r->__Vtrigrprev__TOP__tpu_top__DOT__clk_dma);
+      low(r->tpu_top__DOT__clk_mxu, r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mxu);
+      low(r->tpu_top__DOT__clk_mem, r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mem);
+      low(r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh,
+          r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh);
+      low(r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w,
+          r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_w);
       return true;
     }
     top_->clk_i = 0;
