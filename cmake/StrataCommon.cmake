@@ -12,6 +12,42 @@ if(STRATA_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# STRATA_PGO (the top-level CMakeLists.txt). Results do not depend on it: only the compiler's choices do.
+if(NOT STRATA_PGO STREQUAL "OFF")
+  if(NOT STRATA_PGO MATCHES "^(GENERATE|USE)$")
+    message(FATAL_ERROR "STRATA_PGO is '${STRATA_PGO}': use OFF, GENERATE or USE (scripts/build-pgo.sh runs both steps)")
+  endif()
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    message(FATAL_ERROR "STRATA_PGO needs GCC (its -fprofile-generate/-fprofile-use profile format); the compiler is ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  if(STRATA_SANITIZE OR STRATA_FUZZ)
+    message(FATAL_ERROR "STRATA_PGO is for speed: it does not go with STRATA_SANITIZE or STRATA_FUZZ")
+  endif()
+  if(STRATA_PGO STREQUAL "GENERATE")
+    # The FST writer runs in a thread of its own: atomic counters keep its profile whole.
+    set(strata_pgo_flags -fprofile-generate=${STRATA_PGO_DIR} -fprofile-update=prefer-atomic)
+    add_link_options(-fprofile-generate=${STRATA_PGO_DIR})
+  else()
+    file(GLOB_RECURSE strata_pgo_profile "${STRATA_PGO_DIR}/*.gcda")
+    if(NOT strata_pgo_profile)
+      message(FATAL_ERROR "STRATA_PGO=USE: no profile in ${STRATA_PGO_DIR} (build with STRATA_PGO=GENERATE and "
+                          "run the training workloads first: scripts/build-pgo.sh does both)")
+    endif()
+    # Code the training did not run is optimized as without a profile (-fprofile-partial-training); a profile
+    # older than the sources is a warning (it costs speed, never a result): scripts/build-pgo.sh makes a new one.
+    set(strata_pgo_flags -fprofile-use=${STRATA_PGO_DIR} -fprofile-partial-training -Wno-missing-profile
+                         -Wno-error=coverage-mismatch)
+  endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${strata_pgo_flags}>")
+  if(CMAKE_INTERPROCEDURAL_OPTIMIZATION)
+    # GCC 12 diagnoses again at link time, after inlining across files, and reports false string-bound
+    # overflows in libstdc++'s std::string and Verilator's fstapi.c (none is reached: the default build, without LTO,
+    # reports none of them).
+    add_link_options(-Wno-stringop-overflow -Wno-stringop-overread)
+  endif()
+  message(STATUS "STRATA_PGO=${STRATA_PGO}, profile in ${STRATA_PGO_DIR}")
+endif()
+
 # Emits tpu_regmap_pkg.sv, strata/regmap.h and strata_memory.ld (the firmware's SMEM region) from
 # rtl/regmap.json; defines target strata_regmap.
 function(strata_generate_regmap)
