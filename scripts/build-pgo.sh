@@ -42,7 +42,7 @@ train() {
   "$sim" --json --max-cycles 2000000 "$build/rv32/bench/bench_sim_loop.elf" >"$out/loop.json" || true
   echo "build-pgo:   a compaction replay on the model (tests/compare/data/needs_compaction.csv)" >&2
   "$build/host/replay/strata-replay" tests/compare/data/needs_compaction.csv --backend sim --capacity 1.0x \
-    --compaction on-oom --json >"$out/replay.json" 2>/dev/null
+    --compaction on-oom --json >"$out/replay.json" 2>"$work/replay.err" || { cat "$work/replay.err" >&2; exit 1; }
   echo "build-pgo:   strata-mlp, 6 requests, seed 2, with its waveform window" >&2
   (cd "$out" && "$build/examples/strata-mlp" --quiet --steps 6 --seed 2 --trace "$out/mlp.fst" \
     --report "$out/mlp.json" --alloc-trace "$out/allocs.csv" >/dev/null)
@@ -74,7 +74,9 @@ for name in sorted(os.listdir(a)):
     if name.endswith(".json"):
         x = [strip(json.loads(l)) for l in x.decode().splitlines() if l.startswith("{")]
         y = [strip(json.loads(l)) for l in y.decode().splitlines() if l.startswith("{")]
-    if x != y:
+    if not x:  # a run that wrote nothing proves nothing
+        bad.append(name + " (empty)")
+    elif x != y:
         bad.append(name)
 if bad:
     sys.exit("build-pgo: the optimized programs report differently from the instrumented ones: " + ", ".join(bad))
