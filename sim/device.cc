@@ -86,7 +86,11 @@ Device::~Device() {
 
 bool Device::CloseTrace() {
   if (!trace_) return true;
-  trace_->close();
+  if (trace_finisher_.joinable()) {
+    trace_finisher_.join();
+  } else {
+    trace_->close();
+  }
   trace_.reset();
   if (trace_fst_path_ == trace_opts_.path) return true;
   // GTKWave's converter, run with an argument vector (never through a shell: a path may hold any character).
@@ -105,7 +109,13 @@ void Device::set_fast_forward(bool on) {
   chip_->SetGateBypass(!on);
 }
 
-bool Device::Recording() const { return trace_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end; }
+bool Device::Recording() const {
+  return trace_ && !trace_finisher_.joinable() && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
+}
+
+void Device::FinishTraceInBackground() {
+  trace_finisher_ = std::thread([trace = trace_.get()] { trace->close(); });
+}
 
 bool Device::CanSkipCycle() const {
   // The timer term: mtime after this edge (counting skipped cycles) must stay below mtimecmp, or
@@ -144,6 +154,7 @@ void Device::Tick() {
   mxu_gated_total_ += !chip_->mxu_clocked();
   if (dump) trace_->dump(cycle_ * 1000 + 500);
   ++cycle_;
+  if (dump && cycle_ == trace_opts_.end) FinishTraceInBackground();
   quiet_run_ = chip_->quiescent() && !inputs_changed_ && !bridge_->ports_active() ? quiet_run_ + 1 : 0;
   inputs_changed_ = false;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "chip_model.h"
@@ -98,7 +99,9 @@ class Device {
   // Finishes the waveform file (also done by the destructor); returns false if a conversion failed.
   bool CloseTrace();
   // Moves the waveform's window to cycles [start, end) (for a window found while running, such as the one
-  // that follows a workload's first GEMM). Cycles already past are not recorded after the fact.
+  // that follows a workload's first GEMM). Cycles already past are not recorded after the fact. A window
+  // that has ended is final: its file is then finished in the background (compressing the recorded
+  // changes, which FST does at the end, overlaps the rest of the run), and a later window records nothing.
   void set_trace_window(uint64_t start, uint64_t end) {
     trace_opts_.start = start;
     trace_opts_.end = end;
@@ -107,6 +110,9 @@ class Device {
  private:
   uint32_t HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable);
   bool Recording() const;  // this cycle lies in the waveform's window
+  // The window's last cycle is recorded: closes the waveform in trace_finisher_ (the model does not use
+  // the trace object between dumps, and no dump follows).
+  void FinishTraceInBackground();
   bool CanSkipCycle() const;
   // Before the chip is evaluated or its inputs change: advance its counters over skipped cycles.
   void CatchUp();
@@ -115,6 +121,7 @@ class Device {
   std::unique_ptr<VerilatedContext> context_;
   std::unique_ptr<ChipModel> chip_;
   std::unique_ptr<VerilatedFstC> trace_;
+  std::thread trace_finisher_;  // running or joinable once the window has ended: see FinishTraceInBackground
   std::string trace_fst_path_;
   std::unique_ptr<hbm::HbmModel> hbm_;
   std::unique_ptr<HbmBridge> bridge_;
