@@ -559,18 +559,6 @@ module tpu_mxu
   // Beats of an output row: an int32 row is 4N bytes, 64 per beat (an int8 row needs fewer).
   localparam int unsigned RowBeats = (4 * N > 64) ? 4 * N / 64 : 1;
 
-  function automatic logic [7:0] requant(logic [31:0] x, logic [31:0] mult, logic [MxuQuantShiftShiftWidth-1:0] shift,
-                                       logic round);
-    logic signed [65:0] p;
-    logic signed [65:0] y;
-    p = $signed({{34{x[31]}}, x}) * $signed({{34{mult[31]}}, mult});
-    if (round && shift != '0) p = p + (66'sd1 <<< (shift - 1'b1));
-    y = p >>> shift;
-    if (y > 66'sd127) return 8'h7f;
-    if (y < -66'sd128) return 8'h80;
-    return y[7:0];
-  endfunction
-
   logic [31:0] out_row_bytes, ro_beats;
   always_comb begin
     ro_d = ro_q;
@@ -609,7 +597,7 @@ module tpu_mxu
         for (int unsigned j = 0; j < N; j++) begin
           ro_x[32*j +: 32] = (ro_cmd_q.relu && ro_acc_q[32*j+31]) ? 32'b0 : ro_acc_q[32*j +: 32];
           if (ro_cmd_q.int8) begin
-            ro_out[8*j +: 8] = requant(ro_x[32*j +: 32], ro_cmd_q.mult, ro_cmd_q.shift, ro_cmd_q.round);
+            ro_out[8*j +: 8] = tpu_requant_pkg::requant(ro_x[32*j +: 32], ro_cmd_q.mult, ro_cmd_q.shift, ro_cmd_q.round);
           end else begin
             ro_out[32*j +: 32] = ro_x[32*j +: 32];
           end
