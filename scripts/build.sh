@@ -9,8 +9,10 @@ cd "$root"
 ./scripts/setup.sh
 if [ ! -f build/CMakeCache.txt ]; then
   echo "build: configuring (first run)" >&2
-  cmake --preset default >/dev/null
 fi
+# Every time (about a second): a changed list of RTL sources must reach the Verilator commands before ninja
+# runs them, or the old command line fails first (Verilator's CMake support generates at configure time).
+cmake --preset default >/dev/null
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 echo "build: building ${*:-everything} (first run takes a few minutes: Verilator compiles the RTL)" >&2
