@@ -28,8 +28,8 @@ class Requant : public ::testing::Test {
     const int8_t got = static_cast<int8_t>(dut_.y_o);
     ++checked_;
     if (got != want && ++differ_ <= 10) {
-      ADD_FAILURE() << "x " << x << " mult " << mult << " shift " << shift << " round " << round << ": got "
-                    << int{got} << ", expected " << int{want};
+      ADD_FAILURE() << "x " << x << " mult " << mult << " shift " << shift << " round " << round << ": got " << int{got}
+                    << ", expected " << int{want};
     }
   }
   Vrequant_wrap dut_;
@@ -37,8 +37,8 @@ class Requant : public ::testing::Test {
 };
 
 TEST_F(Requant, EdgeValuesAtEveryShift) {
-  const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -(1 << 24), -65536, -129, -128, -127, -2, -1, 0, 1, 2, 127, 128,
-                           65535, 1 << 24, INT32_MAX - 1, INT32_MAX};
+  const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -(1 << 24), -65536, -129,    -128,          -127,     -2, -1, 0, 1,
+                           2,         127,           128,        65535,  1 << 24, INT32_MAX - 1, INT32_MAX};
   for (int32_t x : edges) {
     for (int32_t mult : edges) {
       for (uint32_t shift = 0; shift < kShifts; ++shift) {
