@@ -11,9 +11,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 if [ $# -gt 0 ]; then
   case "$1" in
-    -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "build-pgo: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h | --help) [ $# -eq 1 ] && { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0; } ;;
   esac
+  echo "build-pgo: unexpected argument(s) '$*' (see --help)" >&2
+  exit 2
 fi
 ./scripts/setup.sh
 build="$root/build/pgo"
@@ -39,7 +40,9 @@ train() {
   "$sim" gemm --a "$work/a.npy" --b "$work/b.npy" --out "$out/c.npy" --json >"$out/gemm.json"
   "$sim" gemm --a "$work/a.npy" --b "$work/b.npy" --out "$out/c8.npy" --int8 3,9 --relu --json >"$out/gemm8.json"
   echo "build-pgo:   the core busy (bench_sim_loop), 2 M cycles" >&2
-  "$sim" --json --max-cycles 2000000 "$build/rv32/bench/bench_sim_loop.elf" >"$out/loop.json" || true
+  local rc=0  # the loop never ends by itself: --max-cycles stops it with status 3
+  "$sim" --json --max-cycles 2000000 "$build/rv32/bench/bench_sim_loop.elf" >"$out/loop.json" || rc=$?
+  [ "$rc" -eq 3 ] || { echo "build-pgo: the compute loop ended with status $rc, not 3 (max cycles)" >&2; exit 1; }
   echo "build-pgo:   a compaction replay on the model (tests/compare/data/needs_compaction.csv)" >&2
   "$build/host/replay/strata-replay" tests/compare/data/needs_compaction.csv --backend sim --capacity 1.0x \
     --compaction on-oom --json >"$out/replay.json" 2>"$work/replay.err" || { cat "$work/replay.err" >&2; exit 1; }

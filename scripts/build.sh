@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, configures (once) and builds the default preset: everything, or only the
-# targets given (scripts/run.sh builds the main job's three programs; the tests build the rest). Quiet when
-# up to date.
+# Installs what is missing, configures (the default preset on the first run, the existing cache after) and
+# builds: everything, or only the targets given (scripts/run.sh builds the main job's three programs; the
+# tests build the rest). Quiet when up to date.
 # usage: scripts/build.sh [TARGET...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -9,10 +9,13 @@ cd "$root"
 ./scripts/setup.sh
 if [ ! -f build/CMakeCache.txt ]; then
   echo "build: configuring (first run)" >&2
+  cmake --preset default >/dev/null
+else
+  # Every time (about a second), keeping the cache's settings: a changed list of RTL sources must reach the
+  # Verilator commands before ninja runs them, or the old command line fails first (Verilator's CMake support
+  # generates at configure time).
+  cmake -S . -B build >/dev/null
 fi
-# Every time (about a second): a changed list of RTL sources must reach the Verilator commands before ninja
-# runs them, or the old command line fails first (Verilator's CMake support generates at configure time).
-cmake --preset default >/dev/null
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 echo "build: building ${*:-everything} (first run takes a few minutes: Verilator compiles the RTL)" >&2

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "hbm/hbm_model.h"
 #include "hbm_bridge.h"
@@ -88,7 +89,7 @@ bool Device::CloseTrace() {
   if (!trace_) return true;
   if (trace_finisher_.joinable()) {
     trace_finisher_.join();
-  } else {
+  } else if (!trace_finished_) {
     trace_->close();
   }
   trace_.reset();
@@ -110,11 +111,24 @@ void Device::set_fast_forward(bool on) {
 }
 
 bool Device::Recording() const {
-  return trace_ && !trace_finisher_.joinable() && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
+  return trace_ && !trace_finished_ && cycle_ >= trace_opts_.start && cycle_ < trace_opts_.end;
 }
 
 void Device::FinishTraceInBackground() {
-  trace_finisher_ = std::thread([trace = trace_.get()] { trace->close(); });
+  trace_finished_ = true;
+  try {
+    trace_finisher_ = std::thread([trace = trace_.get()] { trace->close(); });
+  } catch (const std::system_error&) {
+    trace_->close();  // no thread to be had: finish it here (CloseTrace then finds it closed)
+  }
+}
+
+void Device::set_trace_window(uint64_t start, uint64_t end) {
+  // A window cut short below the current cycle has ended, like one that ran to its end.
+  const bool recording = Recording();
+  trace_opts_.start = start;
+  trace_opts_.end = end;
+  if (recording && end <= cycle_) FinishTraceInBackground();
 }
 
 bool Device::CanSkipCycle() const {

@@ -102,10 +102,7 @@ class Device {
   // that follows a workload's first GEMM). Cycles already past are not recorded after the fact. A window
   // that has ended is final: its file is then finished in the background (compressing the recorded
   // changes, which FST does at the end, overlaps the rest of the run), and a later window records nothing.
-  void set_trace_window(uint64_t start, uint64_t end) {
-    trace_opts_.start = start;
-    trace_opts_.end = end;
-  }
+  void set_trace_window(uint64_t start, uint64_t end);
 
  private:
   uint32_t HostAccess(bool write, uint32_t address, uint32_t value, uint8_t byte_enable);
@@ -121,7 +118,8 @@ class Device {
   std::unique_ptr<VerilatedContext> context_;
   std::unique_ptr<ChipModel> chip_;
   std::unique_ptr<VerilatedFstC> trace_;
-  std::thread trace_finisher_;  // running or joinable once the window has ended: see FinishTraceInBackground
+  std::thread trace_finisher_;   // closes the trace once the window has ended: see FinishTraceInBackground
+  bool trace_finished_ = false;  // the window has ended: nothing more is recorded
   std::string trace_fst_path_;
   std::unique_ptr<hbm::HbmModel> hbm_;
   std::unique_ptr<HbmBridge> bridge_;

@@ -52,6 +52,23 @@ TEST(DeviceTrace, RecordsItsWindowAndAnEndedWindowIsFinal) {
   std::remove(path.c_str());
 }
 
+TEST(DeviceTrace, AWindowCutShortHasEnded) {
+  const std::string path = testing::TempDir() + "device_trace_cut.vcd";
+  std::remove(path.c_str());
+  {
+    Device dev(TraceOptions{path, 100, 10000, 2}, hbm::HbmConfig::Hbm2(1ull << 30));
+    for (int i = 0; i < 500; ++i) dev.Tick();
+    dev.set_trace_window(100, 400);  // its end is already past: the window has ended at cycle 500
+    dev.set_trace_window(2000, 2500);
+    for (int i = 0; i < 2500; ++i) dev.Tick();
+    ASSERT_TRUE(dev.CloseTrace());
+  }
+  const Times t = ReadTimes(path);
+  EXPECT_EQ(t.first, 100u * 1000);
+  EXPECT_EQ(t.last, 499u * 1000 + 500);  // the last cycle recorded before the cut
+  std::remove(path.c_str());
+}
+
 TEST(DeviceTrace, AWindowToTheEndOfTheRunIsFinishedWhenTheDeviceCloses) {
   const std::string path = testing::TempDir() + "device_trace_open.vcd";
   std::remove(path.c_str());
