@@ -25,6 +25,7 @@
 #include "Vtpu_systolic_array.h"
 #include "common/json_line.h"
 #include "strata/reference_gemm.h"
+#include "tool_cli.h"
 #include "verilated.h"
 
 namespace {
@@ -39,26 +40,16 @@ void PutRow(Port& port, const Row8& v) {
   for (int i = 0; i < kN; ++i) port[i / 4] |= uint32_t{static_cast<uint8_t>(v[i])} << (8 * (i % 4));
 }
 
-int Usage(const char* argv0, const char* why) {
-  if (why != nullptr) std::fprintf(stderr, "%s: %s\n", argv0, why);
-  std::fprintf(why ? stderr : stdout,
-               "usage: %s [--cycles N] [--tile-rows M] [--swap-delay D] [--seed S] [--check]\n"
-               "  --cycles N      simulated cycles (default 2000000)\n"
-               "  --tile-rows M   activation rows per weight tile, >= %d (default 256)\n"
-               "  --swap-delay D  a tile is swapped in D cycles after its first row, 1..M (default 1)\n"
-               "  --seed S        operand seed (default 1)\n"
-               "  --check         compare every result row with a reference GEMM row (exit 1 on a mismatch)\n",
-               argv0, kN + 1);
-  return why ? 2 : 0;
-}
-
-bool ParseCount(const char* text, uint64_t* out) {
+// A count (decimal, no sign) for strata::cli::AddTaken: "" when taken, else why not.
+std::string TakeCount(const std::string& text, uint64_t min, uint64_t* out) {
   char* end = nullptr;
   errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-') return false;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0' || text[0] == '-' || v < min) {
+    return min == 0 ? std::string("a count") : "a count >= " + std::to_string(min);
+  }
   *out = v;
-  return true;
+  return "";
 }
 
 }  // namespace
@@ -66,24 +57,24 @@ bool ParseCount(const char* text, uint64_t* out) {
 int main(int argc, char** argv) {
   uint64_t cycles = 2000000, tile_rows = 256, swap_delay = 1, seed = 1;
   bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) return Usage(argv[0], nullptr);
-    if (!std::strcmp(a, "--check")) {
-      check = true;
-    } else if (!std::strcmp(a, "--cycles") && i + 1 < argc) {
-      if (!ParseCount(argv[++i], &cycles) || cycles == 0) return Usage(argv[0], "--cycles: a count > 0");
-    } else if (!std::strcmp(a, "--tile-rows") && i + 1 < argc) {
-      if (!ParseCount(argv[++i], &tile_rows) || tile_rows <= kN) return Usage(argv[0], "--tile-rows: a count > 16");
-    } else if (!std::strcmp(a, "--swap-delay") && i + 1 < argc) {
-      if (!ParseCount(argv[++i], &swap_delay) || swap_delay == 0) return Usage(argv[0], "--swap-delay: a count > 0");
-    } else if (!std::strcmp(a, "--seed") && i + 1 < argc) {
-      if (!ParseCount(argv[++i], &seed)) return Usage(argv[0], "--seed: a count");
-    } else {
-      return Usage(argv[0], (std::string("unknown or incomplete option ") + a).c_str());
-    }
-  }
-  if (swap_delay > tile_rows) return Usage(argv[0], "--swap-delay: at most --tile-rows");
+  CLI::App app{
+      "Runs the systolic array alone (N = 16) on a stream of one activation row per cycle, with a new\n"
+      "weight tile every --tile-rows rows, and prints its simulated cycles per second as a JSON line.",
+      "strata-bench-array"};
+  strata::cli::Setup(app, "strata-bench-array [--cycles N] [--tile-rows M] [--swap-delay D] [--seed S] [--check]",
+                     "Exit status: 0 done, 1 a mismatch with --check, 2 bad arguments.");
+  const auto count = [](uint64_t min, uint64_t* out) {
+    return [min, out](const std::string& v) { return TakeCount(v, min, out); };
+  };
+  strata::cli::AddTaken(app, "--cycles", "N", count(1, &cycles), "simulated cycles (default 2000000)");
+  strata::cli::AddTaken(app, "--tile-rows", "M", count(kN + 1, &tile_rows),
+                        "activation rows per weight tile, >= 17 (default 256)");
+  strata::cli::AddTaken(app, "--swap-delay", "D", count(1, &swap_delay),
+                        "a tile is swapped in D cycles after its first row, 1..M (default 1)");
+  strata::cli::AddTaken(app, "--seed", "S", count(0, &seed), "operand seed (default 1)");
+  app.add_flag("--check", check, "compare every result row with a reference GEMM row (exit 1 on a mismatch)");
+  if (const int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  if (swap_delay > tile_rows) return strata::cli::Usage(app.get_name(), "--swap-delay: at most --tile-rows");
 
   auto ctx = std::make_unique<VerilatedContext>();
   auto top = std::make_unique<Vtpu_systolic_array>(ctx.get());

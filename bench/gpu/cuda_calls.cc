@@ -5,17 +5,18 @@
 //
 // Usage: strata-bench-cuda-calls [--reps N]
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "common/json_line.h"
 #include "cuda_gpu.h"
+#include "tool_cli.h"
 
 namespace {
 
@@ -61,25 +62,26 @@ void Measure(const char* call, uint64_t bytes, int reps, const std::function<voi
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 50;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::printf("usage: %s [--reps N]   (N: 1..100000, default 50)\n", argv[0]);
-      return 0;
-    }
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
-      char* end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < 1 || v > 100000) {
-        std::fprintf(stderr, "%s: --reps: a count 1..100000\n", argv[0]);
-        return 2;
-      }
-      reps = static_cast<int>(v);
-    } else {
-      std::fprintf(stderr, "%s: unknown or incomplete option %s\nusage: %s [--reps N]\n", argv[0], argv[i], argv[0]);
-      return 2;
-    }
-  }
+  uint64_t reps_arg = 50;
+  CLI::App app{"Times the cuda backend's driver calls on GPU 0 (one JSON line each); without a GPU, one skipped line.",
+               "strata-bench-cuda-calls"};
+  strata::cli::Setup(app, "strata-bench-cuda-calls [--reps N]",
+                     "Exit status: 0 done or no GPU, 1 the GPU could not be opened, 2 bad arguments.");
+  strata::cli::AddTaken(
+      app, "--reps", "N",
+      [&](const std::string& v) {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+        if (errno != 0 || end == v.c_str() || *end != '\0' || v[0] == '-' || n < 1 || n > 100000) {
+          return std::string("a count 1..100000");
+        }
+        reps_arg = n;
+        return std::string();
+      },
+      "calls timed per figure, 1..100000 (default 50)");
+  if (const int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  const int reps = static_cast<int>(reps_arg);
 
   std::string error;
   bool no_device = false;
