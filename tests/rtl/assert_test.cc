@@ -126,8 +126,8 @@ bool RunRamWrites(VerilatedContext* ctx, uint32_t a_line, uint32_t b_line) {
 }
 
 // ------------------------------------------------------------------ tpu_systolic_array (N = 4)
-// Tile 0 loaded (N rows) and swapped in the cycle after its first row, then `second` more swaps:
-// one is legal only with a tile of its own, so with load_second the second tile is loaded first.
+// Tile 0 loaded (N rows) and swapped in the cycle after its first row, then a second swap: legal only
+// with a tile of its own, so with load_second a second tile is loaded before it.
 bool RunArraySwaps(VerilatedContext* ctx, bool load_second) {
   constexpr int kN = 4;
   Bench<Vtpu_systolic_array> b(ctx);
