@@ -9,7 +9,6 @@
 //
 // Usage: strata-bench-array [--cycles N] [--tile-rows M] [--swap-delay D] [--seed S] [--check]
 #include <array>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -40,18 +39,6 @@ void PutRow(Port& port, const Row8& v) {
   for (int i = 0; i < kN; ++i) port[i / 4] |= uint32_t{static_cast<uint8_t>(v[i])} << (8 * (i % 4));
 }
 
-// A count (decimal, no sign) for strata::cli::AddTaken: "" when taken, else why not.
-std::string TakeCount(const std::string& text, uint64_t min, uint64_t* out) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno != 0 || end == text.c_str() || *end != '\0' || text[0] == '-' || v < min) {
-    return min == 0 ? std::string("a count") : "a count >= " + std::to_string(min);
-  }
-  *out = v;
-  return "";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,7 +51,7 @@ int main(int argc, char** argv) {
   strata::cli::Setup(app, "strata-bench-array [--cycles N] [--tile-rows M] [--swap-delay D] [--seed S] [--check]",
                      "Exit status: 0 done, 1 a mismatch with --check, 2 bad arguments.");
   const auto count = [](uint64_t min, uint64_t* out) {
-    return [min, out](const std::string& v) { return TakeCount(v, min, out); };
+    return [min, out](const std::string& v) { return strata::cli::TakeCount(v, min, UINT64_MAX, out); };
   };
   strata::cli::AddTaken(app, "--cycles", "N", count(1, &cycles), "simulated cycles (default 2000000)");
   strata::cli::AddTaken(app, "--tile-rows", "M", count(kN + 1, &tile_rows),

@@ -5,7 +5,6 @@
 //
 // Usage: strata-bench-cuda-calls [--reps N]
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -68,17 +67,7 @@ int main(int argc, char** argv) {
   strata::cli::Setup(app, "strata-bench-cuda-calls [--reps N]",
                      "Exit status: 0 done or no GPU, 1 the GPU could not be opened, 2 bad arguments.");
   strata::cli::AddTaken(
-      app, "--reps", "N",
-      [&](const std::string& v) {
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-        if (errno != 0 || end == v.c_str() || *end != '\0' || v[0] == '-' || n < 1 || n > 100000) {
-          return std::string("a count 1..100000");
-        }
-        reps_arg = n;
-        return std::string();
-      },
+      app, "--reps", "N", [&](const std::string& v) { return strata::cli::TakeCount(v, 1, 100000, &reps_arg); },
       "calls timed per figure, 1..100000 (default 50)");
   if (const int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
   const int reps = static_cast<int>(reps_arg);

@@ -7,7 +7,10 @@
 #define STRATA_SIM_CLI_TOOL_CLI_H_
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -113,6 +116,20 @@ inline CLI::Option* AddTaken(CLI::App& app, const std::string& names, const std:
       .add_option_function<std::string>(
           names, [name, take = std::move(take)](const std::string& v) { Refuse(name, take(v)); }, help)
       ->type_name(value_name);
+}
+
+// A value reader for AddTaken: a decimal count (digits only: no sign, space or suffix) within [min, max] into
+// *out. Returns "" when taken, else "a count MIN..MAX" ("a count >= MIN", or "a count", when max is UINT64_MAX).
+inline std::string TakeCount(const std::string& text, uint64_t min, uint64_t max, uint64_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0' || text[0] < '0' || text[0] > '9' || v < min || v > max) {
+    if (max != UINT64_MAX) return "a count " + std::to_string(min) + ".." + std::to_string(max);
+    return min == 0 ? std::string("a count") : "a count >= " + std::to_string(min);
+  }
+  *out = v;
+  return "";
 }
 
 // A repeatable option (each occurrence one value, in order): `take` as above, once per value.
