@@ -123,8 +123,20 @@ void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out) {
         out.row_hit_cap = static_cast<uint32_t>(n);
         return "";
       },
-      "row hits served past an older request to another row of the bank (default 4;\n"
-      "0 = no cap, plain FR-FCFS, the old scheduler)");
+      "columns an open row serves while an older request to another row of its bank waits\n"
+      "(default 4; 0 = no cap, plain FR-FCFS, the old scheduler)");
+  AddTaken(
+      app, "--hbm-row-hit-count", "since-act|bypasses",
+      [&out](const std::string& v) -> std::string {
+        if (!hbm::RowHitCountFromName(v, &out.row_hit_count)) {
+          return "unknown --hbm-row-hit-count '" + v + "' (" + hbm::RowHitCountChoices() + ")";
+        }
+        return "";
+      },
+      std::string("what the row-hit cap counts: since-act (every column since the row's ACT, as DRAMsim3)\n"
+                  "or bypasses (only hits served past the waiting request, as FR-FCFS+Cap's paper);\n"
+                  "default ") +
+          hbm::RowHitCountName(hbm::HbmConfig{}.row_hit_count) + " (docs/hbm.md)");
 }
 
 void AddTraceOptions(CLI::App& app, TraceOptions& out) {

@@ -34,15 +34,18 @@ int Usage(const std::string& why, const std::string& program = "strata-sim");
 // --mxu-n N: a size this build has a chip for; otherwise the message that names the built ones.
 bool ParseMxuN(const char* text, int& out, std::string& why);
 
-// The HBM controller options both programs take: --hbm-address-map and --hbm-row-hit-cap. They are kept
-// here and applied after HbmConfig::FromName, which replaces the whole configuration with the preset.
+// The HBM controller options both programs take: --hbm-address-map, --hbm-row-hit-cap and
+// --hbm-row-hit-count. They are kept here and applied after HbmConfig::FromName, which replaces the
+// whole configuration with the preset.
 struct HbmControllerOptions {
   hbm::AddressMap address_map = hbm::HbmConfig{}.address_map;
   uint32_t row_hit_cap = hbm::HbmConfig{}.row_hit_cap;
+  hbm::RowHitCount row_hit_count = hbm::HbmConfig{}.row_hit_count;
 
   void ApplyTo(hbm::HbmConfig& hbm) const {
     hbm.address_map = address_map;
     hbm.row_hit_cap = row_hit_cap;
+    hbm.row_hit_count = row_hit_count;
   }
 };
 

@@ -46,6 +46,7 @@ Json ConfigJson(const char* bench, const HbmConfig& cfg) {
   j["queue_depth"] = cfg.queue_depth;
   j["address_map"] = strata::hbm::AddressMapName(cfg.address_map);
   j["row_hit_cap"] = cfg.row_hit_cap;
+  j["row_hit_count"] = strata::hbm::RowHitCountName(cfg.row_hit_count);
   return j;
 }
 
@@ -88,6 +89,8 @@ void Stream(const HbmConfig& cfg, uint64_t cycles, const char* name, const Json&
   line["peak_gb_per_s"] = Round(cfg.PeakBytesPerSecond() / 1e9, 1);
   line["fraction_of_peak"] = Round(bpc / cfg.PeakBytesPerCycle(), 4);
   line["row_hit_rate"] = Round(total.RowHitRate(), 4);
+  line["columns_per_act"] =
+      Round(total.activates ? static_cast<double>(total.reads + total.writes) / total.activates : 0, 2);
   line["latency_avg"] = Round(total.AverageLatency(), 1);
   line["latency_max"] = total.latency_max;
   line["sim_cycles_per_second"] = std::llround(cycles / secs);
@@ -135,6 +138,24 @@ void RowConflict(const HbmConfig& cfg, uint64_t cycles) {
     r->addr = map.Encode(l) & ~63ull;
     r->is_write = false;
   });
+}
+
+// Issue [T]'s streams, in one bank of each pseudo-channel of channel 0 (a 64-byte request is one
+// column in each): reads rotating over K rows (request n to row K*floor(n/32K) + n mod K, column
+// floor(n/K) mod 32, every address distinct), K = 2 being the alternating two-row stream on which
+// the row-hit cap's count decides the columns per ACT.
+void OneBank(const HbmConfig& cfg, uint64_t cycles) {
+  HbmModel probe(cfg);
+  const strata::hbm::HbmAddressMap& map = probe.address_map();
+  for (const uint64_t k : {2u, 8u, 16u}) {
+    Stream(cfg, cycles, "hbm_one_bank_rows", Json{{"rows", k}}, [&](uint64_t n, HbmRequest* r) {
+      HbmLocation l{};
+      l.row = (k * (n / (32 * k)) + n % k) % map.rows_per_bank();
+      l.column = static_cast<uint32_t>((n / k) % 32);
+      r->addr = map.Encode(l) & ~63ull;
+      r->is_write = false;
+    });
+  }
 }
 
 struct Dist {
@@ -259,6 +280,7 @@ int main(int argc, char** argv) {
   uint64_t cycles = 200000;
   uint32_t queue_depth = 0;  // 0: the preset's default
   long row_hit_cap = -1;     // -1: the default
+  const char* row_hit_count = nullptr;
   bool have_map = false;
   AddressMap address_map = AddressMap::kXorHash;
   std::vector<std::string> presets;
@@ -266,7 +288,7 @@ int main(int argc, char** argv) {
     if (why) std::fprintf(stderr, "%s: %s\n", argv[0], why);
     std::fprintf(stderr,
                  "usage: %s [--cycles N] [--queue-depth N] [--address-map xor-hash|linear] [--row-hit-cap N]\n"
-                 "          [--preset HBM2|HBM2e|HBM3]...\n",
+                 "          [--row-hit-count since-act|bypasses] [--preset HBM2|HBM2e|HBM3]...\n",
                  argv[0]);
     return 2;
   };
@@ -282,6 +304,12 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       row_hit_cap = std::strtol(argv[++i], &end, 0);
       if (*end != '\0' || row_hit_cap < 0) return usage("--row-hit-cap: a count >= 0 (0 = no cap)");
+    } else if (!std::strcmp(argv[i], "--row-hit-count") && i + 1 < argc) {
+      row_hit_count = argv[++i];
+      strata::hbm::RowHitCount probe;
+      if (!strata::hbm::RowHitCountFromName(row_hit_count, &probe)) {
+        return usage(("--row-hit-count: one of " + strata::hbm::RowHitCountChoices()).c_str());
+      }
     } else if (!std::strcmp(argv[i], "--preset") && i + 1 < argc) {
       presets.push_back(argv[++i]);
     } else {
@@ -298,6 +326,7 @@ int main(int argc, char** argv) {
     if (queue_depth) cfg.queue_depth = queue_depth;
     if (have_map) cfg.address_map = address_map;
     if (row_hit_cap >= 0) cfg.row_hit_cap = static_cast<uint32_t>(row_hit_cap);
+    if (row_hit_count) strata::hbm::RowHitCountFromName(row_hit_count, &cfg.row_hit_count);
     if (const std::string why = cfg.Validate(); !why.empty()) return usage(why.c_str());
     std::fprintf(stderr, "hbm bench: %s\n", cfg.name.c_str());
     Sequential(cfg, cycles);
@@ -309,6 +338,7 @@ int main(int argc, char** argv) {
     });
     for (uint64_t stride : {512u, 1024u, 2048u, 4096u}) Strided(cfg, cycles, stride);
     RowConflict(cfg, cycles);
+    OneBank(cfg, cycles);
     for (int kind = 0; kind < 3; ++kind) Latency(cfg, kind, 2000);
     IdleSpeed(cfg, 10 * cycles);
     for (const char* workload : {"copy", "random"}) ModelSpeed(cfg, 5 * cycles, workload);

@@ -640,6 +640,11 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
     return {STRATA_INVALID_ARGUMENT, "hbm_row_hit_cap " + std::to_string(row_hit_cap) + " is too large"};
   }
   hbm.row_hit_cap = static_cast<uint32_t>(row_hit_cap);
+  const std::string row_hit_count = o.GetString("hbm_row_hit_count", hbm::RowHitCountName(hbm.row_hit_count));
+  if (!hbm::RowHitCountFromName(row_hit_count, &hbm.row_hit_count)) {
+    return {STRATA_INVALID_ARGUMENT,
+            "unknown hbm_row_hit_count '" + row_hit_count + "' (" + hbm::RowHitCountChoices() + ")"};
+  }
   if (const std::string why = hbm.Validate(); !why.empty()) {
     return {STRATA_INVALID_ARGUMENT, "HBM configuration: " + why};
   }
@@ -691,6 +696,10 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   return {};
 }
 
+// The open option's default is the model's (defined in a statement of its own: in the table below it would
+// be a line too long).
+const char* const kRowHitCount = hbm::RowHitCountName(hbm::HbmConfig{}.row_hit_count);
+
 }  // namespace
 
 STRATA_REGISTER_BACKEND(
@@ -703,7 +712,9 @@ STRATA_REGISTER_BACKEND(
               {"hbm_address_map", STRATA_VALUE_STRING, "xor-hash",
                "HBM address map: xor-hash (higher bits XOR-folded into channel and bank) or linear (the old map)"},
               {"hbm_row_hit_cap", STRATA_VALUE_INT64, "4",
-               "row hits the HBM scheduler serves past an older request to another row; 0 = no cap (plain FR-FCFS)"},
+               "columns an open HBM row serves while an older request to another row waits; 0 = no cap"},
+              {"hbm_row_hit_count", STRATA_VALUE_STRING, kRowHitCount,
+               "what the HBM row-hit cap counts: since-act (every column since the ACT) or bypasses"},
               {"pcie_preset", STRATA_VALUE_STRING, "gen4x16", "host link: gen4x16 or gen5x16"},
               {"trace_path", STRATA_VALUE_STRING, "", "waveform file (.fst or .vcd); empty = none"},
               {"trace_start_cycle", STRATA_VALUE_INT64, "0",

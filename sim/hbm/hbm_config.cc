@@ -217,4 +217,35 @@ bool AddressMapFromName(const std::string& name, AddressMap* out) {
   return false;
 }
 
+namespace {
+constexpr RowHitCount kRowHitCounts[] = {RowHitCount::kSinceActivate, RowHitCount::kBypasses};
+}  // namespace
+
+const char* RowHitCountName(RowHitCount count) {
+  switch (count) {
+    case RowHitCount::kSinceActivate:
+      return "since-act";
+    case RowHitCount::kBypasses:
+      return "bypasses";
+  }
+  return "?";
+}
+
+bool RowHitCountFromName(const std::string& name, RowHitCount* out) {
+  const std::string n = Lower(name);
+  for (RowHitCount c : kRowHitCounts) {
+    if (n == RowHitCountName(c)) {
+      *out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string RowHitCountChoices() {
+  std::string s;
+  for (RowHitCount c : kRowHitCounts) s += (s.empty() ? "" : ", ") + std::string(RowHitCountName(c));
+  return s;
+}
+
 }  // namespace strata::hbm

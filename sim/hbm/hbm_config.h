@@ -23,6 +23,18 @@ enum class AddressMap {
   kLinear,   // plain bit fields: pseudo-channel, channel, bank group, column, bank, row
 };
 
+// What the row-hit cap counts before an open row may be closed for an older access to another row
+// of its bank (docs/hbm.md, "Scheduler", compares the two on one stream).
+enum class RowHitCount {
+  // Every column access since the row's ACT, the one that opened it included, as DRAMsim3 counts
+  // (src/channel_state.cc: row_hit_count, reset by ACT; src/command_queue.cc: ArbitratePrecharge):
+  // once `row_hit_cap` columns have been served, the waiting access goes next.
+  kSinceActivate,
+  // Only the hits served past the older access (younger hits that bypass it), as Mutlu &
+  // Moscibroda define FR-FCFS+Cap (MICRO 2007): the hits before it are not counted.
+  kBypasses,
+};
+
 // Device timing in nanoseconds, as data sheets state them. Field names follow JEDEC.
 struct HbmTimingNs {
   double tCK = 1.0;     // command clock period (only used for the 2-tCK read-to-write bus turnaround)
@@ -82,14 +94,19 @@ struct HbmConfig {
 
   double core_clock_ghz = 1.0;  // the model is ticked once per core cycle
   RefreshMode refresh = RefreshMode::kPerBank;
-  uint32_t queue_depth = 64;          // column accesses (32 B atoms) per pseudo-channel queue
-  uint32_t starvation_cycles = 1000;  // after this wait the oldest request is served before row hits
+  uint32_t queue_depth = 64;  // column accesses (32 B atoms) per pseudo-channel queue
+  // Starvation guard: once the oldest queued access of a pseudo-channel has been the oldest for this
+  // many cycles, it alone is promoted (its bank's younger hits wait, its row may close, the bus turns
+  // to it). Counted from when it became the oldest, not from its submission, so a deep queue whose
+  // accesses all wait long is not turned into FCFS. HbmModel::HeadWaitBound() is the wait it bounds.
+  uint32_t starvation_cycles = 1000;
   // FR-FCFS-Cap (Mutlu & Moscibroda, "Stall-Time Fair Memory Access Scheduling for Chip
-  // Multiprocessors", MICRO 2007): at most this many younger row hits are served from an open row
-  // while an older request to another row of that bank waits; then the older request goes first.
-  // 0 = no cap (plain FR-FCFS, which lets one stream of hits hold a bank). 4 is DRAMsim3's cap
-  // (src/command_queue.cc); docs/hbm.md, "Scheduler", says how its count differs.
+  // Multiprocessors", MICRO 2007): an open row with queued hits is closed for an older access to
+  // another row of its bank once `row_hit_cap` columns counted by `row_hit_count` have been served;
+  // the younger hits then wait. 0 = no cap (plain FR-FCFS, which lets one stream of hits hold a
+  // bank; the starvation guard is then the only bound). 4 is DRAMsim3's cap (src/command_queue.cc).
   uint32_t row_hit_cap = 4;
+  RowHitCount row_hit_count = RowHitCount::kBypasses;
   AddressMap address_map = AddressMap::kXorHash;
   uint8_t fill_byte = 0x00;            // what never-written bytes read as
   uint32_t backing_page_bytes = 4096;  // granule of the sparse backing store
@@ -118,6 +135,12 @@ const char* RefreshModeName(RefreshMode mode);
 const char* AddressMapName(AddressMap map);
 // Accepts the names AddressMapName returns (case-insensitive); false for anything else.
 bool AddressMapFromName(const std::string& name, AddressMap* out);
+// "since-act" or "bypasses": the names command-line options and open options use.
+const char* RowHitCountName(RowHitCount count);
+// Accepts the names RowHitCountName returns (case-insensitive); false for anything else.
+bool RowHitCountFromName(const std::string& name, RowHitCount* out);
+// The accepted names, for messages: "since-act, bypasses".
+std::string RowHitCountChoices();
 
 }  // namespace strata::hbm
 

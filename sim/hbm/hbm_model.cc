@@ -52,6 +52,7 @@ HbmModel::HbmModel(const HbmConfig& config)
   uint64_t ring = 1;
   while (ring <= reach) ring <<= 1;
   completion_ring_.resize(ring);
+  head_bound_ = HeadWaitBound();
   completion_mask_ = ring - 1;
   pcs_.resize(npc);
   for (uint32_t i = 0; i < npc; ++i) {
@@ -170,6 +171,7 @@ bool HbmModel::Submit(const HbmRequest& r) {
     e.deps = 0;
     e.dependents = 0;
     Bank& bank = pc.banks[e.bank];
+    if (pc.queued == 0) pc.head_since = now_;  // the oldest access from now on
     // Same-atom ordering: count older accesses this one must not overtake (an atom has one bank),
     // and count this one among the accesses waiting for each of them.
     uint16_t& bucket = pc.atom_buckets[AtomBucket(atom)];
@@ -202,8 +204,7 @@ bool HbmModel::Submit(const HbmRequest& r) {
     // direction's offer if that has none and it is an eligible hit (see FindOffers).
     if (((pc.stale_banks >> e.bank) & 1) == 0 && hit && e.deps == 0 && bank.offers[e.is_write].seq == ~0ull) {
       const bool behind_other_row = bank.queued != bank.queued_hits;
-      const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
-      if (!(behind_other_row && capped)) {
+      if (!(behind_other_row && Capped(bank))) {
         SetOffer(pc, e.bank, e.is_write, Offer{e.seq, static_cast<uint32_t>(bank.queue.size() - 1), behind_other_row});
       }
     }
@@ -216,6 +217,38 @@ bool HbmModel::Submit(const HbmRequest& r) {
     ++t.atoms_left;
   }
   return true;
+}
+
+uint64_t HbmModel::HeadWaitBound() const {
+  const uint64_t refresh = config_.refresh == RefreshMode::kOff ? 0 : std::max(cyc_.rfc, cyc_.rfcsb);
+  const uint64_t burst = cyc_.BurstCycles();
+  // Closing the open row (tRAS since its ACT, or tWR after write data, then tRP), a refresh of the
+  // bank (its own tFAW wait, tRFC), the promoted access's ACT (tFAW, tRRD_L behind other banks'),
+  // tRCD, then the bus: turnaround (write data + tWTR_L, or the read-to-write gap), CL/WL and the
+  // burst. 8 cycles of rounding slack (each timing is rounded up separately in the model).
+  return config_.starvation_cycles + std::max(cyc_.ras, cyc_.wl + burst + cyc_.wr) + cyc_.rp + cyc_.faw + refresh +
+         cyc_.faw + cyc_.rrd_l + cyc_.rcd + cyc_.wl + burst + std::max(cyc_.wtr_l, cyc_.rtw_gap) +
+         std::max(cyc_.cl, cyc_.wl) + 2 * burst + 8;
+}
+
+std::string HbmModel::DescribeStall(uint32_t pi, uint64_t now) {
+  PseudoChannel& pc = pcs_[pi];
+  const Entry& e = pc.slots[OldestSlot(pc)];
+  const Bank& bank = pc.banks[e.bank];
+  std::string s = "HbmModel: liveness bound broken: pseudo-channel " + std::to_string(pi) + "'s oldest access (" +
+                  (e.is_write ? "write" : "read") + " to bank " + std::to_string(e.bank) + " row " +
+                  std::to_string(e.row) + ", submitted at cycle " + std::to_string(e.submit_cycle) + ") has waited " +
+                  std::to_string(now - pc.head_since) + " cycles as the oldest, past the bound " +
+                  std::to_string(head_bound_) + " (cycle " + std::to_string(now) +
+                  "); bank: " + (bank.open ? "open row " + std::to_string(bank.row) : std::string("closed")) +
+                  ", queued " + std::to_string(bank.queued) + " (hits " + std::to_string(bank.queued_hits) +
+                  "), capped columns " + std::to_string(bank.cap_count) + ", act_ok " + std::to_string(bank.act_ok) +
+                  " pre_ok " + std::to_string(bank.pre_ok) + " col_ok " + std::to_string(bank.col_ok) +
+                  " (milli-cycles); pseudo-channel: queued " + std::to_string(pc.queued) + ", row_wake " +
+                  std::to_string(pc.row_wake) + ", column_wake " + std::to_string(pc.column_wake) + ", refresh " +
+                  (pc.refresh_pending ? "pending on bank " + std::to_string(pc.refresh_bank) : "idle") + ", bus " +
+                  (pc.last_write ? "writing" : "reading");
+  return s;
 }
 
 uint64_t HbmModel::RowHitLatency(bool write) const {
@@ -288,6 +321,9 @@ void HbmModel::UpdateNextRefresh() {
 void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
   PseudoChannel& pc = pcs_[pi];
   if (pc.queued != 0) ++pc.stats.busy_cycles;
+  // Liveness: the scheduler's rules serve the oldest access within HeadWaitBound() of its becoming
+  // the oldest. A wait past that is a scheduler bug, reported with the state that caused it.
+  if (pc.queued != 0 && now - pc.head_since > head_bound_) throw std::logic_error(DescribeStall(pi, now));
   bool row_slot_used = false;
   if (config_.refresh != RefreshMode::kOff && (pc.refresh_pending || now >= pc.next_refresh)) {
     const bool was_pending = pc.refresh_pending;
@@ -303,7 +339,10 @@ void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
   if (!row_slot_used && pc.non_hits != 0 && now * kM >= pc.row_wake) TryRowCommand(pi, now);
   // The next cycle in which any of the three could act, if no Submit comes first.
   uint64_t wake = ~0ull;
-  if (pc.queued != 0) wake = std::max({now + 1, pc.bus_wake, pc.column_wake});
+  if (pc.queued != 0) {
+    wake = std::max({now + 1, pc.bus_wake, pc.column_wake});
+    wake = std::min(wake, pc.head_since + head_bound_ + 1);  // the liveness check above runs in time
+  }
   if (pc.non_hits != 0) wake = std::min(wake, std::max(now + 1, (pc.row_wake + kM - 1) / kM));
   if (config_.refresh != RefreshMode::kOff) {
     wake = std::min(wake, pc.refresh_pending ? now + 1 : std::max(now + 1, pc.next_refresh));
@@ -434,7 +473,7 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
     return false;
   }
   const Entry& oldest = pc.slots[OldestSlot(pc)];
-  const bool starving = now - oldest.submit_cycle >= config_.starvation_cycles;
+  const bool starving = now - pc.head_since >= config_.starvation_cycles;
   const bool dir = pc.last_write;
   // FR-FCFS with read/write grouping: the oldest ready row hit in the current bus direction, else
   // the oldest ready row hit in the other direction, if turning the bus around is worth it. An
@@ -450,7 +489,7 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   } same, other;
   // If nothing issues: the earliest time one of this cycle's time-dependent checks (a bank's
   // readiness, starvation, the turnaround's row cycle) changes; state changes reset it.
-  uint64_t wake_mc = starving ? ~0ull : (oldest.submit_cycle + config_.starvation_cycles) * kM;
+  uint64_t wake_mc = starving ? ~0ull : (pc.head_since + config_.starvation_cycles) * kM;
   for (uint64_t m = pc.stale_banks; m != 0; m &= m - 1) FindOffers(pc, static_cast<uint32_t>(__builtin_ctzll(m)));
   pc.stale_banks = 0;
   uint64_t allowed = ~uint64_t{0};
@@ -475,7 +514,11 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
       if (o.seq < p->seq) *p = Pick{o.seq, b, o.pos, ready, o.bypasses};
     }
   };
-  oldest_ready(dir, &same);
+  // A starving oldest access of the other direction is promoted over the current direction's hits:
+  // the bus turns to it as soon as it is ready (otherwise a steady stream of hits to other banks
+  // would keep it waiting for as long as it lasts).
+  const bool head_turns = starving && oldest.is_write != dir;
+  if (!head_turns) oldest_ready(dir, &same);
   if (same.seq != ~0ull) {
     IssueColumn(pi, same.bank, same.pos, same.ready, same.bypasses);
     return true;
@@ -513,9 +556,10 @@ void HbmModel::FindOffers(PseudoChannel& pc, uint32_t b) const {
   pc.offer_banks[1] &= ~(uint64_t{1} << b);
   if (!bank.open || bank.queued_hits == 0) return;
   // A hit younger than an access to another row of its bank bypasses that access. FR-FCFS+Cap
-  // (Mutlu & Moscibroda, MICRO 2007) caps those bypasses per open row: past the cap the hit
-  // waits and TryRowCommand closes the row for the older access.
-  const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
+  // (Mutlu & Moscibroda, MICRO 2007) caps the columns served from an open row while such an access
+  // waits (counted as row_hit_count says): past the cap the hit waits and TryRowCommand closes the
+  // row for the older access.
+  const bool capped = Capped(bank);
   bool behind_other_row = false;
   int missing = 2;
   for (size_t k = 0; k < bank.queue.size(); ++k) {
@@ -534,7 +578,7 @@ void HbmModel::FindOffers(PseudoChannel& pc, uint32_t b) const {
 
 void HbmModel::ResumeOffer(PseudoChannel& pc, uint32_t b, int w, size_t from, bool behind_other_row) const {
   Bank& bank = pc.banks[b];
-  const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
+  const bool capped = Capped(bank);
   for (size_t k = from; k < bank.queue.size(); ++k) {
     const Entry& e = pc.slots[bank.queue[k]];
     if (e.row != bank.row) {
@@ -557,6 +601,9 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   const Entry& e = pc.slots[slot];
   BankGroup& g = pc.groups[e.bank_group];
   Tracker& tr = trackers_[e.tracker];
+  // The oldest access of the pseudo-channel is the first of its bank's queue; when it leaves, the
+  // next oldest starts its wait at the head (the starvation guard's clock).
+  if (pos == 0 && pc.slots[OldestSlot(pc)].seq == e.seq) pc.head_since = now_;
   HbmChannelStats& st = pc.stats;
   const uint32_t burst_bytes = config_.BurstBytes();
   uint64_t data_end;
@@ -631,7 +678,8 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   if (--bank.queued_hits == 0) pc.row_wake = 0;  // the row may close now
   // At the cap the row may close for the older access although hits are still queued.
   bool rescan = false;  // the bank's offers may have changed other than by this access leaving
-  if (bypasses && ++bank.bypasses == config_.row_hit_cap) {
+  const bool counted = bypasses || config_.row_hit_count == RowHitCount::kSinceActivate;
+  if (counted && config_.row_hit_cap != 0 && ++bank.cap_count == config_.row_hit_cap) {
     pc.row_wake = 0;
     rescan = true;  // now capped: hits behind an access to another row are no longer offered
   }
@@ -653,7 +701,12 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   --pc.unblocked[e.is_write];
   --pc.atom_buckets[AtomBucket(e.atom_addr)];
   bank.queue.erase(bank.queue.begin() + static_cast<std::ptrdiff_t>(pos));
-  if (pos == 0) UpdateRowAsker(pc, b);  // a new oldest access, or none
+  if (pos == 0) {
+    // A new oldest access of the bank, or none: the row commands TryRowCommand may give (and the
+    // times it last computed them from, which may have been for this access) change with it.
+    UpdateRowAsker(pc, b);
+    pc.row_wake = 0;
+  }
   // The access was its direction's offer. Otherwise unchanged, the bank's next offer in that
   // direction is the first eligible hit after it (FindOffers' scan, resumed), and the other
   // direction's offer moves up one place if it was behind it.
@@ -678,7 +731,7 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   const uint64_t t = now * kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
   const uint32_t oldest_slot = OldestSlot(pc);
-  const uint64_t starve_at = pc.slots[oldest_slot].submit_cycle + config_.starvation_cycles;
+  const uint64_t starve_at = pc.head_since + config_.starvation_cycles;
   const bool starving = now >= starve_at;
   // If nothing issues, the earliest time a timing constraint lifts; queue changes wake us earlier.
   uint64_t wake = starving ? ~0ull : starve_at * kM;
@@ -694,11 +747,10 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
     const uint32_t slot = bank.queue.front();
     const Entry& e = pc.slots[slot];
     if (bank.open) {  // and e's row is not the open one (row_askers)
-      // Close the row only when nobody queued still wants it, or when younger hits have bypassed
-      // this access row_hit_cap times (FR-FCFS-Cap), or when the oldest request starves. All the
-      // queued hits are younger than e: e is the oldest access to its bank.
-      const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
-      if (bank.queued_hits != 0 && !capped && !(starving && slot == oldest_slot)) continue;
+      // Close the row only when nobody queued still wants it, or when the row-hit cap is reached
+      // (FR-FCFS-Cap), or when the oldest request starves. All the queued hits are younger than e:
+      // e is the oldest access to its bank.
+      if (bank.queued_hits != 0 && !Capped(bank) && !(starving && slot == oldest_slot)) continue;
       if (bank.pre_ok > t) {
         wake = std::min(wake, bank.pre_ok);
         continue;
@@ -747,7 +799,7 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   pc.stale_banks |= uint64_t{1} << b;
   bank.open = true;
   bank.row = row;
-  bank.bypasses = 0;
+  bank.cap_count = 0;
   bank.col_ok = t + cyc_.rcd * kM;
   bank.pre_ok = std::max(bank.pre_ok, t + cyc_.ras * kM);
   bank.act_ok = t + cyc_.rc * kM;
@@ -770,7 +822,7 @@ void HbmModel::Precharge(uint32_t pi, uint32_t b, uint64_t now) {
   pc.column_wake = 0;
   pc.stale_banks |= uint64_t{1} << b;
   bank.open = false;
-  bank.bypasses = 0;
+  bank.cap_count = 0;
   pc.non_hits += bank.queued_hits;
   bank.queued_hits = 0;
   UpdateRowAsker(pc, b);

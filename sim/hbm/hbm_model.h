@@ -85,10 +85,15 @@ void SplitTransfer(uint64_t addr, uint64_t len, Fn&& fn) {
 // Per pseudo-channel and per cycle the controller issues at most one row command (ACT, PRE, PREA,
 // REF) and one or more column commands (RD/WR; as many as the data bus allows, usually one), chosen
 // FR-FCFS-Cap: the oldest row hit first, then row commands for the oldest request that needs one. A
-// row with queued hits is not closed, unless `row_hit_cap` younger hits have already been served
-// past an older request to another row of the bank (then the hits wait and that request goes
-// first), or the oldest request has waited `starvation_cycles`.
+// row with queued hits is not closed for an older request to another row of the bank, unless
+// `row_hit_cap` columns counted as `row_hit_count` says have been served from it (then the younger
+// hits wait and that request goes first), or that request is the pseudo-channel's oldest and has
+// been so for `starvation_cycles` (the guard promotes it alone).
 // Open-page policy: rows stay open until a conflict or a refresh closes them.
+//
+// Liveness: the oldest access of a pseudo-channel issues within HeadWaitBound() cycles of becoming
+// the oldest, so every access within RequestWaitBound() of its submission. Tick checks the first and
+// throws std::logic_error, naming the pseudo-channel's and the bank's state, if it is ever exceeded.
 //
 // Not modelled (accuracy boundary):
 //  - the command/address bus shared by the two pseudo-channels of a channel, and command-bus
@@ -151,6 +156,17 @@ class HbmModel {
   uint64_t RowMissLatency(bool write = false) const { return cyc_.rcd + RowHitLatency(write); }
   uint64_t RowConflictLatency(bool write = false) const { return cyc_.rp + RowMissLatency(write); }
 
+  // The longest an access waits as its pseudo-channel's oldest before its column command issues:
+  // `starvation_cycles`, then what the promoted access may still have to wait for, each once: a
+  // refresh (tRFC, or tRFCsb per bank, after the row's tRAS), the open row's closing (tWR after write
+  // data, tRP), its own ACT behind other banks' (tRRD_L, tFAW), tRCD, and the data bus turning to it
+  // (tWTR_L after write data or the read-to-write gap, a burst). In cycles; docs/hbm.md states it.
+  uint64_t HeadWaitBound() const;
+  // The longest any access waits from Submit to its column command: at most queue_depth - 1 older
+  // accesses of its pseudo-channel are served before it, each within HeadWaitBound() of becoming
+  // the oldest, then it: queue_depth * HeadWaitBound().
+  uint64_t RequestWaitBound() const { return static_cast<uint64_t>(config_.queue_depth) * HeadWaitBound(); }
+
  private:
   static constexpr uint64_t kM = HbmCycles::kMilli;
 
@@ -189,7 +205,7 @@ class HbmModel {
     uint64_t col_ok = 0;                  // earliest RD/WR (tRCD)
     uint32_t queued = 0;                  // queued accesses for this bank
     uint32_t queued_hits = 0;             // ... of which target the open row
-    uint32_t bypasses = 0;                // hits served from the open row past an older access to another row
+    uint32_t cap_count = 0;               // columns from the open row the row-hit cap counts (row_hit_count)
     std::array<uint32_t, 2> unblocked{};  // queued accesses with no same-atom hazard: [0] reads, [1] writes
     std::vector<uint32_t> queue;          // slots of the queued accesses, oldest first
     // [0] reads, [1] writes. A function of this bank's queue and row state only, so recomputed
@@ -231,6 +247,8 @@ class HbmModel {
     // Nothing in TickPseudoChannel can act before this cycle (no column, row or refresh command
     // may issue) unless a Submit changes the queue; Tick then only counts busy_cycles.
     uint64_t sleep_until = 0;
+    // The cycle the oldest queued access became the oldest (the starvation guard's clock).
+    uint64_t head_since = 0;
     std::vector<Bank> banks;
     std::vector<BankGroup> groups;
     uint64_t act_ok = 0;  // tRRD_S
@@ -262,6 +280,10 @@ class HbmModel {
   };
 
   void TickPseudoChannel(uint32_t pc_index, uint64_t now);
+  // Whether the row-hit cap holds back the bank's hits that are younger than an access to another row.
+  bool Capped(const Bank& bank) const { return config_.row_hit_cap != 0 && bank.cap_count >= config_.row_hit_cap; }
+  // The liveness check's message: the pseudo-channel's oldest access, its bank's state and queue.
+  std::string DescribeStall(uint32_t pc_index, uint64_t now);
   bool HandleRefresh(uint32_t pc_index, uint64_t now);  // true if it used the row-command slot
   bool TryColumn(uint32_t pc_index, uint64_t now);
   void TryRowCommand(uint32_t pc_index, uint64_t now);
@@ -300,6 +322,7 @@ class HbmModel {
   SparseMemory memory_;
   uint64_t refi_bank_ = 0;    // per-bank refresh interval in cycles
   uint32_t group_shift_ = 0;  // log2(banks_per_group): a bank index's bank group is index >> group_shift_
+  uint64_t head_bound_ = 0;   // HeadWaitBound()
   std::vector<PseudoChannel> pcs_;
   std::vector<Tracker> trackers_;
   std::vector<uint32_t> free_trackers_;

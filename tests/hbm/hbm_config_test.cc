@@ -74,6 +74,14 @@ TEST(HbmConfig, ControllerDefaultsAndNames) {
   EXPECT_EQ(m, AddressMap::kLinear);
   EXPECT_FALSE(AddressMapFromName("xor", &m));
   EXPECT_EQ(m, AddressMap::kLinear) << "a refused name leaves the output alone";
+  RowHitCount n = RowHitCount::kBypasses;
+  EXPECT_TRUE(RowHitCountFromName("Since-ACT", &n));
+  EXPECT_EQ(n, RowHitCount::kSinceActivate);
+  EXPECT_TRUE(RowHitCountFromName(RowHitCountName(RowHitCount::kBypasses), &n));
+  EXPECT_EQ(n, RowHitCount::kBypasses);
+  EXPECT_FALSE(RowHitCountFromName("since", &n));
+  EXPECT_EQ(n, RowHitCount::kBypasses) << "a refused name leaves the output alone";
+  EXPECT_EQ(RowHitCountChoices(), "since-act, bypasses");
 }
 
 // The linear layout itself (and the fields the hashed map starts from), bit by bit.

@@ -1,9 +1,9 @@
-// Differential test: the optimized HbmModel against the frozen reference copy of the per-cycle
+// Differential test: the optimized HbmModel against the reference statement of the per-cycle
 // model (reference_hbm_model.h), fed the same requests in the same cycles. Every observable must be
 // identical: whether each Submit is accepted, every DRAM command (kind, milli-cycle, bank, row,
 // column), every response (tag, cycles, data) in delivery order, CanAccept, Outstanding, Idle,
 // and every statistic. Each seed draws a configuration (preset, bank organisation, core clock,
-// refresh mode, address map, row-hit cap, queue depth, starvation limit, capacity) and a traffic
+// refresh mode, address map, row-hit cap and its count, queue depth, starvation limit, capacity) and a traffic
 // mix that changes phase every few thousand cycles (random, hot blocks with same-atom hazards,
 // copy streams, strides, row conflicts, idle gaps that leave only refresh).
 //
@@ -87,9 +87,11 @@ HbmConfig DrawConfig(std::mt19937_64& rng, std::string* what) {
   cfg.capacity_bytes = r ? stride * r : ((64ull << 20) / stride) * stride;
   if (cfg.capacity_bytes == 0) cfg.capacity_bytes = stride;
   cfg.fill_byte = static_cast<uint8_t>(rng());
+  cfg.row_hit_count = rng() % 2 ? RowHitCount::kSinceActivate : RowHitCount::kBypasses;
   std::ostringstream os;
   os << preset << " bg" << cfg.bank_groups << "x" << cfg.banks_per_group << " clk" << cfg.core_clock_ghz << " refresh "
-     << RefreshModeName(cfg.refresh) << " map " << AddressMapName(cfg.address_map) << " cap " << cfg.row_hit_cap
+     << RefreshModeName(cfg.refresh) << " map " << AddressMapName(cfg.address_map) << " cap " << cfg.row_hit_cap << " ("
+     << RowHitCountName(cfg.row_hit_count) << ")"
      << " depth " << cfg.queue_depth << " starve " << cfg.starvation_cycles << " capacity " << cfg.capacity_bytes;
   *what = os.str();
   return cfg;

@@ -115,11 +115,11 @@ bool HbmModel::Submit(const HbmRequest& r) {
     }
     Bank& bank = pc.banks[e.bank];
     ++bank.queued;
+    if (pc.queue.empty()) pc.head_since = now_;
     if (bank.open && bank.row == e.row) {
       ++bank.queued_hits;
     } else {
       ++pc.non_hits;
-      pc.row_wake = 0;
     }
     pc.queue.push_back(e);
     ++queued_atoms_;
@@ -197,8 +197,7 @@ void HbmModel::TickPseudoChannel(uint32_t pi, uint64_t now) {
   for (int i = 0; i < 8 && !pc.queue.empty(); ++i) {
     if (!TryColumn(pi, now)) break;
   }
-  if (row_slot_used) pc.row_wake = 0;
-  if (!row_slot_used && pc.non_hits != 0 && now * kM >= pc.row_wake) TryRowCommand(pi, now);
+  if (!row_slot_used && pc.non_hits != 0) TryRowCommand(pi, now);
 }
 
 bool HbmModel::FawAllows(const PseudoChannel& pc, uint64_t t_mc) const {
@@ -300,7 +299,9 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
   const uint64_t window_end = t + kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
   const Entry& oldest = pc.queue.front();
-  const bool starving = now - oldest.submit_cycle >= config_.starvation_cycles;
+  const bool starving = now - pc.head_since >= config_.starvation_cycles;
+  // A starving oldest access of the other direction turns the bus: no hit of the current one goes first.
+  const bool head_turns = starving && oldest.is_write != pc.last_write;
   const uint64_t cl = cyc_.cl * kM, wl = cyc_.wl * kM;
   // Most cycles of a busy pseudo-channel the data bus is still carrying the previous burst: then
   // no access can issue, whatever its bank, and the queue need not be scanned.
@@ -328,7 +329,7 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
     const bool same = e.is_write == pc.last_write;
     same_waiting |= same;
     if (!hit) continue;
-    if (bypasses && cap != 0 && bank.bypasses >= cap) continue;
+    if (bypasses && cap != 0 && bank.cap_count >= cap) continue;
     if (starving && qi != 0 && e.bank == oldest.bank && oldest.row != e.row) continue;
     if (!same && other >= 0) continue;
     const BankGroup& g = pc.groups[e.bank_group];
@@ -339,6 +340,7 @@ bool HbmModel::TryColumn(uint32_t pi, uint64_t now) {
       ready = std::max({ready, pc.rd_ok, g.rd_ok, pc.bus_free > cl ? pc.bus_free - cl : 0});
     }
     if (ready >= window_end) continue;
+    if (same && head_turns) continue;
     if (same) {
       IssueColumn(pi, qi, ready, bypasses);
       return true;
@@ -433,16 +435,17 @@ void HbmModel::IssueColumn(uint32_t pi, size_t qi, uint64_t tc, bool bypasses) {
     completions_.emplace(tr.response.completion_cycle, e.tracker);
   }
   --bank.queued;
-  if (--bank.queued_hits == 0) pc.row_wake = 0;  // the row may close now
+  --bank.queued_hits;
   // At the cap the row may close for the older access although hits are still queued.
-  if (bypasses && ++bank.bypasses == config_.row_hit_cap) pc.row_wake = 0;
+  if ((bypasses || config_.row_hit_count == RowHitCount::kSinceActivate) && config_.row_hit_cap != 0) ++bank.cap_count;
   for (size_t k = qi + 1; k < pc.queue.size(); ++k) {
     Entry& y = pc.queue[k];
     if (y.atom_addr == e.atom_addr && (y.is_write || e.is_write)) {
-      if (--y.deps == 0) pc.row_wake = 0;
+      --y.deps;
     }
   }
   pc.queue.erase(pc.queue.begin() + static_cast<std::ptrdiff_t>(qi));
+  if (qi == 0) pc.head_since = now_;  // the next oldest starts its wait at the head
   --queued_atoms_;
 }
 
@@ -452,10 +455,8 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
   if (all_bank_refresh) return;
   const uint64_t t = now * kM;
   const int blocked_bank = pc.refresh_pending ? pc.refresh_bank : -1;
-  const uint64_t starve_at = pc.queue.front().submit_cycle + config_.starvation_cycles;
+  const uint64_t starve_at = pc.head_since + config_.starvation_cycles;
   const bool starving = now >= starve_at;
-  // If nothing issues, the earliest time a timing constraint lifts; queue changes wake us earlier.
-  uint64_t wake = starving ? ~0ull : starve_at * kM;
   uint64_t seen = 0;  // banks whose oldest request was already considered this cycle
   for (size_t qi = 0; qi < pc.queue.size(); ++qi) {
     Entry& e = pc.queue[qi];
@@ -466,33 +467,23 @@ void HbmModel::TryRowCommand(uint32_t pi, uint64_t now) {
     Bank& bank = pc.banks[e.bank];
     if (bank.open) {
       if (bank.row == e.row) continue;  // a hit: the column scheduler serves it
-      // Close the row only when nobody queued still wants it, or when younger hits have bypassed
-      // this access row_hit_cap times (FR-FCFS-Cap), or when the oldest request starves. All the
+      // Close the row only when nobody queued still wants it, or when the row-hit cap is reached
+      // (FR-FCFS-Cap), or when the oldest request starves. All the
       // queued hits are younger than e: e is the oldest access to its bank.
-      const bool capped = config_.row_hit_cap != 0 && bank.bypasses >= config_.row_hit_cap;
+      const bool capped = config_.row_hit_cap != 0 && bank.cap_count >= config_.row_hit_cap;
       if (bank.queued_hits != 0 && !capped && !(starving && qi == 0)) continue;
-      if (bank.pre_ok > t) {
-        wake = std::min(wake, bank.pre_ok);
-        continue;
-      }
+      if (bank.pre_ok > t) continue;
       Precharge(pi, e.bank, now);
       e.row_cause = 2;
-      pc.row_wake = 0;
       return;
     }
     if (e.deps != 0) continue;  // an older access to the same atom opens the row for it
     const BankGroup& g = pc.groups[e.bank_group];
-    if (bank.act_ok > t || pc.act_ok > t || g.act_ok > t || !FawAllows(pc, t)) {
-      uint64_t faw_ok = pc.faw_count < 4 ? 0 : pc.faw[pc.faw_next] + cyc_.faw * kM;
-      wake = std::min(wake, std::max({bank.act_ok, pc.act_ok, g.act_ok, faw_ok}));
-      continue;
-    }
+    if (bank.act_ok > t || pc.act_ok > t || g.act_ok > t || !FawAllows(pc, t)) continue;
     Activate(pi, e.bank, e.row, now);
     if (e.row_cause == 0) e.row_cause = 1;
-    pc.row_wake = 0;
     return;
   }
-  pc.row_wake = wake;
 }
 
 void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
@@ -502,7 +493,7 @@ void HbmModel::Activate(uint32_t pi, uint32_t b, uint64_t row, uint64_t now) {
   const uint64_t t = now * kM;
   bank.open = true;
   bank.row = row;
-  bank.bypasses = 0;
+  bank.cap_count = 0;
   bank.col_ok = t + cyc_.rcd * kM;
   bank.pre_ok = std::max(bank.pre_ok, t + cyc_.ras * kM);
   bank.act_ok = t + cyc_.rc * kM;
@@ -522,7 +513,7 @@ void HbmModel::Precharge(uint32_t pi, uint32_t b, uint64_t now) {
   Bank& bank = pc.banks[b];
   const uint64_t t = now * kM;
   bank.open = false;
-  bank.bypasses = 0;
+  bank.cap_count = 0;
   pc.non_hits += bank.queued_hits;
   bank.queued_hits = 0;
   bank.act_ok = std::max(bank.act_ok, t + cyc_.rp * kM);

@@ -1,7 +1,11 @@
-// A frozen copy of HbmModel as it was before the event-driven rewrite (commit b61a9dd): the
-// reference the differential test (hbm_equivalence_test.cc) compares the optimized model against,
-// request by request and command by command. Test-only; never change its behaviour: it is the
-// definition of "the same cycles". The request/response/command types are the model's own.
+// HbmModel as it was before the event-driven rewrite (commit b61a9dd): the per-cycle whole-queue
+// statement of the scheduler's rules, which the differential test (hbm_equivalence_test.cc) compares
+// the optimized model against, request by request and command by command. Test-only. Its behaviour
+// changes only when a rule changes on purpose, in the same commit as the model's (issue [T]: the
+// starvation guard's clock starts when an access becomes the oldest and the promoted access turns
+// the bus; the row-hit cap counts as `row_hit_count` says). It asks for a row command every cycle
+// (no row_wake), so a stale wake-up time in the optimized model shows up as a difference.
+// The request/response/command types are the model's own.
 #ifndef STRATA_TESTS_HBM_REFERENCE_HBM_MODEL_H_
 #define STRATA_TESTS_HBM_REFERENCE_HBM_MODEL_H_
 
@@ -93,7 +97,7 @@ class HbmModel {
     uint64_t col_ok = 0;       // earliest RD/WR (tRCD)
     uint32_t queued = 0;       // queued accesses for this bank
     uint32_t queued_hits = 0;  // ... of which target the open row
-    uint32_t bypasses = 0;     // hits served from the open row past an older access to another row
+    uint32_t cap_count = 0;    // columns from the open row the row-hit cap counts (row_hit_count)
   };
   struct BankGroup {
     uint64_t act_ok = 0;  // tRRD_L
@@ -109,7 +113,7 @@ class HbmModel {
     uint64_t wr_ok = 0;   // tCCD_S, read-to-write turnaround
     uint64_t bus_free = 0;
     uint64_t non_hits = 0;         // queued accesses whose row is not open: they need row commands
-    uint64_t row_wake = 0;         // no row command can issue before this time (milli-cycles), unless the queue changes
+    uint64_t head_since = 0;       // the cycle the oldest queued access became the oldest
     bool last_write = false;       // direction of the last column command
     uint32_t direction_count = 0;  // column commands since the direction last changed
     uint64_t last_column_cycle = 0;
