@@ -603,7 +603,8 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   Tracker& tr = trackers_[e.tracker];
   // The oldest access of the pseudo-channel is the first of its bank's queue; when it leaves, the
   // next oldest starts its wait at the head (the starvation guard's clock).
-  if (pos == 0 && pc.slots[OldestSlot(pc)].seq == e.seq) pc.head_since = now_;
+  const bool was_oldest = pos == 0 && OldestSlot(pc) == slot;
+  if (was_oldest) pc.head_since = now_;
   HbmChannelStats& st = pc.stats;
   const uint32_t burst_bytes = config_.BurstBytes();
   uint64_t data_end;
@@ -702,10 +703,13 @@ void HbmModel::IssueColumn(uint32_t pi, uint32_t b, size_t pos, uint64_t tc, boo
   --pc.atom_buckets[AtomBucket(e.atom_addr)];
   bank.queue.erase(bank.queue.begin() + static_cast<std::ptrdiff_t>(pos));
   if (pos == 0) {
-    // A new oldest access of the bank, or none: the row commands TryRowCommand may give (and the
-    // times it last computed them from, which may have been for this access) change with it.
+    // A new oldest access of the bank, or none. If the bank now asks for a row command, or the
+    // pseudo-channel's oldest access changed (the starvation guard's subject), the time TryRowCommand
+    // last computed for its next try no longer holds: it may have been "never" because this access was
+    // a starving row hit.
+    const uint64_t askers = pc.row_askers;
     UpdateRowAsker(pc, b);
-    pc.row_wake = 0;
+    if (pc.row_askers != askers || was_oldest) pc.row_wake = 0;
   }
   // The access was its direction's offer. Otherwise unchanged, the bank's next offer in that
   // direction is the first eligible hit after it (FindOffers' scan, resumed), and the other
