@@ -158,18 +158,32 @@ class Reader {
     return true;
   }
 
+  // Python's pickler numbers memo entries 0, 1, 2, ... (MEMOIZE always does): those live in a vector, 16
+  // bytes each; any other index in a map (over 50 bytes each).
   bool Memo(uint8_t op, uint64_t index) {
     Value* top = nullptr;
     if (!Top(op, &top)) return false;
-    if (memo_.size() >= lim_.max_memo && memo_.find(static_cast<uint32_t>(index)) == memo_.end()) {
+    const uint32_t key = static_cast<uint32_t>(index);
+    if (key < memo_dense_.size()) {
+      memo_dense_[key] = *top;
+      return true;
+    }
+    if (memo_dense_.size() + memo_sparse_.size() >= lim_.max_memo && memo_sparse_.find(key) == memo_sparse_.end()) {
       return Fail(op_pos_, "more than " + std::to_string(lim_.max_memo) + " memo entries");
     }
-    memo_[static_cast<uint32_t>(index)] = *top;
+    if (key == memo_dense_.size()) {
+      memo_dense_.push_back(*top);
+      memo_sparse_.erase(key);  // an earlier sparse entry at this index is overwritten
+    } else {
+      memo_sparse_[key] = *top;
+    }
     return true;
   }
   bool Recall(uint8_t op, uint64_t index) {
-    auto it = memo_.find(static_cast<uint32_t>(index));
-    if (it == memo_.end()) {
+    const uint32_t key = static_cast<uint32_t>(index);
+    if (key < memo_dense_.size()) return Push(memo_dense_[key]);
+    auto it = memo_sparse_.find(key);
+    if (it == memo_sparse_.end()) {
       return Fail(op_pos_, OpName(op) + " of memo entry " + std::to_string(index) + ", which was never stored");
     }
     return Push(it->second);
@@ -357,7 +371,7 @@ class Reader {
         stack_.resize(first);
         return true;
       case 0x94:  // MEMOIZE
-        return Memo(op, memo_.size());
+        return Memo(op, memo_dense_.size() + memo_sparse_.size());
       case 'q':  // BINPUT
         if (!TakeUnsigned(op, 1, &n)) return false;
         return Memo(op, n);
@@ -394,7 +408,8 @@ class Reader {
   uint64_t frame_end_ = 0;
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
-  std::unordered_map<uint32_t, Value> memo_;
+  std::vector<Value> memo_dense_;
+  std::unordered_map<uint32_t, Value> memo_sparse_;
 };
 
 }  // namespace

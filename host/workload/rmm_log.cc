@@ -130,10 +130,11 @@ bool ImportRmmLog(std::string_view data, const ImportOptions&, replay::Trace* tr
     if (size > kMaxBufferBytes) return fail("size " + std::to_string(size) + " is beyond any device");
     if (alloc) {
       ++stats->allocs;
-      lifetimes.Alloc(pointer, size, time);
     } else {
       ++stats->frees;
-      lifetimes.Free(pointer, size, time);
+    }
+    if (!(alloc ? lifetimes.Alloc(pointer, size, time) : lifetimes.Free(pointer, size, time))) {
+      return fail(Lifetimes::TotalError());
     }
   }
   if (!have_header) {
