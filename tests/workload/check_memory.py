@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Checks the importer's resident-memory bounds (docs/workloads.md, "Work and memory"): strata-import's peak
+RSS on the densest inputs make_amplifiers.py writes stays under 40x the file plus 32 MiB for what Python's
+pickler or json module writes, and under 64x plus 32 MiB for any pickle (one byte per empty dict).
+Usage: check_memory.py STRATA_IMPORT OUTDIR"""
+import os
+import subprocess
+import sys
+
+BASE = 32 << 20
+WRITTEN_BY_PYTHON = 40
+ANY = 64
+
+
+def peak_rss(argv):
+    """Runs argv; returns (exit status, its own peak RSS in bytes) from wait4, which reports that child alone."""
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage.ru_maxrss * 1024, proc.stderr.read().decode(errors="replace")
+
+
+def main():
+    tool, outdir = sys.argv[1], sys.argv[2]
+    # Written by a separate process: a child's peak RSS counts the pages it shared with this one at fork, so
+    # this process stays small.
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([sys.executable, os.path.join(here, "make_amplifiers.py"), outdir, "2"], check=True)
+    shapes = {"amp_empty_dicts.pickle": WRITTEN_BY_PYTHON, "amp_dense_events.pickle": WRITTEN_BY_PYTHON,
+              "amp_empty_dicts.json": WRITTEN_BY_PYTHON, "amp_one_byte_dicts.pickle": ANY}
+    failed = False
+    for name, per_byte in shapes.items():
+        path = os.path.join(outdir, name)
+        size = os.path.getsize(path)
+        rc, rss, err = peak_rss([tool, path, "--summary"])
+        bound = per_byte * size + BASE
+        ok = rc == 0 and rss <= bound
+        print("%s: %d bytes, peak RSS %d (%.1fx), bound %d: %s" %
+              (name, size, rss, rss / size, bound, "ok" if ok else "FAILED"))
+        if rc != 0:
+            print("  exit %d: %s" % (rc, err.strip()))
+        failed = failed or not ok
+    for name in os.listdir(outdir):
+        if name.startswith("amp_"):
+            os.remove(os.path.join(outdir, name))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
