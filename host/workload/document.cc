@@ -83,9 +83,9 @@ double Document::Float(const Value& v) const { return std::bit_cast<double>(v.i)
 
 void Document::Clear() {
   root = Value{};
-  strings.clear();
-  containers.clear();
-  index_.clear();
+  strings = {};  // the memory too (clear() keeps a deque's first block and a map's buckets)
+  containers = {};
+  index_ = {};
   visits_ = 0;
 }
 

@@ -19,7 +19,7 @@ bool Lifetimes::Add(const Record& r) {
 }
 
 bool Lifetimes::Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time) {
-  if (!Add(Record{time, 0, size, request_time, kNone, true, requested})) return false;
+  if (!Add(Record{time, requested ? request_time : 0, size, kNone, true, requested})) return false;
   const uint32_t index = static_cast<uint32_t>(records_.size() - 1);
   Queue& q = open_[addr];
   if (q.tail != kNone) {
@@ -39,7 +39,7 @@ bool Lifetimes::FreeRequested(uint64_t addr, uint64_t size, uint64_t time) {
   if (it != open_.end() && it->second.unrequested != kNone) {
     Record& r = records_[it->second.unrequested];
     r.requested = true;
-    r.request_time = time;
+    r.upper = time;
     it->second.unrequested = r.next;
     return true;
   }
@@ -48,7 +48,7 @@ bool Lifetimes::FreeRequested(uint64_t addr, uint64_t size, uint64_t time) {
 
 bool Lifetimes::Free(uint64_t addr, uint64_t size, uint64_t time) {
   auto it = open_.find(addr);
-  if (it == open_.end()) return Add(Record{0, time, size, 0, kNone, false, false});
+  if (it == open_.end()) return Add(Record{0, time, size, kNone, false, false});
   Queue& q = it->second;
   const uint32_t index = q.head;
   Record& r = records_[index];
@@ -66,12 +66,13 @@ bool Lifetimes::IsOpen(uint64_t addr) const { return open_.find(addr) != open_.e
 bool Lifetimes::Initial(uint64_t addr, uint64_t size) { return Open(addr, size, 0, false, 0); }
 
 void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* stats) {
+  size_t kept = 0;
   for (Record& r : records_) {
+    if (r.size != 0) ++kept;
     if (!r.open) continue;
     r.open = false;
     if (r.requested) {
-      r.upper = r.request_time;
-      ++stats->closed_by_request;
+      ++stats->closed_by_request;  // upper holds the request's time
     } else {
       r.upper = end_time;
     }
@@ -81,6 +82,7 @@ void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* sta
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return records_[a].lower < records_[b].lower; });
   trace->buffers.clear();
+  trace->buffers.reserve(kept);
   for (uint32_t index : order) {
     const Record& r = records_[index];
     if (r.size == 0) {

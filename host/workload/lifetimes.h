@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
+#include <deque>
 #include <unordered_map>
-#include <vector>
 
 #include "replay.h"
 #include "workload.h"
@@ -13,7 +13,7 @@
 namespace strata::workload {
 
 // Addresses are reused, so the allocations open at one address form a queue (FIFO): a free closes the oldest.
-// Every call costs O(1) (amortized) whatever the events, and memory is one 40-byte record per buffer plus one
+// Every call costs O(1) (amortized) whatever the events, and memory is one 32-byte record per buffer plus one
 // map entry per address with an open buffer: no per-address container (a std::deque costs over 500 bytes).
 //
 // The buffers' sizes are summed as they are added, under the trace CSV's rule (replay::ParseTrace): the
@@ -41,9 +41,8 @@ class Lifetimes {
   static constexpr uint32_t kNone = UINT32_MAX;
   struct Record {
     uint64_t lower = 0;
-    uint64_t upper = 0;
+    uint64_t upper = 0;  // while open and requested: the time of the free request
     uint64_t size = 0;
-    uint64_t request_time = 0;
     uint32_t next = kNone;  // the next younger open allocation at the same address
     bool open = true;
     bool requested = false;
@@ -56,7 +55,7 @@ class Lifetimes {
   };
   bool Add(const Record& r);
   bool Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time);
-  std::vector<Record> records_;
+  std::deque<Record> records_;  // grows by blocks: no doubled copy beside the old one at the peak
   std::unordered_map<uint64_t, Queue> open_;
   uint64_t total_bytes_ = 0;
 };

@@ -20,7 +20,8 @@ class SnapshotWalker {
                  std::string* error)
       : doc_(doc), options_(options), stats_(stats), error_(error), budget_(WalkBudget(input_bytes)) {}
 
-  bool Run(replay::Trace* trace) {
+  // Pairs the snapshot's events into *lifetimes; *end_time is when the never-freed buffers end.
+  bool Run(Lifetimes* lifetimes, uint64_t* end_time) {
     const Value& root = doc_.root;
     Value segments{}, traces{};
     bool have_segments = false, have_traces = false;
@@ -76,7 +77,6 @@ class SnapshotWalker {
       return Fail(root, 0, "device " + std::to_string(device) + " is not in the snapshot (" + have + ")");
     }
 
-    Lifetimes lifetimes;
     uint64_t events = 0;
     if (device_in_traces) {
       const Value& list = devs->items[static_cast<size_t>(device)];
@@ -86,16 +86,16 @@ class SnapshotWalker {
       const Container* entries = doc_.Node(list);
       events = entries->items.size();
       for (uint64_t k = 0; k < events; ++k) {
-        if (!Visit(entries->items[k]) || !Event(entries->items[k], k, entries->offset, &lifetimes)) return false;
+        if (!Visit(entries->items[k]) || !Event(entries->items[k], k, entries->offset, lifetimes)) return false;
       }
     }
     stats_->events = events;
     if (segs != nullptr) {
       for (const Value& seg : segs->items) {
-        if (!Visit(seg) || !SegmentBlocks(seg, device, &lifetimes)) return false;
+        if (!Visit(seg) || !SegmentBlocks(seg, device, lifetimes)) return false;
       }
     }
-    lifetimes.Finish(events + 1, trace, stats_);
+    *end_time = events + 1;
     stats_->visits = Visits();
     return true;
   }
@@ -293,11 +293,12 @@ bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, re
     if (!ReadJson(data, options.json, &doc, error)) return false;
     stats->source = "torch JSON";
   }
+  Lifetimes lifetimes;
+  uint64_t end_time = 0;
   SnapshotWalker walker(doc, data.size(), options, stats, error);
-  if (!walker.Run(trace)) {
-    trace->buffers.clear();
-    return false;
-  }
+  if (!walker.Run(&lifetimes, &end_time)) return false;
+  doc.Clear();  // before the trace is filled in: the import's peak memory is then
+  lifetimes.Finish(end_time, trace, stats);
   stats->peak_live_bytes = replay::MaxLoad(*trace, 1);
   return true;
 }

@@ -81,6 +81,13 @@ def dense_events(n):
     return dump({"segments": [], "device_traces": [trace]})
 
 
+def repeated_entry(n):
+    """One alloc entry named n times (a 2-byte memo reference each): the most buffers per byte Python's pickler
+    writes."""
+    entry = {"action": "alloc", "addr": 4096, "size": 512}
+    return dump({"segments": [], "device_traces": [[entry] * n]})
+
+
 def empty_dicts(n):
     """A list of n empty dicts: one byte of pickle each, the most Document per byte."""
     return dump({"segments": [{} for _ in range(n)], "device_traces": [[]]})
@@ -111,6 +118,7 @@ def main():
     write(outdir, "amp_huge_sizes.rmm.csv", huge_sizes_rmm())
     write(outdir, "amp_dense_events.pickle", dense_events(200_000 * scale))
     write(outdir, "amp_empty_dicts.pickle", empty_dicts(1_000_000 * scale))
+    write(outdir, "amp_repeated_entry.pickle", repeated_entry(1_000_000 * scale))
     write(outdir, "amp_one_byte_dicts.pickle", one_byte_dicts(2_000_000 * scale))
     write(outdir, "amp_empty_dicts.json", json_empty_dicts(1_000_000 * scale))
 
