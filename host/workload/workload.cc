@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "numbers.h"
+
 namespace strata::workload {
 namespace {
 
@@ -58,14 +60,7 @@ const char* FormatName(Format format) {
 }
 
 bool ParseCount(const std::string& text, uint64_t* out) {
-  if (text.empty() || text.size() > 19) return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *out = v;
-  return true;
+  return text.size() <= 19 && cli::ParseDecimal(text, 0, UINT64_MAX, out);
 }
 
 bool ParseFormat(const std::string& text, Format* format) {

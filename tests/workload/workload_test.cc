@@ -17,6 +17,7 @@
 
 #include "document.h"
 #include "json_reader.h"
+#include "numbers.h"
 #include "pickle_reader.h"
 #include "replay.h"
 
@@ -990,6 +991,40 @@ TEST(Sizes, SumsBeyondWhatATraceCsvHoldsAreRefused) {
   std::string error;
   ASSERT_TRUE(ImportRmmLog(two, {}, &trace, &stats, &error)) << error;
   EXPECT_EQ(stats.peak_live_bytes, uint64_t{1} << 63);
+}
+
+TEST(Numbers, OneReaderRefusesSignsBlanksHexNanAndOverflow) {
+  // sim/cli/numbers.h: what every option, environment variable and importer field reads numbers with.
+  uint64_t u = 7;
+  EXPECT_TRUE(cli::ParseDecimal("18446744073709551615", 0, UINT64_MAX, &u));
+  EXPECT_EQ(u, UINT64_MAX);
+  for (const char* bad :
+       {"", " 5", "5 ", "+3", "-5", " -5", "0x10", "18446744073709551616", "99999999999999999999", "1e3", "1.0"}) {
+    EXPECT_FALSE(cli::ParseDecimal(bad, 0, UINT64_MAX, &u)) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(cli::ParseDecimal("4294967296", 0, UINT32_MAX, &u));
+  EXPECT_FALSE(cli::ParseDecimal("0", 1, 10, &u));
+  int64_t i = 0;
+  EXPECT_TRUE(cli::ParseSignedDecimal("-1", -1, INT64_MAX, &i));
+  EXPECT_EQ(i, -1);
+  EXPECT_TRUE(cli::ParseSignedDecimal("-9223372036854775808", INT64_MIN, INT64_MAX, &i));
+  EXPECT_EQ(i, INT64_MIN);
+  for (const char* bad : {"-9223372036854775809", "9223372036854775808", "--1", "-", "+1", " -1"}) {
+    EXPECT_FALSE(cli::ParseSignedDecimal(bad, INT64_MIN, INT64_MAX, &i)) << "'" << bad << "'";
+  }
+  double d = 0;
+  for (const char* good : {"0.5", ".5", "5.", "1e-3", "2.5E+2"}) EXPECT_TRUE(cli::ParseReal(good, 0, 1e9, &d)) << good;
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "0x1p-1", " 0.5", "+0.5", "-0.5", ".", "1e", "1e400", "0.5x"}) {
+    EXPECT_FALSE(cli::ParseReal(bad, 0, 1e9, &d)) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(cli::ParseReal("1.5", 0, 1, &d));
+  uint64_t product = 0;
+  EXPECT_TRUE(cli::MultiplyChecked(uint64_t{1} << 43, uint64_t{1} << 20, &product));
+  EXPECT_FALSE(cli::MultiplyChecked(uint64_t{1} << 44, uint64_t{1} << 20, &product));
+  // strata-import's counts are the same reader, at most 19 digits.
+  EXPECT_TRUE(ParseCount("1000", &u));
+  EXPECT_FALSE(ParseCount("+1000", &u));
+  EXPECT_FALSE(ParseCount("10000000000000000000", &u));
 }
 
 TEST(Document, LargeDictsAreIndexedAndKeepTheLastValueOfAKey) {
