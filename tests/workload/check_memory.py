@@ -23,9 +23,9 @@ def main():
     # Written by a separate process: a child's peak RSS counts the pages it shared with this one at fork, so
     # this process stays small.
     here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run([sys.executable, os.path.join(here, "make_amplifiers.py"), outdir, "2"], check=True)
     shapes = ["amp_empty_dicts.pickle", "amp_one_byte_dicts.pickle", "amp_repeated_entry.pickle",
               "amp_dense_events.pickle", "amp_empty_dicts.json"]
+    subprocess.run([sys.executable, os.path.join(here, "make_amplifiers.py"), outdir, "2"] + shapes, check=True)
     failed = False
     for name in shapes:
         path = os.path.join(outdir, name)

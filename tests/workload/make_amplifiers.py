@@ -2,7 +2,8 @@
 """Writes the inputs that once made the workload importers' cost or memory grow faster than the file (issue
 #32): small snapshots whose pickle memo (or JSON repetition) multiplies the importer's work, sizes whose sum
 wraps 64 bits, and a large snapshot of the densest shape for the memory bound. Standard library only.
-Usage: make_amplifiers.py OUTDIR [SCALE] (SCALE multiplies the counts; 1 is what CTest uses)."""
+Usage: make_amplifiers.py OUTDIR [SCALE [NAME...]] (SCALE multiplies the counts, 1 is what the tests use;
+NAMEs limit the files written)."""
 import json
 import os
 import pickle
@@ -107,20 +108,26 @@ def json_empty_dicts(n):
 def main():
     outdir = sys.argv[1]
     scale = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    only = set(sys.argv[3:])  # file names to write; all when none
     os.makedirs(outdir, exist_ok=True)
-    write(outdir, "amp_shared_blocks.pickle", shared_blocks(100_000 * scale))
-    write(outdir, "amp_distinct_shared_blocks.pickle", distinct_shared_blocks(30_000 * scale))
-    write(outdir, "amp_junk_keys.pickle", junk_keys(30_000 * scale))
-    write(outdir, "amp_distinct_actions.pickle", distinct_actions(200_000 * scale))
-    write(outdir, "amp_distinct_actions.json", distinct_actions(150_000 * scale, as_json=True))
-    write(outdir, "amp_requested_chain.pickle", requested_chain(200_000 * scale))
-    write(outdir, "amp_huge_sizes.pickle", huge_sizes())
-    write(outdir, "amp_huge_sizes.rmm.csv", huge_sizes_rmm())
-    write(outdir, "amp_dense_events.pickle", dense_events(200_000 * scale))
-    write(outdir, "amp_empty_dicts.pickle", empty_dicts(1_000_000 * scale))
-    write(outdir, "amp_repeated_entry.pickle", repeated_entry(1_000_000 * scale))
-    write(outdir, "amp_one_byte_dicts.pickle", one_byte_dicts(2_000_000 * scale))
-    write(outdir, "amp_empty_dicts.json", json_empty_dicts(1_000_000 * scale))
+    inputs = {
+        "amp_shared_blocks.pickle": lambda: shared_blocks(100_000 * scale),
+        "amp_distinct_shared_blocks.pickle": lambda: distinct_shared_blocks(30_000 * scale),
+        "amp_junk_keys.pickle": lambda: junk_keys(30_000 * scale),
+        "amp_distinct_actions.pickle": lambda: distinct_actions(200_000 * scale),
+        "amp_distinct_actions.json": lambda: distinct_actions(150_000 * scale, as_json=True),
+        "amp_requested_chain.pickle": lambda: requested_chain(200_000 * scale),
+        "amp_huge_sizes.pickle": huge_sizes,
+        "amp_huge_sizes.rmm.csv": huge_sizes_rmm,
+        "amp_dense_events.pickle": lambda: dense_events(200_000 * scale),
+        "amp_empty_dicts.pickle": lambda: empty_dicts(1_000_000 * scale),
+        "amp_repeated_entry.pickle": lambda: repeated_entry(1_000_000 * scale),
+        "amp_one_byte_dicts.pickle": lambda: one_byte_dicts(2_000_000 * scale),
+        "amp_empty_dicts.json": lambda: json_empty_dicts(1_000_000 * scale),
+    }
+    for name, make in inputs.items():
+        if not only or name in only:
+            write(outdir, name, make())
 
 
 if __name__ == "__main__":
