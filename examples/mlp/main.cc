@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "alloc_trace.h"
@@ -69,18 +70,20 @@ constexpr const char* kDescription =
     "result against a CPU reference and prints a report.";
 constexpr const char* kFooter = "Exit status: 0 all results match, 1 a mismatch or device error, 2 bad arguments.";
 
-bool ParseBytes(const char* s, uint64_t* out) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 0);
-  if (end == s) return false;
+// Decimal digits and an optional K/M/G suffix, as documented (strtoull's base 0 took hex and read "010" as 8).
+bool ParseBytes(const std::string& s, uint64_t* out) {
+  std::string_view digits = s;
   uint64_t mult = 1;
-  if (*end == 'K' || *end == 'k')
-    mult = kKiB, ++end;
-  else if (*end == 'M' || *end == 'm')
-    mult = kMiB, ++end;
-  else if (*end == 'G' || *end == 'g')
-    mult = kMiB * 1024, ++end;
-  if (*end != '\0' || v == 0 || v > (1ull << 40) / mult) return false;
+  if (!digits.empty()) {
+    const char unit = digits.back();
+    mult = unit == 'K' || unit == 'k'   ? kKiB
+           : unit == 'M' || unit == 'm' ? kMiB
+           : unit == 'G' || unit == 'g' ? kMiB * 1024
+                                        : 1;
+    if (mult != 1) digits.remove_suffix(1);
+  }
+  uint64_t v = 0;
+  if (!strata::cli::ParseDecimal(digits, 1, (uint64_t{1} << 40) / mult, &v)) return false;
   *out = v * mult;
   return true;
 }
@@ -105,9 +108,8 @@ int ParseArgs(int argc, char** argv, Options* o) {
   AddTaken(
       app, "--steps", "N",
       [o](const std::string& v) -> std::string {
-        char* end = nullptr;
-        const long n = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || n < 1 || n > 100000) return "--steps wants 1 .. 100000, not '" + v + "'";
+        uint64_t n = 0;
+        if (!strata::cli::ParseDecimal(v, 1, 100000, &n)) return "--steps wants 1 .. 100000, not '" + v + "'";
         o->steps = static_cast<int>(n);
         return "";
       },
@@ -115,15 +117,17 @@ int ParseArgs(int argc, char** argv, Options* o) {
   AddTaken(
       app, "--seed", "S",
       [o](const std::string& v) -> std::string {
-        char* end = nullptr;
-        o->seed = static_cast<uint32_t>(std::strtoul(v.c_str(), &end, 0));
-        return v.empty() || *end != '\0' ? "--seed wants a number, not '" + v + "'" : "";
+        // Decimal 0 .. 2^32 - 1: strtoul ran "-1" as seed 4294967295 and took hex.
+        uint64_t seed = 0;
+        if (!strata::cli::ParseDecimal(v, 0, UINT32_MAX, &seed)) return "--seed wants 0 .. 4294967295, not '" + v + "'";
+        o->seed = static_cast<uint32_t>(seed);
+        return "";
       },
       "random seed for weights, inputs, batch sizes and lifetimes (default 1)");
   CLI::Option* capacity = AddTaken(
       app, "--hbm-capacity", "BYTES",
       [o](const std::string& v) -> std::string {
-        if (!ParseBytes(v.c_str(), &o->hbm_capacity) || o->hbm_capacity < 3 * kMiB) {
+        if (!ParseBytes(v, &o->hbm_capacity) || o->hbm_capacity < 3 * kMiB) {
           return "--hbm-capacity wants a size of at least 3M (like 6M), not '" + v + "'";
         }
         return "";
@@ -133,11 +137,10 @@ int ParseArgs(int argc, char** argv, Options* o) {
   CLI::Option* mxu_n = AddTaken(
       app, "--mxu-n", "N",
       [o](const std::string& v) -> std::string {  // the sizes this build has are the sim backend's to check
-        char* end = nullptr;
-        const long long n = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || n < 1)
+        uint64_t n = 0;
+        if (!strata::cli::ParseDecimal(v, 1, INT64_MAX, &n))
           return "--mxu-n wants an array size (like 8, 16 or 32), not '" + v + "'";
-        o->mxu_n = n;
+        o->mxu_n = static_cast<int64_t>(n);
         return "";
       },
       "the chip with an N x N matrix unit (default 16; 8 and 32 are built too)");
@@ -146,9 +149,11 @@ int ParseArgs(int argc, char** argv, Options* o) {
   CLI::Option* trace_cycles = AddTaken(
       app, "--trace-cycles", "START:END",
       [o](const std::string& v) -> std::string {
-        unsigned long long s = 0, e = 0;
-        char tail = 0;
-        if (std::sscanf(v.c_str(), "%llu:%llu%c", &s, &e, &tail) != 2 || e <= s) {
+        uint64_t s = 0, e = 0;
+        const size_t colon = v.find(':');
+        if (colon == std::string::npos ||
+            !strata::cli::ParseDecimal(std::string_view(v).substr(0, colon), 0, UINT64_MAX, &s) ||
+            !strata::cli::ParseDecimal(std::string_view(v).substr(colon + 1), 0, UINT64_MAX, &e) || e <= s) {
           return "--trace-cycles wants START:END with END > START, not '" + v + "'";
         }
         o->trace_start = s;
@@ -164,9 +169,7 @@ int ParseArgs(int argc, char** argv, Options* o) {
   AddTaken(
       app, "--compact-at", "F",
       [o](const std::string& v) -> std::string {
-        char* end = nullptr;
-        o->compact_at = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end != '\0' || !(o->compact_at >= 0 && o->compact_at <= 1)) {
+        if (!strata::cli::ParseReal(v, 0, 1, &o->compact_at)) {
           return "--compact-at wants a fraction 0 .. 1, not '" + v + "'";
         }
         return "";

@@ -54,8 +54,9 @@ alloc::Move g_moves[kMaxMoves];
 Handle g_scratch[kMaxLive];
 
 struct Context {
-  uint32_t id = 0;  // generation << 8 | (slot + 1); 0 = free slot
-  uint64_t quota = 0;
+  uint32_t id = 0;     // generation << 8 | (slot + 1); 0 = free slot
+  uint64_t quota = 0;  // the heap when none was asked for (what the statistics report)
+  bool has_quota = false;
   uint64_t bytes_in_use = 0;
   uint32_t buffers = 0;
 };
@@ -214,6 +215,7 @@ Result CreateContext(const strata_cmd& cmd, uint64_t* id_out) {
   ctx.quota = c.quota_bytes != 0 ? c.quota_bytes
               : c.quota_ppm != 0 ? g_limits.heap_bytes * c.quota_ppm / 1000000u
                                  : g_limits.heap_bytes;
+  ctx.has_quota = c.quota_bytes != 0 || c.quota_ppm != 0;
   ctx.bytes_in_use = 0;
   ctx.buffers = 0;
   ++g_num_contexts;
@@ -240,7 +242,9 @@ Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* ha
   const strata_cmd_alloc& a = cmd.u.alloc;
   const uint64_t granule = g_alloc.granule_bytes();
   const uint64_t rounded = (a.bytes + granule - 1) & ~(granule - 1);  // bytes <= heap: no overflow
-  if (rounded > ctx.quota - ctx.bytes_in_use) return {STRATA_RESOURCE_EXHAUSTED, STRATA_FIELD_QUOTA};
+  // Only a quota that was asked for refuses as a quota: a context without one that fills the heap is out of
+  // device memory (the allocator says so below), not over a quota it never had (issue #32).
+  if (ctx.has_quota && rounded > ctx.quota - ctx.bytes_in_use) return {STRATA_RESOURCE_EXHAUSTED, STRATA_FIELD_QUOTA};
   Handle h;
   strata_status s;
   if (cmd.flags & STRATA_ALLOC_NO_COMPACT) {

@@ -11,6 +11,7 @@
 #include "compare_timeline.h"
 #include "emu_gpu.h"
 #include "gpu_replay.h"
+#include "numbers.h"
 #include "policy.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
@@ -235,9 +236,8 @@ bool ApplyGpuOptions(const Options& options, const std::string& policy, uint64_t
   const std::vector<gpu::PolicyOption> known = gpu::PolicyOptions(policy);
   for (const auto& [name, value] : options.gpu_options) {
     if (name == "page_bytes") {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || v < 4096 || (v & (v - 1)) != 0) {
+      uint64_t v = 0;
+      if (!cli::ParseDecimal(value, 4096, UINT64_MAX, &v) || (v & (v - 1)) != 0) {
         *error = "page_bytes must be a power of two >= 4096";
         return false;
       }
@@ -297,9 +297,8 @@ bool ParseCapacitySpec(const std::string& text, CapacitySpec* out, std::string* 
     s.context_bytes = preset.context_bytes;
   } else if (!text.empty() && (text.back() == 'x' || text.back() == 'X')) {
     const std::string num = text.substr(0, text.size() - 1);
-    char* end = nullptr;
-    const double f = std::strtod(num.c_str(), &end);
-    if (num.empty() || end != num.c_str() + num.size() || !(f > 0) || !std::isfinite(f) || f > 1e6) {
+    double f = 0;
+    if (!cli::ParseReal(num, 0, 1e6, &f) || !(f > 0)) {
       *error = "capacity '" + text + "': expected a factor of the max load like 1.0x (0 < F <= 1e6)";
       return false;
     }
@@ -310,8 +309,11 @@ bool ParseCapacitySpec(const std::string& text, CapacitySpec* out, std::string* 
     std::string e;
     // replay::ParseCapacity reads byte counts with suffixes; the max load is irrelevant for them.
     if (!replay::ParseCapacity(text, 0, kGranule, &s.bytes, &e) || s.bytes == 0) {
-      *error = "capacity '" + text + "': expected BYTES (suffixes K M G T, KiB ... TiB), <F>x or a GPU preset (" +
-               gpu::GpuPresetNames() + ")";
+      // A byte count below the granule keeps replay::ParseCapacity's message: it says what is wrong.
+      *error = e.find("granule") != std::string::npos
+                   ? e
+                   : "capacity '" + text + "': expected BYTES (suffixes K M G T, KiB ... TiB), <F>x or a GPU preset (" +
+                         gpu::GpuPresetNames() + ")";
       return false;
     }
   }

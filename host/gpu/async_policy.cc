@@ -29,10 +29,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
 
 #include "families.h"
+#include "numbers.h"
 #include "tf_memory.h"
 
 namespace strata::gpu {
@@ -352,23 +354,12 @@ class AsyncPoolPolicy final : public Policy {
 // ---------------------------------------------------------------------------------------------------
 // Settings.
 
+// strata::cli's readers (sim/cli/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
 bool ParseDouble(const std::string& s, double* out) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || errno != 0 || *end != '\0') return false;
-  *out = v;
-  return true;
+  return cli::ParseReal(s, 0, std::numeric_limits<double>::max(), out);
 }
 
-bool ParseInt(const std::string& s, int64_t* out) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || errno != 0 || *end != '\0') return false;
-  *out = v;
-  return true;
-}
+bool ParseInt(const std::string& s, int64_t* out) { return cli::ParseSignedDecimal(s, INT64_MIN, INT64_MAX, out); }
 
 // A setting: the explicit option if given, else the environment variable; `source` names which.
 struct Setting {
@@ -483,11 +474,12 @@ bool TfSettings(GpuDriver& driver, const PolicyConfig& config, AsyncSettings* ou
     const Setting mb = Lookup(config, "min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB");
     if (mb.present) {
       int64_t v = 0;
-      if (!ParseInt(mb.value, &v) || v < 0) {
-        *error = mb.source + ": invalid value '" + mb.value + "' (expected a number of MiB >= 0)";
+      uint64_t bytes = 0;
+      if (!ParseInt(mb.value, &v) || v < 0 || !cli::MultiplyChecked(static_cast<uint64_t>(v), kMiB, &bytes)) {
+        *error = mb.source + ": invalid value '" + mb.value + "' (expected a number of MiB >= 0, below 2^44)";
         return false;
       }
-      if (static_cast<uint64_t>(v) * kMiB <= free) reserve = static_cast<uint64_t>(v) * kMiB;
+      if (bytes <= free) reserve = bytes;
     }
     limit = free > reserve ? free - reserve : 0;
   }

@@ -23,10 +23,12 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 
 #include "bfc_allocator.h"
 #include "families.h"
+#include "numbers.h"
 #include "tf_memory.h"
 
 namespace strata::gpu {
@@ -69,11 +71,9 @@ std::optional<Setting> Lookup(const PolicyConfig& config, const char* option, co
   return std::nullopt;
 }
 
+// strata::cli's reader (sim/cli/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
 bool ParseDouble(const std::string& s, double* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  *out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && std::isfinite(*out);
+  return cli::ParseReal(s, 0, std::numeric_limits<double>::max(), out);
 }
 
 // Our own boolean spelling for options and TF's ReadBoolFromEnvVar: true/false/1/0, any case.
@@ -396,13 +396,11 @@ bool MakeTf(const std::string& name, GpuDriver& driver, const PolicyConfig& conf
   }
   // TF_DEVICE_MIN_SYS_MEMORY_IN_MB overrides the reserve, and the fraction too; ignored when above free.
   if (auto r = Lookup(config, "min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB")) {
-    char* end = nullptr;
-    const long long mb = std::strtoll(r->value.c_str(), &end, 10);
-    if (r->value.empty() || end != r->value.c_str() + r->value.size() || mb < 0) {
-      *error = r->origin + "='" + r->value + "' is not a valid reserved device memory (whole MiB, >= 0)";
+    uint64_t mb = 0, reserved = 0;
+    if (!cli::ParseDecimal(r->value, 0, UINT64_MAX, &mb) || !cli::MultiplyChecked(mb, kMiB, &reserved)) {
+      *error = r->origin + "='" + r->value + "' is not a valid reserved device memory (whole MiB, >= 0, below 2^44)";
       return false;
     }
-    const uint64_t reserved = static_cast<uint64_t>(mb) * kMiB;
     if (reserved <= available) limit = available - reserved;
   }
 

@@ -8,6 +8,7 @@
 
 #include "caching_allocator.h"
 #include "families.h"
+#include "numbers.h"
 
 namespace strata::gpu {
 namespace {
@@ -32,23 +33,11 @@ std::vector<std::string> LexArgs(const std::string& env) {
   return config;
 }
 
-bool ParseUnsigned(const std::string& s, uint64_t* out) {
-  if (s.empty() || s[0] == '-') return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str() || *end != '\0') return false;
-  *out = v;
-  return true;
-}
+// strata::cli's readers (sim/cli/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
+bool ParseUnsigned(const std::string& s, uint64_t* out) { return cli::ParseDecimal(s, 0, UINT64_MAX, out); }
 
 bool ParseDouble(const std::string& s, double* out) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end == s.c_str() || *end != '\0') return false;
-  *out = v;
-  return true;
+  return cli::ParseReal(s, 0, std::numeric_limits<double>::max(), out);
 }
 
 // CUDAAllocatorConfig::parseArgs over one settings string. `source` names where it came from

@@ -3,6 +3,7 @@
 // that "jax" with XLA_PYTHON_CLIENT_ALLOCATOR=platform behaves as "jax-platform".
 #include "policy.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "families.h"
@@ -52,8 +53,9 @@ const char* OomKindName(OomKind kind) {
 }
 
 OomKind ClassifyOom(uint64_t request, uint64_t live, uint64_t limit, uint64_t device_usable) {
-  if (live + request > device_usable) return OomKind::kCapacity;
-  if (limit != 0 && live + request > limit) return OomKind::kCap;
+  // By difference: live + request wraps for a request near 2^64, and would then read as fragmentation.
+  if (request > device_usable - std::min(live, device_usable)) return OomKind::kCapacity;
+  if (limit != 0 && request > limit - std::min(live, limit)) return OomKind::kCap;
   return OomKind::kFragmentation;
 }
 

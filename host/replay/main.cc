@@ -219,9 +219,8 @@ int main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--granule", "BYTES",
       [&](const std::string& v) -> std::string {
-        char* end = nullptr;
-        const unsigned long long g = std::strtoull(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || g == 0 || (g & (g - 1)) != 0 || g > strata::alloc::kMaxGranuleBytes) {
+        uint64_t g = 0;
+        if (!strata::cli::ParseDecimal(v, 1, strata::alloc::kMaxGranuleBytes, &g) || (g & (g - 1)) != 0) {
           return "--granule must be a power of two between 1 and 65536 (got '" + v + "')";
         }
         options.granule_bytes = static_cast<uint32_t>(g);
@@ -232,9 +231,9 @@ int main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--max-events", "N",
       [&](const std::string& v) -> std::string {
-        char* end = nullptr;
-        const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-        if (v.empty() || v[0] == '-' || *end != '\0' || n == 0) {
+        // Digits only (strata::cli::ParseDecimal): strtoull took " -5" as 2^64 - 5, "+3" and a wrapped 20 digits.
+        uint64_t n = 0;
+        if (!strata::cli::ParseDecimal(v, 1, UINT64_MAX, &n)) {
           return "--max-events must be a positive integer (got '" + v + "')";
         }
         options.max_events = n;

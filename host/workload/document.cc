@@ -47,12 +47,28 @@ const Value* Document::Get(const Value& dict, std::string_view key) const {
   if (dict.kind != Kind::kDict) return nullptr;
   const Container* c = Node(dict);
   if (c == nullptr) return nullptr;
-  // Backwards: a key set twice keeps its last value, as in a Python dict.
-  for (size_t i = c->items.size() & ~size_t{1}; i >= 2; i -= 2) {
-    const std::string* k = Str(c->items[i - 2]);
-    if (k != nullptr && *k == key) return &c->items[i - 1];
+  const size_t pairs = c->items.size() / 2;
+  if (pairs <= kScannedDictPairs) {
+    // Backwards: a key set twice keeps its last value, as in a Python dict.
+    for (size_t i = 2 * pairs; i >= 2; i -= 2) {
+      ++visits_;
+      const std::string* k = Str(c->items[i - 2]);
+      if (k != nullptr && *k == key) return &c->items[i - 1];
+    }
+    return nullptr;
   }
-  return nullptr;
+  auto [it, fresh] = index_.try_emplace(dict.ref);
+  if (fresh) {
+    it->second.reserve(pairs);
+    for (size_t i = 0; i < 2 * pairs; i += 2) {
+      const std::string* k = Str(c->items[i]);
+      if (k != nullptr) it->second.insert_or_assign(std::string_view(*k), static_cast<uint32_t>(i + 1));
+    }
+    visits_ += pairs;
+  }
+  ++visits_;
+  const auto found = it->second.find(key);
+  return found == it->second.end() ? nullptr : &c->items[found->second];
 }
 
 uint64_t Document::Offset(const Value& v, uint64_t fallback) const {
@@ -67,8 +83,10 @@ double Document::Float(const Value& v) const { return std::bit_cast<double>(v.i)
 
 void Document::Clear() {
   root = Value{};
-  strings.clear();
-  containers.clear();
+  strings = {};  // the memory too (clear() keeps a deque's first block and a map's buckets)
+  containers = {};
+  index_ = {};
+  visits_ = 0;
 }
 
 }  // namespace strata::workload

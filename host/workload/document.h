@@ -4,8 +4,10 @@
 
 #include <stdint.h>
 
+#include <deque>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace strata::workload {
@@ -48,19 +50,32 @@ struct Container {
 class Document {
  public:
   Value root;
-  std::vector<StringNode> strings;
-  std::vector<Container> containers;
+  // Deques: they grow in 512-byte blocks, with no moment where a doubled copy sits beside the old one (a
+  // vector's growth would make the densest pickle, a byte per empty dict, cost 120 bytes per byte at peak).
+  std::deque<StringNode> strings;
+  std::deque<Container> containers;
 
   // nullptr unless v is a string (for Str) or a container of any kind (for Items/Node).
   const std::string* Str(const Value& v) const;
   const Container* Node(const Value& v) const;
   // A dict's value for a string key (the last one set, as in Python), or nullptr when v is not a dict or
-  // has no such key.
+  // has no such key. A dict of more than kScannedDictPairs pairs is indexed on its first lookup (once: a
+  // dict that a pickle's memo shares between a million entries is not scanned a million times), so each
+  // lookup costs at most kScannedDictPairs comparisons. The index is not updated: a dict changed after its
+  // first Get must not be looked up again until Clear().
   const Value* Get(const Value& dict, std::string_view key) const;
+  static constexpr size_t kScannedDictPairs = 8;
+  // The work Get has done, in dict items: those compared by scans and indexed, plus one per indexed lookup.
+  // The importer charges it against its work budget.
+  uint64_t visits() const { return visits_; }
   // Where v came from in the source: its own offset for strings and containers, else `fallback`.
   uint64_t Offset(const Value& v, uint64_t fallback) const;
   double Float(const Value& v) const;
   void Clear();
+
+ private:
+  mutable std::unordered_map<uint32_t, std::unordered_map<std::string_view, uint32_t>> index_;
+  mutable uint64_t visits_ = 0;
 };
 
 }  // namespace strata::workload

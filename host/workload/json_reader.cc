@@ -130,6 +130,11 @@ class Builder : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
+size_t JsonValueStart(std::string_view data) {
+  const size_t bom = data.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  return data.find_first_not_of(" \t\r\n", bom);
+}
+
 bool ReadJson(std::string_view data, const JsonLimits& limits, Document* doc, std::string* error) {
   doc->Clear();
   if (data.size() > limits.max_bytes) {

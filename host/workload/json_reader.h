@@ -22,6 +22,10 @@ struct JsonLimits {
 // character after them).
 bool ReadJson(std::string_view data, const JsonLimits& limits, Document* doc, std::string* error);
 
+// Where a JSON text's value starts: after a UTF-8 byte-order mark (which Windows editors and PowerShell
+// write, and which ReadJson skips) and blanks; npos when nothing follows them.
+size_t JsonValueStart(std::string_view data);
+
 }  // namespace strata::workload
 
 #endif  // STRATA_HOST_WORKLOAD_JSON_READER_H_

@@ -6,58 +6,73 @@
 
 namespace strata::workload {
 
-uint32_t Lifetimes::Open(uint64_t addr, uint64_t size, uint64_t time) {
-  records_.push_back(Record{time, 0, size, 0, true, false});
+const char* Lifetimes::TotalError() {
+  return "the buffers' sizes add up to more than 2^63 bytes (the most a trace CSV holds)";
+}
+
+bool Lifetimes::Add(const Record& r) {
+  // Each size is at most replay::kMaxTraceBytes (the importers check), so the sum is checked by difference.
+  if (r.size > replay::kMaxTraceTotalBytes - total_bytes_ || records_.size() >= kNone) return false;
+  total_bytes_ += r.size;
+  records_.push_back(r);
+  return true;
+}
+
+bool Lifetimes::Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time) {
+  if (!Add(Record{time, requested ? request_time : 0, size, kNone, true, requested})) return false;
   const uint32_t index = static_cast<uint32_t>(records_.size() - 1);
-  open_[addr].push_back(index);
-  return index;
+  Queue& q = open_[addr];
+  if (q.tail != kNone) {
+    records_[q.tail].next = index;
+  } else {
+    q.head = index;
+  }
+  q.tail = index;
+  if (!requested && q.unrequested == kNone) q.unrequested = index;
+  return true;
 }
 
-void Lifetimes::Alloc(uint64_t addr, uint64_t size, uint64_t time) { Open(addr, size, time); }
+bool Lifetimes::Alloc(uint64_t addr, uint64_t size, uint64_t time) { return Open(addr, size, time, false, 0); }
 
-void Lifetimes::FreeRequested(uint64_t addr, uint64_t size, uint64_t time) {
+bool Lifetimes::FreeRequested(uint64_t addr, uint64_t size, uint64_t time) {
   auto it = open_.find(addr);
-  if (it != open_.end()) {
-    for (uint32_t index : it->second) {
-      if (!records_[index].requested) {
-        records_[index].requested = true;
-        records_[index].request_time = time;
-        return;
-      }
-    }
+  if (it != open_.end() && it->second.unrequested != kNone) {
+    Record& r = records_[it->second.unrequested];
+    r.requested = true;
+    r.upper = time;
+    it->second.unrequested = r.next;
+    return true;
   }
-  Record& r = records_[Open(addr, size, 0)];
-  r.requested = true;
-  r.request_time = time;
+  return Open(addr, size, 0, true, time);
 }
 
-void Lifetimes::Free(uint64_t addr, uint64_t size, uint64_t time) {
+bool Lifetimes::Free(uint64_t addr, uint64_t size, uint64_t time) {
   auto it = open_.find(addr);
-  if (it == open_.end() || it->second.empty()) {
-    records_.push_back(Record{0, time, size, 0, false, false});
-    return;
-  }
-  Record& r = records_[it->second.front()];
-  it->second.pop_front();
-  if (it->second.empty()) open_.erase(it);
+  if (it == open_.end()) return Add(Record{0, time, size, kNone, false, false});
+  Queue& q = it->second;
+  const uint32_t index = q.head;
+  Record& r = records_[index];
+  if (q.unrequested == index) q.unrequested = r.next;
+  q.head = r.next;
+  if (q.head == kNone) open_.erase(it);
   r.upper = time;
   r.open = false;
+  r.next = kNone;
+  return true;
 }
 
-bool Lifetimes::IsOpen(uint64_t addr) const {
-  auto it = open_.find(addr);
-  return it != open_.end() && !it->second.empty();
-}
+bool Lifetimes::IsOpen(uint64_t addr) const { return open_.find(addr) != open_.end(); }
 
-void Lifetimes::Initial(uint64_t addr, uint64_t size) { Open(addr, size, 0); }
+bool Lifetimes::Initial(uint64_t addr, uint64_t size) { return Open(addr, size, 0, false, 0); }
 
 void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* stats) {
+  size_t kept = 0;
   for (Record& r : records_) {
+    if (r.size != 0) ++kept;
     if (!r.open) continue;
     r.open = false;
     if (r.requested) {
-      r.upper = r.request_time;
-      ++stats->closed_by_request;
+      ++stats->closed_by_request;  // upper holds the request's time
     } else {
       r.upper = end_time;
     }
@@ -67,6 +82,7 @@ void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* sta
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return records_[a].lower < records_[b].lower; });
   trace->buffers.clear();
+  trace->buffers.reserve(kept);
   for (uint32_t index : order) {
     const Record& r = records_[index];
     if (r.size == 0) {
@@ -83,8 +99,9 @@ void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* sta
     if (b.upper == end_time) ++stats->never_freed;
     trace->buffers.push_back(b);
   }
-  records_.clear();
-  open_.clear();
+  records_ = {};  // their memory too: the import's peak is while the trace is filled in
+  open_ = {};
+  total_bytes_ = 0;
 }
 
 }  // namespace strata::workload

@@ -6,7 +6,6 @@
 
 #include <deque>
 #include <unordered_map>
-#include <vector>
 
 #include "replay.h"
 #include "workload.h"
@@ -14,33 +13,51 @@
 namespace strata::workload {
 
 // Addresses are reused, so the allocations open at one address form a queue (FIFO): a free closes the oldest.
+// Every call costs O(1) (amortized) whatever the events, and memory is one 32-byte record per buffer plus one
+// map entry per address with an open buffer: no per-address container (a std::deque costs over 500 bytes).
+//
+// The buffers' sizes are summed as they are added, under the trace CSV's rule (replay::ParseTrace): the
+// calls that add a buffer return false, adding nothing, once the sum would pass replay::kMaxTraceTotalBytes,
+// so an importer refuses such an input where a CSV of it could not be read back (and MaxLoad cannot wrap).
 class Lifetimes {
  public:
-  void Alloc(uint64_t addr, uint64_t size, uint64_t time);
+  // What a false return means, for the importer's message (after its "byte N: " or "LINE: ").
+  static const char* TotalError();
+
+  bool Alloc(uint64_t addr, uint64_t size, uint64_t time);
   // torch free_requested: marks the oldest open allocation at addr not yet requested; with none, the block
   // was allocated before recording started and is opened as initially live.
-  void FreeRequested(uint64_t addr, uint64_t size, uint64_t time);
+  bool FreeRequested(uint64_t addr, uint64_t size, uint64_t time);
   // Closes the oldest open allocation at addr; with none, the block was live from time 0.
-  void Free(uint64_t addr, uint64_t size, uint64_t time);
+  bool Free(uint64_t addr, uint64_t size, uint64_t time);
   bool IsOpen(uint64_t addr) const;
   // A block live at the end with no allocation in the trace: live from time 0 on.
-  void Initial(uint64_t addr, uint64_t size);
+  bool Initial(uint64_t addr, uint64_t size);
   // Closes what is still open (at its free request if it had one, else at end_time), drops 0-byte buffers
   // and fills the trace in (lower, first seen) order with ids 0, 1, ... and the CSV line each will have.
   void Finish(uint64_t end_time, replay::Trace* trace, ImportStats* stats);
 
  private:
+  static constexpr uint32_t kNone = UINT32_MAX;
   struct Record {
     uint64_t lower = 0;
-    uint64_t upper = 0;
+    uint64_t upper = 0;  // while open and requested: the time of the free request
     uint64_t size = 0;
-    uint64_t request_time = 0;
+    uint32_t next = kNone;  // the next younger open allocation at the same address
     bool open = true;
     bool requested = false;
   };
-  uint32_t Open(uint64_t addr, uint64_t size, uint64_t time);
-  std::vector<Record> records_;
-  std::unordered_map<uint64_t, std::deque<uint32_t>> open_;
+  // The open allocations at one address, oldest first, linked through Record::next. Requests mark them
+  // oldest first and frees close the oldest, so the requested ones are always a prefix of the queue:
+  // `unrequested` is the first after it, and FreeRequested needs no search.
+  struct Queue {
+    uint32_t head = kNone, tail = kNone, unrequested = kNone;
+  };
+  bool Add(const Record& r);
+  bool Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time);
+  std::deque<Record> records_;  // grows by blocks: no doubled copy beside the old one at the peak
+  std::unordered_map<uint64_t, Queue> open_;
+  uint64_t total_bytes_ = 0;
 };
 
 }  // namespace strata::workload

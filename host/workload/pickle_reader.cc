@@ -2,6 +2,7 @@
 #include "pickle_reader.h"
 
 #include <bit>
+#include <cstddef>
 #include <cstdio>
 #include <unordered_map>
 #include <vector>
@@ -134,10 +135,26 @@ class Reader {
   }
   bool PushInt(int64_t v) { return Push(Value{Kind::kInt, 0, v}); }
 
+  // Moves the values above stack position `first` out. When they are most of the stack (a list of a million
+  // values built by one APPENDS) its buffer becomes the container's, so they are never held twice.
+  std::vector<Value> TakeAbove(size_t first) {
+    std::vector<Value> items;
+    if (first < stack_.size() - first) {
+      items = std::move(stack_);
+      stack_.assign(items.begin(), items.begin() + static_cast<ptrdiff_t>(first));
+      items.erase(items.begin(), items.begin() + static_cast<ptrdiff_t>(first));
+    } else {
+      items.assign(stack_.begin() + static_cast<ptrdiff_t>(first), stack_.end());
+      stack_.resize(first);
+    }
+    return items;
+  }
+
   static bool Hashable(Kind k) { return k != Kind::kList && k != Kind::kDict; }
 
-  // Adds items [first, end) of the stack to the container `target` (a list, or a dict taking pairs).
-  bool Extend(uint8_t op, const Value& target, size_t first, size_t end) {
+  // Moves the values above stack position `first` into the container `target` (a list, or a dict taking pairs).
+  bool Extend(uint8_t op, const Value& target, size_t first) {
+    const size_t end = stack_.size();
     const Kind want = (op == 'a' || op == 'e') ? Kind::kList : Kind::kDict;
     if (target.kind != want) {
       return Fail(op_pos_,
@@ -154,22 +171,41 @@ class Reader {
       }
     }
     std::vector<Value>& items = doc_->containers[target.ref].items;
-    items.insert(items.end(), stack_.begin() + first, stack_.begin() + end);
+    if (items.empty()) {
+      items = TakeAbove(first);
+    } else {
+      items.insert(items.end(), stack_.begin() + static_cast<ptrdiff_t>(first), stack_.end());
+      stack_.resize(first);
+    }
     return true;
   }
 
+  // Python's pickler numbers memo entries 0, 1, 2, ... (MEMOIZE always does): those live in a vector, 16
+  // bytes each; any other index in a map (over 50 bytes each).
   bool Memo(uint8_t op, uint64_t index) {
     Value* top = nullptr;
     if (!Top(op, &top)) return false;
-    if (memo_.size() >= lim_.max_memo && memo_.find(static_cast<uint32_t>(index)) == memo_.end()) {
+    const uint32_t key = static_cast<uint32_t>(index);
+    if (key < memo_dense_.size()) {
+      memo_dense_[key] = *top;
+      return true;
+    }
+    if (memo_dense_.size() + memo_sparse_.size() >= lim_.max_memo && memo_sparse_.find(key) == memo_sparse_.end()) {
       return Fail(op_pos_, "more than " + std::to_string(lim_.max_memo) + " memo entries");
     }
-    memo_[static_cast<uint32_t>(index)] = *top;
+    if (key == memo_dense_.size()) {
+      memo_dense_.push_back(*top);
+      memo_sparse_.erase(key);  // an earlier sparse entry at this index is overwritten
+    } else {
+      memo_sparse_[key] = *top;
+    }
     return true;
   }
   bool Recall(uint8_t op, uint64_t index) {
-    auto it = memo_.find(static_cast<uint32_t>(index));
-    if (it == memo_.end()) {
+    const uint32_t key = static_cast<uint32_t>(index);
+    if (key < memo_dense_.size()) return Push(memo_dense_[key]);
+    auto it = memo_sparse_.find(key);
+    if (it == memo_sparse_.end()) {
       return Fail(op_pos_, OpName(op) + " of memo entry " + std::to_string(index) + ", which was never stored");
     }
     return Push(it->second);
@@ -300,18 +336,18 @@ class Reader {
       case 't':    // TUPLE
       case 'd': {  // DICT
         if (!PopMark(op, &first)) return false;
-        std::vector<Value> items(stack_.begin() + first, stack_.end());
         if (op == 'd') {
-          if (items.size() % 2 != 0) {
-            return Fail(op_pos_, "DICT (0x64) with an odd number of values (" + std::to_string(items.size()) + ")");
+          if ((stack_.size() - first) % 2 != 0) {
+            return Fail(op_pos_,
+                        "DICT (0x64) with an odd number of values (" + std::to_string(stack_.size() - first) + ")");
           }
-          for (size_t k = 0; k < items.size(); k += 2) {
-            if (!Hashable(items[k].kind)) {
-              return Fail(op_pos_, std::string("DICT (0x64): a ") + KindName(items[k].kind) + " cannot be a dict key");
+          for (size_t k = first; k < stack_.size(); k += 2) {
+            if (!Hashable(stack_[k].kind)) {
+              return Fail(op_pos_, std::string("DICT (0x64): a ") + KindName(stack_[k].kind) + " cannot be a dict key");
             }
           }
         }
-        stack_.resize(first);
+        std::vector<Value> items = TakeAbove(first);
         return PushContainer(op == 'l' ? Kind::kList : op == 't' ? Kind::kTuple : Kind::kDict, std::move(items));
       }
       case 0x85:
@@ -332,9 +368,7 @@ class Reader {
                                    std::to_string(stack_.size() - Base()) + " values");
         }
         const Value target = stack_[stack_.size() - 2];
-        if (!Extend(op, target, stack_.size() - 1, stack_.size())) return false;
-        stack_.pop_back();
-        return true;
+        return Extend(op, target, stack_.size() - 1);
       }
       case 's':  // SETITEM
         if (stack_.size() < Base() + 3) {
@@ -342,9 +376,7 @@ class Reader {
                                    std::to_string(stack_.size() - Base()) + " values");
         }
         v = stack_[stack_.size() - 3];
-        if (!Extend(op, v, stack_.size() - 2, stack_.size())) return false;
-        stack_.resize(stack_.size() - 2);
-        return true;
+        return Extend(op, v, stack_.size() - 2);
       case 'e':  // APPENDS
       case 'u':  // SETITEMS
         if (!PopMark(op, &first)) return false;
@@ -353,11 +385,9 @@ class Reader {
                       OpName(op) + " needs a " + (op == 'e' ? "list" : "dict") + " below its MARK, found none");
         }
         v = stack_[first - 1];
-        if (!Extend(op, v, first, stack_.size())) return false;
-        stack_.resize(first);
-        return true;
+        return Extend(op, v, first);
       case 0x94:  // MEMOIZE
-        return Memo(op, memo_.size());
+        return Memo(op, memo_dense_.size() + memo_sparse_.size());
       case 'q':  // BINPUT
         if (!TakeUnsigned(op, 1, &n)) return false;
         return Memo(op, n);
@@ -394,7 +424,8 @@ class Reader {
   uint64_t frame_end_ = 0;
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
-  std::unordered_map<uint32_t, Value> memo_;
+  std::vector<Value> memo_dense_;
+  std::unordered_map<uint32_t, Value> memo_sparse_;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "lifetimes.h"
+#include "numbers.h"
 #include "workload.h"
 
 namespace strata::workload {
@@ -44,19 +45,6 @@ bool ParseHex(std::string_view s, uint64_t* out) {
                                    : -1;
     if (d < 0) return false;
     v = (v << 4) | static_cast<uint64_t>(d);
-  }
-  *out = v;
-  return true;
-}
-
-bool ParseDecimal(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    const uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
   }
   *out = v;
   return true;
@@ -124,16 +112,17 @@ bool ImportRmmLog(std::string_view data, const ImportOptions&, replay::Trace* tr
     if (!ParseHex(f[col_pointer], &pointer)) {
       return fail("pointer '" + std::string(f[col_pointer]) + "' is not a hex address or (nil)");
     }
-    if (!ParseDecimal(f[col_size], &size)) {
+    if (!cli::ParseDecimal(f[col_size], 0, UINT64_MAX, &size)) {
       return fail("size '" + std::string(f[col_size]) + "' is not a non-negative integer");
     }
     if (size > kMaxBufferBytes) return fail("size " + std::to_string(size) + " is beyond any device");
     if (alloc) {
       ++stats->allocs;
-      lifetimes.Alloc(pointer, size, time);
     } else {
       ++stats->frees;
-      lifetimes.Free(pointer, size, time);
+    }
+    if (!(alloc ? lifetimes.Alloc(pointer, size, time) : lifetimes.Free(pointer, size, time))) {
+      return fail(Lifetimes::TotalError());
     }
   }
   if (!have_header) {

@@ -1,6 +1,7 @@
 // PyTorch memory snapshots (torch.cuda.memory._snapshot(), pickled by _dump_snapshot or written as JSON)
 // to buffer lifetimes, following MemoryViz.js's process_alloc_data (reference/gpu-policies.md §3.2).
 #include <string>
+#include <unordered_map>
 
 #include "document.h"
 #include "json_reader.h"
@@ -15,10 +16,12 @@ constexpr uint64_t kMaxBufferBytes = replay::kMaxTraceBytes;
 
 class SnapshotWalker {
  public:
-  SnapshotWalker(const Document& doc, const ImportOptions& options, ImportStats* stats, std::string* error)
-      : doc_(doc), options_(options), stats_(stats), error_(error) {}
+  SnapshotWalker(const Document& doc, uint64_t input_bytes, const ImportOptions& options, ImportStats* stats,
+                 std::string* error)
+      : doc_(doc), options_(options), stats_(stats), error_(error), budget_(WalkBudget(input_bytes)) {}
 
-  bool Run(replay::Trace* trace) {
+  // Pairs the snapshot's events into *lifetimes; *end_time is when the never-freed buffers end.
+  bool Run(Lifetimes* lifetimes, uint64_t* end_time) {
     const Value& root = doc_.root;
     Value segments{}, traces{};
     bool have_segments = false, have_traces = false;
@@ -26,6 +29,7 @@ class SnapshotWalker {
       // torch.cuda.memory_snapshot() (no history): the list of segments alone.
       segments = root;
       have_segments = true;
+      if (!BareListHoldsSegments()) return false;
     } else if (root.kind == Kind::kDict) {
       if (const Value* v = doc_.Get(root, "segments")) segments = *v, have_segments = true;
       if (const Value* v = doc_.Get(root, "device_traces")) traces = *v, have_traces = true;
@@ -56,6 +60,7 @@ class SnapshotWalker {
     bool device_in_segments = false;
     if (segs != nullptr) {
       for (const Value& seg : segs->items) {
+        if (!Visit(seg)) return false;
         int64_t d = 0;
         if (!SegmentDevice(seg, &d)) return false;
         if (d == device) device_in_segments = true;
@@ -72,7 +77,6 @@ class SnapshotWalker {
       return Fail(root, 0, "device " + std::to_string(device) + " is not in the snapshot (" + have + ")");
     }
 
-    Lifetimes lifetimes;
     uint64_t events = 0;
     if (device_in_traces) {
       const Value& list = devs->items[static_cast<size_t>(device)];
@@ -82,16 +86,17 @@ class SnapshotWalker {
       const Container* entries = doc_.Node(list);
       events = entries->items.size();
       for (uint64_t k = 0; k < events; ++k) {
-        if (!Event(entries->items[k], k, entries->offset, &lifetimes)) return false;
+        if (!Visit(entries->items[k]) || !Event(entries->items[k], k, entries->offset, lifetimes)) return false;
       }
     }
     stats_->events = events;
     if (segs != nullptr) {
       for (const Value& seg : segs->items) {
-        if (!SegmentBlocks(seg, device, &lifetimes)) return false;
+        if (!Visit(seg) || !SegmentBlocks(seg, device, lifetimes)) return false;
       }
     }
-    lifetimes.Finish(events + 1, trace, stats_);
+    *end_time = events + 1;
+    stats_->visits = Visits();
     return true;
   }
 
@@ -99,6 +104,35 @@ class SnapshotWalker {
   bool Fail(const Value& at, uint64_t fallback, const std::string& what) {
     *error_ = "byte " + std::to_string(doc_.Offset(at, fallback)) + ": " + what;
     return false;
+  }
+
+  uint64_t Visits() const { return visits_ + doc_.visits(); }
+  // Charges one list item about to be read (and what the dict lookups cost since the last charge) against
+  // the budget. Without sharing each item is read about once; with a pickle's memo a 400 KB file can name
+  // one list of blocks from a million segments, so the budget, not the tree's apparent size, bounds the work.
+  bool Visit(const Value& at) {
+    ++visits_;
+    if (Visits() <= budget_) return true;
+    stats_->visits = Visits();
+    return Fail(at, 0,
+                "reading the snapshot would visit more than " + std::to_string(budget_) + " items (" +
+                    std::to_string(kWalkVisitsPerByte) + " per byte of input, plus " + std::to_string(kWalkVisitsBase) +
+                    "): its lists and dicts are shared so often (pickle memo references) that the work grows "
+                    "faster than the file; refused");
+  }
+
+  // torch.cuda.memory_snapshot() gives the segments alone; a bare list of trace entries is not that.
+  bool BareListHoldsSegments() {
+    const Container* items = doc_.Node(doc_.root);
+    for (const Value& item : items->items) {
+      if (!Visit(item)) return false;
+      if (doc_.Get(item, "action") != nullptr) {
+        return Fail(item, items->offset,
+                    "the top level is a list of trace entries (they have an 'action'), not of segments: a "
+                    "snapshot's entries sit under 'device_traces' (write {\"device_traces\": [LIST]})");
+      }
+    }
+    return true;
   }
 
   // An integer field >= 0 of a dict; `what` names the dict in messages.
@@ -142,14 +176,15 @@ class SnapshotWalker {
     return true;
   }
 
+  // stats_->skipped keeps first-seen order; the map finds an action's row (a snapshot may have a million
+  // distinct ones).
   void Skip(const std::string& action) {
-    for (auto& [name, count] : stats_->skipped) {
-      if (name == action) {
-        ++count;
-        return;
-      }
+    auto [it, fresh] = skipped_row_.try_emplace(action, stats_->skipped.size());
+    if (fresh) {
+      stats_->skipped.emplace_back(action, 1);
+    } else {
+      ++stats_->skipped[it->second].second;
     }
-    stats_->skipped.emplace_back(action, 1);
   }
 
   bool Event(const Value& entry, uint64_t k, uint64_t list_offset, Lifetimes* lifetimes) {
@@ -175,17 +210,18 @@ class SnapshotWalker {
     uint64_t addr = 0, size = 0;
     if (!Unsigned(entry, "addr", named, &addr) || !Size(entry, "size", named, &size)) return false;
     const uint64_t time = k + 1;
+    bool added = true;
     if (alloc) {
       ++stats_->allocs;
-      lifetimes->Alloc(addr, size, time);
+      added = lifetimes->Alloc(addr, size, time);
     } else if (requested) {
       ++stats_->free_requests;
-      lifetimes->FreeRequested(addr, size, time);
+      added = lifetimes->FreeRequested(addr, size, time);
     } else {
       ++stats_->frees;
-      lifetimes->Free(addr, size, time);
+      added = lifetimes->Free(addr, size, time);
     }
-    return true;
+    return added || Fail(entry, 0, named + ": " + Lifetimes::TotalError());
   }
 
   // Blocks still allocated at the dump with no open allocation in the trace were live before it started.
@@ -202,6 +238,7 @@ class SnapshotWalker {
     const Container* blocks = doc_.Node(*blocks_value);
     for (size_t k = 0; k < blocks->items.size(); ++k) {
       const Value& block = blocks->items[k];
+      if (!Visit(block)) return false;
       const std::string what = "a segment's blocks[" + std::to_string(k) + "]";
       if (block.kind != Kind::kDict) return Fail(block, blocks->offset, what + " is not a dict");
       uint64_t size = 0, requested = 0, own_addr = 0;
@@ -221,7 +258,9 @@ class SnapshotWalker {
       }
       if (lifetimes->IsOpen(block_addr)) continue;
       ++stats_->segment_blocks;
-      lifetimes->Initial(block_addr, have_requested ? requested : size);
+      if (!lifetimes->Initial(block_addr, have_requested ? requested : size)) {
+        return Fail(block, 0, what + ": " + Lifetimes::TotalError());
+      }
     }
     return true;
   }
@@ -230,6 +269,9 @@ class SnapshotWalker {
   const ImportOptions& options_;
   ImportStats* stats_;
   std::string* error_;
+  const uint64_t budget_;
+  uint64_t visits_ = 0;
+  std::unordered_map<std::string, size_t> skipped_row_;
 };
 
 }  // namespace
@@ -239,9 +281,9 @@ bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, re
   *stats = ImportStats{};
   trace->buffers.clear();
   Document doc;
-  // JSON starts with '{' (or '[' for a bare segment list) after any blank; anything else is read as a pickle,
-  // so a protocol 0/1 pickle is refused by the opcode it uses rather than as bad JSON.
-  const size_t first = data.find_first_not_of(" \t\r\n");
+  // JSON starts with '{' (or '[' for a bare segment list) after any byte-order mark and blanks; anything else
+  // is read as a pickle, so a protocol 0/1 pickle is refused by the opcode it uses rather than as bad JSON.
+  const size_t first = JsonValueStart(data);
   const bool json = first != std::string_view::npos && (data[first] == '{' || data[first] == '[');
   if (!json) {
     PickleInfo info;
@@ -251,11 +293,12 @@ bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, re
     if (!ReadJson(data, options.json, &doc, error)) return false;
     stats->source = "torch JSON";
   }
-  SnapshotWalker walker(doc, options, stats, error);
-  if (!walker.Run(trace)) {
-    trace->buffers.clear();
-    return false;
-  }
+  Lifetimes lifetimes;
+  uint64_t end_time = 0;
+  SnapshotWalker walker(doc, data.size(), options, stats, error);
+  if (!walker.Run(&lifetimes, &end_time)) return false;
+  doc.Clear();  // before the trace is filled in: the import's peak memory is then
+  lifetimes.Finish(end_time, trace, stats);
   stats->peak_live_bytes = replay::MaxLoad(*trace, 1);
   return true;
 }

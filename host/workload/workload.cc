@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "numbers.h"
+
 namespace strata::workload {
 namespace {
 
@@ -58,14 +60,7 @@ const char* FormatName(Format format) {
 }
 
 bool ParseCount(const std::string& text, uint64_t* out) {
-  if (text.empty() || text.size() > 19) return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *out = v;
-  return true;
+  return text.size() <= 19 && cli::ParseDecimal(text, 0, UINT64_MAX, out);
 }
 
 bool ParseFormat(const std::string& text, Format* format) {
@@ -80,8 +75,9 @@ bool ParseFormat(const std::string& text, Format* format) {
 
 Format DetectFormat(std::string_view data) {
   if (!data.empty() && static_cast<uint8_t>(data[0]) == 0x80) return Format::kTorch;
-  const size_t first = data.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && data[first] == '{') return Format::kTorch;
+  // JSON: a dict, or the bare list of segments torch.cuda.memory_snapshot() gives, after any byte-order mark.
+  const size_t first = JsonValueStart(data);
+  if (first != std::string_view::npos && (data[first] == '{' || data[first] == '[')) return Format::kTorch;
   const std::string_view line = FirstLine(data);
   if (HasColumn(line, "Action") && HasColumn(line, "Pointer") && HasColumn(line, "Size")) return Format::kRmm;
   if (HasColumn(line, "id") && HasColumn(line, "lower") && HasColumn(line, "upper") && HasColumn(line, "size")) {
@@ -116,10 +112,11 @@ bool Import(std::string_view data, Format format, const std::string& name, const
     format = DetectFormat(data);
     if (format == Format::kAuto) {
       *stats = ImportStats{};
-      *error = data.empty() ? "byte 0: the file is empty"
-                            : "byte 0: cannot tell the format: not a pickle (first byte 0x80), JSON ('{'), an RMM log "
-                              "(header Thread,Time,Action,Pointer,Size,Stream) or a trace CSV (header "
-                              "id,lower,upper,size); name it with --format";
+      *error = data.empty()
+                   ? "byte 0: the file is empty"
+                   : "byte 0: cannot tell the format: not a pickle (first byte 0x80), JSON ('{' or '['), an RMM log "
+                     "(header Thread,Time,Action,Pointer,Size,Stream) or a trace CSV (header "
+                     "id,lower,upper,size); name it with --format";
       return false;
     }
   }
@@ -220,6 +217,8 @@ bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* e
   return true;
 }
 
+constexpr size_t kSummarySkippedActions = 8;
+
 std::string SummaryLine(const replay::Trace& trace, const ImportStats& stats) {
   std::string s = trace.name + ": " + stats.source;
   if (stats.device >= 0) {
@@ -231,11 +230,20 @@ std::string SummaryLine(const replay::Trace& trace, const ImportStats& stats) {
   if (stats.closed_by_request != 0) s += ", " + std::to_string(stats.closed_by_request) + " freed at free_requested";
   if (stats.zero_size_dropped != 0) s += ", " + std::to_string(stats.zero_size_dropped) + " zero-size dropped";
   if (!stats.skipped.empty()) {
+    // The first kSummarySkippedActions actions by name: a snapshot can have a million distinct ones.
     s += "; skipped";
-    bool first = true;
-    for (const auto& [action, count] : stats.skipped) {
-      s += (first ? " " : ", ") + std::to_string(count) + " " + action;
-      first = false;
+    uint64_t more_events = 0;
+    for (size_t k = 0; k < stats.skipped.size(); ++k) {
+      const auto& [action, count] = stats.skipped[k];
+      if (k < kSummarySkippedActions) {
+        s += (k == 0 ? " " : ", ") + std::to_string(count) + " " + action;
+      } else {
+        more_events += count;
+      }
+    }
+    if (stats.skipped.size() > kSummarySkippedActions) {
+      s += " and " + std::to_string(more_events) + " of " +
+           std::to_string(stats.skipped.size() - kSummarySkippedActions) + " other actions";
     }
   }
   return s;

@@ -52,7 +52,19 @@ struct ImportStats {
   uint64_t failed_allocs = 0;      // RMM: "allocate failure" rows
   std::vector<std::pair<std::string, uint64_t>> skipped;  // by action, in first-seen order
   uint64_t peak_live_bytes = 0;                           // peak of the summed live sizes (bytes, no rounding)
+  uint64_t visits = 0;  // torch: the walk's work (list items read, dict items compared or indexed)
 };
+
+// The work budget of the torch importer's walk over a decoded snapshot: at most this many visits per byte of
+// input plus kWalkVisitsBase, else the input is refused. An unshared snapshot needs a few per byte at most
+// (each item is read about once, and a dict lookup compares at most Document::kScannedDictPairs keys).
+constexpr uint64_t kWalkVisitsPerByte = 16;
+constexpr uint64_t kWalkVisitsBase = uint64_t{1} << 16;
+inline uint64_t WalkBudget(uint64_t input_bytes) {
+  return input_bytes > (UINT64_MAX - kWalkVisitsBase) / kWalkVisitsPerByte
+             ? UINT64_MAX
+             : input_bytes * kWalkVisitsPerByte + kWalkVisitsBase;
+}
 
 // Each returns false with "byte N: what" (pickle, JSON) or "LINE: what" (CSV, RMM) in *error.
 bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, replay::Trace* trace, ImportStats* stats,
@@ -62,8 +74,8 @@ bool ImportRmmLog(std::string_view data, const ImportOptions& options, replay::T
 bool ImportTraceCsv(std::string_view data, const ImportOptions& options, replay::Trace* trace, ImportStats* stats,
                     std::string* error);
 
-// By the first bytes: 0x80 a pickle, '{' JSON (both torch), an RMM header, a trace CSV header; kAuto when
-// none of these.
+// By the first bytes: 0x80 a pickle, '{' or '[' JSON after any UTF-8 byte-order mark and blanks (both torch),
+// an RMM header, a trace CSV header; kAuto when none of these.
 Format DetectFormat(std::string_view data);
 
 // Any format, from memory or a file. Errors from ImportFile read "PATH: byte N: what" or "PATH:LINE: what".
@@ -76,7 +88,8 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
 // writing nothing, if a buffer is not valid there (upper <= lower, size 0 or beyond 2^62 bytes, id INT64_MIN).
 bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* error);
 
-// One line (no newline): source, events, buffers, initially live, never freed, peak live bytes, skipped.
+// One line (no newline): source, events, buffers, initially live, never freed, peak live bytes, skipped (the
+// first 8 actions by name, then how many events of how many other actions).
 std::string SummaryLine(const replay::Trace& trace, const ImportStats& stats);
 
 }  // namespace strata::workload

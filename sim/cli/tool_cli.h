@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "numbers.h"
+
 namespace strata::cli {
 
 constexpr int kExitUsage = 2;
@@ -118,17 +120,14 @@ inline CLI::Option* AddTaken(CLI::App& app, const std::string& names, const std:
       ->type_name(value_name);
 }
 
-// A value reader for AddTaken: a decimal count (digits only: no sign, space or suffix) within [min, max] into
-// *out. Returns "" when taken, else "a count MIN..MAX" ("a count >= MIN", or "a count", when max is UINT64_MAX).
+// A value reader for AddTaken: a decimal count (digits only: no sign, space or suffix; ParseDecimal) within
+// [min, max] into *out. Returns "" when taken, else "a count MIN..MAX" ("a count >= MIN", or "a count", when max is
+// UINT64_MAX).
 inline std::string TakeCount(const std::string& text, uint64_t min, uint64_t max, uint64_t* out) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno != 0 || end == text.c_str() || *end != '\0' || text[0] < '0' || text[0] > '9' || v < min || v > max) {
+  if (!ParseDecimal(text, min, max, out)) {
     if (max != UINT64_MAX) return "a count " + std::to_string(min) + ".." + std::to_string(max);
     return min == 0 ? std::string("a count") : "a count >= " + std::to_string(min);
   }
-  *out = v;
   return "";
 }
 

@@ -151,6 +151,10 @@ TEST(Capacity, ParsesFactorsAndUnits) {
   EXPECT_FALSE(ParseCapacity("-1x", 0, 256, &b, &e));
   EXPECT_FALSE(ParseCapacity("12Q", 0, 256, &b, &e));
   EXPECT_FALSE(ParseCapacity("99999999999T", 0, 256, &b, &e));
+  EXPECT_FALSE(ParseCapacity("100", 0, 256, &b, &e));
+  EXPECT_EQ(e, "capacity '100' is smaller than one allocation granule (256 bytes)");
+  ASSERT_TRUE(ParseCapacity("256", 0, 256, &b, &e));
+  EXPECT_EQ(b, 256u);
 }
 
 }  // namespace

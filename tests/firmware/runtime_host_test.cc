@@ -225,6 +225,22 @@ TEST(RuntimeHost, QuotaInPartsPerMillionOfTheHeap) {
   EXPECT_EQ(Stats(rt, static_cast<uint32_t>(whole.value0)).context_quota_bytes, heap) << "no quota: the heap";
 }
 
+TEST(RuntimeHost, AFullHeapIsOutOfMemoryNotOverAQuotaForAContextWithoutOne) {
+  // The heap's size was the quota of a context without one, so its last allocation was refused as a quota
+  // (the host named the OOM "cap"); it is out of device memory, which the host classifies as capacity.
+  HostRuntime rt;
+  const uint64_t heap = rt.header().heap_bytes;
+  const uint32_t ctx = NewContext(rt);
+  const strata_cpl all = rt.Call(Alloc(ctx, heap));
+  EXPECT_CPL(all, STRATA_OK, STRATA_FIELD_NONE);
+  EXPECT_CPL(rt.Call(Alloc(ctx, 256)), STRATA_RESOURCE_EXHAUSTED, STRATA_FIELD_MEMORY);
+  EXPECT_CPL(rt.Call(Free(ctx, all.value0)), STRATA_OK, STRATA_FIELD_NONE);
+  // A quota of the whole heap, asked for, still refuses as one.
+  const uint32_t capped = NewContext(rt, heap);
+  EXPECT_CPL(rt.Call(Alloc(capped, heap)), STRATA_OK, STRATA_FIELD_NONE);
+  EXPECT_CPL(rt.Call(Alloc(capped, 256)), STRATA_RESOURCE_EXHAUSTED, STRATA_FIELD_QUOTA);
+}
+
 // ---- buffers across contexts ----
 
 TEST(RuntimeHost, BuffersBelongToTheirContext) {

@@ -42,6 +42,12 @@ inline void CheckImportedTrace(const replay::Trace& trace, const workload::Impor
   }
 }
 
+// The torch walk stays within its work budget (workload::WalkBudget), refused or not.
+inline void CheckWalkBudget(const workload::ImportStats& stats, size_t input_bytes) {
+  FUZZ_CHECK(stats.visits <= workload::WalkBudget(input_bytes) + 64,
+             std::to_string(stats.visits) + " visits for " + std::to_string(input_bytes) + " bytes");
+}
+
 }  // namespace strata::fuzz
 
 #endif  // STRATA_TESTS_FUZZ_IMPORT_CHECK_H_

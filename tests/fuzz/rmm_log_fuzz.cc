@@ -18,7 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   trace.name = "fuzz.rmm.csv";
   workload::ImportStats stats;
   std::string error;
-  if (workload::ImportRmmLog(bytes, options, &trace, &stats, &error)) {
+  fuzz::CostMeter cost(size);
+  const bool imported = workload::ImportRmmLog(bytes, options, &trace, &stats, &error);
+  cost.Check("the RMM import");
+  if (imported) {
     fuzz::CheckImportedTrace(trace, stats, /*ids_in_order=*/true);
     FUZZ_CHECK(stats.allocs >= trace.buffers.size() - stats.initially_live);
   } else {
@@ -26,7 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(trace.buffers.empty());
   }
   // Whatever the detector picks (RMM, trace CSV, torch) must hold to the same promises.
-  if (workload::Import(bytes, workload::Format::kAuto, "fuzz", options, &trace, &stats, &error)) {
+  fuzz::CostMeter auto_cost(size);
+  const bool detected = workload::Import(bytes, workload::Format::kAuto, "fuzz", options, &trace, &stats, &error);
+  auto_cost.Check("the import by detected format");
+  if (detected) {
     fuzz::CheckImportedTrace(trace, stats, workload::DetectFormat(bytes) != workload::Format::kCsv);
   }
   return 0;

@@ -21,19 +21,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.json.max_objects = 1 << 14;
   workload::Document doc;
   std::string error;
+  fuzz::CostMeter read_cost(size);
   if (workload::ReadJson(bytes, options.json, &doc, &error)) {
     fuzz::CheckDocument(doc);
   } else {
     FUZZ_CHECK(error.rfind("byte ", 0) == 0, error);
   }
-  const size_t first = bytes.find_first_not_of(" \t\r\n");
+  read_cost.Check("reading");
+  const size_t first = workload::JsonValueStart(bytes);
   if (first == std::string_view::npos || (bytes[first] != '{' && bytes[first] != '[')) return 0;  // a pickle
   for (int64_t device = 0; device < 2; ++device) {
     options.device = device;
     replay::Trace trace;
     trace.name = "fuzz.json";
     workload::ImportStats stats;
-    if (workload::ImportTorchSnapshot(bytes, options, &trace, &stats, &error)) {
+    fuzz::CostMeter import_cost(size);
+    const bool imported = workload::ImportTorchSnapshot(bytes, options, &trace, &stats, &error);
+    import_cost.Check("the import");
+    fuzz::CheckWalkBudget(stats, size);
+    if (imported) {
       fuzz::CheckImportedTrace(trace, stats, /*ids_in_order=*/true);
     } else {
       FUZZ_CHECK(error.rfind("byte ", 0) == 0, error);

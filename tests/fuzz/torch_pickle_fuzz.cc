@@ -24,19 +24,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   workload::Document doc;
   workload::PickleInfo info;
   std::string error;
+  fuzz::CostMeter read_cost(size);
   if (workload::ReadPickle(bytes, options.pickle, &doc, &info, &error)) {
     fuzz::CheckDocument(doc);
     FUZZ_CHECK(info.opcodes >= 1 && info.opcodes <= size);
   } else {
     FUZZ_CHECK(error.rfind("byte ", 0) == 0, error);
   }
+  read_cost.Check("reading");
   if (!bytes.empty() && bytes[0] != '\x80') return 0;  // the importer reads '{' as JSON: torch_json_fuzz's part
   for (int64_t device = 0; device < 2; ++device) {
     options.device = device;
     replay::Trace trace;
     trace.name = "fuzz.pickle";
     workload::ImportStats stats;
-    if (workload::ImportTorchSnapshot(bytes, options, &trace, &stats, &error)) {
+    fuzz::CostMeter import_cost(size);
+    const bool imported = workload::ImportTorchSnapshot(bytes, options, &trace, &stats, &error);
+    import_cost.Check("the import");
+    fuzz::CheckWalkBudget(stats, size);
+    if (imported) {
       fuzz::CheckImportedTrace(trace, stats, /*ids_in_order=*/true);
     } else {
       FUZZ_CHECK(error.rfind("byte ", 0) == 0, error);

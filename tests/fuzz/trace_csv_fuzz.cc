@@ -30,7 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   replay::Trace trace;
   std::string error;
-  if (!replay::ParseTrace(in, "fuzz.csv", &trace, &error)) {
+  fuzz::CostMeter cost(size);
+  const bool parsed = replay::ParseTrace(in, "fuzz.csv", &trace, &error);
+  cost.Check("parsing");
+  if (!parsed) {
     FUZZ_CHECK(!error.empty() && error[0] >= '1' && error[0] <= '9', error);  // "LINE: what"
     return 0;
   }

@@ -234,6 +234,18 @@ TEST(AsyncConf, BadValuesNameTheVariable) {
       {"tf-async", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "-2", "invalid value '-2'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "-5", "invalid value '-5'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "1e3", "invalid value '1e3'"},
+      // Issue #32: one number reader (sim/cli/numbers.h). NaN passed "0 < F <= 1" (every comparison false)
+      // and gave a 2^63-byte pool; MiB x 2^20 wrapped to a small reserve; hex and blanks were taken.
+      {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "nan", "invalid memory fraction 'nan'"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "NaN-1", "invalid memory fraction 'NaN-1'"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0.5-nan", "invalid memory fraction '0.5-nan'"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "inf", "invalid memory fraction 'inf'"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0x0.8p0", "invalid memory fraction '0x0.8p0'"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", " 0.5", "invalid memory fraction ' 0.5'"},
+      {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "17592186044416", "invalid value '17592186044416'"},
+      {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "0x10", "invalid value '0x10'"},
+      {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "+3", "invalid value '+3'"},
+      {"tf-async", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "99999999999999999999", "invalid value"},
   };
   for (const Case& c : cases) {
     const std::string e = MakeError(c.policy, {{c.var, c.value}});

@@ -174,7 +174,7 @@ TEST(JaxPolicy, MemFractionVariables) {
     Made m = Make("jax", gpu, {{var, ".5"}});
     ASSERT_TRUE(m.ok) << m.error;
     EXPECT_EQ(m.policy->Stats().bytes_limit, 500 * kMiB) << var;
-    for (const char* bad : {"abc", "0", "-0.5", "1.5", "0.5x", "0.8-0.6", "nan", "+"}) {
+    for (const char* bad : {"abc", "0", "-0.5", "1.5", "0.5x", "0.8-0.6", "nan", "+", "inf", "0x0.8p0", " .5"}) {
       Made b = Make("jax", gpu, {{var, bad}});
       EXPECT_FALSE(b.ok) << var << "=" << bad;
       EXPECT_TRUE(Has(b.error, var)) << b.error;
@@ -361,7 +361,8 @@ TEST(TfPolicy, MinSysMemoryVariableAndOption) {
   Made big = Make("tf", gpu, {{"TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "100000"}});
   ASSERT_TRUE(big.ok);
   EXPECT_EQ(big.policy->Stats().bytes_limit, 16 * kGiB - 1800 * kMiB);
-  for (const char* bad : {"abc", "-5", "1.5", "10MB"}) {
+  // 2^44 MiB x 2^20 wrapped to 0 bytes (no reserve at all); hex, a sign and blanks were taken by strtoll.
+  for (const char* bad : {"abc", "-5", "1.5", "10MB", "17592186044416", "0x10", "+3", " 3"}) {
     Made b = Make("tf", gpu, {{"TF_DEVICE_MIN_SYS_MEMORY_IN_MB", bad}});
     EXPECT_FALSE(b.ok) << bad;
     EXPECT_TRUE(Has(b.error, "TF_DEVICE_MIN_SYS_MEMORY_IN_MB")) << b.error;

@@ -526,6 +526,25 @@ TEST_F(DriverTest, QuotasInBytesAndAsAFraction) {
   EXPECT_NE(std::string(strata_last_error_message()).find("quota"), std::string::npos);
 }
 
+TEST_F(DriverTest, AFullHeapIsACapacityOomForAContextWithoutAQuota) {
+  // Issue #32: the firmware took the heap's size for the quota of a context without one, so filling the heap
+  // was reported as a quota OOM ("cap", "the context's memory quota has no room") for a context with no quota.
+  Open(8 * kMiB);
+  strata_context ctx = 0;
+  ASSERT_EQ(strata_context_create(dev_, nullptr, &ctx), STRATA_OK) << strata_last_error_message();
+  const uint64_t heap = Stats(ctx).context_quota_bytes;  // no quota: the heap
+  strata_buffer all = 0, more = 0;
+  ASSERT_EQ(strata_alloc(dev_, ctx, heap, 0, 0, &all), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(strata_alloc(dev_, ctx, 4096, 0, 0, &more), STRATA_RESOURCE_EXHAUSTED);
+  const std::string message = strata_last_error_message();
+  EXPECT_EQ(message.find("quota has no room"), std::string::npos) << message;
+  EXPECT_NE(message.find("(capacity)"), std::string::npos) << message;
+  strata_oom_info oom{};
+  oom.struct_size = sizeof oom;
+  ASSERT_EQ(strata_get_last_oom(dev_, &oom), STRATA_OK);
+  EXPECT_EQ(oom.kind, STRATA_OOM_CAPACITY) << strata_oom_kind_name(oom.kind);
+}
+
 TEST_F(DriverTest, DestroyingAContextFreesItsBuffersAndRetiresItsId) {
   Open(8 * kMiB);
   strata_context c = 0;

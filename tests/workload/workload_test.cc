@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,7 @@
 
 #include "document.h"
 #include "json_reader.h"
+#include "numbers.h"
 #include "pickle_reader.h"
 #include "replay.h"
 
@@ -877,6 +879,200 @@ TEST(TraceCsv, ExtremeValuesRoundTripAndInvalidBuffersAreNotWritten) {
             "buffer 2 (id -9223372036854775808): id -9223372036854775808 cannot be read back (replay::ParseTrace "
             "takes -9223372036854775807 and up)");
   EXPECT_TRUE(out.str().empty());
+}
+
+// ---- Work and memory bounded by the input (issue #32): make_amplifiers.py's inputs, each once quadratic.
+
+struct Imported {
+  bool ok = false;
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  double seconds = 0;
+  uint64_t bytes = 0;
+};
+
+Imported ImportAmplifier(const std::string& name) {
+  Imported r;
+  const std::string data = ReadFile(name);
+  r.bytes = data.size();
+  const auto start = std::chrono::steady_clock::now();
+  r.ok = ImportBytes(data, &r.trace, &r.stats, &r.error);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+TEST(WorkBudget, BlocksSharedByEverySegmentAreRefusedAtTheBudget) {
+  // 10^5 segments naming one list of 10^5 blocks (400 KB): 10^10 segment x block pairs, ten minutes of CPU
+  // before; and 3 x 10^4 distinct segments over one blocks list (a visit-once rule alone would not help).
+  for (const char* name : {"amp_shared_blocks.pickle", "amp_distinct_shared_blocks.pickle"}) {
+    const Imported r = ImportAmplifier(name);
+    EXPECT_FALSE(r.ok) << name;
+    EXPECT_NE(r.error.find("would visit more than " + std::to_string(WalkBudget(r.bytes)) +
+                           " items (16 per byte of input, plus 65536)"),
+              std::string::npos)
+        << r.error;
+    EXPECT_EQ(r.error.rfind("byte ", 0), 0u) << r.error;
+    EXPECT_GT(r.stats.visits, WalkBudget(r.bytes));
+    EXPECT_LE(r.stats.visits, WalkBudget(r.bytes) + 64) << "the walk went on past its budget";
+  }
+}
+
+TEST(WorkBudget, AnEntryWithJunkKeysSharedByEveryEntryIsIndexedOnce) {
+  // 3 x 10^4 entries, all one dict of 3 x 10^4 keys with 'action' first: 12 s when each lookup scanned it.
+  const Imported r = ImportAmplifier("amp_junk_keys.pickle");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.trace.buffers.size(), 30000u);
+  // Indexing the dict costs its 3 x 10^4 keys once; each of the 9 x 10^4 lookups then costs 1.
+  EXPECT_LE(r.stats.visits, 200000u);
+}
+
+TEST(WorkBudget, RealSnapshotsNeedFewVisitsPerByte) {
+  for (const char* name : {"basic_p2.pickle", "basic_p4.pickle", "basic.json", "state_only.pickle"}) {
+    const Imported r = ImportAmplifier(name);
+    ASSERT_TRUE(r.ok) << name << ": " << r.error;
+    EXPECT_GT(r.stats.visits, 0u) << name;
+    EXPECT_LE(r.stats.visits, r.bytes / 2) << name;
+  }
+}
+
+TEST(WorkBudget, DistinctUnknownActionsAreCountedWithoutASearch) {
+  // 2 x 10^5 actions nobody knows (2.9 MB pickle), 1.5 x 10^5 in JSON (3.3 MB): over 20 s each when the
+  // skipped list was searched per entry; a map makes it linear. A time bound 20 times the linear cost.
+  for (const auto& [name, n] : std::vector<std::pair<std::string, size_t>>{{"amp_distinct_actions.pickle", 200000},
+                                                                           {"amp_distinct_actions.json", 150000}}) {
+    const Imported r = ImportAmplifier(name);
+    ASSERT_TRUE(r.ok) << name << ": " << r.error;
+    ASSERT_EQ(r.stats.skipped.size(), n) << name;
+    EXPECT_EQ(r.stats.skipped[0], std::make_pair(std::string("x0"), uint64_t{1}));
+    EXPECT_EQ(r.stats.skipped[n - 1], std::make_pair(std::string("x").append(std::to_string(n - 1)), uint64_t{1}));
+    EXPECT_LT(r.seconds, 10.0) << name;
+    // The summary names the first 8 and counts the rest.
+    EXPECT_NE(SummaryLine(r.trace, r.stats)
+                  .find("; skipped 1 x0, 1 x1, 1 x2, 1 x3, 1 x4, 1 x5, 1 x6, 1 x7 and " + std::to_string(n - 8) +
+                        " of " + std::to_string(n - 8) + " other actions"),
+              std::string::npos)
+        << name;
+  }
+}
+
+TEST(WorkBudget, RequestsAtOneAddressFindTheirAllocationWithoutASearch) {
+  // 2 x 10^5 allocations at one address, then 2 x 10^5 free_requested there (800 KB): each request searched
+  // the queue from its oldest entry, over 20 s; now O(1) each.
+  const Imported r = ImportAmplifier("amp_requested_chain.pickle");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.trace.buffers.size(), 200000u);
+  EXPECT_EQ(r.stats.closed_by_request, 200000u);
+  // FIFO: the k-th allocation (time k + 1) is closed by the k-th request (time 200000 + k + 1).
+  EXPECT_EQ(r.trace.buffers[0].lower, 1u);
+  EXPECT_EQ(r.trace.buffers[0].upper, 200001u);
+  EXPECT_EQ(r.trace.buffers[199999].upper, 400000u);
+  EXPECT_LT(r.seconds, 10.0);
+}
+
+TEST(Sizes, SumsBeyondWhatATraceCsvHoldsAreRefused) {
+  // Four live 2^62-byte buffers: their sum 2^64 wrapped, and the import printed a peak of 3 x 2^62. The trace
+  // CSV parser's rule (replay::ParseTrace): the sizes add up to at most 2^63; the third buffer passes it.
+  Imported r = ImportAmplifier("amp_huge_sizes.pickle");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find(": device_traces[0][2] (alloc): the buffers' sizes add up to more than 2^63 bytes"),
+            std::string::npos)
+      << r.error;
+  EXPECT_TRUE(r.trace.buffers.empty());
+  r = ImportAmplifier("amp_huge_sizes.rmm.csv");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "4: the buffers' sizes add up to more than 2^63 bytes (the most a trace CSV holds)");
+  // Two are exactly 2^63: imported, and the peak is exact.
+  const std::string two =
+      "Thread,Time,Action,Pointer,Size,Stream\n1,0,allocate,0x1000,4611686018427387904,0\n"
+      "1,0,allocate,0x2000,4611686018427387904,0\n";
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportRmmLog(two, {}, &trace, &stats, &error)) << error;
+  EXPECT_EQ(stats.peak_live_bytes, uint64_t{1} << 63);
+}
+
+TEST(Numbers, OneReaderRefusesSignsBlanksHexNanAndOverflow) {
+  // sim/cli/numbers.h: what every option, environment variable and importer field reads numbers with.
+  uint64_t u = 7;
+  EXPECT_TRUE(cli::ParseDecimal("18446744073709551615", 0, UINT64_MAX, &u));
+  EXPECT_EQ(u, UINT64_MAX);
+  for (const char* bad :
+       {"", " 5", "5 ", "+3", "-5", " -5", "0x10", "18446744073709551616", "99999999999999999999", "1e3", "1.0"}) {
+    EXPECT_FALSE(cli::ParseDecimal(bad, 0, UINT64_MAX, &u)) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(cli::ParseDecimal("4294967296", 0, UINT32_MAX, &u));
+  EXPECT_FALSE(cli::ParseDecimal("0", 1, 10, &u));
+  int64_t i = 0;
+  EXPECT_TRUE(cli::ParseSignedDecimal("-1", -1, INT64_MAX, &i));
+  EXPECT_EQ(i, -1);
+  EXPECT_TRUE(cli::ParseSignedDecimal("-9223372036854775808", INT64_MIN, INT64_MAX, &i));
+  EXPECT_EQ(i, INT64_MIN);
+  for (const char* bad : {"-9223372036854775809", "9223372036854775808", "--1", "-", "+1", " -1"}) {
+    EXPECT_FALSE(cli::ParseSignedDecimal(bad, INT64_MIN, INT64_MAX, &i)) << "'" << bad << "'";
+  }
+  double d = 0;
+  for (const char* good : {"0.5", ".5", "5.", "1e-3", "2.5E+2"}) EXPECT_TRUE(cli::ParseReal(good, 0, 1e9, &d)) << good;
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "0x1p-1", " 0.5", "+0.5", "-0.5", ".", "1e", "1e400", "0.5x"}) {
+    EXPECT_FALSE(cli::ParseReal(bad, 0, 1e9, &d)) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(cli::ParseReal("1.5", 0, 1, &d));
+  uint64_t product = 0;
+  EXPECT_TRUE(cli::MultiplyChecked(uint64_t{1} << 43, uint64_t{1} << 20, &product));
+  EXPECT_FALSE(cli::MultiplyChecked(uint64_t{1} << 44, uint64_t{1} << 20, &product));
+  // strata-import's counts are the same reader, at most 19 digits.
+  EXPECT_TRUE(ParseCount("1000", &u));
+  EXPECT_FALSE(ParseCount("+1000", &u));
+  EXPECT_FALSE(ParseCount("10000000000000000000", &u));
+}
+
+TEST(Document, LargeDictsAreIndexedAndKeepTheLastValueOfAKey) {
+  for (size_t pairs : {size_t{3}, Document::kScannedDictPairs, Document::kScannedDictPairs + 1, size_t{100}}) {
+    Document doc;
+    doc.containers.push_back(Container{Kind::kDict, 0, {}});
+    for (size_t k = 0; k < pairs; ++k) {
+      doc.strings.push_back(
+          StringNode{k == pairs - 1 ? std::string("size") : std::string("k").append(std::to_string(k)), 0});
+      doc.containers[0].items.push_back(Value{Kind::kString, static_cast<uint32_t>(doc.strings.size() - 1), 0});
+      doc.containers[0].items.push_back(Value{Kind::kInt, 0, static_cast<int64_t>(k)});
+    }
+    doc.strings.push_back(StringNode{"k0", 0});  // k0 set again, last
+    doc.containers[0].items.push_back(Value{Kind::kString, static_cast<uint32_t>(doc.strings.size() - 1), 0});
+    doc.containers[0].items.push_back(Value{Kind::kInt, 0, -1});
+    const Value dict{Kind::kDict, 0, 0};
+    for (int round = 0; round < 2; ++round) {
+      ASSERT_NE(doc.Get(dict, "k0"), nullptr) << pairs;
+      EXPECT_EQ(doc.Get(dict, "k0")->i, -1) << pairs;
+      ASSERT_NE(doc.Get(dict, "size"), nullptr) << pairs;
+      EXPECT_EQ(doc.Get(dict, "size")->i, static_cast<int64_t>(pairs - 1)) << pairs;
+      EXPECT_EQ(doc.Get(dict, "absent"), nullptr) << pairs;
+    }
+  }
+}
+
+TEST(Formats, JsonWithAByteOrderMarkOrABareListIsTorch) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string json = R"({"segments": [], "device_traces": [[{"action": "alloc", "addr": 16, "size": 5}]]})";
+  EXPECT_EQ(DetectFormat(bom + json), Format::kTorch);
+  EXPECT_EQ(DetectFormat(bom + " \n" + json), Format::kTorch);
+  EXPECT_EQ(DetectFormat(R"([{"address": 4096, "blocks": []}])"), Format::kTorch);
+  EXPECT_EQ(DetectFormat(bom + "[]"), Format::kTorch);
+  replay::Trace with_bom, without;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportBytes(bom + json, &with_bom, &stats, &error)) << error;
+  EXPECT_EQ(stats.source, "torch JSON");
+  ASSERT_TRUE(ImportBytes(json, &without, &stats, &error)) << error;
+  EXPECT_EQ(Csv(with_bom), Csv(without));
+  // A bare list of segments is torch.cuda.memory_snapshot(); a bare list of trace entries is refused, saying so.
+  ASSERT_TRUE(ImportBytes(R"([{"address": 4096, "blocks": [{"size": 8, "state": "active_allocated"}]}])", &without,
+                          &stats, &error))
+      << error;
+  EXPECT_EQ(without.buffers.size(), 1u);
+  EXPECT_EQ(ImportError(R"([{"action": "alloc", "addr": 16, "size": 5}])"),
+            "byte 1: the top level is a list of trace entries (they have an 'action'), not of segments: a "
+            "snapshot's entries sit under 'device_traces' (write {\"device_traces\": [LIST]})");
 }
 
 }  // namespace
