@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Strata needs. Idempotent; silent when everything is present.
+# Installs the Debian 12 packages Strata needs, then the project's own Python virtual environment .venv/ with JAX
+# for CPU (docs/jax.md: the JAX examples and tests). Idempotent; silent when everything is present.
 set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
   build-essential cmake ninja-build pkg-config python3
@@ -12,7 +14,22 @@ packages=(
   python3-matplotlib  # scripts/plot_compare.py, run with /usr/bin/python3
   parallel            # strata-compare --emit-jobs sweeps (tests/compare/parallel_merge.sh)
   python3-dev pybind11-dev python3-numpy  # import strata (python/)
+  python3-venv python3-pip  # .venv/ (below)
 )
+
+# JAX in a virtual environment the project owns (never the machine's Python). The version is pinned so that the
+# committed XLA dumps (tests/xla/data) and docs/jax.md's figures stay reproducible. Without PyPI the JAX tests skip.
+jax_version=0.10.2
+venv() {
+  local py="$root/.venv/bin/python" stamp="$root/.venv/strata-jax-$jax_version"
+  [ -x "$py" ] && [ -f "$stamp" ] && return 0
+  echo "setup: creating .venv with jax[cpu]==$jax_version" >&2
+  if ! { /usr/bin/python3 -m venv "$root/.venv" >&2 &&
+         "$py" -m pip install -q --disable-pip-version-check "jax[cpu]==$jax_version" >&2 && touch "$stamp"; }; then
+    echo "setup: warning: could not install jax into .venv (the JAX tests will skip)" >&2
+  fi
+}
+
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,7 +37,10 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "${STRATA_NO_VENV:-0}" = 1 ] || venv
+  exit 0
+fi
 
 echo "setup: installing ${missing[*]}" >&2
 SUDO=""
@@ -31,3 +51,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+[ "${STRATA_NO_VENV:-0}" = 1 ] || venv
