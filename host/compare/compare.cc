@@ -13,6 +13,8 @@
 #include "gpu_replay.h"
 #include "numbers.h"
 #include "policy.h"
+#include "static_plans.h"
+#include "tpu.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
 #endif
@@ -291,10 +293,14 @@ bool ParseCapacitySpec(const std::string& text, CapacitySpec* out, std::string* 
   CapacitySpec s;
   s.text = text;
   gpu::GpuSpec preset;
+  workload::TpuPreset tpu;
   if (gpu::GpuPresetByName(text, &preset)) {
     s.kind = CapacitySpec::Kind::kPreset;
     s.bytes = preset.total_bytes;
     s.context_bytes = preset.context_bytes;
+  } else if (workload::TpuPresetByName(text, &tpu)) {  // HBM per device; no CUDA context
+    s.kind = CapacitySpec::Kind::kPreset;
+    s.bytes = tpu.hbm_bytes;
   } else if (!text.empty() && (text.back() == 'x' || text.back() == 'X')) {
     const std::string num = text.substr(0, text.size() - 1);
     double f = 0;
@@ -518,6 +524,8 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       w.runs.push_back(std::move(real));
     }
   }
+  // A workload with a static planner's offsets (an XLA import) also gets the ahead-of-time rows.
+  if (!trace.planned_offsets.empty()) AppendStaticPlanRuns(trace, &w);
   return true;
 }
 

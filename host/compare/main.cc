@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {
-        if (!workload::ParseFormat(v, &format)) return "unknown format '" + v + "' (auto, csv, torch, rmm)";
+        if (!workload::ParseFormat(v, &format)) return "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
         pass("--format", v);
         return "";
       },

@@ -12,8 +12,9 @@
 namespace {
 
 constexpr const char* kSynopsis =
-    "strata-import INPUT [--format auto|csv|torch|rmm] [--device N] [-o OUT.csv] [--summary]\n"
-    "                     [--max-input-bytes N]";
+    "strata-import INPUT [--format auto|csv|torch|rmm|xla] [--device N] [-o OUT.csv] [--summary]\n"
+    "                     [--max-input-bytes N] [--xla-view executable|steps] [--xla-steps N] [--xla-module S]\n"
+    "                     [--tpu-pad]";
 constexpr const char* kDescription =
     "Converts a workload into the buffer-lifetime trace CSV (header id,lower,upper,size) that\n"
     "strata-replay reads, and prints a one-line summary on stderr (events, buffers, buffers live\n"
@@ -40,11 +41,42 @@ int main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) {
-        return ParseFormat(v, &format) ? "" : "unknown format '" + v + "' (auto, csv, torch, rmm)";
+        return ParseFormat(v, &format) ? "" : "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
       },
       "auto (default: by the first bytes), torch (a PyTorch memory snapshot:\n"
       "torch.cuda.memory._dump_snapshot pickle, or JSON), rmm (an RMM\n"
-      "logging_resource_adaptor log), csv (a trace CSV, checked and rewritten)");
+      "logging_resource_adaptor log), csv (a trace CSV, checked and rewritten), xla (an\n"
+      "XLA_FLAGS=--xla_dump_to=DIR dump: the directory or a *-buffer-assignment.txt;\n"
+      "a directory is xla whatever the format; docs/jax.md)");
+  strata::cli::AddTaken(
+      app, "--xla-view", "V",
+      [&](const std::string& v) -> std::string {
+        if (v == "executable")
+          options.xla.view = XlaView::kExecutable;
+        else if (v == "steps")
+          options.xla.view = XlaView::kSteps;
+        else
+          return "--xla-view '" + v + "': executable or steps";
+        return "";
+      },
+      "xla: executable (default: the temp allocation's logical buffers at XLA's\n"
+      "offsets) or steps (what the runtime allocator sees over --xla-steps calls)");
+  strata::cli::AddTaken(
+      app, "--xla-steps", "N",
+      [&](const std::string& v) -> std::string {
+        if (!ParseCount(v, &options.xla.steps) || options.xla.steps == 0 || options.xla.steps > 1'000'000) {
+          return "--xla-steps '" + v + "': 1 to 1000000";
+        }
+        return "";
+      },
+      "xla, --xla-view steps: calls of the executable (default 3)");
+  app.add_option("--xla-module", options.xla_module,
+                 "xla: in a dump directory, the module whose file name contains S (default: the\n"
+                 "module with the most logical buffers)")
+      ->type_name("S");
+  app.add_flag("--tpu-pad", options.xla.tpu_pad,
+               "xla: pad every logical buffer to the TPU's tiles from its shape (minor\n"
+               "dimension to 128, second-minor to 8/16/32 for 32/16/8-bit types)");
   strata::cli::AddTaken(
       app, "--device", "N",
       [&](const std::string& v) -> std::string {

@@ -55,6 +55,8 @@ const char* FormatName(Format format) {
       return "torch";
     case Format::kRmm:
       return "rmm";
+    case Format::kXla:
+      return "xla";
   }
   return "?";
 }
@@ -64,7 +66,7 @@ bool ParseCount(const std::string& text, uint64_t* out) {
 }
 
 bool ParseFormat(const std::string& text, Format* format) {
-  for (Format f : {Format::kAuto, Format::kCsv, Format::kTorch, Format::kRmm}) {
+  for (Format f : {Format::kAuto, Format::kCsv, Format::kTorch, Format::kRmm, Format::kXla}) {
     if (text == FormatName(f)) {
       *format = f;
       return true;
@@ -78,6 +80,7 @@ Format DetectFormat(std::string_view data) {
   // JSON: a dict, or the bare list of segments torch.cuda.memory_snapshot() gives, after any byte-order mark.
   const size_t first = JsonValueStart(data);
   if (first != std::string_view::npos && (data[first] == '{' || data[first] == '[')) return Format::kTorch;
+  if (LooksLikeXlaAssignment(data)) return Format::kXla;
   const std::string_view line = FirstLine(data);
   if (HasColumn(line, "Action") && HasColumn(line, "Pointer") && HasColumn(line, "Size")) return Format::kRmm;
   if (HasColumn(line, "id") && HasColumn(line, "lower") && HasColumn(line, "upper") && HasColumn(line, "size")) {
@@ -115,8 +118,9 @@ bool Import(std::string_view data, Format format, const std::string& name, const
       *error = data.empty()
                    ? "byte 0: the file is empty"
                    : "byte 0: cannot tell the format: not a pickle (first byte 0x80), JSON ('{' or '['), an RMM log "
-                     "(header Thread,Time,Action,Pointer,Size,Stream) or a trace CSV (header "
-                     "id,lower,upper,size); name it with --format";
+                     "(header Thread,Time,Action,Pointer,Size,Stream), a trace CSV (header "
+                     "id,lower,upper,size) or an XLA buffer assignment ('BufferAssignment:'); name it "
+                     "with --format";
       return false;
     }
   }
@@ -127,6 +131,9 @@ bool Import(std::string_view data, Format format, const std::string& name, const
       break;
     case Format::kRmm:
       ok = ImportRmmLog(data, options, trace, stats, error);
+      break;
+    case Format::kXla:
+      ok = ImportXlaText(data, trace, stats, error);
       break;
     case Format::kCsv:
     case Format::kAuto:
@@ -144,6 +151,12 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
   if (stat(path.c_str(), &st) != 0) {
     *error = path + ": cannot open";
     return false;
+  }
+  // An XLA dump is a directory or a pair of files: xla_dump.cc reads what it needs.
+  const bool xla_name = path.size() > 22 && (path.compare(path.size() - 22, 22, "-buffer-assignment.txt") == 0 ||
+                                             path.compare(path.size() - 15, 15, "-live-range.txt") == 0);
+  if (format == Format::kXla || S_ISDIR(st.st_mode) || (format == Format::kAuto && xla_name)) {
+    return ImportXlaPath(path, options.xla_module, options.xla, options.max_input_bytes, trace, stats, nullptr, error);
   }
   if (!S_ISREG(st.st_mode)) {
     *error = path + ": not a regular file";

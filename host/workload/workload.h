@@ -19,12 +19,13 @@
 #include "json_reader.h"
 #include "pickle_reader.h"
 #include "replay.h"
+#include "xla_dump.h"
 
 namespace strata::workload {
 
-enum class Format { kAuto, kCsv, kTorch, kRmm };
+enum class Format { kAuto, kCsv, kTorch, kRmm, kXla };
 
-const char* FormatName(Format format);  // "auto", "csv", "torch", "rmm"
+const char* FormatName(Format format);  // "auto", "csv", "torch", "rmm", "xla"
 bool ParseFormat(const std::string& text, Format* format);
 // A decimal count of at most 19 digits (a command-line --device or byte limit); false for anything else.
 bool ParseCount(const std::string& text, uint64_t* out);
@@ -34,6 +35,8 @@ struct ImportOptions {
   uint64_t max_input_bytes = uint64_t{1} << 30;
   PickleLimits pickle;
   JsonLimits json;
+  std::string xla_module;  // xla: in a dump directory, the module whose file name contains this
+  XlaWorkloadOptions xla;  // xla: which workload (inside the executable, or N steps), TPU padding
 };
 
 struct ImportStats {
@@ -75,10 +78,11 @@ bool ImportTraceCsv(std::string_view data, const ImportOptions& options, replay:
                     std::string* error);
 
 // By the first bytes: 0x80 a pickle, '{' or '[' JSON after any UTF-8 byte-order mark and blanks (both torch),
-// an RMM header, a trace CSV header; kAuto when none of these.
+// an RMM header, a trace CSV header, "BufferAssignment:" (xla); kAuto when none of these.
 Format DetectFormat(std::string_view data);
 
 // Any format, from memory or a file. Errors from ImportFile read "PATH: byte N: what" or "PATH:LINE: what".
+// ImportFile also takes an XLA dump directory, or a *-buffer-assignment.txt with its live ranges beside it.
 bool Import(std::string_view data, Format format, const std::string& name, const ImportOptions& options,
             replay::Trace* trace, ImportStats* stats, std::string* error);
 bool ImportFile(const std::string& path, Format format, const ImportOptions& options, replay::Trace* trace,

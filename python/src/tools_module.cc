@@ -170,7 +170,7 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   }
   strata::workload::Format format;
   if (!strata::workload::ParseFormat(format_text, &format)) {
-    BadInput("unknown format '" + format_text + "' (auto, csv, torch, rmm)");
+    BadInput("unknown format '" + format_text + "' (auto, csv, torch, rmm, xla)");
   }
   strata::workload::ImportOptions import;
   import.device = device;

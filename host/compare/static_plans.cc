@@ -1,0 +1,142 @@
+// xla-static, the lower bound and best-fit-decreasing as strata-compare rows.
+#include "static_plans.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <numeric>
+
+namespace strata::compare {
+namespace {
+
+std::string Interval(uint64_t a, uint64_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
+
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+bool CheckPlacement(const replay::Trace& trace, const std::vector<uint64_t>& offsets, uint64_t* peak,
+                    std::string* why) {
+  *peak = 0;
+  std::map<uint64_t, uint32_t> live;  // offset -> buffer index
+  for (const replay::Event& e : replay::BuildEvents(trace)) {
+    const replay::TraceBuffer& b = trace.buffers[e.buffer];
+    const uint64_t at = offsets[e.buffer];
+    if (e.kind == 0) {
+      auto it = live.find(at);
+      if (it != live.end() && it->second == e.buffer) live.erase(it);
+      continue;
+    }
+    auto next = live.lower_bound(at);
+    auto clash = [&](uint32_t other) {
+      const uint64_t o = offsets[other];
+      *why = "buffer " + std::to_string(b.id) + " at " + Interval(at, at + b.size) + " overlaps buffer " +
+             std::to_string(trace.buffers[other].id) + " at " + Interval(o, o + trace.buffers[other].size) +
+             " at time " + std::to_string(e.time);
+      return false;
+    };
+    if (next != live.end() && next->first < at + b.size) return clash(next->second);
+    if (next != live.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + trace.buffers[prev->second].size > at) return clash(prev->second);
+    }
+    live.emplace(at, e.buffer);
+    *peak = std::max(*peak, at + b.size);
+  }
+  return true;
+}
+
+std::vector<uint64_t> BestFitDecreasing(const replay::Trace& trace) {
+  const size_t n = trace.buffers.size();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const replay::TraceBuffer& a = trace.buffers[x];
+    const replay::TraceBuffer& b = trace.buffers[y];
+    if (a.size != b.size) return a.size > b.size;
+    return a.upper - a.lower > b.upper - b.lower;
+  });
+  std::vector<uint64_t> offsets(n, 0);
+  std::vector<uint32_t> placed;
+  std::vector<std::pair<uint64_t, uint64_t>> busy;  // [offset, end) of the placed buffers live with this one
+  for (uint32_t k : order) {
+    const replay::TraceBuffer& b = trace.buffers[k];
+    busy.clear();
+    for (uint32_t p : placed) {
+      const replay::TraceBuffer& q = trace.buffers[p];
+      if (q.lower < b.upper && b.lower < q.upper) busy.emplace_back(offsets[p], offsets[p] + q.size);
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
+    for (const auto& [start, end] : busy) {
+      if (start > cursor && start - cursor >= b.size && start - cursor < best_gap) {
+        best = cursor;
+        best_gap = start - cursor;
+      }
+      cursor = std::max(cursor, end);
+    }
+    offsets[k] = best != UINT64_MAX ? best : cursor;
+    placed.push_back(k);
+  }
+  return offsets;
+}
+
+void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report) {
+  WorkloadReport& w = *report;
+  const uint64_t bound = replay::MaxLoad(trace, 1);
+  auto row = [&](const std::string& name, const std::string& what, uint64_t peak, double seconds,
+                 const std::vector<uint64_t>* offsets, const std::string& note) {
+    Run r;
+    r.contender = name;
+    r.family = "static";
+    r.backend = "host";
+    r.allocator = what;
+    r.capacity_bytes = w.capacity_bytes;
+    r.events = 2 * trace.buffers.size();
+    r.allocs = trace.buffers.size();
+    if (offsets != nullptr) {
+      for (size_t k = 0; k < trace.buffers.size(); ++k) {
+        if ((*offsets)[k] + trace.buffers[k].size > w.capacity_bytes) ++r.failed_allocs;
+      }
+    } else if (peak > w.capacity_bytes) {
+      r.failed_allocs = 1;
+    }
+    r.peak_live_bytes = bound;
+    r.peak_reserved_bytes = peak;
+    r.wall_seconds = seconds;
+    r.min_capacity.searched = true;
+    r.min_capacity.found = true;
+    r.min_capacity.bytes = peak;
+    r.min_capacity.ratio = w.max_load_bytes ? static_cast<double>(peak) / static_cast<double>(w.max_load_bytes) : 0;
+    char gap[64];
+    std::snprintf(gap, sizeof gap, "%.4f", bound ? static_cast<double>(peak) / static_cast<double>(bound) : 0.0);
+    r.note = "peak " + std::to_string(peak) + " B = " + gap + "x the lower bound (" + std::to_string(bound) +
+             " B, bytes exact)" + (note.empty() ? "" : "; " + note);
+    w.runs.push_back(std::move(r));
+  };
+  if (trace.planned_offsets.size() == trace.buffers.size() && !trace.buffers.empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    uint64_t peak = 0;
+    std::string why;
+    const bool ok = CheckPlacement(trace, trace.planned_offsets, &peak, &why);
+    if (!ok) {
+      for (size_t k = 0; k < trace.buffers.size(); ++k) {
+        peak = std::max(peak, trace.planned_offsets[k] + trace.buffers[k].size);
+      }
+    }
+    row("xla-static", "XLA's buffer assignment replayed at its own offsets", peak, Seconds(t0), &trace.planned_offsets,
+        ok ? "no two live buffers overlap (checked)" : "OVERLAP: " + why);
+  }
+  row("lower-bound", "the max load: what any allocator needs at least", bound, 0, nullptr, "");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<uint64_t> bfd = BestFitDecreasing(trace);
+  uint64_t peak = 0;
+  std::string why;
+  const bool ok = CheckPlacement(trace, bfd, &peak, &why);
+  row("offline-bfd", "offline best-fit by decreasing size (knows every lifetime ahead)", peak, Seconds(t0), &bfd,
+      ok ? "no two live buffers overlap (checked)" : "OVERLAP: " + why);
+}
+
+}  // namespace strata::compare

@@ -1,0 +1,668 @@
+// Reads XLA's buffer-assignment and live-range dumps and builds the two workloads of docs/jax.md from them.
+#include "xla_dump.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "tpu.h"
+#include "workload.h"
+
+namespace strata::workload {
+namespace {
+
+constexpr std::string_view kAssignmentSuffix = "-buffer-assignment.txt";
+constexpr std::string_view kLiveRangeSuffix = "-live-range.txt";
+constexpr std::string_view kValuesSuffix = "-buffer-assignment-values.txt";
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool ParseNumber(std::string_view s, uint64_t* out) {
+  if (s.empty() || s.size() > 19) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+// Splits into lines, keeping each line's 1-based number; a final line without '\n' is kept.
+std::vector<std::string_view> Lines(std::string_view data) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < data.size()) {
+    size_t end = data.find('\n', start);
+    if (end == std::string_view::npos) end = data.size();
+    std::string_view line = data.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string At(size_t line, const std::string& what) { return std::to_string(line) + ": " + what; }
+
+// "allocation 12: size 311296, preallocated-temp:" (attributes in any order; shapes between '|' may hold commas).
+bool ParseAllocationHeader(std::string_view line, XlaAllocation* a, std::string* why) {
+  std::string_view rest = line.substr(std::string_view("allocation ").size());
+  const size_t colon = rest.find(':');
+  if (colon == std::string_view::npos || !ParseNumber(rest.substr(0, colon), &a->index)) {
+    *why = "expected 'allocation N: size S, ...:'";
+    return false;
+  }
+  rest.remove_prefix(colon + 1);
+  if (rest.substr(0, 6) != " size ") {
+    *why = "expected ' size S' after 'allocation " + std::to_string(a->index) + ":'";
+    return false;
+  }
+  rest.remove_prefix(6);
+  size_t digits = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  if (!ParseNumber(rest.substr(0, digits), &a->size) || a->size > replay::kMaxTraceBytes) {
+    *why = "allocation " + std::to_string(a->index) + ": size is not a byte count up to 2^62";
+    return false;
+  }
+  rest.remove_prefix(digits);
+  if (rest.empty() || rest.back() != ':') {
+    *why = "allocation " + std::to_string(a->index) + ": the header does not end with ':' (truncated?)";
+    return false;
+  }
+  // Shapes are quoted between '|': drop them so that their text cannot look like an attribute.
+  std::string attrs;
+  bool in_shape = false;
+  for (char c : rest) {
+    if (c == '|') in_shape = !in_shape;
+    if (!in_shape && c != '|') attrs += c;
+  }
+  a->live_out = attrs.find("maybe-live-out") != std::string::npos;
+  a->temp = attrs.find("preallocated-temp") != std::string::npos;
+  a->thread_local_ = attrs.find("thread-local") != std::string::npos;
+  a->constant = attrs.find("constant") != std::string::npos;
+  const size_t p = attrs.find(", parameter ");
+  if (p != std::string::npos) {
+    size_t k = p + 12, end = k;
+    while (end < attrs.size() && attrs[end] >= '0' && attrs[end] <= '9') ++end;
+    uint64_t n = 0;
+    if (!ParseNumber(std::string_view(attrs).substr(k, end - k), &n)) {
+      *why = "allocation " + std::to_string(a->index) + ": 'parameter' without a number";
+      return false;
+    }
+    a->parameter = static_cast<int64_t>(n);
+  }
+  return true;
+}
+
+// " value: <73 ynn_fusion.3 @0> (size=131072,offset=131072): f32[128,256]{1,0}"
+bool ParseValue(std::string_view line, XlaValue* v, std::string* why) {
+  std::string_view rest = line.substr(std::string_view(" value: ").size());
+  const size_t close = rest.find('>');
+  if (rest.empty() || rest[0] != '<' || close == std::string_view::npos) {
+    *why = "expected ' value: <ID NAME> (size=S,offset=O): SHAPE'";
+    return false;
+  }
+  std::string_view inner = rest.substr(1, close - 1);
+  const size_t space = inner.find(' ');
+  uint64_t id = 0;
+  if (space == std::string_view::npos || !ParseNumber(inner.substr(0, space), &id)) {
+    *why = "value: expected a numeric id after '<'";
+    return false;
+  }
+  v->id = static_cast<int64_t>(id);
+  std::string_view name = inner.substr(space + 1);
+  name = name.substr(0, name.find(' '));  // drops " (phi)" and " @POSITION"
+  if (name.empty()) {
+    *why = "value " + std::to_string(id) + ": no name";
+    return false;
+  }
+  v->name = std::string(name);
+  if (v->name.back() != '}') v->name += "{}";  // the live-range file always names the shape index
+  rest.remove_prefix(close + 1);
+  constexpr std::string_view kSize = " (size=";
+  if (rest.substr(0, kSize.size()) != kSize) {
+    *why = "value " + std::to_string(id) + ": expected ' (size=S,offset=O)'";
+    return false;
+  }
+  rest.remove_prefix(kSize.size());
+  const size_t comma = rest.find(",offset=");
+  const size_t paren = rest.find(')');
+  if (comma == std::string_view::npos || paren == std::string_view::npos || paren < comma ||
+      !ParseNumber(rest.substr(0, comma), &v->size) ||
+      !ParseNumber(rest.substr(comma + 8, paren - comma - 8), &v->offset) || v->size > replay::kMaxTraceBytes ||
+      v->offset > replay::kMaxTraceBytes) {
+    *why = "value " + std::to_string(id) + ": size or offset is not a byte count up to 2^62";
+    return false;
+  }
+  rest.remove_prefix(paren + 1);
+  if (rest.substr(0, 2) != ": ") {
+    *why = "value " + std::to_string(id) + ": no shape after the size (truncated?)";
+    return false;
+  }
+  v->shape = std::string(rest.substr(2));
+  return true;
+}
+
+bool ParseLiveRanges(std::string_view text, int64_t* max,
+                     std::unordered_map<std::string, std::pair<int64_t, int64_t>>* ranges, std::string* error) {
+  const std::vector<std::string_view> lines = Lines(text);
+  constexpr std::string_view kHead = "HloLiveRange (max ";
+  if (lines.empty() || lines[0].substr(0, kHead.size()) != kHead) {
+    *error = "live-range 1: expected 'HloLiveRange (max N):'";
+    return false;
+  }
+  uint64_t m = 0;
+  const std::string_view head = lines[0].substr(kHead.size());
+  if (!ParseNumber(head.substr(0, head.find(')')), &m)) {
+    *error = "live-range 1: expected 'HloLiveRange (max N):'";
+    return false;
+  }
+  *max = static_cast<int64_t>(m);
+  enum { kNone, kRanges, kDone } section = kNone;
+  for (size_t k = 1; k < lines.size() && section != kDone; ++k) {
+    std::string_view l = lines[k];
+    const size_t first = l.find_first_not_of(' ');
+    if (first == std::string_view::npos) continue;
+    l.remove_prefix(first);
+    if (l == "BufferLiveRange:") {
+      section = kRanges;
+      continue;
+    }
+    if (section == kRanges) {
+      if (l.substr(0, 15) == "Live ranges at ") {
+        section = kDone;
+        break;
+      }
+      const size_t colon = l.rfind(':');
+      const size_t dash = colon == std::string_view::npos ? colon : l.find('-', colon);
+      uint64_t s = 0, e = 0;
+      if (colon == std::string_view::npos || dash == std::string_view::npos ||
+          !ParseNumber(l.substr(colon + 1, dash - colon - 1), &s) || !ParseNumber(l.substr(dash + 1), &e) || e < s ||
+          e > m) {
+        *error = "live-range " + std::to_string(k + 1) +
+                 ": expected 'NAME{INDEX}:START-END' with START <= END <= " + std::to_string(m);
+        return false;
+      }
+      (*ranges)[std::string(l.substr(0, colon))] = {static_cast<int64_t>(s), static_cast<int64_t>(e)};
+    }
+  }
+  if (section != kDone) {
+    *error = "live-range " + std::to_string(lines.size()) + ": ends before its 'Live ranges at' section (truncated?)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* XlaViewName(XlaView view) { return view == XlaView::kSteps ? "steps" : "executable"; }
+
+bool LooksLikeXlaAssignment(std::string_view data) { return data.substr(0, 17) == "BufferAssignment:"; }
+
+bool ParseXlaModule(std::string_view assignment, std::string_view live_range, XlaModule* module, std::string* error) {
+  *module = XlaModule{};
+  const std::vector<std::string_view> lines = Lines(assignment);
+  if (lines.empty() || lines[0] != "BufferAssignment:") {
+    *error = assignment.empty() ? "1: the buffer assignment is empty"
+                                : "1: expected 'BufferAssignment:' (not an XLA buffer-assignment dump)";
+    return false;
+  }
+  std::string why;
+  for (size_t k = 1; k < lines.size(); ++k) {
+    const std::string_view l = lines[k];
+    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (l.substr(0, 11) == "allocation ") {
+      XlaAllocation a;
+      a.line = static_cast<uint32_t>(k + 1);
+      if (!ParseAllocationHeader(l, &a, &why)) {
+        *error = At(k + 1, why);
+        return false;
+      }
+      if (a.index != module->allocations.size()) {
+        *error = At(k + 1, "allocation " + std::to_string(a.index) + " follows allocation " +
+                               std::to_string(module->allocations.size()) + " - 1 (allocations are numbered in order)");
+        return false;
+      }
+      module->allocations.push_back(std::move(a));
+    } else if (l.substr(0, 8) == " value: ") {
+      if (module->allocations.empty()) {
+        *error = At(k + 1, "a value before any allocation");
+        return false;
+      }
+      XlaValue v;
+      v.line = static_cast<uint32_t>(k + 1);
+      if (!ParseValue(l, &v, &why)) {
+        *error = At(k + 1, why);
+        return false;
+      }
+      XlaAllocation& a = module->allocations.back();
+      if (v.offset + v.size > a.size) {
+        *error = At(k + 1, "value " + std::to_string(v.id) + " (offset " + std::to_string(v.offset) + ", size " +
+                               std::to_string(v.size) + ") does not fit allocation " + std::to_string(a.index) +
+                               " of " + std::to_string(a.size) + " bytes");
+        return false;
+      }
+      a.values.push_back(std::move(v));
+      ++module->values;
+    } else {
+      *error = At(k + 1, "expected 'allocation N: ...' or ' value: <...>'");
+      return false;
+    }
+  }
+  if (module->allocations.empty()) {
+    *error = At(lines.size(), "no allocations (truncated?)");
+    return false;
+  }
+  for (const XlaAllocation& a : module->allocations) {
+    if (a.values.empty()) {
+      *error = At(a.line, "allocation " + std::to_string(a.index) + " has no values (truncated?)");
+      return false;
+    }
+    if (a.parameter >= 0) module->argument_bytes += a.size;
+    if (a.parameter >= 0 && a.live_out) module->alias_bytes += a.size;
+    if (a.live_out) module->output_bytes += a.size;
+    if (a.temp) module->temp_bytes += a.size;
+    if (a.constant) module->constant_bytes += a.size;
+  }
+  if (live_range.empty()) return true;
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> ranges;
+  if (!ParseLiveRanges(live_range, &module->sequence_length, &ranges, error)) return false;
+  for (XlaAllocation& a : module->allocations) {
+    for (XlaValue& v : a.values) {
+      auto it = ranges.find(v.name);
+      if (it != ranges.end()) std::tie(v.start, v.end) = it->second;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+uint64_t PaddedOrSize(const XlaValue& v, bool pad, XlaWorkloadStats* stats) {
+  if (!pad) return v.size;
+  uint64_t padded = 0;
+  if (!TpuPaddedBytes(v.shape, &padded)) {
+    ++stats->unparsed_shapes;
+    return v.size;
+  }
+  return std::max(padded, v.size);
+}
+
+struct Group {
+  uint64_t offset = 0, size = 0;  // within the temp allocations laid end to end
+  int64_t start = 0, end = 0;     // inclusive
+  int64_t id = 0;
+  std::string shape;
+  uint64_t unpadded = 0, padded = 0;
+  uint32_t line = 0;
+};
+
+// The temp allocations' values, aliases merged: what the heap simulator placed.
+std::vector<Group> TempGroups(const XlaModule& module, bool pad, XlaWorkloadStats* stats) {
+  std::vector<Group> groups;
+  uint64_t base = 0;
+  for (const XlaAllocation& a : module.allocations) {
+    if (!a.temp) continue;
+    std::vector<const XlaValue*> values;
+    for (const XlaValue& v : a.values) {
+      ++stats->values;
+      if (v.start < 0) {
+        ++stats->skipped_no_live_range;
+        continue;
+      }
+      if (v.size == 0) continue;
+      values.push_back(&v);
+    }
+    std::sort(values.begin(), values.end(), [](const XlaValue* x, const XlaValue* y) {
+      return x->offset != y->offset ? x->offset < y->offset
+             : x->start != y->start ? x->start < y->start
+                                    : x->id < y->id;
+    });
+    size_t first = groups.size();
+    for (const XlaValue* v : values) {
+      const uint64_t bytes = PaddedOrSize(*v, pad, stats);
+      Group* g = groups.size() > first ? &groups.back() : nullptr;
+      // An alias or an in-place update: the same chunk, the next value's range starting before the last one's ends.
+      if (g != nullptr && g->offset == base + v->offset && v->start <= g->end) {
+        g->end = std::max(g->end, v->end);
+        if (v->size > g->unpadded) g->shape = v->shape;
+        g->size = std::max(g->size, bytes);
+        g->unpadded = std::max(g->unpadded, v->size);
+        g->padded = g->size;
+        continue;
+      }
+      Group n;
+      n.offset = base + v->offset;
+      n.size = n.padded = bytes;
+      n.unpadded = v->size;
+      n.start = v->start;
+      n.end = v->end;
+      n.id = v->id;
+      n.shape = v->shape;
+      n.line = v->line;
+      groups.push_back(std::move(n));
+    }
+    base += a.size;
+  }
+  return groups;
+}
+
+void Add(replay::Trace* trace, int64_t id, uint64_t lower, uint64_t upper, uint64_t size, const std::string& shape,
+         uint32_t line) {
+  replay::TraceBuffer b;
+  b.id = id;
+  b.lower = lower;
+  b.upper = upper;
+  b.size = size;
+  b.line = line;
+  trace->buffers.push_back(b);
+  trace->shapes.push_back(shape);
+}
+
+const XlaValue& Largest(const XlaAllocation& a) {
+  const XlaValue* best = &a.values.front();
+  for (const XlaValue& v : a.values) {
+    if (v.size > best->size) best = &v;
+  }
+  return *best;
+}
+
+}  // namespace
+
+bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options, replay::Trace* trace,
+                      XlaWorkloadStats* stats, std::string* error) {
+  *stats = XlaWorkloadStats{};
+  trace->buffers.clear();
+  trace->planned_offsets.clear();
+  trace->shapes.clear();
+  for (const XlaAllocation& a : module.allocations) {
+    if (a.thread_local_) ++stats->skipped_thread_local;
+  }
+  if (module.sequence_length == 0 && module.values != 0) {
+    bool any = false;
+    for (const XlaAllocation& a : module.allocations) {
+      for (const XlaValue& v : a.values) any = any || v.start >= 0;
+    }
+    if (!any) {
+      *error = "no live ranges: the module's -live-range.txt dump is needed (XLA_FLAGS=--xla_dump_to=DIR writes it)";
+      return false;
+    }
+  }
+  if (options.view == XlaView::kExecutable) {
+    std::vector<Group> groups = TempGroups(module, options.tpu_pad, stats);
+    std::sort(groups.begin(), groups.end(),
+              [](const Group& x, const Group& y) { return x.start != y.start ? x.start < y.start : x.id < y.id; });
+    for (const Group& g : groups) {
+      Add(trace, g.id, static_cast<uint64_t>(g.start), static_cast<uint64_t>(g.end) + 1, g.size, g.shape, g.line);
+      if (!options.tpu_pad) trace->planned_offsets.push_back(g.offset);
+      stats->unpadded_bytes += g.unpadded;
+      stats->padded_bytes += g.size;
+    }
+    stats->buffers = trace->buffers.size();
+    if (trace->buffers.empty()) {
+      *error =
+          "the module has no temp allocation with live values (nothing for the heap simulator to place): use "
+          "--xla-view steps for its arguments and outputs";
+      return false;
+    }
+    return true;
+  }
+
+  // kSteps: the PJRT order of docs/jax.md. Time 0: constants and arguments; step s (from 1) at T = 3s - 2:
+  // the outputs that alias no argument and the temp allocation are allocated at T; at T + 1 the temp and the
+  // previous step's outputs are freed; donated (aliased) arguments carry over as their outputs.
+  if (options.steps == 0 || options.steps > 1'000'000) {
+    *error = "steps must be 1 to 1000000";
+    return false;
+  }
+  const uint64_t end = 3 * options.steps + 1;
+  int64_t id = 0;
+  auto size_of = [&](const XlaAllocation& a) {
+    ++stats->values;
+    if (!options.tpu_pad || a.values.size() != 1) return a.size;  // a reused allocation keeps its planned size
+    return std::max(a.size, PaddedOrSize(a.values.front(), true, stats));
+  };
+  uint64_t temp = 0, temp_unpadded = 0;
+  for (const XlaAllocation& a : module.allocations) {
+    if (a.temp) temp_unpadded += a.size;
+  }
+  if (options.tpu_pad && temp_unpadded != 0) {
+    // What a TPU compile would need at least: the padded values' max load (XLA's offsets do not hold any more).
+    XlaWorkloadOptions inner;
+    inner.tpu_pad = true;
+    replay::Trace t;
+    XlaWorkloadStats s;
+    std::string e;
+    if (BuildXlaWorkload(module, inner, &t, &s, &e)) temp = std::max<uint64_t>(replay::MaxLoad(t, 1), 1);
+    stats->unparsed_shapes += s.unparsed_shapes;
+  } else {
+    temp = temp_unpadded;
+  }
+  std::vector<const XlaAllocation*> params, outputs;
+  for (const XlaAllocation& a : module.allocations) {
+    if (a.thread_local_ || a.size == 0) continue;
+    if (a.constant) {
+      const uint64_t s = size_of(a);
+      Add(trace, id++, 0, end, s, Largest(a).shape, a.line);
+      stats->unpadded_bytes += a.size;
+      stats->padded_bytes += s;
+    } else if (a.parameter >= 0) {
+      params.push_back(&a);
+    } else if (a.live_out && !a.temp) {
+      outputs.push_back(&a);
+    }
+  }
+  std::stable_sort(params.begin(), params.end(),
+                   [](const XlaAllocation* x, const XlaAllocation* y) { return x->parameter < y->parameter; });
+  for (const XlaAllocation* a : params) {
+    const uint64_t s = size_of(*a);
+    Add(trace, id++, 0, end, s, Largest(*a).shape, a->line);
+    stats->unpadded_bytes += a->size;
+    stats->padded_bytes += s;
+  }
+  for (uint64_t step = 1; step <= options.steps; ++step) {
+    const uint64_t t = 3 * step - 2;
+    for (const XlaAllocation* a : outputs) {
+      const uint64_t s = size_of(*a);
+      // Held by the caller until the next call has finished (the loop feeds it back or reads it).
+      Add(trace, id++, t, step == options.steps ? end : t + 4, s, Largest(*a).shape, a->line);
+      stats->unpadded_bytes += a->size;
+      stats->padded_bytes += s;
+    }
+    if (temp != 0) {
+      Add(trace, id++, t, t + 1, temp, "", 0);
+      stats->unpadded_bytes += temp_unpadded;
+      stats->padded_bytes += temp;
+    }
+  }
+  stats->buffers = trace->buffers.size();
+  if (trace->buffers.empty()) {
+    *error = "the module allocates nothing";
+    return false;
+  }
+  return true;
+}
+
+bool ImportXlaText(std::string_view data, replay::Trace* trace, ImportStats* stats, std::string* error) {
+  *stats = ImportStats{};
+  stats->source = "XLA buffer assignment";
+  XlaModule module;
+  if (!ParseXlaModule(data, {}, &module, error)) return false;
+  trace->buffers.clear();
+  *error =
+      "1: a buffer assignment alone has no live ranges: give the dump directory, or the file with its "
+      "-live-range.txt beside it";
+  return false;
+}
+
+namespace {
+
+bool ReadWhole(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  if (static_cast<uint64_t>(st.st_size) > limit) {
+    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+             std::to_string(limit);
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (!in && !in.eof()) {
+    *error = path + ": read error";
+    return false;
+  }
+  *data = os.str();
+  return true;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Values in a buffer assignment, counted by lines (to pick the largest module without parsing all).
+uint64_t CountValues(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  uint64_t n = 0;
+  while (std::getline(in, line)) n += line.compare(0, 8, " value: ") == 0;
+  return n;
+}
+
+}  // namespace
+
+bool ImportXlaPath(const std::string& path, const std::string& module_filter, const XlaWorkloadOptions& options,
+                   uint64_t max_input_bytes, replay::Trace* trace, ImportStats* stats, XlaModule* parsed,
+                   std::string* error) {
+  *stats = ImportStats{};
+  stats->source = "XLA buffer assignment";
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  std::string prefix;  // the module's path without the suffix
+  if (S_ISDIR(st.st_mode)) {
+    DIR* dir = opendir(path.c_str());
+    if (dir == nullptr) {
+      *error = path + ": cannot open";
+      return false;
+    }
+    std::vector<std::string> names;
+    while (dirent* e = readdir(dir)) {
+      const std::string n = e->d_name;
+      if (EndsWith(n, kAssignmentSuffix)) names.push_back(n);
+    }
+    closedir(dir);
+    std::sort(names.begin(), names.end());
+    uint64_t best = 0;
+    std::string chosen, list;
+    for (const std::string& n : names) {
+      if (!module_filter.empty() && n.find(module_filter) == std::string::npos) continue;
+      const uint64_t count = CountValues(path + "/" + n);
+      if (chosen.empty() || count >= best) {
+        best = count;
+        chosen = n;
+      }
+    }
+    if (chosen.empty()) {
+      *error = path + ": " +
+               (names.empty() ? std::string("no *-buffer-assignment.txt in this directory (dump with "
+                                            "XLA_FLAGS=--xla_dump_to=DIR)")
+                              : "no module's buffer assignment contains '" + module_filter + "' (" +
+                                    std::to_string(names.size()) + " modules, e.g. " + names.front() + ")");
+      return false;
+    }
+    prefix = path + "/" + chosen.substr(0, chosen.size() - kAssignmentSuffix.size());
+  } else if (EndsWith(path, kAssignmentSuffix)) {
+    prefix = path.substr(0, path.size() - kAssignmentSuffix.size());
+  } else if (EndsWith(path, kLiveRangeSuffix)) {
+    prefix = path.substr(0, path.size() - kLiveRangeSuffix.size());
+  } else {
+    // Any other file: it must be a buffer assignment itself, and its live ranges cannot be found.
+    std::string data;
+    if (!ReadWhole(path, max_input_bytes, &data, error)) return false;
+    std::string e;
+    ImportXlaText(data, trace, stats, &e);
+    *error = path + ":" + e;
+    return false;
+  }
+  const std::string assignment_path = prefix + std::string(kAssignmentSuffix);
+  const std::string live_path = prefix + std::string(kLiveRangeSuffix);
+  std::string assignment, live;
+  if (!ReadWhole(assignment_path, max_input_bytes, &assignment, error)) return false;
+  if (!Exists(live_path)) {
+    *error = live_path + ": cannot open (the buffer assignment's live ranges are needed)";
+    return false;
+  }
+  if (!ReadWhole(live_path, max_input_bytes, &live, error)) return false;
+  XlaModule module;
+  if (!ParseXlaModule(assignment, live, &module, error)) {
+    *error =
+        (error->rfind("live-range ", 0) == 0 ? live_path + ":" + error->substr(11) : assignment_path + ":" + *error);
+    return false;
+  }
+  // The values file, when present, states the total: a buffer assignment cut short after a whole line is caught.
+  std::string values;
+  if (Exists(prefix + std::string(kValuesSuffix)) &&
+      ReadWhole(prefix + std::string(kValuesSuffix), max_input_bytes, &values, error)) {
+    const size_t at = values.find("Total bytes used: ");
+    uint64_t total = 0, sum = 0;
+    if (at != std::string::npos) {
+      const std::string_view rest = std::string_view(values).substr(at + 18);
+      ParseNumber(rest.substr(0, rest.find_first_not_of("0123456789")), &total);
+      for (const XlaAllocation& a : module.allocations) sum += a.size;
+      uint64_t listed = 0;  // "Used values:" lists each value once, a line starting with '<'
+      for (std::string_view l : Lines(values)) listed += !l.empty() && l.front() == '<';
+      if (total == sum && listed != module.values) {
+        *error = assignment_path + ":" + std::to_string(Lines(assignment).size()) + ": " +
+                 std::to_string(module.values) + " values, " + std::string(kValuesSuffix.substr(1)) + " lists " +
+                 std::to_string(listed) + " (truncated?)";
+        return false;
+      }
+      if (total != sum) {
+        *error = assignment_path + ":" + std::to_string(Lines(assignment).size()) + ": the allocations add up to " +
+                 std::to_string(sum) + " bytes, " + std::string(kValuesSuffix.substr(1)) + " says " +
+                 std::to_string(total) + " (truncated?)";
+        return false;
+      }
+    }
+  }
+  module.name = prefix.substr(prefix.find_last_of('/') + 1);
+  XlaWorkloadStats xs;
+  trace->name = module.name;
+  if (!BuildXlaWorkload(module, options, trace, &xs, error)) {
+    *error = assignment_path + ": " + *error;
+    return false;
+  }
+  stats->source = std::string("XLA buffer assignment (") + XlaViewName(options.view) +
+                  (options.view == XlaView::kSteps ? ", " + std::to_string(options.steps) + " steps" : "") +
+                  (options.tpu_pad ? ", TPU-padded" : "") + ")";
+  stats->events = 2 * trace->buffers.size();
+  stats->allocs = stats->frees = trace->buffers.size();
+  uint64_t end = 0;
+  for (const replay::TraceBuffer& b : trace->buffers) end = std::max(end, b.upper);
+  for (const replay::TraceBuffer& b : trace->buffers) {
+    if (b.lower == 0) ++stats->initially_live;
+    if (b.upper == end) ++stats->never_freed;
+  }
+  if (xs.skipped_thread_local) stats->skipped.emplace_back("thread-local allocations", xs.skipped_thread_local);
+  if (xs.skipped_no_live_range) stats->skipped.emplace_back("values without a live range", xs.skipped_no_live_range);
+  stats->peak_live_bytes = replay::MaxLoad(*trace, 1);
+  if (parsed != nullptr) *parsed = std::move(module);
+  return true;
+}
+
+}  // namespace strata::workload

@@ -1,0 +1,93 @@
+// XLA buffer assignments (the text dumps XLA_FLAGS=--xla_dump_to=DIR writes for every backend) as workloads:
+// the logical buffers inside one executable at XLA's own offsets, or what the runtime allocator sees over N
+// steps of a loop that calls it. docs/jax.md has the rules and the modelled PJRT order.
+#ifndef STRATA_HOST_WORKLOAD_XLA_DUMP_H_
+#define STRATA_HOST_WORKLOAD_XLA_DUMP_H_
+
+#include <stdint.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "replay.h"
+
+namespace strata::workload {
+
+struct ImportOptions;
+struct ImportStats;
+
+// One logical buffer (an HloValue) of the buffer assignment.
+struct XlaValue {
+  int64_t id = 0;
+  std::string name;     // "fusion.3{}" or "tuple{1}": the instruction and shape index, as the live-range file names it
+  uint64_t size = 0;    // bytes
+  uint64_t offset = 0;  // within its allocation
+  std::string shape;    // "f32[128,256]{1,0}"
+  int64_t start = -1, end = -1;  // live range in the instruction sequence (inclusive), -1: not in the live-range file
+  uint32_t line = 0;             // 1-based line in the buffer-assignment text
+};
+
+// One allocation: a parameter, an output, the preallocated temp, a constant or a thread-local buffer.
+struct XlaAllocation {
+  uint64_t index = 0, size = 0;
+  int64_t parameter = -1;  // entry parameter number, -1 if none
+  bool live_out = false;   // maybe-live-out: an output (a parameter that is live out is donated / aliased)
+  bool temp = false;       // preallocated-temp: what the heap simulator packed
+  bool thread_local_ = false;
+  bool constant = false;
+  std::vector<XlaValue> values;
+  uint32_t line = 0;
+};
+
+struct XlaModule {
+  std::string name;  // file name of the buffer assignment, without "-buffer-assignment.txt"
+  std::vector<XlaAllocation> allocations;
+  int64_t sequence_length = 0;  // the live-range file's "max": times run 0 .. max
+  // What memory_analysis() reports, recomputed from the allocations.
+  uint64_t argument_bytes = 0, output_bytes = 0, alias_bytes = 0, temp_bytes = 0, constant_bytes = 0;
+  uint64_t values = 0;
+};
+
+// Parses a buffer-assignment text and, when given (non-empty), the live-range text of the same module. Errors
+// read "LINE: what" (buffer assignment) or "live-range LINE: what".
+bool ParseXlaModule(std::string_view assignment, std::string_view live_range, XlaModule* module, std::string* error);
+
+enum class XlaView { kExecutable, kSteps };
+const char* XlaViewName(XlaView view);  // "executable", "steps"
+
+struct XlaWorkloadOptions {
+  XlaView view = XlaView::kExecutable;
+  uint64_t steps = 3;    // kSteps: calls of the executable
+  bool tpu_pad = false;  // apply the TPU tile-padding rule to every value from its shape (drops XLA's offsets)
+};
+
+struct XlaWorkloadStats {
+  uint64_t values = 0, buffers = 0;               // logical buffers read, workload buffers made (aliases merged)
+  uint64_t unpadded_bytes = 0, padded_bytes = 0;  // sum over the workload's buffers (equal without tpu_pad)
+  uint64_t unparsed_shapes = 0;                   // tpu_pad: values whose shape could not be read (left unpadded)
+  uint64_t skipped_thread_local = 0, skipped_no_live_range = 0;
+};
+
+// The workload of one module. kExecutable: the temp allocation's values, aliases (values at one offset whose
+// live ranges touch or overlap) merged into one buffer, each with XLA's offset (Trace::planned_offsets, made
+// absolute over the temp allocations laid end to end) and shape. kSteps: the PJRT order of docs/jax.md.
+bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options, replay::Trace* trace,
+                      XlaWorkloadStats* stats, std::string* error);
+
+// A dump directory, a *-buffer-assignment.txt file or a *-live-range.txt file (its sibling is read). In a
+// directory, `module` picks the module whose file name contains it; without it, the module with the most
+// logical buffers. Errors read "PATH: ..." or "PATH:LINE: ...".
+bool ImportXlaPath(const std::string& path, const std::string& module, const XlaWorkloadOptions& options,
+                   uint64_t max_input_bytes, replay::Trace* trace, ImportStats* stats, XlaModule* parsed,
+                   std::string* error);
+
+// The buffer-assignment text alone (no live ranges): refused with a message that names the live-range file.
+bool ImportXlaText(std::string_view data, replay::Trace* trace, ImportStats* stats, std::string* error);
+
+// True when the text starts like a buffer assignment ("BufferAssignment:").
+bool LooksLikeXlaAssignment(std::string_view data);
+
+}  // namespace strata::workload
+
+#endif  // STRATA_HOST_WORKLOAD_XLA_DUMP_H_

@@ -1,0 +1,279 @@
+// XLA buffer-assignment import (host/workload/xla_dump.h), the TPU padding rule (tpu.h) and the static plans
+// (host/compare/static_plans.h) on dumps JAX wrote here (tests/xla/data, made by make_dumps.py).
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "static_plans.h"
+#include "tpu.h"
+#include "workload.h"
+#include "xla_dump.h"
+
+namespace strata::workload {
+namespace {
+
+const std::string kData = STRATA_XLA_DATA;
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The one file in `dir` whose name ends with `suffix`.
+std::string Find(const std::string& dir, const std::string& suffix) {
+  DIR* d = opendir(dir.c_str());
+  std::string found;
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    const std::string n = e->d_name;
+    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) found = n;
+  }
+  if (d) closedir(d);
+  EXPECT_FALSE(found.empty()) << dir << ": no *" << suffix;
+  return dir + "/" + found;
+}
+
+struct Loaded {
+  XlaModule module;
+  nlohmann::json memory;
+};
+
+Loaded Load(const std::string& program) {
+  const std::string dir = kData + "/" + program;
+  Loaded l;
+  std::string error;
+  EXPECT_TRUE(
+      ParseXlaModule(Read(Find(dir, "-buffer-assignment.txt")), Read(Find(dir, "-live-range.txt")), &l.module, &error))
+      << error;
+  l.memory = nlohmann::json::parse(Read(dir + "/memory.json"));
+  return l;
+}
+
+replay::Trace Build(const XlaModule& m, XlaView view, bool pad = false, uint64_t steps = 3) {
+  XlaWorkloadOptions o;
+  o.view = view;
+  o.tpu_pad = pad;
+  o.steps = steps;
+  replay::Trace t;
+  XlaWorkloadStats s;
+  std::string error;
+  EXPECT_TRUE(BuildXlaWorkload(m, o, &t, &s, &error)) << error;
+  return t;
+}
+
+class Programs : public testing::TestWithParam<const char*> {};
+
+// Argument, output, alias and temp bytes recomputed from the allocations match memory_analysis().
+TEST_P(Programs, SizesMatchMemoryAnalysis) {
+  const Loaded l = Load(GetParam());
+  EXPECT_EQ(l.module.argument_bytes, l.memory["argument_size_in_bytes"].get<uint64_t>());
+  EXPECT_EQ(l.module.output_bytes, l.memory["output_size_in_bytes"].get<uint64_t>());
+  EXPECT_EQ(l.module.alias_bytes, l.memory["alias_size_in_bytes"].get<uint64_t>());
+  EXPECT_EQ(l.module.temp_bytes, l.memory["temp_size_in_bytes"].get<uint64_t>());
+}
+
+// xla-static never overlaps two live buffers and needs exactly the temp allocation; best-fit-decreasing never
+// overlaps; the lower bound is at most every plan's peak.
+TEST_P(Programs, StaticPlans) {
+  const Loaded l = Load(GetParam());
+  const replay::Trace t = Build(l.module, XlaView::kExecutable);
+  ASSERT_EQ(t.planned_offsets.size(), t.buffers.size());
+  uint64_t xla_peak = 0, bfd_peak = 0;
+  std::string why;
+  EXPECT_TRUE(compare::CheckPlacement(t, t.planned_offsets, &xla_peak, &why)) << why;
+  EXPECT_EQ(xla_peak, l.memory["temp_size_in_bytes"].get<uint64_t>());
+  EXPECT_TRUE(compare::CheckPlacement(t, compare::BestFitDecreasing(t), &bfd_peak, &why)) << why;
+  const uint64_t bound = replay::MaxLoad(t, 1);
+  EXPECT_LE(bound, xla_peak);
+  EXPECT_LE(bound, bfd_peak);
+  EXPECT_LE(bfd_peak, xla_peak);  // these small programs: the offline packing is never worse
+}
+
+// Steps: arguments live throughout, donated ones carry over as their outputs; each call adds its temp allocation
+// and its non-aliased outputs; the peak is arguments + temp + two calls' non-aliased outputs.
+TEST_P(Programs, StepsView) {
+  const Loaded l = Load(GetParam());
+  const uint64_t args = l.memory["argument_size_in_bytes"].get<uint64_t>();
+  const uint64_t fresh_outputs =
+      l.memory["output_size_in_bytes"].get<uint64_t>() - l.memory["alias_size_in_bytes"].get<uint64_t>();
+  const uint64_t temp = l.memory["temp_size_in_bytes"].get<uint64_t>();
+  const replay::Trace t = Build(l.module, XlaView::kSteps, false, 4);
+  EXPECT_EQ(replay::MaxLoad(t, 1), args + l.module.constant_bytes + temp + 2 * fresh_outputs);
+  uint64_t at_zero = 0;
+  for (const replay::TraceBuffer& b : t.buffers) at_zero += b.lower == 0 ? b.size : 0;
+  EXPECT_EQ(at_zero, args + l.module.constant_bytes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Xla, Programs, testing::Values("chain", "scan", "donation"));
+
+// The chain of five elementwise ops on one 128 KiB array: XLA runs them in place in the output buffer, one
+// after another (each value's range starts where the previous one's ends).
+TEST(Chain, ValuesAndLiveRanges) {
+  const Loaded l = Load("chain");
+  const XlaAllocation* out = nullptr;
+  for (const XlaAllocation& a : l.module.allocations) {
+    if (a.live_out && a.parameter < 0) out = &a;
+  }
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(out->values.size(), 5u);
+  for (size_t k = 0; k < out->values.size(); ++k) {
+    EXPECT_EQ(out->values[k].size, 256u * 128u * 4u);
+    EXPECT_EQ(out->values[k].offset, 0u);
+    EXPECT_GE(out->values[k].start, 0);
+    if (k > 0) EXPECT_EQ(out->values[k].start, out->values[k - 1].end);
+  }
+}
+
+// Donation: every parameter that is updated is aliased to its output.
+TEST(Donation, AliasedParameters) {
+  const Loaded l = Load("donation");
+  int aliased = 0;
+  for (const XlaAllocation& a : l.module.allocations) aliased += a.parameter >= 0 && a.live_out;
+  EXPECT_EQ(aliased, 6);  // three weights and their three momenta
+  const replay::Trace t = Build(l.module, XlaView::kSteps, false, 3);
+  EXPECT_EQ(t.buffers.size(), 8u + 3u * 2u);  // 8 arguments; per call the output tuple and the temp allocation
+}
+
+// The rule, written out: minor dimension to a multiple of 128; second-minor to 8 (32-bit), 16 (16-bit), 32 (8-bit).
+TEST(TpuPadding, Edges) {
+  const struct {
+    const char* dtype;
+    uint64_t bytes, tile;
+  } types[] = {{"f32", 4, 8}, {"s32", 4, 8}, {"bf16", 2, 16}, {"f16", 2, 16}, {"s8", 1, 32}, {"pred", 1, 32}};
+  auto up = [](uint64_t x, uint64_t m) { return (x + m - 1) / m * m; };
+  for (const auto& t : types) {
+    for (uint64_t minor : {127u, 128u, 129u}) {
+      for (uint64_t second : {t.tile - 1, t.tile, t.tile + 1}) {
+        const std::string shape =
+            std::string(t.dtype) + "[3," + std::to_string(second) + "," + std::to_string(minor) + "]{2,1,0}";
+        uint64_t padded = 0;
+        ASSERT_TRUE(TpuPaddedBytes(shape, &padded)) << shape;
+        EXPECT_EQ(padded, 3 * up(second, t.tile) * up(minor, 128) * t.bytes) << shape;
+      }
+    }
+  }
+  uint64_t b = 0;
+  // The layout decides which dimension is minor: {0,1} makes the first one minor.
+  ASSERT_TRUE(TpuPaddedBytes("f32[129,7]{0,1}", &b));
+  EXPECT_EQ(b, 256u * 8u * 4u);
+  ASSERT_TRUE(TpuPaddedBytes("f32[129]{0}", &b));  // rank 1: only the minor dimension
+  EXPECT_EQ(b, 256u * 4u);
+  ASSERT_TRUE(TpuPaddedBytes("f32[]", &b));
+  EXPECT_EQ(b, 4u);
+  EXPECT_FALSE(TpuPaddedBytes("(f32[], f32[2])", &b));
+  EXPECT_FALSE(TpuPaddedBytes("q99[3]", &b));
+}
+
+TEST(TpuPadding, ExecutableViewReportsOverhead) {
+  const Loaded l = Load("donation");
+  XlaWorkloadOptions o;
+  o.tpu_pad = true;
+  replay::Trace t;
+  XlaWorkloadStats s;
+  std::string error;
+  ASSERT_TRUE(BuildXlaWorkload(l.module, o, &t, &s, &error)) << error;
+  EXPECT_TRUE(t.planned_offsets.empty());       // XLA's offsets were for the unpadded sizes
+  EXPECT_GT(s.padded_bytes, s.unpadded_bytes);  // f32[128,32] pads its minor dimension to 128
+  EXPECT_EQ(s.unparsed_shapes, 0u);
+}
+
+TEST(TpuPresets, Figures) {
+  TpuPreset p;
+  ASSERT_TRUE(TpuPresetByName("tpu-v5p", &p));
+  EXPECT_EQ(p.hbm_bytes, 95ull << 30);
+  ASSERT_TRUE(TpuPresetByName("TPU-7x", &p));
+  EXPECT_EQ(p.hbm_bytes, 96ull << 30);
+  EXPECT_FALSE(TpuPresetByName("tpu-v1", &p));
+  EXPECT_EQ(TpuPresetNames(), "tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, tpu-7x");
+}
+
+// Bad input: the error names the file and line.
+class BadInput : public testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/strata-xla-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir_ = templ;
+    const std::string src = kData + "/donation";
+    for (const char* suffix : {"-buffer-assignment.txt", "-live-range.txt", "-buffer-assignment-values.txt"}) {
+      Write(std::string("m") + suffix, Read(Find(src, suffix)));
+    }
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
+  std::string Import(const std::string& path, const std::string& module = "") {
+    ImportOptions o;
+    o.xla_module = module;
+    replay::Trace t;
+    ImportStats s;
+    std::string error;
+    EXPECT_FALSE(ImportFile(path, Format::kAuto, o, &t, &s, &error));
+    return error;
+  }
+  std::string dir_;
+};
+
+TEST_F(BadInput, TruncatedMidLine) {
+  const std::string a = Read(dir_ + "/m-buffer-assignment.txt");
+  Write("m-buffer-assignment.txt", a.substr(0, a.find("(size=131072") + 8));
+  EXPECT_NE(Import(dir_).find("m-buffer-assignment.txt:"), std::string::npos);
+  EXPECT_NE(Import(dir_).find(": size or offset is not a byte count"), std::string::npos) << Import(dir_);
+}
+
+TEST_F(BadInput, TruncatedAtALine) {
+  const std::string a = Read(dir_ + "/m-buffer-assignment.txt");
+  Write("m-buffer-assignment.txt", a.substr(0, a.rfind("\n value:") + 1));
+  EXPECT_NE(
+      Import(dir_).find("m-buffer-assignment.txt:41: 27 values, buffer-assignment-values.txt lists 28 (truncated?)"),
+      std::string::npos)
+      << Import(dir_);
+  Write("m-buffer-assignment.txt", a.substr(0, a.rfind("\nallocation ") + 1));
+  EXPECT_NE(Import(dir_).find("the allocations add up to 247868 bytes, buffer-assignment-values.txt says 559164"),
+            std::string::npos)
+      << Import(dir_);
+}
+
+TEST_F(BadInput, TruncatedLiveRange) {
+  const std::string l = Read(dir_ + "/m-live-range.txt");
+  Write("m-live-range.txt", l.substr(0, l.find("  Live ranges at")));
+  EXPECT_NE(Import(dir_).find("m-live-range.txt:"), std::string::npos);
+  EXPECT_NE(Import(dir_).find("ends before its 'Live ranges at' section (truncated?)"), std::string::npos)
+      << Import(dir_);
+}
+
+TEST_F(BadInput, NoBufferAssignmentInDirectory) {
+  std::system(("rm " + dir_ + "/m-buffer-assignment.txt").c_str());
+  EXPECT_NE(Import(dir_).find(": no *-buffer-assignment.txt in this directory"), std::string::npos) << Import(dir_);
+}
+
+TEST_F(BadInput, WrongModule) {
+  EXPECT_NE(Import(dir_, "jit_train").find("no module's buffer assignment contains 'jit_train' (1 modules"),
+            std::string::npos)
+      << Import(dir_, "jit_train");
+}
+
+TEST_F(BadInput, Garbage) {
+  Write("m-buffer-assignment.txt", "\x89PNG garbage\n");
+  EXPECT_NE(Import(dir_).find("m-buffer-assignment.txt:1: expected 'BufferAssignment:'"), std::string::npos)
+      << Import(dir_);
+  Write("m-buffer-assignment.txt",
+        "BufferAssignment:\nallocation 0: size 4, constant:\n value: <1 c @0> (size=8,offset=0): f32[2]\n");
+  EXPECT_NE(Import(dir_).find(":3: value 1 (offset 0, size 8) does not fit allocation 0 of 4 bytes"), std::string::npos)
+      << Import(dir_);
+}
+
+TEST_F(BadInput, AssignmentWithoutLiveRanges) {
+  std::system(("mv " + dir_ + "/m-buffer-assignment.txt " + dir_ + "/plain.txt").c_str());
+  EXPECT_NE(Import(dir_ + "/plain.txt").find("plain.txt:1: a buffer assignment alone has no live ranges"),
+            std::string::npos)
+      << Import(dir_ + "/plain.txt");
+}
+
+}  // namespace
+}  // namespace strata::workload
