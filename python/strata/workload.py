@@ -1,0 +1,117 @@
+"""JAX programs as Strata workloads (docs/jax.md): compile a jitted function with XLA's dump on and read its buffer
+assignment, the sizes memory_analysis() reports, and Strata's comparison of it.
+
+    import jax.numpy as jnp
+    import strata.workload
+
+    prog = strata.workload.from_jax(lambda x: jnp.tanh(x @ x), jnp.ones((512, 512)), devices=1)
+    prog.memory            # {"argument_size_in_bytes": ..., "temp_size_in_bytes": ..., ...} per device
+    prog.compare()         # strata.compare on the executable's logical buffers: xla-static, offline-bfd, ...
+
+JAX must already be importable (scripts/setup.sh installs it into the project's .venv). This module imports it only
+when from_jax is called, so `import strata` works without it.
+"""
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+
+MEMORY_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
+                 "generated_code_size_in_bytes")
+
+
+class JaxProgram:
+    """One compiled program: where its dump is, what memory_analysis() said, and how to compare it."""
+
+    def __init__(self, dump_dir, assignment, memory, devices, steps, owned):
+        self.dump_dir = dump_dir        # the XLA dump (deleted with close() when from_jax made it)
+        self.assignment = assignment    # the entry module's *-buffer-assignment.txt
+        self.memory = memory            # memory_analysis() figures, per device
+        self.devices = devices
+        self.steps = steps
+        self._owned = owned
+
+    @property
+    def module(self):
+        return os.path.basename(self.assignment)[:-len("-buffer-assignment.txt")]
+
+    def compare(self, **kwargs):
+        """strata.compare on the executable view (the temp allocation's logical buffers at XLA's offsets): every
+        contender plus xla-static, lower-bound and offline-bfd. kwargs go to strata.compare (capacity="tpu-v5e",
+        contenders=..., search=...)."""
+        from .tools import compare
+        kwargs.setdefault("format", "xla")
+        return compare(self.assignment, **kwargs)
+
+    def import_csv(self, view="executable", steps=None, tpu_pad=False, tool=None):
+        """The workload as strata-import writes it (CSV text): view "executable" or "steps" (steps calls, default
+        the steps given to from_jax). tool: the strata-import program (default $STRATA_IMPORT_TOOL or PATH)."""
+        tool = tool or os.environ.get("STRATA_IMPORT_TOOL") or shutil.which("strata-import")
+        if not tool:
+            raise FileNotFoundError("strata-import not found: set STRATA_IMPORT_TOOL or put it on PATH")
+        cmd = [tool, self.assignment, "--format", "xla", "--xla-view", view,
+               "--xla-steps", str(steps or self.steps)] + (["--tpu-pad"] if tpu_pad else [])
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise ValueError(done.stderr.strip())
+        return done.stdout
+
+    def close(self):
+        if self._owned and self.dump_dir and os.path.isdir(self.dump_dir):
+            shutil.rmtree(self.dump_dir)
+        self.dump_dir = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _shard(args, devices):
+    """Each array argument split along its first axis over `devices` host devices when it divides evenly, else
+    replicated: the per-device buffer assignment is then what one device holds."""
+    import jax
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    available = jax.devices()
+    if devices > len(available):
+        raise ValueError(f"devices={devices}, but JAX has {len(available)}: set "
+                         f"XLA_FLAGS=--xla_force_host_platform_device_count={devices} before importing jax")
+    mesh = Mesh(available[:devices], ("d",))
+
+    def place(a):
+        if not hasattr(a, "shape"):
+            return a
+        split = len(a.shape) > 0 and a.shape[0] % devices == 0
+        return jax.device_put(a, NamedSharding(mesh, PartitionSpec("d") if split else PartitionSpec()))
+
+    return jax.tree.map(place, args)
+
+
+def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=(), dump_dir=None, compiler_options=None):
+    """Compiles `fn` for `args` (jax.jit(fn).lower(*args).compile()) with XLA's dump written to `dump_dir` (default a
+    temporary directory, removed by close()), sharded over `devices` devices (first axes split where they divide),
+    and returns a JaxProgram. `steps` is how many calls the steps view models."""
+    import jax
+
+    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= 1_000_000:
+        raise ValueError(f"steps must be 1 to 1000000, not {steps!r}")
+    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
+        raise ValueError(f"devices must be a positive int, not {devices!r}")
+    owned = dump_dir is None
+    dump_dir = dump_dir or tempfile.mkdtemp(prefix="strata-xla-")
+    os.makedirs(dump_dir, exist_ok=True)
+    before = set(glob.glob(os.path.join(dump_dir, "*-buffer-assignment.txt")))
+    if devices > 1:
+        args = _shard(args, devices)
+    options = {"xla_dump_to": dump_dir, **(compiler_options or {})}
+    compiled = jax.jit(fn, donate_argnums=donate_argnums, static_argnums=static_argnums).lower(*args).compile(
+        compiler_options=options)
+    analysis = compiled.memory_analysis()
+    memory = {k: int(getattr(analysis, k)) for k in MEMORY_FIELDS if hasattr(analysis, k)}
+    made = sorted(set(glob.glob(os.path.join(dump_dir, "*-buffer-assignment.txt"))) - before)
+    if not made:
+        raise RuntimeError(f"{dump_dir}: XLA wrote no buffer assignment (is this jaxlib's dump option honoured?)")
+    return JaxProgram(dump_dir, made[-1], memory, devices, steps, owned)
