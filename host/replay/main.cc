@@ -1,5 +1,6 @@
 // strata-replay: replays a buffer-lifetime trace through the firmware HBM allocator and reports footprint,
 // failures and compaction traffic.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,9 @@
 #include "regular_file.h"
 #include "replay.h"
 #include "tool_cli.h"
+#ifdef STRATA_REPLAY_HAVE_WORKLOAD
+#include "workload.h"
+#endif
 #ifdef STRATA_REPLAY_HAVE_SIM
 #include "sim_replay.h"
 #endif
@@ -42,9 +46,27 @@ constexpr const char* kFooter =
 
 int Usage(const std::string& message) { return strata::cli::Usage("strata-replay", message); }
 
+// --format (strata-import's formats, docs/workloads.md); "" reads a trace CSV, or an XLA dump directory.
+std::string g_format;
+
+// The trace CSV, or with the importers any workload format (an XLA dump directory: docs/jax.md).
+bool LoadWorkload(const std::string& path, strata::replay::Trace* trace, std::string* error) {
+#ifdef STRATA_REPLAY_HAVE_WORKLOAD
+  namespace wl = strata::workload;
+  wl::Format format = wl::Format::kAuto;
+  struct stat st {};
+  const bool dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if ((!g_format.empty() && wl::ParseFormat(g_format, &format) && format != wl::Format::kCsv) || dir) {
+    wl::ImportStats stats;
+    return wl::ImportFile(path, format, wl::ImportOptions{}, trace, &stats, error);
+  }
+#endif
+  return strata::replay::LoadTrace(path, trace, error);
+}
+
 int LoadOrFail(const std::string& path, strata::replay::Trace* trace) {
   std::string error;
-  if (!strata::replay::LoadTrace(path, trace, &error)) {
+  if (!LoadWorkload(path, trace, &error)) {
     std::fprintf(stderr, "strata-replay: %s\n", error.c_str());
     return 2;
   }
@@ -151,6 +173,18 @@ int main(int argc, char** argv) {
   CLI::App app{kDescription, "strata-replay"};
   strata::cli::Setup(app, kSynopsis, kFooter);
   app.add_option("TRACE.csv", trace_path, "the trace: CSV with the header id,lower,upper,size");
+#ifdef STRATA_REPLAY_HAVE_WORKLOAD
+  strata::cli::AddTaken(
+      app, "--format", "F",
+      [&](const std::string& v) -> std::string {
+        strata::workload::Format f;
+        if (!strata::workload::ParseFormat(v, &f)) return "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
+        g_format = v;
+        return "";
+      },
+      "the trace's format as strata-import reads it (default csv; a directory is\n"
+      "an XLA dump): auto, csv, torch, rmm, xla (docs/jax.md)");
+#endif
   strata::cli::AddTaken(
       app, "--backend", "B",
       [&](const std::string& v) -> std::string {
@@ -311,7 +345,7 @@ int main(int argc, char** argv) {
 
   strata::replay::Trace trace;
   std::string error;
-  if (!strata::replay::LoadTrace(trace_path, &trace, &error)) {
+  if (!LoadWorkload(trace_path, &trace, &error)) {
     std::fprintf(stderr, "strata-replay: %s\n", error.c_str());
     return 2;
   }
