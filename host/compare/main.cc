@@ -22,6 +22,7 @@
 #include "tool_cli.h"
 #include "trace_file.h"
 #include "workload.h"
+#include "xla_cli.h"
 
 namespace {
 
@@ -210,6 +211,7 @@ int main(int argc, char** argv) {
         return "";
       },
       "torch snapshots: which device's trace (default 0)");
+  workload::AddXlaOptions(app, &import);  // XLA dumps: the view, steps, module, TPU padding (docs/jax.md)
   strata::cli::AddRepeated(
       app, "--tenant", "P:W",
       [&](const std::string& v) -> std::string {

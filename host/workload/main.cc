@@ -8,6 +8,7 @@
 
 #include "tool_cli.h"
 #include "workload.h"
+#include "xla_cli.h"
 
 namespace {
 
@@ -48,35 +49,7 @@ int main(int argc, char** argv) {
       "logging_resource_adaptor log), csv (a trace CSV, checked and rewritten), xla (an\n"
       "XLA_FLAGS=--xla_dump_to=DIR dump: the directory or a *-buffer-assignment.txt;\n"
       "a directory is xla whatever the format; docs/jax.md)");
-  strata::cli::AddTaken(
-      app, "--xla-view", "V",
-      [&](const std::string& v) -> std::string {
-        if (v == "executable")
-          options.xla.view = XlaView::kExecutable;
-        else if (v == "steps")
-          options.xla.view = XlaView::kSteps;
-        else
-          return "--xla-view '" + v + "': executable or steps";
-        return "";
-      },
-      "xla: executable (default: the temp allocation's logical buffers at XLA's\n"
-      "offsets) or steps (what the runtime allocator sees over --xla-steps calls)");
-  strata::cli::AddTaken(
-      app, "--xla-steps", "N",
-      [&](const std::string& v) -> std::string {
-        if (!ParseCount(v, &options.xla.steps) || options.xla.steps == 0 || options.xla.steps > 1'000'000) {
-          return "--xla-steps '" + v + "': 1 to 1000000";
-        }
-        return "";
-      },
-      "xla, --xla-view steps: calls of the executable (default 3)");
-  app.add_option("--xla-module", options.xla_module,
-                 "xla: in a dump directory, the module whose file name contains S (default: the\n"
-                 "module with the most logical buffers)")
-      ->type_name("S");
-  app.add_flag("--tpu-pad", options.xla.tpu_pad,
-               "xla: pad every logical buffer to the TPU's tiles from its shape (minor\n"
-               "dimension to 128, second-minor to 8/16/32 for 32/16/8-bit types)");
+  AddXlaOptions(app, &options);
   strata::cli::AddTaken(
       app, "--device", "N",
       [&](const std::string& v) -> std::string {
