@@ -24,10 +24,6 @@ import programs  # noqa: E402
 import strata  # noqa: E402
 import strata.workload  # noqa: E402
 
-# HBM per device (host/workload/tpu.cc).
-PRESETS = {"tpu-v5e": 16 << 30, "tpu-v4": 32 << 30, "tpu-v6e": 32 << 30, "tpu-v5p": 95 << 30, "tpu-7x": 96 << 30}
-
-
 def mib(b):
     return f"{b / (1 << 20):.2f} MiB"
 
@@ -81,9 +77,8 @@ def sharding(name, make, counts):
             continue
         with strata.workload.from_jax(fn, *args, donate_argnums=donate, devices=d) as prog:
             m = prog.memory
-            total = m["argument_size_in_bytes"] + m["temp_size_in_bytes"] + m["output_size_in_bytes"] - \
-                m["alias_size_in_bytes"]
-            fits = [p for p, cap in PRESETS.items() if total <= cap]
+            total = prog.device_bytes
+            fits = list(prog.fits())
             print(f"  {d} devices: args {mib(m['argument_size_in_bytes'])}, temp {mib(m['temp_size_in_bytes'])}, "
                   f"per device {mib(total)}; fits {', '.join(fits) if fits else 'none'}")
 

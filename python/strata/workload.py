@@ -21,6 +21,10 @@ MEMORY_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_i
                  "generated_code_size_in_bytes")
 
 
+# HBM per JAX device (host/workload/tpu.cc has the same table, docs/jax.md the sources).
+TPU_PRESETS = {"tpu-v5e": 16 << 30, "tpu-v4": 32 << 30, "tpu-v6e": 32 << 30, "tpu-v5p": 95 << 30, "tpu-7x": 96 << 30}
+
+
 class JaxProgram:
     """One compiled program: where its dump is, what memory_analysis() said, and how to compare it."""
 
@@ -31,6 +35,17 @@ class JaxProgram:
         self.devices = devices
         self.steps = steps
         self._owned = owned
+
+    @property
+    def device_bytes(self):
+        """What one device holds during a call: arguments, temp, and the outputs that alias no argument."""
+        m = self.memory
+        return (m["argument_size_in_bytes"] + m["temp_size_in_bytes"] + m["output_size_in_bytes"]
+                - m["alias_size_in_bytes"])
+
+    def fits(self):
+        """The TPU presets (name -> HBM bytes per device, docs/jax.md) that hold device_bytes."""
+        return {name: hbm for name, hbm in TPU_PRESETS.items() if self.device_bytes <= hbm}
 
     @property
     def module(self):

@@ -67,6 +67,8 @@ class FromJax(unittest.TestCase):
             self.assertEqual(one.memory["argument_size_in_bytes"], 1024 * 256 * 4)
             self.assertEqual(four.memory["argument_size_in_bytes"], 1024 * 256 * 4 // 4)
             self.assertEqual(four.memory["output_size_in_bytes"], 1024 * 256 * 4 // 4)
+            self.assertLess(four.device_bytes, one.device_bytes)
+            self.assertEqual(set(four.fits()), set(strata.workload.TPU_PRESETS))
 
     def test_too_many_devices(self):
         with self.assertRaisesRegex(ValueError, "xla_force_host_platform_device_count"):
