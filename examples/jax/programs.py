@@ -98,6 +98,10 @@ PROGRAMS = {
     "transformer-s": lambda: transformer(layers=2, d=128),
     "transformer-m": lambda: transformer(layers=4, d=256),
     "transformer-l": lambda: transformer(layers=24, d=256, seq=64),
+    # The >= 10k-logical-buffer program: 120 thin layers with XLA's fusion off (18524 values, 1956 temp buffers;
+    # about 3 minutes to compile here, so CTest leaves it out). A fourth element is compiler options.
+    "transformer-xl": lambda: transformer(layers=120, d=64, heads=2, seq=16, batch=2) + (
+        {"xla_disable_hlo_passes": "fusion"},),
     "cnn": cnn,
     "scan": scan,
 }

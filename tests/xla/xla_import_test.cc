@@ -126,7 +126,9 @@ TEST(Chain, ValuesAndLiveRanges) {
     EXPECT_EQ(out->values[k].size, 256u * 128u * 4u);
     EXPECT_EQ(out->values[k].offset, 0u);
     EXPECT_GE(out->values[k].start, 0);
-    if (k > 0) EXPECT_EQ(out->values[k].start, out->values[k - 1].end);
+    if (k > 0) {
+      EXPECT_EQ(out->values[k].start, out->values[k - 1].end);
+    }
   }
 }
 
