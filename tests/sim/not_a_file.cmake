@@ -1,5 +1,6 @@
 # Runs the command after `--` with a path that is not a regular file (WHAT: dir, devzero or fifo) as its
-# last argument (after PREFIX, whose words are separated by '|'), and checks exit status 2 and the "not a regular file" message.
+# last argument (after PREFIX, whose words are separated by '|'), and checks exit status 2 and the "not a regular file"
+# message (or MESSAGE, a regular expression, for a command that reads a directory as something else).
 # SUFFIX (e.g. .fst) ends the path's name, for commands that look at the extension first.
 # TIMEOUT guards against a blocking open.
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/CommandAfterSeparator.cmake)
@@ -24,8 +25,11 @@ set(all "${out}${err}")
 if(NOT "${rc}" STREQUAL "2")
   message(FATAL_ERROR "exit status ${rc}, expected 2\n--- output ---\n${all}")
 endif()
-if(NOT "${all}" MATCHES "not a regular file")
-  message(FATAL_ERROR "no 'not a regular file' message\n--- output ---\n${all}")
+if(NOT DEFINED MESSAGE)
+  set(MESSAGE "not a regular file")
+endif()
+if(NOT "${all}" MATCHES "${MESSAGE}")
+  message(FATAL_ERROR "no '${MESSAGE}' message\n--- output ---\n${all}")
 endif()
 file(REMOVE_RECURSE ${DIR})
 message(STATUS "ok: exit 2, ${WHAT} refused")
