@@ -101,26 +101,25 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
       go.gpu = capacity_text;
     }
   }
-  std::FILE* series = nullptr;
+  // The series is written under a temporary name and put in place once complete: a failed run leaves the old file.
+  strata::sim::ReplacingFile series;
   if (!series_path.empty()) {
-    series = std::fopen(series_path.c_str(), "w");
-    if (series == nullptr) {
-      std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(),
-                   std::strerror(errno));
+    if (const std::string why = series.Open(series_path); !why.empty()) {
+      std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(), why.c_str());
       return 2;
     }
-    std::fputs(strata::replay::GpuSeriesHeader().c_str(), series);
-    go.series = [series](const strata::replay::GpuSeriesRow& row) {
-      std::fputs(strata::replay::GpuSeriesCsv(row).c_str(), series);
+    std::FILE* file = series.get();
+    std::fputs(strata::replay::GpuSeriesHeader().c_str(), file);
+    go.series = [file](const strata::replay::GpuSeriesRow& row) {
+      std::fputs(strata::replay::GpuSeriesCsv(row).c_str(), file);
     };
   }
   strata::replay::GpuReplayResult r;
   std::string error;
   const bool ok = strata::replay::GpuReplay(trace, go, &r, &error);
-  if (series != nullptr) {
-    const bool written = std::ferror(series) == 0;
-    if (std::fclose(series) != 0 || !written) {
-      std::fprintf(stderr, "strata-replay: --series %s: write failed: %s\n", series_path.c_str(), std::strerror(errno));
+  if (!series_path.empty() && ok) {
+    if (const std::string why = series.Commit(); !why.empty()) {
+      std::fprintf(stderr, "strata-replay: --series %s: write failed: %s\n", series_path.c_str(), why.c_str());
       return 2;
     }
   }
@@ -140,9 +139,8 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
 #endif
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole run; main wraps it.
+int Main(int argc, char** argv) {
   std::string trace_path, capacity_text, backend = "host", hbm_preset, firmware_path, series_path;
   strata::replay::ReplayOptions options;
   std::string policy_text;
@@ -282,6 +280,17 @@ int main(int argc, char** argv) {
                                                  : "--option needs --backend sim, gpu-emu or cuda");
   }
   if (!gpu && !series_path.empty()) return Usage("--series needs --backend gpu-emu or cuda");
+  // Neither output may be the trace or the other output (checked by file identity, before anything runs).
+  {
+    const auto timeline = named_options.find("timeline");
+    if (const std::string clash = strata::sim::CheckOutputsApart(
+            {{"the trace", trace_path}},
+            {{"--series", series_path}, {"--timeline", timeline == named_options.end() ? "" : timeline->second}});
+        !clash.empty()) {
+      std::fprintf(stderr, "strata-replay: %s\n", clash.c_str());
+      return 2;
+    }
+  }
   if (gpu) {
     return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options,
                   series_path, json);
@@ -395,3 +404,8 @@ int main(int argc, char** argv) {
   }
   return failed ? 1 : 0;
 }
+
+}  // namespace
+
+// Host out of memory anywhere in the run: a message and exit status 1 (tool_cli.h), not an abort.
+int main(int argc, char** argv) { return strata::cli::RunMain("strata-replay", Main, argc, argv); }
