@@ -9,6 +9,8 @@
 namespace strata::compare {
 namespace {
 
+using replay::Printable;  // every string from a workload or a report, in the table
+
 using Json = nlohmann::ordered_json;
 
 Json OomJson(const FirstOom& f) {
@@ -189,6 +191,34 @@ Run RunFrom(const Json& j) {
   return r;
 }
 
+// A CSV field for a string: always quoted, quotes doubled, and a ' before a leading =, +, -, @, tab or CR, which a
+// spreadsheet would otherwise run as a formula (OWASP's CSV-injection rule): a report's strings come from file
+// names and from reports that --merge reads.
+std::string CsvText(const std::string& s) {
+  std::string q = "\"";
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) q += '\'';
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// The first of a run's names that holds a control character, or null: --merge refuses such a report. strata-compare
+// writes these from fixed lists (contenders, families, backends, OOM kinds) and a parsed capacity, so one that
+// holds a control character was not written by it. (A workload's name is its file's name, which may hold anything;
+// the table escapes it and the CSV quotes it.)
+const char* ControlCharacterIn(const WorkloadReport& w, const Run& r) {
+  const std::pair<const char*, const std::string*> fields[] = {{"capacity", &w.capacity_text},
+                                                               {"contender", &r.contender},
+                                                               {"family", &r.family},
+                                                               {"backend", &r.backend},
+                                                               {"first OOM kind", &r.first_oom.kind}};
+  for (const auto& [field, text] : fields) {
+    for (char c : *text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return field;
+    }
+  }
+  return nullptr;
+}
+
 std::string Ratio(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3fx", r);
@@ -229,7 +259,7 @@ std::string Verdict(const WorkloadReport& w) {
   std::vector<const Run*> failed;
   for (const Run& r : w.runs) {
     if (r.completed()) {
-      ok += (ok.empty() ? "" : ", ") + r.contender;
+      ok += (ok.empty() ? "" : ", ") + Printable(r.contender);
       if (r.cost.bytes_moved) {
         ok += " (compacted: " + replay::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
               Count(r.cost.compaction_cycles) + " device cycles" + (r.cost.cycles_source == "estimate" ? " est." : "") +
@@ -249,7 +279,8 @@ std::string Verdict(const WorkloadReport& w) {
   if (!failed.empty()) {
     out += "  fails (earliest first):";
     for (const Run* r : failed) {
-      out += " " + r->contender + " (event " + std::to_string(r->first_oom.event) + ", " + r->first_oom.kind + ")";
+      out += " " + Printable(r->contender) + " (event " + std::to_string(r->first_oom.event) + ", " +
+             Printable(r->first_oom.kind) + ")";
       if (r != failed.back()) out += ";";
     }
     out += "\n";
@@ -262,8 +293,8 @@ std::string Verdict(const WorkloadReport& w) {
     if (best == nullptr || r.min_capacity.bytes < best->min_capacity.bytes) best = &r;
   }
   if (best_strata && best_gpu) {
-    out += "  least memory: " + best_strata->contender + " " + Ratio(best_strata->min_capacity.ratio) +
-           " of the max load; the best GPU policy, " + best_gpu->contender + ", " +
+    out += "  least memory: " + Printable(best_strata->contender) + " " + Ratio(best_strata->min_capacity.ratio) +
+           " of the max load; the best GPU policy, " + Printable(best_gpu->contender) + ", " +
            Ratio(best_gpu->min_capacity.ratio) + "\n";
   }
   return out;
@@ -353,20 +384,15 @@ std::string CsvHeader() {
 }
 
 std::string ToCsv(const WorkloadReport& w) {
-  auto quoted = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   std::ostringstream os;
   for (const Run& r : w.runs) {
     const MinCapacity& m = r.min_capacity;
     const Cost& c = r.cost;
-    os << quoted(w.name) << ',' << quoted(r.contender) << ',' << r.family << ',' << r.backend << ',' << r.capacity_bytes
-       << ',' << w.max_load_bytes << ',' << (r.completed() ? "true" : "false") << ',' << r.failed_allocs << ','
-       << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ',' << r.oom_quota << ','
-       << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ',' << r.first_oom.kind
-       << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
+    os << CsvText(w.name) << ',' << CsvText(r.contender) << ',' << CsvText(r.family) << ',' << CsvText(r.backend) << ','
+       << r.capacity_bytes << ',' << w.max_load_bytes << ',' << (r.completed() ? "true" : "false") << ','
+       << r.failed_allocs << ',' << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ','
+       << r.oom_quota << ',' << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ','
+       << CsvText(r.first_oom.kind) << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
     if (m.searched) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.6f", m.ratio);
@@ -378,9 +404,9 @@ std::string ToCsv(const WorkloadReport& w) {
     char wall[32];
     std::snprintf(wall, sizeof wall, "%.4f", r.wall_seconds);
     os << c.compactions << ',' << c.moves << ',' << c.bytes_moved << ',' << c.compaction_cycles << ','
-       << c.cycles_source << ',' << c.defragmentations << ',' << c.host_bytes_copied << ',' << c.device_allocs << ','
-       << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps << ',' << c.unmaps << ','
-       << wall << '\n';
+       << CsvText(c.cycles_source) << ',' << c.defragmentations << ',' << c.host_bytes_copied << ',' << c.device_allocs
+       << ',' << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps << ',' << c.unmaps
+       << ',' << wall << '\n';
   }
   return os.str();
 }
@@ -389,10 +415,10 @@ std::string ToTable(const WorkloadReport& w) {
   std::ostringstream os;
   const double at =
       w.max_load_bytes ? static_cast<double>(w.capacity_bytes) / static_cast<double>(w.max_load_bytes) : 0;
-  os << "strata-compare: " << w.name << " (" << w.source << "): " << w.buffers << " buffers, " << w.events
-     << " events, max load " << replay::HumanBytes(w.max_load_bytes) << "; capacity "
+  os << "strata-compare: " << Printable(w.name) << " (" << Printable(w.source) << "): " << w.buffers << " buffers, "
+     << w.events << " events, max load " << replay::HumanBytes(w.max_load_bytes) << "; capacity "
      << replay::HumanBytes(w.capacity_bytes) << " (" << Ratio(at)
-     << (w.capacity_text.empty() ? "" : ", " + w.capacity_text) << ")\n";
+     << (w.capacity_text.empty() ? "" : ", " + Printable(w.capacity_text)) << ")\n";
   const std::vector<std::string> head = {
       "contender",   "backend",       "at capacity",  "first OOM (event, buffer, kind)", "OOMs capacity/cap/frag/quota",
       "peak in use", "peak reserved", "min capacity", "what avoiding OOMs cost",         "wall"};
@@ -403,14 +429,15 @@ std::string ToTable(const WorkloadReport& w) {
     if (m.searched) min = m.found ? Ratio(m.ratio) : "> " + Ratio(m.ratio);
     char wall[32];
     std::snprintf(wall, sizeof wall, "%.2f s", r.wall_seconds);
-    rows.push_back({r.contender, r.backend, r.completed() ? "ok" : "FAIL (" + std::to_string(r.failed_allocs) + ")",
-                    r.first_oom.event < 0 ? "-"
-                                          : std::to_string(r.first_oom.event) + ", " +
-                                                std::to_string(r.first_oom.buffer_id) + ", " + r.first_oom.kind,
-                    std::to_string(r.oom_capacity) + "/" + std::to_string(r.oom_cap) + "/" +
-                        std::to_string(r.oom_fragmentation) + "/" + std::to_string(r.oom_quota),
-                    replay::HumanBytes(r.peak_live_bytes), replay::HumanBytes(r.peak_reserved_bytes), min, CostCell(r),
-                    wall});
+    rows.push_back(
+        {Printable(r.contender), Printable(r.backend),
+         r.completed() ? "ok" : "FAIL (" + std::to_string(r.failed_allocs) + ")",
+         r.first_oom.event < 0 ? "-"
+                               : std::to_string(r.first_oom.event) + ", " + std::to_string(r.first_oom.buffer_id) +
+                                     ", " + Printable(r.first_oom.kind),
+         std::to_string(r.oom_capacity) + "/" + std::to_string(r.oom_cap) + "/" + std::to_string(r.oom_fragmentation) +
+             "/" + std::to_string(r.oom_quota),
+         replay::HumanBytes(r.peak_live_bytes), replay::HumanBytes(r.peak_reserved_bytes), min, CostCell(r), wall});
   }
   std::vector<size_t> width(head.size());
   for (size_t k = 0; k < head.size(); ++k) {
@@ -430,26 +457,31 @@ std::string ToTable(const WorkloadReport& w) {
     if (!any) os << "why:\n";
     any = true;
     if (r.first_oom.event >= 0) {
-      os << "  " << r.contender << ": " << r.first_oom.kind << " at event " << r.first_oom.event << " (buffer "
-         << r.first_oom.buffer_id << (r.first_oom.tenant.empty() ? "" : ", tenant " + r.first_oom.tenant)
+      os << "  " << Printable(r.contender) << ": " << Printable(r.first_oom.kind) << " at event " << r.first_oom.event
+         << " (buffer " << r.first_oom.buffer_id
+         << (r.first_oom.tenant.empty() ? "" : ", tenant " + Printable(r.first_oom.tenant))
          << "): " << replay::HumanBytes(r.first_oom.request_bytes) << " requested, "
          << replay::HumanBytes(r.first_oom.live_bytes) << " in use, " << replay::HumanBytes(r.first_oom.reserved_bytes)
          << " reserved, largest free " << replay::HumanBytes(r.first_oom.largest_free_bytes)
          << (r.first_oom.limit_bytes ? ", limit " + replay::HumanBytes(r.first_oom.limit_bytes) : std::string())
          << "\n";
       if (!r.first_oom.message.empty()) {
+        // The message's own lines, indented; anything else that is not printable escaped.
         std::string m = r.first_oom.message;
         while (!m.empty() && m.back() == '\n') m.pop_back();
-        for (size_t at = m.find('\n'); at != std::string::npos; at = m.find('\n', at + 7)) m.replace(at, 1, "\n      ");
-        os << "      " << m << "\n";
+        size_t begin = 0;
+        for (size_t end; (end = m.find('\n', begin)) != std::string::npos; begin = end + 1) {
+          os << "      " << Printable(m.substr(begin, end - begin)) << "\n";
+        }
+        os << "      " << Printable(m.substr(begin)) << "\n";
       }
     }
-    if (!r.note.empty()) os << "  " << r.contender << ": " << r.note << "\n";
+    if (!r.note.empty()) os << "  " << Printable(r.contender) << ": " << Printable(r.note) << "\n";
   }
   for (const Run& r : w.runs) {
     for (const TenantResult& t : r.tenants) {
-      os << "  " << r.contender << " / " << t.name << ": " << t.allocs << " allocations, " << t.failed_allocs
-         << " failed, peak " << replay::HumanBytes(t.peak_in_use_bytes)
+      os << "  " << Printable(r.contender) << " / " << Printable(t.name) << ": " << t.allocs << " allocations, "
+         << t.failed_allocs << " failed, peak " << replay::HumanBytes(t.peak_in_use_bytes)
          << (t.quota_bytes ? ", quota " + replay::HumanBytes(t.quota_bytes) : std::string()) << "\n";
     }
   }
@@ -477,17 +509,27 @@ bool Merge(const std::vector<std::vector<WorkloadReport>>& parts, std::vector<Wo
       const auto key = std::make_pair(w.name, w.capacity_text);
       auto it = index.find(key);
       if (it == index.end()) {
-        index[key] = merged->size();
-        merged->push_back(w);
-        continue;
+        // The first report of this workload goes through the same checks as the rest: a run listed twice in one
+        // file is as wrong as one in two files.
+        it = index.emplace(key, merged->size()).first;
+        WorkloadReport first = w;
+        first.runs.clear();
+        first.occupancy.clear();
+        merged->push_back(std::move(first));
       }
       WorkloadReport& m = (*merged)[it->second];
       if (m.max_load_bytes != w.max_load_bytes || m.buffers != w.buffers || m.events != w.events ||
           m.capacity_bytes != w.capacity_bytes) {
-        *error = "two reports disagree about workload '" + w.name + "' (different files of one name?)";
+        *error =
+            "two reports disagree about workload '" + replay::Printable(w.name) + "' (different files of one name?)";
         return false;
       }
       for (const Run& r : w.runs) {
+        if (const char* field = ControlCharacterIn(w, r)) {
+          *error = "workload '" + replay::Printable(w.name) + "': run '" + replay::Printable(r.contender) +
+                   "': a control character in its " + field + " (not a report strata-compare wrote)";
+          return false;
+        }
         for (const Run& have : m.runs) {
           if (have.contender == r.contender && have.backend == r.backend) {
             *error = "workload '" + w.name + "': run '" + r.contender + "' (" + r.backend + ") appears twice";
