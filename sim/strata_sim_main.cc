@@ -78,6 +78,11 @@ int SimMain(int argc, char* argv[]) {
   if (elf_path.empty()) return Usage("no firmware ELF given");
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
+  if (const std::string clash = strata::sim::CheckOutputsApart(
+          {{"the ELF", elf_path}}, {{"--trace", config.trace.path}, {"--timeline", timeline.path}});
+      !clash.empty()) {
+    return Usage(clash);
+  }
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity)) {
     return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
   }
