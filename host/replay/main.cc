@@ -132,8 +132,9 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     line.update(strata::replay::GpuJsonObject(r));
     std::printf("%s\n", strata::replay::JsonLine(line).c_str());
   } else {
-    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", trace.name.c_str(), trace.buffers.size(),
-                strata::replay::MaxLoad(trace, 256) / 1048576.0, strata::replay::GpuTable(r).c_str());
+    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", strata::replay::Printable(trace.name).c_str(),
+                trace.buffers.size(), strata::replay::MaxLoad(trace, 256) / 1048576.0,
+                strata::replay::GpuTable(r).c_str());
   }
   return r.failed_allocs != 0 ? 1 : 0;
 #endif
@@ -338,12 +339,12 @@ int Main(int argc, char** argv) {
   if (trace.buffers.size() >= 2000) {
     options.progress = [&](size_t done, size_t total) {
       if (tty) {
-        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)", trace.name.c_str(), done, total,
-                     done * 100 / total);
+        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)",
+                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
       } else if (done * 4 / total > last_quarter) {
         last_quarter = done * 4 / total;
-        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n", trace.name.c_str(), done, total,
-                     done * 100 / total);
+        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n",
+                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
       }
     };
   }
@@ -372,8 +373,8 @@ int Main(int argc, char** argv) {
       printed = true;
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
-                   tty ? "\r" : "", trace.name.c_str(), static_cast<unsigned long long>(p.events_done),
-                   static_cast<unsigned long long>(p.events_total),
+                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(),
+                   static_cast<unsigned long long>(p.events_done), static_cast<unsigned long long>(p.events_total),
                    static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),
                    p.device_cycles / 1e6, p.bytes_moved / 1e9, p.wall_seconds, tty ? "\033[K" : "\n");
     };
@@ -381,8 +382,8 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s: the allocation at line %u (%llu B) has run for %.0f s "
                    "(compacting through the cycle-level HBM)%s",
-                   tty ? "\r" : "", trace.name.c_str(), line, static_cast<unsigned long long>(bytes), seconds,
-                   tty ? "\033[K" : "\n");
+                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(), line,
+                   static_cast<unsigned long long>(bytes), seconds, tty ? "\033[K" : "\n");
       printed = true;
     };
     strata::replay::SimReplayResult sr;

@@ -461,7 +461,7 @@ std::string ToTable(const ReplayResult& r) {
     os << buf << value << "\n";
   };
   auto bytes = [](uint64_t b) { return std::to_string(b) + " (" + HumanBytes(b) + ")"; };
-  os << "strata-replay: " << r.trace << "\n";
+  os << "strata-replay: " << Printable(r.trace) << "\n";  // a file name may hold anything
   row("policy", r.policy);
   row("compaction", r.compaction);
   row("granule", std::to_string(r.granule_bytes) + " B");

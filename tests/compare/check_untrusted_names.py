@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """What strata-compare prints from a file name or a report is never run, never a formula, never a terminal escape.
 
-Usage: check_untrusted_names.py STRATA-COMPARE SCRATCH_DIR TRACE.csv
+Usage: check_untrusted_names.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [STRATA-REPLAY]
 
 Copies TRACE.csv to a name that holds a newline and a command, and to a name that starts a spreadsheet formula and
 holds a terminal escape, then checks (docs/comparison.md):
 - --emit-jobs: every job line, run through bash the way a Slurm array does (sed -n "${N}p" jobs.txt | bash), runs
   strata-compare on the file and nothing else (the name's middle line is not a command);
 - --csv: every string quoted, a leading = neutralized with ';
-- the table: control characters escaped (\\x1b), none raw;
+- the table (and strata-replay's, when given): control characters escaped (\\x1b), none raw;
 - --merge: a run listed twice within one report, and a control character in a run's names, refused (exit status 2).
 """
 import json
@@ -24,6 +24,7 @@ def run(argv, **kw):
 
 def main():
     tool, scratch, trace = sys.argv[1:4]
+    replay = sys.argv[4] if len(sys.argv) > 4 else None
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(os.path.join(scratch, "jobs"))
     marker = os.path.join(scratch, "PWNED")
@@ -64,6 +65,11 @@ def main():
     out = run([tool, formula_name, *common])
     if out.returncode != 0 or b"\x1b" in out.stdout or b"\x07" in out.stdout or b"\\x1b]0;title\\x07" not in out.stdout:
         sys.exit(f"check_untrusted_names: the table prints the name's control characters raw: {out.stdout[:300]!r}")
+
+    if replay:
+        out = run([replay, formula_name])
+        if out.returncode != 0 or b"\x1b" in out.stdout or b"\\x1b]0;title\\x07" not in out.stdout:
+            sys.exit(f"check_untrusted_names: strata-replay prints the name raw: {out.stdout[:200]!r}")
 
     # --merge: a run twice in one file, and a control character in a contender's name.
     report = json.loads(run([tool, trace, *common, "--json", "-"], text=True).stdout)
