@@ -600,6 +600,13 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  // Each output its own file (the waveform, the report and the allocation trace are written at different times).
+  if (const std::string clash = strata::sim::CheckOutputsApart(
+          {}, {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}});
+      !clash.empty()) {
+    std::fprintf(stderr, "strata-mlp: %s\n", clash.c_str());
+    return 2;
+  }
   try {
     return Run(o);
   } catch (const strata::Error& e) {
