@@ -55,7 +55,8 @@ inline std::string CheckWritableFile(const std::string& path) {
     if (S_ISFIFO(st.st_mode)) return "not a regular file (a FIFO)";
     if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) return "not a regular file (a socket or block device)";
     if (::access(path.c_str(), W_OK) != 0) return std::strerror(errno);
-    if (S_ISCHR(st.st_mode)) return "";
+    // Written in place (ReplacingFile): a device, or a name under /dev or /proc such as /dev/stdout.
+    if (S_ISCHR(st.st_mode) || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) return "";
   } else if (errno != ENOENT) {
     return std::strerror(errno);
   }
@@ -66,8 +67,9 @@ inline std::string CheckWritableFile(const std::string& path) {
 // A file written whole or not at all: Open writes to a temporary file beside `path` (same directory, so the rename
 // cannot cross file systems), Commit flushes it to the disk and renames it over `path`; destroyed without Commit
 // (an error, a refused export, an exception) it removes the temporary file and `path` keeps what it had. A kill
-// between the two leaves at most a stray ".NAME.XXXXXX" beside the target. A character device (/dev/null,
-// /dev/stdout, /dev/full) cannot be renamed over: it is written in place.
+// between the two leaves at most a stray ".NAME.XXXXXX" beside the target. A character device (/dev/null, /dev/full)
+// cannot be renamed over, and a name under /dev or /proc (/dev/stdout: the caller's open descriptor) must not be: both
+// are written in place. A symbolic link is followed: the file it names is replaced, the link stays.
 class ReplacingFile {
  public:
   ReplacingFile() = default;
@@ -81,13 +83,19 @@ class ReplacingFile {
     path_ = path;
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
-    if (exists && S_ISCHR(st.st_mode)) {
+    if ((exists && S_ISCHR(st.st_mode)) || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0) {
       file_ = std::fopen(path.c_str(), "w");
       return file_ == nullptr ? std::strerror(errno) : "";
     }
-    const size_t slash = path.find_last_of('/');
-    temp_ = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + "." +
-            path.substr(slash == std::string::npos ? 0 : slash + 1) + ".XXXXXX";
+    if (exists) {
+      if (char* real = ::realpath(path.c_str(), nullptr)) {
+        path_ = real;
+        std::free(real);
+      }
+    }
+    const size_t slash = path_.find_last_of('/');
+    temp_ = (slash == std::string::npos ? std::string() : path_.substr(0, slash + 1)) + "." +
+            path_.substr(slash == std::string::npos ? 0 : slash + 1) + ".XXXXXX";
     const int fd = ::mkstemp(&temp_[0]);
     if (fd < 0) {
       const int err = errno;

@@ -8,7 +8,7 @@ that was there still holds what it held: an output that is an input (strata-impo
 --csv a.csv, strata-replay T --series T) or two outputs that are one file (--json r --csv ./r, the same file by
 another name through a hard link) refused with exit status 2 before anything is written; a refused export (sizes
 past 2^63 in total) leaves -o as it was; a written output replaces the old one whole and leaves no temporary
-file beside it.
+file beside it, and through a symbolic link the file it names (the link stays).
 """
 import os
 import shutil
@@ -69,10 +69,17 @@ def main():
     out = run([import_tool, "a.csv", "-o", "old.csv"], scratch)
     if out.returncode != 0 or open(old).read() != original:
         sys.exit(f"check_outputs: strata-import a.csv -o old.csv: exit status {out.returncode}, {out.stderr}")
+    # Through a symbolic link: the file it names is replaced, the link stays a link.
+    os.symlink("old.csv", os.path.join(scratch, "link.csv"))
+    out = run([compare, "a.csv", "--contenders", "strata", "--no-search", "--quiet", "--no-table", "--csv", "link.csv"],
+              scratch)
+    if out.returncode != 0 or not os.path.islink(os.path.join(scratch, "link.csv")) or \
+            not open(old).read().startswith("workload,"):
+        sys.exit(f"check_outputs: --csv through a symbolic link: exit status {out.returncode}, {out.stderr}")
     stray = [n for n in os.listdir(scratch) if n.startswith(".")]
     if stray:
         sys.exit(f"check_outputs: temporary files left: {stray}")
-    print(f"check_outputs: {len(cases) + 1} runs, no input or old output lost")
+    print(f"check_outputs: {len(cases) + 2} runs, no input or old output lost")
 
 
 if __name__ == "__main__":
