@@ -28,17 +28,28 @@ Json OomJson(const FirstOom& f) {
   return j;
 }
 
+// A report's numbers are read exactly or refused: nlohmann's get<> would wrap a negative count into a
+// huge unsigned one, truncate 1.5 to 1, and turn 2^70 (parsed as a double) into INT_MIN.
+uint64_t U64(const Json& v) {
+  if (!v.is_number_unsigned()) throw std::out_of_range("expected a count (an integer >= 0), found " + v.dump());
+  return v.get<uint64_t>();
+}
+int64_t I64(const Json& v) {
+  if (!v.is_number_integer()) throw std::out_of_range("expected an integer, found " + v.dump());
+  return v.get<int64_t>();
+}
+
 FirstOom OomFrom(const Json& j) {
   FirstOom f;
   if (j.is_null()) return f;
-  f.event = j.at("event").get<int64_t>();
-  f.buffer_id = j.at("buffer_id").get<int64_t>();
+  f.event = I64(j.at("event"));
+  f.buffer_id = I64(j.at("buffer_id"));
   f.kind = j.at("kind").get<std::string>();
-  f.request_bytes = j.at("request_bytes").get<uint64_t>();
-  f.live_bytes = j.at("live_bytes").get<uint64_t>();
-  f.reserved_bytes = j.at("reserved_bytes").get<uint64_t>();
-  f.largest_free_bytes = j.at("largest_free_bytes").get<uint64_t>();
-  f.limit_bytes = j.at("limit_bytes").get<uint64_t>();
+  f.request_bytes = U64(j.at("request_bytes"));
+  f.live_bytes = U64(j.at("live_bytes"));
+  f.reserved_bytes = U64(j.at("reserved_bytes"));
+  f.largest_free_bytes = U64(j.at("largest_free_bytes"));
+  f.limit_bytes = U64(j.at("limit_bytes"));
   f.message = j.at("message").get<std::string>();
   f.tenant = j.value("tenant", "");
   return f;
@@ -121,45 +132,45 @@ Run RunFrom(const Json& j) {
   r.family = j.at("family").get<std::string>();
   r.backend = j.at("backend").get<std::string>();
   r.allocator = j.at("allocator").get<std::string>();
-  r.capacity_bytes = j.at("capacity_bytes").get<uint64_t>();
-  r.events = j.at("events").get<uint64_t>();
-  r.allocs = j.at("allocs").get<uint64_t>();
-  r.failed_allocs = j.at("failed_allocs").get<uint64_t>();
+  r.capacity_bytes = U64(j.at("capacity_bytes"));
+  r.events = U64(j.at("events"));
+  r.allocs = U64(j.at("allocs"));
+  r.failed_allocs = U64(j.at("failed_allocs"));
   if (j.at("completed").get<bool>() != (r.failed_allocs == 0)) {
     throw std::out_of_range("\"completed\" disagrees with \"failed_allocs\"");
   }
   const Json& oom = j.at("oom");
-  r.oom_capacity = oom.at("capacity").get<uint64_t>();
-  r.oom_cap = oom.at("cap").get<uint64_t>();
-  r.oom_fragmentation = oom.at("fragmentation").get<uint64_t>();
-  r.oom_quota = oom.at("quota").get<uint64_t>();
+  r.oom_capacity = U64(oom.at("capacity"));
+  r.oom_cap = U64(oom.at("cap"));
+  r.oom_fragmentation = U64(oom.at("fragmentation"));
+  r.oom_quota = U64(oom.at("quota"));
   r.first_oom = OomFrom(j.at("first_oom"));
-  r.peak_live_bytes = j.at("peak_live_bytes").get<uint64_t>();
-  r.peak_reserved_bytes = j.at("peak_reserved_bytes").get<uint64_t>();
+  r.peak_live_bytes = U64(j.at("peak_live_bytes"));
+  r.peak_reserved_bytes = U64(j.at("peak_reserved_bytes"));
   const Json& c = j.at("cost");
-  r.cost.compactions = c.at("compactions").get<uint64_t>();
-  r.cost.moves = c.at("moves").get<uint64_t>();
-  r.cost.bytes_moved = c.at("bytes_moved").get<uint64_t>();
-  r.cost.compaction_cycles = c.at("compaction_cycles").get<uint64_t>();
+  r.cost.compactions = U64(c.at("compactions"));
+  r.cost.moves = U64(c.at("moves"));
+  r.cost.bytes_moved = U64(c.at("bytes_moved"));
+  r.cost.compaction_cycles = U64(c.at("compaction_cycles"));
   r.cost.cycles_source = c.at("cycles_source").get<std::string>();
-  r.cost.defragmentations = c.at("defragmentations").get<uint64_t>();
-  r.cost.host_bytes_copied = c.at("host_bytes_copied").get<uint64_t>();
-  r.cost.device_allocs = c.at("device_allocs").get<uint64_t>();
-  r.cost.device_frees = c.at("device_frees").get<uint64_t>();
-  r.cost.device_syncs = c.at("device_syncs").get<uint64_t>();
-  r.cost.stream_syncs = c.at("stream_syncs").get<uint64_t>();
-  r.cost.maps = c.at("maps").get<uint64_t>();
-  r.cost.unmaps = c.at("unmaps").get<uint64_t>();
-  r.cost.retries = c.at("retries").get<uint64_t>();
+  r.cost.defragmentations = U64(c.at("defragmentations"));
+  r.cost.host_bytes_copied = U64(c.at("host_bytes_copied"));
+  r.cost.device_allocs = U64(c.at("device_allocs"));
+  r.cost.device_frees = U64(c.at("device_frees"));
+  r.cost.device_syncs = U64(c.at("device_syncs"));
+  r.cost.stream_syncs = U64(c.at("stream_syncs"));
+  r.cost.maps = U64(c.at("maps"));
+  r.cost.unmaps = U64(c.at("unmaps"));
+  r.cost.retries = U64(c.at("retries"));
   r.wall_seconds = j.at("wall_seconds").get<double>();
   const Json& m = j.at("min_capacity");
   if (!m.is_null()) {
     r.min_capacity.searched = true;
     r.min_capacity.found = m.at("found").get<bool>();
-    r.min_capacity.bytes = m.at("bytes").get<uint64_t>();
+    r.min_capacity.bytes = U64(m.at("bytes"));
     r.min_capacity.ratio = m.at("ratio").get<double>();
-    r.min_capacity.fails_at_bytes = m.at("fails_at_bytes").get<uint64_t>();
-    r.min_capacity.resolution_bytes = m.at("resolution_bytes").get<uint64_t>();
+    r.min_capacity.fails_at_bytes = U64(m.at("fails_at_bytes"));
+    r.min_capacity.resolution_bytes = U64(m.at("resolution_bytes"));
     r.min_capacity.probes = m.at("probes").get<uint32_t>();
   }
   const Json& s = j.at("series");
@@ -168,21 +179,19 @@ Run RunFrom(const Json& j) {
     throw std::out_of_range("series: event, live, in_use and reserved differ in length");
   }
   for (size_t i = 0; i < ev.size(); ++i) {
-    r.series.push_back(
-        {ev[i].get<uint64_t>(), live[i].get<uint64_t>(), in_use[i].get<uint64_t>(), reserved[i].get<uint64_t>()});
+    r.series.push_back({U64(ev[i]), U64(live[i]), U64(in_use[i]), U64(reserved[i])});
   }
-  for (const Json& o : j.at("oom_events"))
-    r.oom_events.emplace_back(o.at(0).get<uint64_t>(), o.at(1).get<std::string>());
+  for (const Json& o : j.at("oom_events")) r.oom_events.emplace_back(U64(o.at(0)), o.at(1).get<std::string>());
   if (j.contains("tenants")) {
     for (const Json& t : j.at("tenants")) {
       TenantResult tr;
       tr.name = t.at("name").get<std::string>();
       tr.policy = t.at("policy").get<std::string>();
       tr.workload = t.at("workload").get<std::string>();
-      tr.quota_bytes = t.at("quota_bytes").get<uint64_t>();
-      tr.allocs = t.at("allocs").get<uint64_t>();
-      tr.failed_allocs = t.at("failed_allocs").get<uint64_t>();
-      tr.peak_in_use_bytes = t.at("peak_in_use_bytes").get<uint64_t>();
+      tr.quota_bytes = U64(t.at("quota_bytes"));
+      tr.allocs = U64(t.at("allocs"));
+      tr.failed_allocs = U64(t.at("failed_allocs"));
+      tr.peak_in_use_bytes = U64(t.at("peak_in_use_bytes"));
       tr.first_oom = OomFrom(t.at("first_oom"));
       r.tenants.push_back(tr);
     }
@@ -339,9 +348,10 @@ bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std
       *error = "not a strata-compare report (no \"tool\":\"strata-compare\")";
       return false;
     }
-    if (doc.at("version").get<int>() != kReportVersion) {
-      *error = "report version " + std::to_string(doc.at("version").get<int>()) + " (this strata-compare reads " +
-               std::to_string(kReportVersion) + ")";
+    const Json& version = doc.at("version");
+    if (!version.is_number_integer() || version.get<int64_t>() != kReportVersion) {
+      *error =
+          "report version " + version.dump() + " (this strata-compare reads " + std::to_string(kReportVersion) + ")";
       return false;
     }
     reports->clear();
@@ -349,19 +359,19 @@ bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std
       WorkloadReport w;
       w.name = wj.at("name").get<std::string>();
       w.source = wj.at("source").get<std::string>();
-      w.buffers = wj.at("buffers").get<uint64_t>();
-      w.events = wj.at("events").get<uint64_t>();
-      w.max_load_bytes = wj.at("max_load_bytes").get<uint64_t>();
+      w.buffers = U64(wj.at("buffers"));
+      w.events = U64(wj.at("events"));
+      w.max_load_bytes = U64(wj.at("max_load_bytes"));
       w.capacity_text = wj.at("capacity").get<std::string>();
-      w.capacity_bytes = wj.at("capacity_bytes").get<uint64_t>();
+      w.capacity_bytes = U64(wj.at("capacity_bytes"));
       for (const Json& rj : wj.at("runs")) w.runs.push_back(RunFrom(rj));
       for (const Json& oj : wj.at("occupancy")) {
         Occupancy o;
         o.contender = oj.at("contender").get<std::string>();
-        o.event = oj.at("event").get<uint64_t>();
-        o.extent_bytes = oj.at("extent_bytes").get<uint64_t>();
+        o.event = U64(oj.at("event"));
+        o.extent_bytes = U64(oj.at("extent_bytes"));
         for (const Json& b : oj.at("blocks")) {
-          o.blocks.push_back({b.at(0).get<uint64_t>(), b.at(1).get<uint64_t>(), b.at(2).get<int64_t>()});
+          o.blocks.push_back({U64(b.at(0)), U64(b.at(1)), I64(b.at(2))});
         }
         w.occupancy.push_back(std::move(o));
       }
