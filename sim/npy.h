@@ -174,14 +174,13 @@ inline std::string NpyHeader(const NpyArray& a) {
   return head + dict;
 }
 
-// Writes a 2-D int8 or int32 array as format 1.0.
+// Writes a 2-D int8 or int32 array as format 1.0, whole or not at all (regular_file.h: WriteTextFile).
 inline bool WriteNpy(const std::string& path, const NpyArray& a, std::string& error) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) return error = path + ": cannot create file", false;
-  f << NpyHeader(a);
-  f.write(reinterpret_cast<const char*>(a.data.data()), static_cast<std::streamsize>(a.data.size()));
-  f.close();  // a full disk shows up when the buffer is flushed
-  if (!f) return error = path + ": write failed (" + std::strerror(errno) + ")", false;
+  std::string bytes = NpyHeader(a);
+  bytes.append(reinterpret_cast<const char*>(a.data.data()), a.data.size());
+  if (const std::string why = WriteTextFile(path, bytes); !why.empty()) {
+    return error = path + ": write failed (" + why + ")", false;
+  }
   return true;
 }
 

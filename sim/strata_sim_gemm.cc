@@ -100,6 +100,12 @@ int RunGemm(int argc, char* argv[]) {
   if (const std::string why = CheckWritableFile(out_path); !why.empty()) {
     return GemmUsage("cannot write " + out_path + ": " + why);
   }
+  if (const std::string clash =
+          CheckOutputsApart({{"--a", a_path}, {"--b", b_path}, {"--c", c_path}, {"--firmware", fw_path}},
+                            {{"--out", out_path}, {"--trace", config.trace.path}, {"--timeline", timeline.path}});
+      !clash.empty()) {
+    return GemmUsage(clash);
+  }
 
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30)) {
     return GemmUsage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");

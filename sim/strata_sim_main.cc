@@ -35,9 +35,8 @@ constexpr const char* kFooter =
     "exit status: 0 firmware passed (tohost = 1); 1 firmware failed (odd tohost, code = tohost >> 1);\n"
     "             2 bad usage or unloadable ELF; 3 --max-cycles reached; 4 unsupported tohost value";
 
-}  // namespace
-
-int sc_main(int argc, char* argv[]) {
+// The whole run (either program); sc_main wraps it.
+int SimMain(int argc, char* argv[]) {
   if (argc > 1 && std::strcmp(argv[1], "gemm") == 0) return strata::sim::RunGemm(argc, argv);
   strata::sim::PlatformConfig config;
   std::string elf_path;
@@ -79,6 +78,11 @@ int sc_main(int argc, char* argv[]) {
   if (elf_path.empty()) return Usage("no firmware ELF given");
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
+  if (const std::string clash = strata::sim::CheckOutputsApart(
+          {{"the ELF", elf_path}}, {{"--trace", config.trace.path}, {"--timeline", timeline.path}});
+      !clash.empty()) {
+    return Usage(clash);
+  }
   if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity)) {
     return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
   }
@@ -179,6 +183,12 @@ int sc_main(int argc, char* argv[]) {
       return kExitBadTohost;
   }
 }
+
+}  // namespace
+
+// Host out of memory while parsing, loading or running: a message and exit status 1 (tool_cli.h), not SystemC's
+// report of an unknown exception.
+int sc_main(int argc, char* argv[]) { return strata::cli::RunMain("strata-sim", SimMain, argc, argv); }
 
 // Our own main (instead of libsystemc's) so the SystemC banner can be silenced before the
 // kernel prints it: stdout carries console output and JSON.

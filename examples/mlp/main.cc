@@ -564,20 +564,22 @@ int Run(const Options& o) {
     std::printf("alloc trace  %s (%zu buffers, %" PRIu64 " allocations and frees; the heap is %" PRIu64
                 " bytes: strata-replay %s --capacity %" PRIu64 " --compaction on-oom)\n",
                 o.alloc_trace.c_str(), alloc_trace.buffers(), alloc_trace.events(), info0.heap_bytes,
-                o.alloc_trace.c_str(), info0.heap_bytes);
+                strata::cli::ShellWord(o.alloc_trace).c_str(), info0.heap_bytes);
   }
   if (!o.trace.empty()) {
     std::printf("waveform     %s (device cycles %" PRIu64 "..%" PRIu64
                 " = waveform ns%s); open it with: gtkwave %s rtl/tpu_mxu.gtkw\n",
                 o.trace.c_str(), trace_begin, trace_end, trace_follows_gemm ? ": the first GEMM, from its issue" : "",
-                o.trace.c_str());
+                strata::cli::ShellWord(o.trace).c_str());
   }
+  // Closed here, not by the destructor: closing finishes the timeline, and one that could not be written is an error
+  // (STRATA_DATA_LOSS), as in strata-sim and strata-replay.
+  opened->Close();
   return mismatches == 0 ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole run; main wraps it.
+int Main(int argc, char** argv) {
   Options o;
   if (int rc = ParseArgs(argc, argv, &o); rc != strata::cli::kContinue) return rc;
   if (o.backend != "sim") {
@@ -601,6 +603,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // Each output its own file (the waveform, the report and the allocation trace are written at different times).
+  if (const std::string clash = strata::sim::CheckOutputsApart(
+          {}, {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}});
+      !clash.empty()) {
+    std::fprintf(stderr, "strata-mlp: %s\n", clash.c_str());
+    return 2;
+  }
   try {
     return Run(o);
   } catch (const strata::Error& e) {
@@ -608,3 +617,8 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+
+}  // namespace
+
+// Host out of memory anywhere in the run: a message and exit status 1 (tool_cli.h), not an abort.
+int main(int argc, char** argv) { return strata::cli::RunMain("strata-mlp", Main, argc, argv); }

@@ -53,21 +53,6 @@ int Fail(int status, const std::string& message) {
   return status;
 }
 
-// A shell word for `s` (single-quoted unless it is plainly safe).
-std::string ShellWord(const std::string& s) {
-  bool plain = !s.empty();
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-' || c == ':' ||
-          c == ',' || c == '+' || c == '=')) {
-      plain = false;
-    }
-  }
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string AbsolutePath(const std::string& path) {
   char buf[PATH_MAX];
   if (::realpath(path.c_str(), buf) != nullptr) return buf;
@@ -104,9 +89,8 @@ bool WriteOut(const std::string& path, const std::string& text, std::string* err
   return why.empty();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole run; main wraps it.
+int Main(int argc, char** argv) {
   using namespace strata;
   compare::Options options;
   std::vector<std::string> inputs;
@@ -258,6 +242,15 @@ int main(int argc, char** argv) {
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
     }
   }
+  // No output may be what the run reads (a.csv --csv a.csv) or another output (--json r --csv r).
+  std::vector<sim::NamedFile> read;
+  for (const std::string& path : inputs) read.push_back({merge ? "the report" : "the workload", path});
+  for (const auto& tenant : tenant_args) read.push_back({"the workload", tenant.second});
+  if (const std::string clash =
+          sim::CheckOutputsApart(read, {{"--json", json_path}, {"--csv", csv_path}, {"--timeline", timeline_path}});
+      !clash.empty()) {
+    return Fail(2, clash);
+  }
   std::string error;
   std::vector<compare::WorkloadReport> reports;
 
@@ -324,10 +317,11 @@ int main(int argc, char** argv) {
         for (const compare::Contender& c : options.contenders) {
           char name[32];
           std::snprintf(name, sizeof name, "/%04d.json", ++job);
-          std::string line = ShellWord(self) + " " + ShellWord(AbsolutePath(path)) + " --contenders " +
-                             ShellWord(c.name) + " --capacity " + ShellWord(capacity_text);
-          for (const std::string& p : passthrough) line += " " + ShellWord(p);
-          line += " --quiet --no-table --json " + ShellWord(dir + name);
+          std::string line = strata::cli::ShellWord(self) + " " + strata::cli::ShellWord(AbsolutePath(path)) +
+                             " --contenders " + strata::cli::ShellWord(c.name) + " --capacity " +
+                             strata::cli::ShellWord(capacity_text);
+          for (const std::string& p : passthrough) line += " " + strata::cli::ShellWord(p);
+          line += " --quiet --no-table --json " + strata::cli::ShellWord(dir + name);
           std::cout << line << "\n";
         }
       }
@@ -392,3 +386,8 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
+
+// Host out of memory anywhere in the run: a message and exit status 1 (tool_cli.h), not an abort.
+int main(int argc, char** argv) { return strata::cli::RunMain("strata-compare", Main, argc, argv); }

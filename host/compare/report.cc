@@ -9,6 +9,8 @@
 namespace strata::compare {
 namespace {
 
+using replay::Printable;  // every string from a workload or a report, in the table
+
 using Json = nlohmann::ordered_json;
 
 Json OomJson(const FirstOom& f) {
@@ -26,17 +28,28 @@ Json OomJson(const FirstOom& f) {
   return j;
 }
 
+// A report's numbers are read exactly or refused: nlohmann's get<> would wrap a negative count into a
+// huge unsigned one, truncate 1.5 to 1, and turn 2^70 (parsed as a double) into INT_MIN.
+uint64_t U64(const Json& v) {
+  if (!v.is_number_unsigned()) throw std::out_of_range("expected a count (an integer >= 0), found " + v.dump());
+  return v.get<uint64_t>();
+}
+int64_t I64(const Json& v) {
+  if (!v.is_number_integer()) throw std::out_of_range("expected an integer, found " + v.dump());
+  return v.get<int64_t>();
+}
+
 FirstOom OomFrom(const Json& j) {
   FirstOom f;
   if (j.is_null()) return f;
-  f.event = j.at("event").get<int64_t>();
-  f.buffer_id = j.at("buffer_id").get<int64_t>();
+  f.event = I64(j.at("event"));
+  f.buffer_id = I64(j.at("buffer_id"));
   f.kind = j.at("kind").get<std::string>();
-  f.request_bytes = j.at("request_bytes").get<uint64_t>();
-  f.live_bytes = j.at("live_bytes").get<uint64_t>();
-  f.reserved_bytes = j.at("reserved_bytes").get<uint64_t>();
-  f.largest_free_bytes = j.at("largest_free_bytes").get<uint64_t>();
-  f.limit_bytes = j.at("limit_bytes").get<uint64_t>();
+  f.request_bytes = U64(j.at("request_bytes"));
+  f.live_bytes = U64(j.at("live_bytes"));
+  f.reserved_bytes = U64(j.at("reserved_bytes"));
+  f.largest_free_bytes = U64(j.at("largest_free_bytes"));
+  f.limit_bytes = U64(j.at("limit_bytes"));
   f.message = j.at("message").get<std::string>();
   f.tenant = j.value("tenant", "");
   return f;
@@ -119,45 +132,45 @@ Run RunFrom(const Json& j) {
   r.family = j.at("family").get<std::string>();
   r.backend = j.at("backend").get<std::string>();
   r.allocator = j.at("allocator").get<std::string>();
-  r.capacity_bytes = j.at("capacity_bytes").get<uint64_t>();
-  r.events = j.at("events").get<uint64_t>();
-  r.allocs = j.at("allocs").get<uint64_t>();
-  r.failed_allocs = j.at("failed_allocs").get<uint64_t>();
+  r.capacity_bytes = U64(j.at("capacity_bytes"));
+  r.events = U64(j.at("events"));
+  r.allocs = U64(j.at("allocs"));
+  r.failed_allocs = U64(j.at("failed_allocs"));
   if (j.at("completed").get<bool>() != (r.failed_allocs == 0)) {
     throw std::out_of_range("\"completed\" disagrees with \"failed_allocs\"");
   }
   const Json& oom = j.at("oom");
-  r.oom_capacity = oom.at("capacity").get<uint64_t>();
-  r.oom_cap = oom.at("cap").get<uint64_t>();
-  r.oom_fragmentation = oom.at("fragmentation").get<uint64_t>();
-  r.oom_quota = oom.at("quota").get<uint64_t>();
+  r.oom_capacity = U64(oom.at("capacity"));
+  r.oom_cap = U64(oom.at("cap"));
+  r.oom_fragmentation = U64(oom.at("fragmentation"));
+  r.oom_quota = U64(oom.at("quota"));
   r.first_oom = OomFrom(j.at("first_oom"));
-  r.peak_live_bytes = j.at("peak_live_bytes").get<uint64_t>();
-  r.peak_reserved_bytes = j.at("peak_reserved_bytes").get<uint64_t>();
+  r.peak_live_bytes = U64(j.at("peak_live_bytes"));
+  r.peak_reserved_bytes = U64(j.at("peak_reserved_bytes"));
   const Json& c = j.at("cost");
-  r.cost.compactions = c.at("compactions").get<uint64_t>();
-  r.cost.moves = c.at("moves").get<uint64_t>();
-  r.cost.bytes_moved = c.at("bytes_moved").get<uint64_t>();
-  r.cost.compaction_cycles = c.at("compaction_cycles").get<uint64_t>();
+  r.cost.compactions = U64(c.at("compactions"));
+  r.cost.moves = U64(c.at("moves"));
+  r.cost.bytes_moved = U64(c.at("bytes_moved"));
+  r.cost.compaction_cycles = U64(c.at("compaction_cycles"));
   r.cost.cycles_source = c.at("cycles_source").get<std::string>();
-  r.cost.defragmentations = c.at("defragmentations").get<uint64_t>();
-  r.cost.host_bytes_copied = c.at("host_bytes_copied").get<uint64_t>();
-  r.cost.device_allocs = c.at("device_allocs").get<uint64_t>();
-  r.cost.device_frees = c.at("device_frees").get<uint64_t>();
-  r.cost.device_syncs = c.at("device_syncs").get<uint64_t>();
-  r.cost.stream_syncs = c.at("stream_syncs").get<uint64_t>();
-  r.cost.maps = c.at("maps").get<uint64_t>();
-  r.cost.unmaps = c.at("unmaps").get<uint64_t>();
-  r.cost.retries = c.at("retries").get<uint64_t>();
+  r.cost.defragmentations = U64(c.at("defragmentations"));
+  r.cost.host_bytes_copied = U64(c.at("host_bytes_copied"));
+  r.cost.device_allocs = U64(c.at("device_allocs"));
+  r.cost.device_frees = U64(c.at("device_frees"));
+  r.cost.device_syncs = U64(c.at("device_syncs"));
+  r.cost.stream_syncs = U64(c.at("stream_syncs"));
+  r.cost.maps = U64(c.at("maps"));
+  r.cost.unmaps = U64(c.at("unmaps"));
+  r.cost.retries = U64(c.at("retries"));
   r.wall_seconds = j.at("wall_seconds").get<double>();
   const Json& m = j.at("min_capacity");
   if (!m.is_null()) {
     r.min_capacity.searched = true;
     r.min_capacity.found = m.at("found").get<bool>();
-    r.min_capacity.bytes = m.at("bytes").get<uint64_t>();
+    r.min_capacity.bytes = U64(m.at("bytes"));
     r.min_capacity.ratio = m.at("ratio").get<double>();
-    r.min_capacity.fails_at_bytes = m.at("fails_at_bytes").get<uint64_t>();
-    r.min_capacity.resolution_bytes = m.at("resolution_bytes").get<uint64_t>();
+    r.min_capacity.fails_at_bytes = U64(m.at("fails_at_bytes"));
+    r.min_capacity.resolution_bytes = U64(m.at("resolution_bytes"));
     r.min_capacity.probes = m.at("probes").get<uint32_t>();
   }
   const Json& s = j.at("series");
@@ -166,27 +179,53 @@ Run RunFrom(const Json& j) {
     throw std::out_of_range("series: event, live, in_use and reserved differ in length");
   }
   for (size_t i = 0; i < ev.size(); ++i) {
-    r.series.push_back(
-        {ev[i].get<uint64_t>(), live[i].get<uint64_t>(), in_use[i].get<uint64_t>(), reserved[i].get<uint64_t>()});
+    r.series.push_back({U64(ev[i]), U64(live[i]), U64(in_use[i]), U64(reserved[i])});
   }
-  for (const Json& o : j.at("oom_events"))
-    r.oom_events.emplace_back(o.at(0).get<uint64_t>(), o.at(1).get<std::string>());
+  for (const Json& o : j.at("oom_events")) r.oom_events.emplace_back(U64(o.at(0)), o.at(1).get<std::string>());
   if (j.contains("tenants")) {
     for (const Json& t : j.at("tenants")) {
       TenantResult tr;
       tr.name = t.at("name").get<std::string>();
       tr.policy = t.at("policy").get<std::string>();
       tr.workload = t.at("workload").get<std::string>();
-      tr.quota_bytes = t.at("quota_bytes").get<uint64_t>();
-      tr.allocs = t.at("allocs").get<uint64_t>();
-      tr.failed_allocs = t.at("failed_allocs").get<uint64_t>();
-      tr.peak_in_use_bytes = t.at("peak_in_use_bytes").get<uint64_t>();
+      tr.quota_bytes = U64(t.at("quota_bytes"));
+      tr.allocs = U64(t.at("allocs"));
+      tr.failed_allocs = U64(t.at("failed_allocs"));
+      tr.peak_in_use_bytes = U64(t.at("peak_in_use_bytes"));
       tr.first_oom = OomFrom(t.at("first_oom"));
       r.tenants.push_back(tr);
     }
   }
   r.note = j.value("note", "");
   return r;
+}
+
+// A CSV field for a string: always quoted, quotes doubled, and a ' before a leading =, +, -, @, tab or CR, which a
+// spreadsheet would otherwise run as a formula (OWASP's CSV-injection rule): a report's strings come from file
+// names and from reports that --merge reads.
+std::string CsvText(const std::string& s) {
+  std::string q = "\"";
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) q += '\'';
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// The first of a run's names that holds a control character, or null: --merge refuses such a report. strata-compare
+// writes these from fixed lists (contenders, families, backends, OOM kinds) and a parsed capacity, so one that
+// holds a control character was not written by it. (A workload's name is its file's name, which may hold anything;
+// the table escapes it and the CSV quotes it.)
+const char* ControlCharacterIn(const WorkloadReport& w, const Run& r) {
+  const std::pair<const char*, const std::string*> fields[] = {{"capacity", &w.capacity_text},
+                                                               {"contender", &r.contender},
+                                                               {"family", &r.family},
+                                                               {"backend", &r.backend},
+                                                               {"first OOM kind", &r.first_oom.kind}};
+  for (const auto& [field, text] : fields) {
+    for (char c : *text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return field;
+    }
+  }
+  return nullptr;
 }
 
 std::string Ratio(double r) {
@@ -229,7 +268,7 @@ std::string Verdict(const WorkloadReport& w) {
   std::vector<const Run*> failed;
   for (const Run& r : w.runs) {
     if (r.completed()) {
-      ok += (ok.empty() ? "" : ", ") + r.contender;
+      ok += (ok.empty() ? "" : ", ") + Printable(r.contender);
       if (r.cost.bytes_moved) {
         ok += " (compacted: " + replay::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
               Count(r.cost.compaction_cycles) + " device cycles" + (r.cost.cycles_source == "estimate" ? " est." : "") +
@@ -249,7 +288,8 @@ std::string Verdict(const WorkloadReport& w) {
   if (!failed.empty()) {
     out += "  fails (earliest first):";
     for (const Run* r : failed) {
-      out += " " + r->contender + " (event " + std::to_string(r->first_oom.event) + ", " + r->first_oom.kind + ")";
+      out += " " + Printable(r->contender) + " (event " + std::to_string(r->first_oom.event) + ", " +
+             Printable(r->first_oom.kind) + ")";
       if (r != failed.back()) out += ";";
     }
     out += "\n";
@@ -262,8 +302,8 @@ std::string Verdict(const WorkloadReport& w) {
     if (best == nullptr || r.min_capacity.bytes < best->min_capacity.bytes) best = &r;
   }
   if (best_strata && best_gpu) {
-    out += "  least memory: " + best_strata->contender + " " + Ratio(best_strata->min_capacity.ratio) +
-           " of the max load; the best GPU policy, " + best_gpu->contender + ", " +
+    out += "  least memory: " + Printable(best_strata->contender) + " " + Ratio(best_strata->min_capacity.ratio) +
+           " of the max load; the best GPU policy, " + Printable(best_gpu->contender) + ", " +
            Ratio(best_gpu->min_capacity.ratio) + "\n";
   }
   return out;
@@ -308,9 +348,10 @@ bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std
       *error = "not a strata-compare report (no \"tool\":\"strata-compare\")";
       return false;
     }
-    if (doc.at("version").get<int>() != kReportVersion) {
-      *error = "report version " + std::to_string(doc.at("version").get<int>()) + " (this strata-compare reads " +
-               std::to_string(kReportVersion) + ")";
+    const Json& version = doc.at("version");
+    if (!version.is_number_integer() || version.get<int64_t>() != kReportVersion) {
+      *error =
+          "report version " + version.dump() + " (this strata-compare reads " + std::to_string(kReportVersion) + ")";
       return false;
     }
     reports->clear();
@@ -318,19 +359,19 @@ bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std
       WorkloadReport w;
       w.name = wj.at("name").get<std::string>();
       w.source = wj.at("source").get<std::string>();
-      w.buffers = wj.at("buffers").get<uint64_t>();
-      w.events = wj.at("events").get<uint64_t>();
-      w.max_load_bytes = wj.at("max_load_bytes").get<uint64_t>();
+      w.buffers = U64(wj.at("buffers"));
+      w.events = U64(wj.at("events"));
+      w.max_load_bytes = U64(wj.at("max_load_bytes"));
       w.capacity_text = wj.at("capacity").get<std::string>();
-      w.capacity_bytes = wj.at("capacity_bytes").get<uint64_t>();
+      w.capacity_bytes = U64(wj.at("capacity_bytes"));
       for (const Json& rj : wj.at("runs")) w.runs.push_back(RunFrom(rj));
       for (const Json& oj : wj.at("occupancy")) {
         Occupancy o;
         o.contender = oj.at("contender").get<std::string>();
-        o.event = oj.at("event").get<uint64_t>();
-        o.extent_bytes = oj.at("extent_bytes").get<uint64_t>();
+        o.event = U64(oj.at("event"));
+        o.extent_bytes = U64(oj.at("extent_bytes"));
         for (const Json& b : oj.at("blocks")) {
-          o.blocks.push_back({b.at(0).get<uint64_t>(), b.at(1).get<uint64_t>(), b.at(2).get<int64_t>()});
+          o.blocks.push_back({U64(b.at(0)), U64(b.at(1)), I64(b.at(2))});
         }
         w.occupancy.push_back(std::move(o));
       }
@@ -353,20 +394,15 @@ std::string CsvHeader() {
 }
 
 std::string ToCsv(const WorkloadReport& w) {
-  auto quoted = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   std::ostringstream os;
   for (const Run& r : w.runs) {
     const MinCapacity& m = r.min_capacity;
     const Cost& c = r.cost;
-    os << quoted(w.name) << ',' << quoted(r.contender) << ',' << r.family << ',' << r.backend << ',' << r.capacity_bytes
-       << ',' << w.max_load_bytes << ',' << (r.completed() ? "true" : "false") << ',' << r.failed_allocs << ','
-       << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ',' << r.oom_quota << ','
-       << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ',' << r.first_oom.kind
-       << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
+    os << CsvText(w.name) << ',' << CsvText(r.contender) << ',' << CsvText(r.family) << ',' << CsvText(r.backend) << ','
+       << r.capacity_bytes << ',' << w.max_load_bytes << ',' << (r.completed() ? "true" : "false") << ','
+       << r.failed_allocs << ',' << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ','
+       << r.oom_quota << ',' << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ','
+       << CsvText(r.first_oom.kind) << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
     if (m.searched) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.6f", m.ratio);
@@ -378,9 +414,9 @@ std::string ToCsv(const WorkloadReport& w) {
     char wall[32];
     std::snprintf(wall, sizeof wall, "%.4f", r.wall_seconds);
     os << c.compactions << ',' << c.moves << ',' << c.bytes_moved << ',' << c.compaction_cycles << ','
-       << c.cycles_source << ',' << c.defragmentations << ',' << c.host_bytes_copied << ',' << c.device_allocs << ','
-       << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps << ',' << c.unmaps << ','
-       << wall << '\n';
+       << CsvText(c.cycles_source) << ',' << c.defragmentations << ',' << c.host_bytes_copied << ',' << c.device_allocs
+       << ',' << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps << ',' << c.unmaps
+       << ',' << wall << '\n';
   }
   return os.str();
 }
@@ -389,10 +425,10 @@ std::string ToTable(const WorkloadReport& w) {
   std::ostringstream os;
   const double at =
       w.max_load_bytes ? static_cast<double>(w.capacity_bytes) / static_cast<double>(w.max_load_bytes) : 0;
-  os << "strata-compare: " << w.name << " (" << w.source << "): " << w.buffers << " buffers, " << w.events
-     << " events, max load " << replay::HumanBytes(w.max_load_bytes) << "; capacity "
+  os << "strata-compare: " << Printable(w.name) << " (" << Printable(w.source) << "): " << w.buffers << " buffers, "
+     << w.events << " events, max load " << replay::HumanBytes(w.max_load_bytes) << "; capacity "
      << replay::HumanBytes(w.capacity_bytes) << " (" << Ratio(at)
-     << (w.capacity_text.empty() ? "" : ", " + w.capacity_text) << ")\n";
+     << (w.capacity_text.empty() ? "" : ", " + Printable(w.capacity_text)) << ")\n";
   const std::vector<std::string> head = {
       "contender",   "backend",       "at capacity",  "first OOM (event, buffer, kind)", "OOMs capacity/cap/frag/quota",
       "peak in use", "peak reserved", "min capacity", "what avoiding OOMs cost",         "wall"};
@@ -403,14 +439,15 @@ std::string ToTable(const WorkloadReport& w) {
     if (m.searched) min = m.found ? Ratio(m.ratio) : "> " + Ratio(m.ratio);
     char wall[32];
     std::snprintf(wall, sizeof wall, "%.2f s", r.wall_seconds);
-    rows.push_back({r.contender, r.backend, r.completed() ? "ok" : "FAIL (" + std::to_string(r.failed_allocs) + ")",
-                    r.first_oom.event < 0 ? "-"
-                                          : std::to_string(r.first_oom.event) + ", " +
-                                                std::to_string(r.first_oom.buffer_id) + ", " + r.first_oom.kind,
-                    std::to_string(r.oom_capacity) + "/" + std::to_string(r.oom_cap) + "/" +
-                        std::to_string(r.oom_fragmentation) + "/" + std::to_string(r.oom_quota),
-                    replay::HumanBytes(r.peak_live_bytes), replay::HumanBytes(r.peak_reserved_bytes), min, CostCell(r),
-                    wall});
+    rows.push_back(
+        {Printable(r.contender), Printable(r.backend),
+         r.completed() ? "ok" : "FAIL (" + std::to_string(r.failed_allocs) + ")",
+         r.first_oom.event < 0 ? "-"
+                               : std::to_string(r.first_oom.event) + ", " + std::to_string(r.first_oom.buffer_id) +
+                                     ", " + Printable(r.first_oom.kind),
+         std::to_string(r.oom_capacity) + "/" + std::to_string(r.oom_cap) + "/" + std::to_string(r.oom_fragmentation) +
+             "/" + std::to_string(r.oom_quota),
+         replay::HumanBytes(r.peak_live_bytes), replay::HumanBytes(r.peak_reserved_bytes), min, CostCell(r), wall});
   }
   std::vector<size_t> width(head.size());
   for (size_t k = 0; k < head.size(); ++k) {
@@ -430,26 +467,31 @@ std::string ToTable(const WorkloadReport& w) {
     if (!any) os << "why:\n";
     any = true;
     if (r.first_oom.event >= 0) {
-      os << "  " << r.contender << ": " << r.first_oom.kind << " at event " << r.first_oom.event << " (buffer "
-         << r.first_oom.buffer_id << (r.first_oom.tenant.empty() ? "" : ", tenant " + r.first_oom.tenant)
+      os << "  " << Printable(r.contender) << ": " << Printable(r.first_oom.kind) << " at event " << r.first_oom.event
+         << " (buffer " << r.first_oom.buffer_id
+         << (r.first_oom.tenant.empty() ? "" : ", tenant " + Printable(r.first_oom.tenant))
          << "): " << replay::HumanBytes(r.first_oom.request_bytes) << " requested, "
          << replay::HumanBytes(r.first_oom.live_bytes) << " in use, " << replay::HumanBytes(r.first_oom.reserved_bytes)
          << " reserved, largest free " << replay::HumanBytes(r.first_oom.largest_free_bytes)
          << (r.first_oom.limit_bytes ? ", limit " + replay::HumanBytes(r.first_oom.limit_bytes) : std::string())
          << "\n";
       if (!r.first_oom.message.empty()) {
+        // The message's own lines, indented; anything else that is not printable escaped.
         std::string m = r.first_oom.message;
         while (!m.empty() && m.back() == '\n') m.pop_back();
-        for (size_t at = m.find('\n'); at != std::string::npos; at = m.find('\n', at + 7)) m.replace(at, 1, "\n      ");
-        os << "      " << m << "\n";
+        size_t begin = 0;
+        for (size_t end; (end = m.find('\n', begin)) != std::string::npos; begin = end + 1) {
+          os << "      " << Printable(m.substr(begin, end - begin)) << "\n";
+        }
+        os << "      " << Printable(m.substr(begin)) << "\n";
       }
     }
-    if (!r.note.empty()) os << "  " << r.contender << ": " << r.note << "\n";
+    if (!r.note.empty()) os << "  " << Printable(r.contender) << ": " << Printable(r.note) << "\n";
   }
   for (const Run& r : w.runs) {
     for (const TenantResult& t : r.tenants) {
-      os << "  " << r.contender << " / " << t.name << ": " << t.allocs << " allocations, " << t.failed_allocs
-         << " failed, peak " << replay::HumanBytes(t.peak_in_use_bytes)
+      os << "  " << Printable(r.contender) << " / " << Printable(t.name) << ": " << t.allocs << " allocations, "
+         << t.failed_allocs << " failed, peak " << replay::HumanBytes(t.peak_in_use_bytes)
          << (t.quota_bytes ? ", quota " + replay::HumanBytes(t.quota_bytes) : std::string()) << "\n";
     }
   }
@@ -477,17 +519,27 @@ bool Merge(const std::vector<std::vector<WorkloadReport>>& parts, std::vector<Wo
       const auto key = std::make_pair(w.name, w.capacity_text);
       auto it = index.find(key);
       if (it == index.end()) {
-        index[key] = merged->size();
-        merged->push_back(w);
-        continue;
+        // The first report of this workload goes through the same checks as the rest: a run listed twice in one
+        // file is as wrong as one in two files.
+        it = index.emplace(key, merged->size()).first;
+        WorkloadReport first = w;
+        first.runs.clear();
+        first.occupancy.clear();
+        merged->push_back(std::move(first));
       }
       WorkloadReport& m = (*merged)[it->second];
       if (m.max_load_bytes != w.max_load_bytes || m.buffers != w.buffers || m.events != w.events ||
           m.capacity_bytes != w.capacity_bytes) {
-        *error = "two reports disagree about workload '" + w.name + "' (different files of one name?)";
+        *error =
+            "two reports disagree about workload '" + replay::Printable(w.name) + "' (different files of one name?)";
         return false;
       }
       for (const Run& r : w.runs) {
+        if (const char* field = ControlCharacterIn(w, r)) {
+          *error = "workload '" + replay::Printable(w.name) + "': run '" + replay::Printable(r.contender) +
+                   "': a control character in its " + field + " (not a report strata-compare wrote)";
+          return false;
+        }
         for (const Run& have : m.runs) {
           if (have.contender == r.contender && have.backend == r.backend) {
             *error = "workload '" + w.name + "': run '" + r.contender + "' (" + r.backend + ") appears twice";

@@ -80,6 +80,11 @@ class Backend {
   virtual Error MemoryStats(strata_context context, strata_memory_stats* out) = 0;
   // Waits for everything outstanding, then a NOOP round trip (the device has seen all that came before).
   virtual Error Synchronize() = 0;
+  // strata_interrupt: makes the running call's wait for the device return ABORTED. Async-signal-safe: it may only
+  // set a lock-free atomic flag. Backends whose calls never wait on a simulation ignore it.
+  virtual void Interrupt() {}
+  // Drops a request that came while no call ran (each call begins with it, under the device's lock).
+  virtual void ForgetInterrupt() {}
   // The last failed allocation (every field but struct_size); kind NONE when there was none.
   virtual Error LastOom(strata_oom_info* out) {
     *out = strata_oom_info{};

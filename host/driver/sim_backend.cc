@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -461,7 +462,14 @@ class SimBackend final : public Backend {
     return cmd;
   }
 
+  void Interrupt() override { interrupt_.store(true, std::memory_order_relaxed); }
+  void ForgetInterrupt() override { interrupt_.store(false, std::memory_order_relaxed); }
+
   Error CheckAlive(uint64_t start) {
+    if (interrupt_.exchange(false, std::memory_order_relaxed)) {
+      return {STRATA_ABORTED, "interrupted (strata_interrupt) after " + std::to_string(device_->edges() - start) +
+                                  " cycles of waiting for the device"};
+    }
     if (device_->tohost_valid()) {
       return {STRATA_UNAVAILABLE, "the runtime firmware stopped (tohost " + std::to_string(device_->tohost_value()) +
                                       "); console: " + console_};
@@ -586,8 +594,9 @@ class SimBackend final : public Backend {
 
   std::unique_ptr<sim::Device> device_;
   std::unique_ptr<sim::HostLink> link_;
-  uint64_t timeout_cycles_;  // the open option; 0 = the default rule
-  uint64_t limit_;           // this call's limit
+  uint64_t timeout_cycles_;             // the open option; 0 = the default rule
+  uint64_t limit_;                      // this call's limit
+  std::atomic<bool> interrupt_{false};  // strata_interrupt: the next CheckAlive gives up
   double hbm_peak_bytes_per_cycle_;
   int console_hook_ = -1;
   std::string console_;

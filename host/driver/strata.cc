@@ -388,7 +388,8 @@ Error StartTimeline(const std::string& backend, const TimelineOptions& t, strata
   return {};
 }
 
-// Checks the device pointer and takes its lock; a failed device refuses everything but info and close.
+// Checks the device pointer and takes its lock; a failed device refuses everything but info and close. A
+// strata_interrupt from before the call is dropped.
 #define STRATA_LOCK_DEVICE(call, device)                                                                           \
   if ((device) == nullptr) return Fail(call, STRATA_INVALID_ARGUMENT, "device is NULL");                           \
   if (!IsLive(device)) return Fail(call, STRATA_INVALID_ARGUMENT, "not an open device (closed, or never opened)"); \
@@ -397,12 +398,16 @@ Error StartTimeline(const std::string& backend, const TimelineOptions& t, strata
     return Fail(call, STRATA_FAILED_PRECONDITION,                                                                  \
                 "the device failed earlier (" + (device)->failed + "); close it and open a new one");              \
   }                                                                                                                \
+  (device)->backend->ForgetInterrupt();                                                                            \
   CallSpan call_span(device, call)
 
-// Reports a backend's answer; an UNAVAILABLE answer (a timeout, stopped firmware) fails the device.
+// Reports a backend's answer; an UNAVAILABLE answer (a timeout, stopped firmware) or an ABORTED one (interrupted
+// mid-command) fails the device.
 strata_status Answer(const char* call, strata_device* device, const Error& e) {
   device->call_status = e.status;
-  if (e.status == STRATA_UNAVAILABLE) device->failed = std::string(call) + ": " + e.message;
+  if (e.status == STRATA_UNAVAILABLE || e.status == STRATA_ABORTED) {
+    device->failed = std::string(call) + ": " + e.message;
+  }
   return Report(call, e);
 }
 
@@ -520,6 +525,13 @@ strata_status strata_close(strata_device* device) {
     delete device;
     return Report(kCall, e);
   });
+}
+
+strata_status strata_interrupt(strata_device* device) {
+  // No lock, no registry lookup, no last error: a signal handler calls this (strata.h).
+  if (device == nullptr) return STRATA_INVALID_ARGUMENT;
+  device->backend->Interrupt();
+  return STRATA_OK;
 }
 
 strata_status strata_get_device_info(strata_device* device, strata_device_info* out) {

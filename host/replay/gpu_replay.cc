@@ -183,6 +183,13 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   r.num_alloc_retries = s.num_alloc_retries;
   r.host_bytes_copied = s.host_bytes_copied;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  // Closed here rather than by Closer: closing finishes the timeline, and one that could not be written is an
+  // error like any other (strata_close says STRATA_DATA_LOSS).
+  closer.d = nullptr;
+  if (strata_close(d) != STRATA_OK) {
+    *error = ApiError("closing the device");
+    return false;
+  }
   return true;
 }
 

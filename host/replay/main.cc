@@ -123,26 +123,25 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
       go.gpu = capacity_text;
     }
   }
-  std::FILE* series = nullptr;
+  // The series is written under a temporary name and put in place once complete: a failed run leaves the old file.
+  strata::sim::ReplacingFile series;
   if (!series_path.empty()) {
-    series = std::fopen(series_path.c_str(), "w");
-    if (series == nullptr) {
-      std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(),
-                   std::strerror(errno));
+    if (const std::string why = series.Open(series_path); !why.empty()) {
+      std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(), why.c_str());
       return 2;
     }
-    std::fputs(strata::replay::GpuSeriesHeader().c_str(), series);
-    go.series = [series](const strata::replay::GpuSeriesRow& row) {
-      std::fputs(strata::replay::GpuSeriesCsv(row).c_str(), series);
+    std::FILE* file = series.get();
+    std::fputs(strata::replay::GpuSeriesHeader().c_str(), file);
+    go.series = [file](const strata::replay::GpuSeriesRow& row) {
+      std::fputs(strata::replay::GpuSeriesCsv(row).c_str(), file);
     };
   }
   strata::replay::GpuReplayResult r;
   std::string error;
   const bool ok = strata::replay::GpuReplay(trace, go, &r, &error);
-  if (series != nullptr) {
-    const bool written = std::ferror(series) == 0;
-    if (std::fclose(series) != 0 || !written) {
-      std::fprintf(stderr, "strata-replay: --series %s: write failed: %s\n", series_path.c_str(), std::strerror(errno));
+  if (!series_path.empty() && ok) {
+    if (const std::string why = series.Commit(); !why.empty()) {
+      std::fprintf(stderr, "strata-replay: --series %s: write failed: %s\n", series_path.c_str(), why.c_str());
       return 2;
     }
   }
@@ -155,16 +154,16 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     line.update(strata::replay::GpuJsonObject(r));
     std::printf("%s\n", strata::replay::JsonLine(line).c_str());
   } else {
-    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", trace.name.c_str(), trace.buffers.size(),
-                strata::replay::MaxLoad(trace, 256) / 1048576.0, strata::replay::GpuTable(r).c_str());
+    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", strata::replay::Printable(trace.name).c_str(),
+                trace.buffers.size(), strata::replay::MaxLoad(trace, 256) / 1048576.0,
+                strata::replay::GpuTable(r).c_str());
   }
   return r.failed_allocs != 0 ? 1 : 0;
 #endif
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole run; main wraps it.
+int Main(int argc, char** argv) {
   std::string trace_path, capacity_text, backend = "host", hbm_preset, firmware_path, series_path;
   strata::replay::ReplayOptions options;
   std::string policy_text;
@@ -315,6 +314,17 @@ int main(int argc, char** argv) {
                                                  : "--option needs --backend sim, gpu-emu or cuda");
   }
   if (!gpu && !series_path.empty()) return Usage("--series needs --backend gpu-emu or cuda");
+  // Neither output may be the trace or the other output (checked by file identity, before anything runs).
+  {
+    const auto timeline = named_options.find("timeline");
+    if (const std::string clash = strata::sim::CheckOutputsApart(
+            {{"the trace", trace_path}},
+            {{"--series", series_path}, {"--timeline", timeline == named_options.end() ? "" : timeline->second}});
+        !clash.empty()) {
+      std::fprintf(stderr, "strata-replay: %s\n", clash.c_str());
+      return 2;
+    }
+  }
   if (gpu) {
     return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options,
                   series_path, json);
@@ -362,12 +372,12 @@ int main(int argc, char** argv) {
   if (trace.buffers.size() >= 2000) {
     options.progress = [&](size_t done, size_t total) {
       if (tty) {
-        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)", trace.name.c_str(), done, total,
-                     done * 100 / total);
+        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)",
+                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
       } else if (done * 4 / total > last_quarter) {
         last_quarter = done * 4 / total;
-        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n", trace.name.c_str(), done, total,
-                     done * 100 / total);
+        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n",
+                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
       }
     };
   }
@@ -396,8 +406,8 @@ int main(int argc, char** argv) {
       printed = true;
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
-                   tty ? "\r" : "", trace.name.c_str(), static_cast<unsigned long long>(p.events_done),
-                   static_cast<unsigned long long>(p.events_total),
+                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(),
+                   static_cast<unsigned long long>(p.events_done), static_cast<unsigned long long>(p.events_total),
                    static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),
                    p.device_cycles / 1e6, p.bytes_moved / 1e9, p.wall_seconds, tty ? "\033[K" : "\n");
     };
@@ -405,8 +415,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s: the allocation at line %u (%llu B) has run for %.0f s "
                    "(compacting through the cycle-level HBM)%s",
-                   tty ? "\r" : "", trace.name.c_str(), line, static_cast<unsigned long long>(bytes), seconds,
-                   tty ? "\033[K" : "\n");
+                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(), line,
+                   static_cast<unsigned long long>(bytes), seconds, tty ? "\033[K" : "\n");
       printed = true;
     };
     strata::replay::SimReplayResult sr;
@@ -428,3 +438,8 @@ int main(int argc, char** argv) {
   }
   return failed ? 1 : 0;
 }
+
+}  // namespace
+
+// Host out of memory anywhere in the run: a message and exit status 1 (tool_cli.h), not an abort.
+int main(int argc, char** argv) { return strata::cli::RunMain("strata-replay", Main, argc, argv); }

@@ -16,6 +16,9 @@
 namespace strata::replay {
 namespace {
 
+// The most of a field a message quotes (escaped): enough to see what is wrong, never a whole line of the file.
+constexpr size_t kQuotedBytes = 40;
+
 std::string Trim(const std::string& s) {
   size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
@@ -102,7 +105,8 @@ bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::st
         *slot = static_cast<int>(c);
       }
       if (col_id < 0 || col_lower < 0 || col_upper < 0 || col_size < 0) {
-        return fail("header must name the columns id, lower, upper, size (got '" + Trim(line) + "')");
+        // Not quoted: a file that is not a trace fails here, and its first line may be anything (a password entry).
+        return fail("not a trace: the first line must be the header naming the columns id, lower, upper, size");
       }
       num_cols = f.size();
       have_header = true;
@@ -113,12 +117,14 @@ bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::st
     }
     TraceBuffer b;
     b.line = line_no;
-    if (!ParseSigned(f[col_id], &b.id)) return fail("id '" + f[col_id] + "' is not an integer");
+    if (!ParseSigned(f[col_id], &b.id))
+      return fail("id '" + Printable(f[col_id], kQuotedBytes) + "' is not an integer");
     if (!ParseUnsigned(f[col_lower], &b.lower))
-      return fail("lower '" + f[col_lower] + "' is not a non-negative integer");
+      return fail("lower '" + Printable(f[col_lower], kQuotedBytes) + "' is not a non-negative integer");
     if (!ParseUnsigned(f[col_upper], &b.upper))
-      return fail("upper '" + f[col_upper] + "' is not a non-negative integer");
-    if (!ParseUnsigned(f[col_size], &b.size)) return fail("size '" + f[col_size] + "' is not a non-negative integer");
+      return fail("upper '" + Printable(f[col_upper], kQuotedBytes) + "' is not a non-negative integer");
+    if (!ParseUnsigned(f[col_size], &b.size))
+      return fail("size '" + Printable(f[col_size], kQuotedBytes) + "' is not a non-negative integer");
     if (b.upper <= b.lower)
       return fail("upper (" + f[col_upper] + ") must be greater than lower (" + f[col_lower] + ")");
     if (b.size == 0) return fail("size must be at least 1 byte");
@@ -387,6 +393,28 @@ std::string HumanBytes(uint64_t b) {
   return Num(v, u == 0 ? 0 : 2) + " " + units[u];
 }
 
+std::string Printable(const std::string& text, size_t max_bytes) {
+  std::string out;
+  const size_t n = std::min(text.size(), max_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return n < text.size() ? out + "..." : out;
+}
+
 Json ToJsonObject(const ReplayResult& r) {
   Json j;
   j["trace"] = r.trace;
@@ -424,7 +452,7 @@ std::string ToTable(const ReplayResult& r) {
     os << buf << value << "\n";
   };
   auto bytes = [](uint64_t b) { return std::to_string(b) + " (" + HumanBytes(b) + ")"; };
-  os << "strata-replay: " << r.trace << "\n";
+  os << "strata-replay: " << Printable(r.trace) << "\n";  // a file name may hold anything
   row("policy", r.policy);
   row("compaction", r.compaction);
   row("granule", std::to_string(r.granule_bytes) + " B");

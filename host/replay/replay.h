@@ -39,6 +39,11 @@ constexpr uint64_t kMaxTraceTotalBytes = uint64_t{1} << 63;
 // "1.41 GiB", "512 B": bytes in the largest binary unit below 1024 of it (two decimals above bytes).
 std::string HumanBytes(uint64_t bytes);
 
+// `text` safe to print on a terminal: each control character (C0, DEL) as \n, \t or \xHH and each backslash
+// doubled, so a name or a field from a file cannot move the cursor, recolour or retitle the terminal; cut at
+// `max_bytes` of the text with "..." after it. For everything a tool prints that came from an input.
+std::string Printable(const std::string& text, size_t max_bytes = SIZE_MAX);
+
 // JSON output is built as nlohmann::ordered_json (keys in the order written) and printed by JsonLine: one line,
 // never malformed (bytes that are not UTF-8 become U+FFFD instead of an exception).
 using Json = nlohmann::ordered_json;

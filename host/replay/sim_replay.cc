@@ -289,8 +289,13 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
   r.alloc_round_trip = Summarize(alloc_rt);
   r.free_cycles = Summarize(free_fw);
   r.free_round_trip = Summarize(free_rt);
-  strata_close(dev.device);
+  // Closing finishes the timeline: one that could not be written is an error (STRATA_DATA_LOSS), not a result.
+  strata_device* closing = dev.device;
   dev.device = nullptr;
+  if (strata_close(closing) != STRATA_OK) {
+    *error = ApiError("closing the device");
+    return false;
+  }
   r.wall_seconds = std::chrono::duration<double>(Clock::now() - wall0).count();
   return true;
 }

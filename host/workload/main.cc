@@ -2,10 +2,11 @@
 // the CSV trace format strata-replay reads, with a one-line summary on stderr.
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
+#include "regular_file.h"
 #include "tool_cli.h"
 #include "workload.h"
 #include "xla_cli.h"
@@ -24,12 +25,12 @@ constexpr const char* kFooter =
     "Pickles are read by a data-only reader: nothing in them is imported or executed, and a pickle\n"
     "that asks for a Python object (GLOBAL, REDUCE, ...) is refused. See docs/workloads.md.\n"
     "\n"
-    "Exit status: 0 on success, 1 when the output cannot be written, 2 on bad usage or input (the\n"
-    "message names the byte offset or line of what could not be read).";
+    "Exit status: 0 on success, 1 when the output cannot be written or the host is out of memory, 2 on\n"
+    "bad usage or input (the message names the byte offset or line of what could not be read; -o naming\n"
+    "the input). -o is replaced whole once the trace is written: a refused input leaves it as it was.";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole run; main wraps it.
+int Main(int argc, char** argv) {
   using namespace strata::workload;
   std::string input, output;
   bool summary_only = false;
@@ -71,6 +72,18 @@ int main(int argc, char** argv) {
       "refuse larger inputs (default 1073741824)");
   if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
   if (input.empty()) return strata::cli::Usage("strata-import", "no input file");
+  // -o is checked before the input is read (a long import must not be lost at the end), and must not be the input.
+  if (!output.empty()) {
+    if (const std::string why = strata::sim::CheckWritableFile(output); !why.empty()) {
+      std::fprintf(stderr, "strata-import: %s: cannot write it: %s\n", output.c_str(), why.c_str());
+      return 2;
+    }
+    if (const std::string clash = strata::sim::CheckOutputsApart({{"the input", input}}, {{"-o", output}});
+        !clash.empty()) {
+      std::fprintf(stderr, "strata-import: %s\n", clash.c_str());
+      return 2;
+    }
+  }
 
   strata::replay::Trace trace;
   ImportStats stats;
@@ -80,13 +93,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!output.empty()) {
-    std::ofstream out(output, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      std::fprintf(stderr, "strata-import: %s: cannot write\n", output.c_str());
+    // Written whole or not at all: a trace the exporter refuses leaves -o as it was.
+    std::ostringstream csv;
+    if (!WriteTraceCsv(trace, csv, &error)) {
+      std::fprintf(stderr, "strata-import: %s: %s\n", output.c_str(), error.empty() ? "write failed" : error.c_str());
       return 1;
     }
-    if (!WriteTraceCsv(trace, out, &error) || !out.flush()) {
-      std::fprintf(stderr, "strata-import: %s: %s\n", output.c_str(), error.empty() ? "write failed" : error.c_str());
+    if (const std::string why = strata::sim::WriteTextFile(output, csv.str()); !why.empty()) {
+      std::fprintf(stderr, "strata-import: %s: %s\n", output.c_str(), why.c_str());
       return 1;
     }
   } else if (!summary_only) {
@@ -98,3 +112,8 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "strata-import: %s\n", SummaryLine(trace, stats).c_str());
   return 0;
 }
+
+}  // namespace
+
+// Host out of memory anywhere in the run: a message and exit status 1 (tool_cli.h), not an abort.
+int main(int argc, char** argv) { return strata::cli::RunMain("strata-import", Main, argc, argv); }

@@ -4,10 +4,13 @@
 // sim backend blocks while it simulates), close() takes it exclusively, so a device is never closed under a
 // call that another Python thread is making, and a closed device refuses calls instead of passing a dangling
 // pointer to the C API. Failed calls throw CallError, which becomes strata.Error (python/strata/errors.py).
+// Ctrl-C reaches a call in the main thread (InterruptScope): the device stops and KeyboardInterrupt is raised.
 #include <Python.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <signal.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
@@ -48,6 +51,57 @@ class BufferView {
 
  private:
   Py_buffer view_{};
+};
+
+// Ctrl-C during a device call. Python runs its SIGINT handler's Python part only in the main thread between
+// bytecodes, and a call holds the main thread in C++ for as long as it runs (an hour-long simulated GEMM), so the
+// KeyboardInterrupt would wait for the call to end. While the main thread is in a call, SIGINT also asks the
+// device to stop (strata_interrupt: a flag, async-signal-safe) and then goes on to Python's own C handler, which
+// notes the signal; the call returns ABORTED and Call raises the KeyboardInterrupt in place of that error. Other
+// threads' calls are left alone (Python delivers KeyboardInterrupt to the main thread only); so is a program that
+// installed its own SIGINT handling (not Python's C handler).
+std::atomic<strata_device*> g_interruptible{nullptr};  // the main thread's device while it is in a call
+void (*g_python_sigint)(int) = nullptr;
+std::atomic<bool> g_sigint_seen{false};
+unsigned long g_main_thread = 0;  // threading.main_thread().ident, at import
+
+void OnSigint(int signal) {
+  g_sigint_seen.store(true);
+  if (strata_device* d = g_interruptible.load()) strata_interrupt(d);
+  if (g_python_sigint != nullptr) g_python_sigint(signal);
+}
+
+class InterruptScope {
+ public:
+  // Called with the GIL released, the device open.
+  explicit InterruptScope(strata_device* device, bool main_thread) {
+    struct sigaction current {};
+    if (!main_thread || ::sigaction(SIGINT, nullptr, &current) != 0) return;
+    if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN ||
+        current.sa_handler == OnSigint) {
+      return;
+    }
+    g_python_sigint = current.sa_handler;
+    g_sigint_seen.store(false);
+    g_interruptible.store(device);
+    struct sigaction ours = current;
+    ours.sa_handler = OnSigint;
+    installed_ = ::sigaction(SIGINT, &ours, &previous_) == 0;
+    if (!installed_) g_interruptible.store(nullptr);
+  }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+  ~InterruptScope() {
+    if (!installed_) return;
+    ::sigaction(SIGINT, &previous_, nullptr);
+    g_interruptible.store(nullptr);
+  }
+  // Whether SIGINT came while installed.
+  bool interrupted() const { return installed_ && g_sigint_seen.load(); }
+
+ private:
+  bool installed_ = false;
+  struct sigaction previous_ {};
 };
 
 // (name, type, string, int64, double, bool): one open option as python/strata/device.py typed it.
@@ -105,17 +159,24 @@ class Device {
   const std::string& backend() const { return backend_; }
 
   // Runs fn(device) without the GIL, holding the device open; a closed device is FAILED_PRECONDITION.
+  // Ctrl-C in the main thread stops the call (InterruptScope) and raises KeyboardInterrupt.
   template <class Fn>
   void Call(const char* what, Fn&& fn) const {
     strata_status status;
+    bool interrupted = false;
+    const bool main_thread = PyThread_get_thread_ident() == g_main_thread;
     {
       py::gil_scoped_release nogil;
       std::shared_lock lock(mutex_);
       if (device_ == nullptr) {
         throw CallError{STRATA_FAILED_PRECONDITION, std::string(what) + ": the device is closed"};
       }
+      InterruptScope scope(device_, main_thread);
       status = fn(device_);
+      interrupted = scope.interrupted();
     }
+    // Python's handler noted the signal: raise its KeyboardInterrupt now, not the call's ABORTED.
+    if (interrupted && PyErr_CheckSignals() != 0) throw py::error_already_set();
     Check(status);
   }
 
@@ -319,6 +380,7 @@ py::dict Statuses() {
 
 PYBIND11_MODULE(_strata, m) {
   m.doc() = "The Strata host driver's C API (strata/strata.h); use the strata package, not this module.";
+  g_main_thread = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 
   // CallError -> strata.errors.error_for(status name)(message, status): raised lazily, by then the package exists.
   py::register_exception_translator([](std::exception_ptr p) {

@@ -344,9 +344,17 @@ class Context:
             buffers.append(self.upload(c) if c is not None else self.alloc(out.nbytes))
             self.gemm_buffers(*buffers, m, n, k, flags=flags, quant_mult=mult, quant_shift=shift)
             buffers[2].read(out=out)
-        finally:
+        except BaseException:
+            # The call's own error (or Ctrl-C's KeyboardInterrupt) is the one to raise: a device that failed in the
+            # call (interrupted, timed out) refuses the frees too.
             for buffer in buffers:
-                buffer.free()
+                try:
+                    buffer.free()
+                except Error:
+                    pass
+            raise
+        for buffer in buffers:
+            buffer.free()
         return out
 
     def gemm_buffers(self, a, b, c, m, n, k, flags=0, quant_mult=0, quant_shift=0):

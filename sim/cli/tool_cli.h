@@ -2,17 +2,21 @@
 // CLI11, under one set of rules: --help (-h) prints the usage line, what the program does, every option and the
 // exit statuses on stdout and exits 0; a usage error prints "PROG: WHY" and "Try 'PROG --help'." on stderr and
 // exits with kExitUsage (2 in every tool); values are read by the tool's own rules (suffixes, 0x), so what the
-// docs promise is unchanged. Header-only; depends on CLI11 alone.
+// docs promise is unchanged. Every tool's main runs its body through RunMain (host out of memory is a message and
+// exit status 1, not an abort), and every command line a tool prints quotes its words with ShellWord. Header-only;
+// depends on CLI11 alone.
 #ifndef STRATA_SIM_CLI_TOOL_CLI_H_
 #define STRATA_SIM_CLI_TOOL_CLI_H_
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -23,6 +27,8 @@
 namespace strata::cli {
 
 constexpr int kExitUsage = 2;
+// What a tool returns when the host ran out of memory (RunMain).
+constexpr int kExitHostMemory = 1;
 // What Parse returns when the program should go on.
 constexpr int kContinue = -1;
 
@@ -60,6 +66,61 @@ class HelpFormatter : public CLI::Formatter {
 inline int Usage(const std::string& program, const std::string& why) {
   std::fprintf(stderr, "%s: %s\nTry '%s --help'.\n", program.c_str(), why.c_str(), program.c_str());
   return kExitUsage;
+}
+
+// Runs a tool's main body under the house rule for host memory: std::bad_alloc from anywhere in it (a huge input, a
+// ulimit -v) becomes "PROG: out of host memory" on stderr and kExitHostMemory, where an uncaught exception would
+// abort with SIGABRT and a core. The stack is unwound first, so outputs still being written are abandoned (their
+// temporary files removed, see regular_file.h) and the memory is back before the message is printed.
+inline int RunMain(const char* program, int (*body)(int, char**), int argc, char** argv) {
+  try {
+    return body(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: out of host memory\n", program);
+    return kExitHostMemory;
+  }
+}
+
+// `s` as one word of a shell command line that the shell reads back as exactly `s`: as it is when every byte is
+// plainly safe, in single quotes otherwise, and as $'...' (bash, zsh, ksh, dash >= 0.5.12, POSIX.1-2024 sh) when it
+// holds a control character, each one escaped (\n, \xHH). A newline in a file name never ends the command line, so
+// no part of a name runs as a command under GNU parallel or `sed -n "${N}p" jobs.txt | bash`; a shell without
+// $'...' reads a wrong file name, which fails as one, and still runs nothing from it.
+inline std::string ShellWord(const std::string& s) {
+  bool plain = !s.empty(), control = false;
+  for (const char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) control = true;
+    if (!(std::isalnum(u) || c == '/' || c == '.' || c == '_' || c == '-' || c == ':' || c == ',' || c == '+' ||
+          c == '=')) {
+      plain = false;
+    }
+  }
+  if (plain) return s;
+  if (!control) {
+    std::string q = "'";
+    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  }
+  std::string q = "$'";
+  for (const char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      q += '\\';
+      q += c;
+    } else if (c == '\n') {
+      q += "\\n";
+    } else if (c == '\t') {
+      q += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      q += hex;
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
 }
 
 // A tool's App with the house rules. `synopsis` is the usage line after "usage: " ("strata-import INPUT [...]").

@@ -100,8 +100,8 @@ TEST(TraceReplayBaseline, UnboundedReportsFootprint) {
 }
 
 struct BadTrace {
-  const char* text;
-  const char* error;
+  std::string text;
+  std::string error;
 };
 
 void PrintTo(const BadTrace& t, std::ostream* os) { *os << "error " << t.error; }
@@ -118,23 +118,31 @@ TEST_P(MalformedTrace, ErrorNamesTheLine) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, MalformedTrace,
-    ::testing::Values(BadTrace{"", "1: empty trace: no header line"},
-                      BadTrace{"id,lower,size\n0,0,1\n",
-                               "1: header must name the columns id, lower, upper, size (got 'id,lower,size')"},
-                      BadTrace{"id,lower,upper,size\n0,0,4,256\n1,2\n", "3: expected 4 fields, got 2"},
-                      BadTrace{"id,lower,upper,size\n0,0,4,25x6\n", "2: size '25x6' is not a non-negative integer"},
-                      BadTrace{"id,lower,upper,size\n0,5,5,256\n", "2: upper (5) must be greater than lower (5)"},
-                      BadTrace{"id,lower,upper,size\n0,-1,5,256\n", "2: lower '-1' is not a non-negative integer"},
-                      BadTrace{"id,lower,upper,size\n\n0,1,5,0\n", "3: size must be at least 1 byte"},
-                      BadTrace{"id,lower,upper,size\nx,1,5,10\n", "2: id 'x' is not an integer"},
-                      BadTrace{"id,lower,upper,size,id\n", "1: header names column 'id' twice"},
-                      BadTrace{"id,lower,upper,size\n0,0,1,4611686018427387905\n",
-                               "2: size 4611686018427387905 is beyond any device"},
-                      // Each size is legal; the sum passes 2^63 on the fourth line (and would wrap 2^64 later).
-                      BadTrace{"id,lower,upper,size\n0,0,1,4611686018427387904\n1,0,1,4611686018427387904\n"
-                               "2,0,1,1\n3,0,1,4611686018427387904\n",
-                               "4: the sizes up to here add up to more than 2^63 bytes (sums over the trace would "
-                               "overflow)"}));
+    ::testing::Values(
+        BadTrace{"", "1: empty trace: no header line"},
+        BadTrace{"id,lower,size\n0,0,1\n",
+                 "1: not a trace: the first line must be the header naming the columns id, lower, upper, size"},
+        BadTrace{"id,lower,upper,size\n0,0,4,256\n1,2\n", "3: expected 4 fields, got 2"},
+        BadTrace{"id,lower,upper,size\n0,0,4,25x6\n", "2: size '25x6' is not a non-negative integer"},
+        BadTrace{"id,lower,upper,size\n0,5,5,256\n", "2: upper (5) must be greater than lower (5)"},
+        BadTrace{"id,lower,upper,size\n0,-1,5,256\n", "2: lower '-1' is not a non-negative integer"},
+        BadTrace{"id,lower,upper,size\n\n0,1,5,0\n", "3: size must be at least 1 byte"},
+        BadTrace{"id,lower,upper,size\nx,1,5,10\n", "2: id 'x' is not an integer"},
+        // An arbitrary file's first line is not quoted; a field is, escaped and cut at 40 bytes.
+        BadTrace{"root:$6$secret:19000:0:99999:7:::\n",
+                 "1: not a trace: the first line must be the header naming the columns id, lower, upper, size"},
+        BadTrace{"id,lower,upper,size\n0,0,4,\x1b]0;title\x07\n",
+                 "2: size '\\x1b]0;title\\x07' is not a non-negative integer"},
+        BadTrace{"id,lower,upper,size\n0,0,4," + std::string(100, '7') + "x\n",
+                 "2: size '" + std::string(40, '7') + "...' is not a non-negative integer"},
+        BadTrace{"id,lower,upper,size,id\n", "1: header names column 'id' twice"},
+        BadTrace{"id,lower,upper,size\n0,0,1,4611686018427387905\n",
+                 "2: size 4611686018427387905 is beyond any device"},
+        // Each size is legal; the sum passes 2^63 on the fourth line (and would wrap 2^64 later).
+        BadTrace{"id,lower,upper,size\n0,0,1,4611686018427387904\n1,0,1,4611686018427387904\n"
+                 "2,0,1,1\n3,0,1,4611686018427387904\n",
+                 "4: the sizes up to here add up to more than 2^63 bytes (sums over the trace would "
+                 "overflow)"}));
 
 TEST(Capacity, ParsesFactorsAndUnits) {
   uint64_t b;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -149,6 +150,42 @@ TEST(DeviceLifecycle, ATimedOutCallFailsTheDeviceUntilReopened) {
   d = OpenSim();
   ExpectWorks(d);
   EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+// strata_interrupt (Ctrl-C in Python): the call running in another thread returns ABORTED at its next wait and the
+// device fails as after a timeout; a request made while no call runs is dropped when the next call begins.
+TEST(DeviceLifecycle, AnInterruptedCallFailsTheDeviceUntilReopened) {
+  strata_device* d = OpenSim();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(strata_interrupt(d), STRATA_OK);  // nothing running: dropped
+  strata_context c;
+  ASSERT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
+  constexpr uint32_t kN = 512;
+  strata_buffer a, b, out;
+  ASSERT_EQ(strata_alloc(d, c, kN * kN, 0, 0, &a), STRATA_OK);
+  ASSERT_EQ(strata_alloc(d, c, kN * kN, 0, 0, &b), STRATA_OK);
+  ASSERT_EQ(strata_alloc(d, c, kN * kN * 4, 0, 0, &out), STRATA_OK);
+  strata_gemm_args g{};
+  g.struct_size = sizeof g;
+  g.a = a;
+  g.b = b;
+  g.c = out;
+  g.m = g.n = g.k = kN;
+  strata_status gemm = STRATA_OK;
+  std::string message;
+  std::thread call([&] {
+    gemm = strata_gemm(d, c, &g);
+    message = strata_last_error_message();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the GEMM simulates for seconds
+  EXPECT_EQ(strata_interrupt(d), STRATA_OK);
+  call.join();
+  EXPECT_EQ(gemm, STRATA_ABORTED);
+  EXPECT_NE(message.find("interrupted (strata_interrupt)"), std::string::npos) << message;
+  strata_buffer x;
+  EXPECT_EQ(strata_alloc(d, c, 64, 0, 0, &x), STRATA_FAILED_PRECONDITION);
+  EXPECT_EQ(strata_close(d), STRATA_OK);
+  EXPECT_EQ(strata_interrupt(nullptr), STRATA_INVALID_ARGUMENT);
 }
 
 }  // namespace

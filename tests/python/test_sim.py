@@ -1,5 +1,7 @@
 """import strata on the sim backend (the Strata model): GEMM bit-exact, stats, compaction and a replay, kept to a
 few seconds. Skipped where the build has no sim backend (STRATA_BUILD_SIM=OFF or no firmware images)."""
+import os
+import signal
 import sys
 import threading
 import time
@@ -77,6 +79,26 @@ class SimTest(unittest.TestCase):
             sys.setswitchinterval(interval)
         np.testing.assert_array_equal(c, reference_gemm(a, b))
         self.assertGreater(spun, 0.25 * rate * seconds, f"{spun} spins in {seconds:.3f} s at {rate:.0f}/s alone")
+
+    def test_ctrl_c_stops_a_device_call(self):
+        # SIGINT while the main thread waits on a long simulated GEMM: the device stops (strata_interrupt) and
+        # KeyboardInterrupt comes at once, not when the GEMM ends; the interrupted device then refuses calls.
+        rng = np.random.default_rng(4)
+        a, b = random_int8(rng, (512, 1024)), random_int8(rng, (1024, 512))
+        dev = strata.open("sim", hbm_capacity_bytes=64 << 20)
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        try:
+            t0 = time.perf_counter()
+            timer.start()
+            with self.assertRaises(KeyboardInterrupt):
+                dev.gemm(a, b)
+            seconds = time.perf_counter() - t0
+            self.assertLess(seconds, 10, "KeyboardInterrupt waited for the call")
+            with self.assertRaises(strata.FailedPreconditionError):
+                dev.alloc(256)
+        finally:
+            timer.cancel()
+            dev.close()
 
     def test_stats_and_compaction(self):
         with self.dev.create_context() as ctx:

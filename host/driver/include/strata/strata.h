@@ -34,12 +34,13 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  5 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  6 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
        1.3: event sinks (strata_set_event_sink);                         \
        1.4: events carry device addresses; instants; "heap" track;       \
-       1.5: sim open option trace_from_first_gemm */
+       1.5: sim open option trace_from_first_gemm;                       \
+       1.6: strata_interrupt */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -131,6 +132,13 @@ strata_status strata_open(const char* backend, const strata_open_options* option
 /* Destroys every context (freeing their buffers) and the device. NULL is OK. Not to be called while another
  * thread uses the device. */
 strata_status strata_close(strata_device* device);
+/* Asks the call now running on `device` to stop at its next wait for the device: that call returns ABORTED
+ * ("interrupted") and the device fails until closed, as after a timeout (its state mid-command is unknown). A
+ * request made while no call runs is dropped when the next call begins. For Ctrl-C during an hour-long simulated
+ * GEMM: callable from any thread and from a signal handler (it only sets a flag: no lock, no last error), never
+ * blocks. `device` must be open. sim only; the other backends' calls do not wait on a simulation and ignore it.
+ * Since 1.6. */
+strata_status strata_interrupt(strata_device* device);
 
 typedef struct strata_device_info {
   uint32_t struct_size;

@@ -134,7 +134,9 @@ class Device {
   }
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
-  ~Device() { strata_close(device_); }
+  ~Device() { strata_close(device_); }  // its status lost: call Close() to know it
+  // Closes now and throws what strata_close says (STRATA_DATA_LOSS: the timeline could not be written completely).
+  void Close() { Check(strata_close(std::exchange(device_, nullptr))); }
 
   Context CreateContext(uint64_t quota_bytes = 0, double quota_fraction = 0) {
     strata_context_options o{sizeof o, quota_bytes, quota_fraction};
