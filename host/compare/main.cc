@@ -230,6 +230,10 @@ int Main(int argc, char** argv) {
   app.add_flag("--no-table", no_table, "no table on standard output (with --json FILE or --csv FILE)");
   if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
   table = !no_table;
+  // --no-table with nothing else to show would run the whole comparison for no output at all.
+  if (no_table && json_path.empty() && csv_path.empty() && timeline_path.empty() && emit_dir.empty()) {
+    return Usage("--no-table leaves no output: add --json FILE, --csv FILE or --timeline FILE");
+  }
   if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
   // Output paths are checked before anything runs: a long comparison must not be lost at the end.
   if (timeline_path == "-") return Usage("--timeline writes a file, not standard output");

@@ -24,7 +24,7 @@ const std::vector<std::string> kEmuOptions = {"gpu", "total_bytes", "context_byt
 
 Error OpenGpuEmu(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   gpu::GpuSpec spec;
-  const std::string preset = o.GetString("gpu", "h100-80g");
+  const std::string preset = o.GetString("gpu", gpu::kDefaultGpuPreset);
   if (!gpu::GpuPresetByName(preset, &spec)) {
     return {STRATA_INVALID_ARGUMENT, "unknown GPU preset '" + preset + "' (" + gpu::GpuPresetNames() + ")"};
   }
@@ -55,7 +55,7 @@ Error OpenGpuEmu(const OpenOptions& o, std::unique_ptr<Backend>* out) {
 
 std::vector<OptionSpec> GpuEmuOptions() {
   std::vector<OptionSpec> specs = {
-      {"gpu", STRATA_VALUE_STRING, "h100-80g", "GPU preset: " + gpu::GpuPresetNames()},
+      {"gpu", STRATA_VALUE_STRING, gpu::kDefaultGpuPreset, "GPU preset: " + gpu::GpuPresetNames()},
       {"total_bytes", STRATA_VALUE_INT64, "0", "total device memory (cudaMemGetInfo's total); 0 = the preset's"},
       {"context_bytes", STRATA_VALUE_INT64, "536870912", "CUDA context and libraries: free at start = total - this"},
       {"page_bytes", STRATA_VALUE_INT64, "2097152", "physical page granule (cuMemGetAllocationGranularity)"},

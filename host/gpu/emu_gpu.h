@@ -24,8 +24,12 @@ struct GpuSpec {
   uint64_t page_bytes = 2ull << 20;  // cuMemGetAllocationGranularity; every device allocation rounds to it
 };
 
+// The gpu-emu backend's GPU when none is named.
+constexpr const char* kDefaultGpuPreset = "h100-80g";
 // "h100-80g", "a100-40g", ... (case-insensitive). False for an unknown name.
 bool GpuPresetByName(const std::string& name, GpuSpec* out);
+// The board as a user names it ("H100 80GB" for h100-80g); an unknown name comes back as given.
+std::string GpuModelName(const std::string& preset);
 // The preset names, comma-separated, for help and error messages.
 std::string GpuPresetNames();
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "emu_gpu.h"
 #include "strata/named_options.hpp"
 #include "strata/strata.h"
 
@@ -82,6 +83,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     for (const auto& [name, value] : options.options) named->Add(name, value);
   } catch (const Error& e) {
     *error = e.what();
+    r.options_refused = e.status() == STRATA_INVALID_ARGUMENT;
     return false;
   }
   strata_open_options o{};
@@ -89,7 +91,8 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   o.named_options = named->data();
   o.num_named_options = named->size();
   strata_device* d = nullptr;
-  if (strata_open(options.backend.c_str(), &o, &d) != STRATA_OK) {
+  if (const strata_status st = strata_open(options.backend.c_str(), &o, &d); st != STRATA_OK) {
+    r.options_refused = st == STRATA_INVALID_ARGUMENT;
     *error = ApiError(("opening the " + options.backend + " backend").c_str());
     return false;
   }
@@ -109,7 +112,13 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     const auto device = options.options.find("device");
     r.gpu = "cuda device " + (device == options.options.end() ? std::string("0") : device->second);
   } else {
-    r.gpu = options.gpu.empty() ? "custom" : options.gpu;
+    // The preset as a user names the board; its memory resized by --capacity BYTES or total_bytes is said so.
+    const auto named_gpu = options.options.find("gpu");
+    const std::string preset = !options.gpu.empty()                 ? options.gpu
+                               : named_gpu != options.options.end() ? named_gpu->second
+                                                                    : gpu::kDefaultGpuPreset;
+    r.gpu = gpu::GpuModelName(preset);
+    if (options.total_bytes != 0 || options.options.count("total_bytes") != 0) r.gpu += " resized";
   }
 
   const std::vector<Event> events = BuildEvents(trace);

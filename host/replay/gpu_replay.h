@@ -61,6 +61,9 @@ struct GpuReplayResult {
   uint64_t num_alloc_retries = 0;
   uint64_t defragmentations = 0, defrag_bytes = 0, host_bytes_copied = 0;
   double wall_seconds = 0;
+  // GpuReplay failed because the backend refused the options (INVALID_ARGUMENT: an unknown policy or GPU
+  // preset, a bad value): the caller's input, not a device that failed.
+  bool options_refused = false;
 };
 
 // A RESOURCE_EXHAUSTED allocation is counted and its buffer skipped; anything else returns false with *error.

@@ -25,6 +25,7 @@
 #endif
 #ifdef STRATA_REPLAY_HAVE_GPU
 #include "gpu_replay.h"
+#include "policy.h"
 #endif
 
 namespace {
@@ -36,7 +37,7 @@ constexpr const char* kSynopsis =
     "                     [--option NAME=VALUE]... [--series FILE.csv] [--timeline FILE.json] [--json]\n"
     "                     [--check] [--verbose]";
 constexpr const char* kDescription =
-    "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see data/traces/README.md)\n"
+    "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see tests/data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
     "are freed, then buffers whose lower bound is reached are allocated, in file order.";
 constexpr const char* kFooter =
@@ -330,7 +331,12 @@ int Main(int argc, char** argv) {
                   series_path, json);
   }
   if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
-    return Usage("unknown policy '" + policy_text + "' (tlsf, best-fit or first-fit)");
+#ifdef STRATA_REPLAY_HAVE_GPU
+    const std::vector<std::string> gpu_policies = strata::gpu::PolicyNames();
+#else
+    const std::vector<std::string> gpu_policies;
+#endif
+    return Usage(strata::replay::UnknownHostPolicy(policy_text, gpu_policies, "--backend gpu-emu"));
   }
   if (!sim && !hbm_preset.empty()) return Usage("--hbm needs --backend sim");
   if (!sim && !firmware_path.empty()) return Usage("--firmware needs --backend sim");

@@ -2,10 +2,12 @@
 #include "replay.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -149,7 +151,7 @@ bool LoadTrace(const std::string& path, Trace* trace, std::string* error) {
   }
   std::ifstream in(path);
   if (!in) {
-    *error = path + ": cannot open";
+    *error = path + ": cannot open: " + std::strerror(errno);
     return false;
   }
   std::string e;
@@ -384,6 +386,26 @@ std::string Num(double v, int digits) {
 }
 
 }  // namespace
+
+std::string HostPolicyNames() {
+  std::string names;
+  for (uint32_t p = 0; p < alloc::kNumPolicies; ++p) {
+    names.append(names.empty() ? "" : ", ").append(alloc::PolicyName(static_cast<alloc::Policy>(p)));
+  }
+  return names;
+}
+
+std::string UnknownHostPolicy(const std::string& policy, const std::vector<std::string>& gpu_policies,
+                              const std::string& gpu_backend) {
+  std::string gpu;
+  for (const std::string& p : gpu_policies) gpu.append(gpu.empty() ? "" : ", ").append(p);
+  std::string message = "unknown policy '" + policy + "' for the host allocator (" + HostPolicyNames() + ")";
+  if (std::find(gpu_policies.begin(), gpu_policies.end(), policy) != gpu_policies.end()) {
+    return message + ": " + policy + " is a GPU framework's policy, replayed on an emulated GPU with " + gpu_backend;
+  }
+  if (!gpu.empty()) message += "; with " + gpu_backend + ": " + gpu;
+  return message;
+}
 
 std::string HumanBytes(uint64_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

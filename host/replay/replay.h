@@ -145,6 +145,14 @@ std::string ToTable(const ReplayResult& result);  // human-readable, several lin
 // "1.0x" (times max load) or a byte count with an optional K/M/G/T (or KiB/MiB/GiB/TiB) suffix.
 bool ParseCapacity(const std::string& text, uint64_t max_load, uint32_t granule, uint64_t* bytes, std::string* error);
 
+// The host allocator's policies, "tlsf, best-fit, first-fit" (alloc::PolicyName's names, not typed again).
+std::string HostPolicyNames();
+// What to say of a policy the host allocator does not know. gpu_policies: the GPU framework policies the build
+// has; a name among them is a GPU policy asked of the host, so the message names `gpu_backend` (how the caller
+// picks the gpu-emu backend: "--backend gpu-emu" on the command line, backend="gpu-emu" in Python).
+std::string UnknownHostPolicy(const std::string& policy, const std::vector<std::string>& gpu_policies,
+                              const std::string& gpu_backend);
+
 }  // namespace strata::replay
 
 #endif  // STRATA_HOST_REPLAY_REPLAY_H_

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -149,7 +151,7 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
   *stats = ImportStats{};
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    *error = path + ": cannot open";
+    *error = path + ": cannot open: " + std::strerror(errno);
     return false;
   }
   // An XLA dump is a directory or a pair of files: xla_dump.cc reads what it needs.
@@ -169,7 +171,7 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    *error = path + ": cannot open";
+    *error = path + ": cannot open: " + std::strerror(errno);
     return false;
   }
   std::string data(static_cast<size_t>(st.st_size), '\0');

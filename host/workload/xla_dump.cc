@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -507,8 +509,12 @@ namespace {
 
 bool ReadWhole(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
   struct stat st;
-  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    *error = path + ": cannot open";
+  if (stat(path.c_str(), &st) != 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": cannot open: not a regular file";
     return false;
   }
   if (static_cast<uint64_t>(st.st_size) > limit) {
@@ -550,14 +556,14 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   stats->source = "XLA buffer assignment";
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    *error = path + ": cannot open";
+    *error = path + ": cannot open: " + std::strerror(errno);
     return false;
   }
   std::string prefix;  // the module's path without the suffix
   if (S_ISDIR(st.st_mode)) {
     DIR* dir = opendir(path.c_str());
     if (dir == nullptr) {
-      *error = path + ": cannot open";
+      *error = path + ": cannot open: " + std::strerror(errno);
       return false;
     }
     std::vector<std::string> names;

@@ -804,7 +804,7 @@ TEST(Formats, FileErrorsCarryThePath) {
   ImportStats stats;
   std::string error;
   EXPECT_FALSE(ImportFile("/nonexistent/x.pickle", Format::kAuto, {}, &trace, &stats, &error));
-  EXPECT_EQ(error, "/nonexistent/x.pickle: cannot open");
+  EXPECT_EQ(error, "/nonexistent/x.pickle: cannot open: No such file or directory");
   const std::string truncated = Snapshots() + "/truncated_p4.pickle";
   EXPECT_FALSE(ImportFile(truncated, Format::kAuto, {}, &trace, &stats, &error));
   EXPECT_EQ(error.rfind(truncated + ": byte 2: FRAME of ", 0), 0u) << error;
