@@ -31,7 +31,8 @@ namespace {
 
 // Input the caller got wrong (a trace that does not parse, a bad capacity or contender): ValueError.
 [[noreturn]] void BadInput(const std::string& message) { throw py::value_error(message); }
-// A run that could not happen (a backend that failed, an option a policy refused): RuntimeError.
+// A run that could not happen (a backend that did not start, a device that failed): RuntimeError. A policy, GPU
+// preset or option value the backend refuses (INVALID_ARGUMENT) is input, so BadInput.
 [[noreturn]] void RunFailed(const std::string& message) { throw std::runtime_error(message); }
 
 // A trace: a CSV file's path, or CSV text (id,lower,upper,size) named `name`.
@@ -59,7 +60,7 @@ std::string ReplayStrata(const std::string& source, bool is_path, const std::str
   const strata::replay::Trace trace = LoadTrace(source, is_path, name);
   strata::replay::ReplayOptions o;
   if (!policy.empty() && !strata::alloc::ParsePolicy(policy.c_str(), &o.policy)) {
-    BadInput("unknown policy '" + policy + "' (tlsf, best-fit or first-fit)");
+    BadInput(strata::replay::UnknownHostPolicy(policy, strata::gpu::PolicyNames(), "backend=\"gpu-emu\""));
   }
   if (granule != 0) {
     if ((granule & (granule - 1)) != 0 || granule > strata::alloc::kMaxGranuleBytes) {
@@ -139,7 +140,10 @@ std::string ReplayGpu(const std::string& source, bool is_path, const std::string
   strata::replay::GpuReplayResult r;
   {
     py::gil_scoped_release nogil;
-    if (!strata::replay::GpuReplay(trace, go, &r, &error)) RunFailed(backend + " backend: " + error);
+    if (!strata::replay::GpuReplay(trace, go, &r, &error)) {
+      if (r.options_refused) BadInput(backend + " backend: " + error);  // a policy, preset or value it does not know
+      RunFailed(backend + " backend: " + error);
+    }
   }
   return "{\"trace\":\"" + strata::replay::JsonEscape(trace.name) + "\"," + strata::replay::GpuJson(r).substr(1);
 }

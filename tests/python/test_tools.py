@@ -98,6 +98,17 @@ class ReplayTest(unittest.TestCase):
             strata.replay(SMALL, backend="sim")
         self.assertIn("no sim backend", str(cm.exception))
 
+    def test_messages_that_help(self):
+        # A GPU framework's policy asked of the host allocator names the backend that replays it.
+        with self.assertRaises(ValueError) as cm:
+            strata.replay(SMALL, policy="torch")
+        self.assertIn("torch is a GPU framework's policy", str(cm.exception))
+        self.assertIn('backend="gpu-emu"', str(cm.exception))
+        # A file that cannot be opened says why.
+        with self.assertRaises(ValueError) as cm:
+            strata.replay("/no/such/trace.csv")
+        self.assertIn("No such file or directory", str(cm.exception))
+
     def test_bad_input(self):
         with self.assertRaises(ValueError):
             strata.replay(SMALL, backend="nope")
@@ -119,8 +130,14 @@ class ReplayTest(unittest.TestCase):
             strata.replay([(1, 2, 3)])
         with self.assertRaises(ValueError):
             strata.replay(SMALL, options={"mxu_n": 8})  # options need a device backend
-        with self.assertRaises(RuntimeError):
+        # What the backend refuses at open is input too (docs/python.md): ValueError, as the host's refusals.
+        with self.assertRaises(ValueError) as cm:
             strata.replay(SMALL, backend="gpu-emu", policy="no-such-policy")
+        self.assertIn("no-such-policy", str(cm.exception))
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, backend="gpu-emu", capacity="h999-1g")  # no such GPU preset
+        with self.assertRaises(ValueError):
+            strata.replay(SMALL, backend="gpu-emu", options={"mem_fraction": "2.5"})
         for bad in (None, 3, b"x.csv", {"id": 1}):
             with self.assertRaises(TypeError):
                 strata.replay(bad)
