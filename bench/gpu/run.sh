@@ -8,8 +8,7 @@
 set -euo pipefail
 build="$1"
 replay="$build/host/replay/strata-replay"
-traces="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/data/traces"
-[ -d "$traces" ] || traces="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tests/data/traces"
+traces="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tests/data/traces"
 policies="jax jax-growth jax-platform jax-async tf tf-growth tf-async torch torch-expandable"
 # ns per alloc+free pair of each policy beside the firmware allocator, in one process.
 "$build/bench/gpu/strata-bench-gpu-policy"

@@ -1,5 +1,5 @@
 // The XLA/TSL best-fit-with-coalescing (BFC) allocator core over a GpuDriver, rule for rule from
-// ../shared/reference/gpu-policies.md §1.0. Citations "bfc_allocator.{h,cc}:N" are lines of
+// the gpu-policies digest §1.0 (docs/gpu-policies.md). Citations "bfc_allocator.{h,cc}:N" are lines of
 // xla/tsl/framework/bfc_allocator.{h,cc} at ROCm/xla @183fa00c as the reference gives them.
 //
 // What is left out, and why:

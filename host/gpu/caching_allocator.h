@@ -1,5 +1,5 @@
 // PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator), rule for
-// rule from ../shared/reference/gpu-policies.md §1.8 (native segments) and §1.9 (expandable segments), over
+// rule from the gpu-policies digest (docs/gpu-policies.md) §1.8 (native segments) and §1.9 (expandable segments), over
 // a GpuDriver. Function names below are PyTorch's; the reference read the stored version @001074d2.
 //
 // Deliberate simplifications (each says why):

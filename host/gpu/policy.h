@@ -1,5 +1,5 @@
 // A GPU framework's allocation policy (JAX, TensorFlow, PyTorch), rule for rule from
-// ../shared/reference/gpu-policies.md, over a GpuDriver (emulated or real). Pure host logic: no
+// the gpu-policies digest (docs/gpu-policies.md), over a GpuDriver (emulated or real). Pure host logic: no
 // simulator, no CUDA headers.
 #ifndef STRATA_HOST_GPU_POLICY_H_
 #define STRATA_HOST_GPU_POLICY_H_
