@@ -114,6 +114,9 @@ struct BackendInfo {
   std::string help;  // one line
   std::vector<OptionSpec> options;
   BackendOpenFn open;
+  // Why the backend cannot open on this machine ("no CUDA device"), for lists a person reads; null, or an empty
+  // answer: nothing known against it (opening may still fail). Asked each time a list is made, never cached.
+  std::string (*unavailable)() = nullptr;
 };
 
 // Options the driver core handles for every backend (the timeline: timeline.h); RegisterBackend appends

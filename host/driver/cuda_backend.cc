@@ -93,11 +93,13 @@ std::vector<OptionSpec> CudaOptions() {
   return specs;
 }
 
+std::string CudaUnavailable() { return gpu::CudaGpu::Unavailable(); }
+
 }  // namespace
 
 void strata_register_backend_cuda() {
   RegisterBackend({"cuda", "a real GPU through CUDA under a JAX / TensorFlow / PyTorch allocation policy",
-                   CudaOptions(), OpenCuda});
+                   CudaOptions(), OpenCuda, CudaUnavailable});
 }
 
 }  // namespace strata::driver

@@ -188,9 +188,15 @@ std::string OptionList(const strata::driver::BackendInfo& b) {
   return list.empty() ? "none" : list;
 }
 
+// Each backend with what stands against it here: "gpu-emu, cuda (unavailable: no CUDA device), sim".
 std::string BackendList() {
   std::string list;
-  for (const auto* b : strata::driver::Backends()) list += (list.empty() ? "" : ", ") + b->name;
+  for (const auto* b : strata::driver::Backends()) {
+    list += (list.empty() ? "" : ", ") + b->name;
+    if (b->unavailable != nullptr) {
+      if (const std::string why = b->unavailable(); !why.empty()) list += " (unavailable: " + why + ")";
+    }
+  }
   return list.empty() ? "none" : list;
 }
 
@@ -458,7 +464,7 @@ strata_status strata_get_backend_options(const char* backend, strata_option_info
     const strata::driver::BackendInfo* b = strata::driver::FindBackend(backend);
     if (b == nullptr) {
       return Fail(kCall, STRATA_UNIMPLEMENTED,
-                  std::string("unknown backend '") + backend + "' (available: " + BackendList() + ")");
+                  std::string("unknown backend '") + backend + "' (this build has: " + BackendList() + ")");
     }
     for (size_t i = 0; i < b->options.size() && i < capacity; ++i) {
       const auto& o = b->options[i];
@@ -484,7 +490,7 @@ strata_status strata_open(const char* backend, const strata_open_options* option
     const strata::driver::BackendInfo* b = strata::driver::FindBackend(backend);
     if (b == nullptr) {
       return Fail(kCall, STRATA_UNIMPLEMENTED,
-                  std::string("unknown backend '") + backend + "' (available: " + BackendList() + ")");
+                  std::string("unknown backend '") + backend + "' (this build has: " + BackendList() + ")");
     }
     strata::driver::OpenOptions opts;
     Error e = BuildOptions(*b, options, &opts);

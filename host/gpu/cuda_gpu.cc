@@ -72,6 +72,16 @@ struct CudaGpu::DriverApi {
   }
 };
 
+std::string CudaGpu::Unavailable() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clears the sticky error for a later Open
+    return std::string("no CUDA device: ") + cudaGetErrorName(e);
+  }
+  return count == 0 ? "no CUDA device" : "";
+}
+
 std::unique_ptr<CudaGpu> CudaGpu::Open(int ordinal, std::string* error, bool* no_device) {
   *no_device = true;
   int count = 0;

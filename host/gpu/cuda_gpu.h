@@ -21,6 +21,9 @@ class CudaGpu final : public GpuDriver {
   // there is no usable GPU, e.g. "cudaGetDeviceCount: cudaErrorInsufficientDriver (CUDA driver version is
   // insufficient for CUDA runtime version)"; *no_device is then true (false for a device that exists but failed).
   static std::unique_ptr<CudaGpu> Open(int ordinal, std::string* error, bool* no_device);
+  // Empty where the runtime sees a GPU, else why not: "no CUDA device" (with the CUDA error where there is one,
+  // e.g. "no CUDA device: cudaErrorInsufficientDriver"). Creates no context.
+  static std::string Unavailable();
   ~CudaGpu() override;
   CudaGpu(const CudaGpu&) = delete;
   CudaGpu& operator=(const CudaGpu&) = delete;

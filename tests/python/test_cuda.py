@@ -26,6 +26,14 @@ class CudaTest(unittest.TestCase):
         except strata.UnavailableError as e:  # no GPU or driver here: the status and the CUDA error
             self.assertEqual(e.status, "UNAVAILABLE")
             self.assertIn("strata_open", e.message)
+            # ... and the list of backends a person reads says so (an unknown name's message lists them).
+            with self.assertRaises(strata.UnimplementedError) as cm:
+                strata.open("nope")
+            self.assertIn("cuda (unavailable: no CUDA device", cm.exception.message)
+        else:
+            with self.assertRaises(strata.UnimplementedError) as cm:
+                strata.open("nope")
+            self.assertNotIn("cuda (unavailable", cm.exception.message)
 
     def test_gemm_and_buffers(self):
         with open_cuda(policy="torch") as dev:
