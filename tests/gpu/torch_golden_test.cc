@@ -197,6 +197,7 @@ TEST(torch_golden, NumDeviceAllocCountsMapBlockCallsNotPages) {
   EXPECT_EQ(Cca(p).torch_counters().num_device_alloc, 1u);
   EXPECT_EQ(gpu.counters().device_allocs, 3u);
   EXPECT_EQ(gpu.counters().pages_mapped * gpu.page_bytes(), 60 * kMiB);
+  EXPECT_EQ(p->Stats().num_device_alloc, 1u);  // what the C API and Python report under PyTorch's name
   p->Deallocate(a);
   // Without expandable segments both are one per cudaMalloc.
   EmuGpu gpu2(Device());
@@ -204,6 +205,7 @@ TEST(torch_golden, NumDeviceAllocCountsMapBlockCallsNotPages) {
   ASSERT_NE(q->Allocate(50 * kMiB, 0, nullptr), 0u);
   EXPECT_EQ(Cca(q).torch_counters().num_device_alloc, 1u);
   EXPECT_EQ(gpu2.counters().device_allocs, 1u);
+  EXPECT_EQ(q->Stats().num_device_alloc, 1u);
 }
 
 }  // namespace
