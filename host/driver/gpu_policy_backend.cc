@@ -391,6 +391,8 @@ Error GpuPolicyBackend::MemoryStats(strata_context context, strata_memory_stats*
     out->num_frees += s.num_frees;
     out->num_failed_allocs += s.num_failed_allocs + t.quota_ooms;
     out->num_alloc_retries += s.num_alloc_retries;
+    out->num_device_alloc += s.num_device_alloc;
+    out->num_device_free += s.num_device_free;
     out->oom_capacity += s.oom_capacity;
     out->oom_cap += s.oom_cap + t.quota_ooms;
     out->oom_fragmentation += s.oom_fragmentation;

@@ -729,7 +729,8 @@ strata_status strata_compact(strata_device* device, strata_context context, cons
 
 strata_status strata_get_memory_stats(strata_device* device, strata_context context, strata_memory_stats* out) {
   constexpr const char* kCall = "strata_get_memory_stats";
-  if (!SizeOk(out, sizeof(strata_memory_stats)))
+  // The 1.1 struct ends before pool_bytes: an older caller's smaller struct gets the fields it has (CopyOut).
+  if (!SizeOk(out, offsetof(strata_memory_stats, pool_bytes)))
     return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL or too small");
   STRATA_LOCK_DEVICE(kCall, device);
   return Guarded(kCall, [&] {

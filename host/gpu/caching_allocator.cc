@@ -146,6 +146,8 @@ PolicyStats CachingAllocator::Stats() const {
   s.num_failed_allocs = num_failed_;
   ooms_.CopyTo(&s);
   s.num_alloc_retries = counters_.num_alloc_retries;
+  s.num_device_alloc = counters_.num_device_alloc;
+  s.num_device_free = counters_.num_device_free;
   // segment.all.current for cudaMalloc segments; an expandable segment counts while it has mapped pages
   // (PyTorch's segment stat does not follow map/unmap; this is the number a segment plot would show).
   s.segments = segment_count_;

@@ -57,8 +57,13 @@ struct PolicyStats {
   uint64_t num_failed_allocs = 0;
   uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0;
   uint64_t num_alloc_retries = 0;  // PyTorch num_alloc_retries / BFC retries
-  uint64_t segments = 0;           // regions / segments currently held
-  double fragmentation = 0;        // (pool - in_use - largest_free) / (pool - in_use), 0 when nothing is free
+  // PyTorch's num_device_alloc / num_device_free as it counts them: one per cudaMalloc / cudaFree, and with
+  // expandable segments one per map_block / unmap_block call however many pages it maps (the driver's
+  // device_allocs counts every cuMemCreate, one per page). 0 for the policies of other frameworks.
+  uint64_t num_device_alloc = 0;
+  uint64_t num_device_free = 0;
+  uint64_t segments = 0;     // regions / segments currently held
+  double fragmentation = 0;  // (pool - in_use - largest_free) / (pool - in_use), 0 when nothing is free
 };
 
 // Failed allocations by kind: what every policy counts for PolicyStats::oom_*.

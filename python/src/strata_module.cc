@@ -241,6 +241,8 @@ class Device {
     STRATA_PY_STAT(oom_capacity);
     STRATA_PY_STAT(oom_cap);
     STRATA_PY_STAT(oom_fragmentation);
+    STRATA_PY_STAT(num_device_alloc);
+    STRATA_PY_STAT(num_device_free);
 #undef STRATA_PY_STAT
     return out;
   }

@@ -40,8 +40,8 @@ TORCH_STAT_KEYS = {
     "allocation.all.freed": "num_frees",
     "num_alloc_retries": "num_alloc_retries",
     "num_ooms": "num_failed_allocs",
-    "num_device_alloc": "device_allocs",
-    "num_device_free": "device_frees",
+    "num_device_alloc": "num_device_alloc",  # PyTorch's count (map_block calls), not device_allocs (pages)
+    "num_device_free": "num_device_free",
     "num_sync_all_streams": "device_syncs",
 }
 

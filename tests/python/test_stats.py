@@ -44,6 +44,19 @@ class MemoryStatsTest(unittest.TestCase):
             self.assertGreaterEqual(stats["reserved_bytes.all.current"], stats["allocated_bytes.all.current"])
             self.assertEqual(stats["requested_bytes.all.current"], 1000 + 70000 + (3 << 20))
 
+    def test_num_device_alloc_counts_map_block_calls(self):
+        # PyTorch counts one num_device_alloc per map_block call; the driver one cuMemCreate per 20 MiB page.
+        with open_gpu_emu(policy="torch-expandable", total_bytes=1 << 30) as dev:
+            kept = dev.alloc(50 << 20)
+            stats = dev.memory_stats()
+            self.assertEqual(stats["reserved_bytes.all.current"], 60 << 20)
+            self.assertEqual(stats["num_device_alloc"], 1)
+            self.assertEqual(stats["device_allocs"], 3)
+            del kept
+        with open_gpu_emu(policy="jax") as dev:
+            kept = dev.alloc(1 << 20)
+            self.assertEqual(dev.memory_stats()["num_device_alloc"], 0)  # not a PyTorch figure
+
     def test_figures_follow_the_program(self):
         for policy in strata.gpu_policies():
             with self.subTest(policy=policy), open_gpu_emu(policy=policy) as dev:

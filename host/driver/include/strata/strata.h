@@ -34,13 +34,14 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  6 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  7 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
        1.3: event sinks (strata_set_event_sink);                         \
        1.4: events carry device addresses; instants; "heap" track;       \
        1.5: sim open option trace_from_first_gemm;                       \
-       1.6: strata_interrupt */
+       1.6: strata_interrupt;                                            \
+       1.7: memory stats num_device_alloc, num_device_free */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -261,6 +262,11 @@ typedef struct strata_memory_stats {
   uint64_t oom_capacity;      /* failed allocations by kind (strata_oom_kind) */
   uint64_t oom_cap;
   uint64_t oom_fragmentation;
+  /* Since 1.7: PyTorch's num_device_alloc / num_device_free as PyTorch counts them (torch policies; 0 elsewhere):
+   * one per cudaMalloc / cudaFree, and with expandable segments one per map_block / unmap_block call, where
+   * device_allocs counts every cuMemCreate (one per page). */
+  uint64_t num_device_alloc;
+  uint64_t num_device_free;
 } strata_memory_stats;
 /* context 0: device-wide figures only. */
 strata_status strata_get_memory_stats(strata_device* device, strata_context context, strata_memory_stats* out);
