@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -207,7 +208,7 @@ class BadInput : public testing::Test {
       Write(std::string("m") + suffix, Read(Find(src, suffix)));
     }
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
   void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
   std::string Import(const std::string& path, const std::string& module = "") {
     ImportOptions o;
@@ -250,7 +251,7 @@ TEST_F(BadInput, TruncatedLiveRange) {
 }
 
 TEST_F(BadInput, NoBufferAssignmentInDirectory) {
-  std::system(("rm " + dir_ + "/m-buffer-assignment.txt").c_str());
+  ASSERT_TRUE(std::filesystem::remove(dir_ + "/m-buffer-assignment.txt"));
   EXPECT_NE(Import(dir_).find(": no *-buffer-assignment.txt in this directory"), std::string::npos) << Import(dir_);
 }
 
@@ -271,7 +272,7 @@ TEST_F(BadInput, Garbage) {
 }
 
 TEST_F(BadInput, AssignmentWithoutLiveRanges) {
-  std::system(("mv " + dir_ + "/m-buffer-assignment.txt " + dir_ + "/plain.txt").c_str());
+  std::filesystem::rename(dir_ + "/m-buffer-assignment.txt", dir_ + "/plain.txt");
   EXPECT_NE(Import(dir_ + "/plain.txt").find("plain.txt:1: a buffer assignment alone has no live ranges"),
             std::string::npos)
       << Import(dir_ + "/plain.txt");
