@@ -146,6 +146,35 @@ bool Import(std::string_view data, Format format, const std::string& name, const
   return ok;
 }
 
+bool ReadInputFile(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": not a regular file";
+    return false;
+  }
+  if (static_cast<uint64_t>(st.st_size) > limit) {
+    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+             std::to_string(limit);
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  data->assign(static_cast<size_t>(st.st_size), '\0');
+  in.read(data->data(), static_cast<std::streamsize>(data->size()));
+  if (static_cast<uint64_t>(in.gcount()) != data->size()) {
+    *error = path + ": read error";
+    return false;
+  }
+  return true;
+}
+
 bool ImportFile(const std::string& path, Format format, const ImportOptions& options, replay::Trace* trace,
                 ImportStats* stats, std::string* error) {
   *stats = ImportStats{};
@@ -160,26 +189,8 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
   if (format == Format::kXla || S_ISDIR(st.st_mode) || (format == Format::kAuto && xla_name)) {
     return ImportXlaPath(path, options.xla_module, options.xla, options.max_input_bytes, trace, stats, nullptr, error);
   }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file";
-    return false;
-  }
-  if (static_cast<uint64_t>(st.st_size) > options.max_input_bytes) {
-    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-             std::to_string(options.max_input_bytes);
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  std::string data(static_cast<size_t>(st.st_size), '\0');
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  if (static_cast<uint64_t>(in.gcount()) != data.size()) {
-    *error = path + ": read error";
-    return false;
-  }
+  std::string data;
+  if (!ReadInputFile(path, options.max_input_bytes, &data, error)) return false;
   std::string e;
   if (!Import(data, format, BaseName(path), options, trace, stats, &e)) {
     // "byte N: ..." reads "PATH: byte N: ...", a line number "PATH:N: ..." as replay::LoadTrace writes it.

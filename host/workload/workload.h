@@ -81,6 +81,11 @@ bool ImportTraceCsv(std::string_view data, const ImportOptions& options, replay:
 // an RMM header, a trace CSV header, "BufferAssignment:" (xla); kAuto when none of these.
 Format DetectFormat(std::string_view data);
 
+// The whole of a regular file of at most `limit` bytes; false with "PATH: why" (cannot open and the errno
+// text, not a regular file, "byte 0: the file is N bytes, over the limit of L", read error). Every importer
+// that reads a file reads it with this.
+bool ReadInputFile(const std::string& path, uint64_t limit, std::string* data, std::string* error);
+
 // Any format, from memory or a file. Errors from ImportFile read "PATH: byte N: what" or "PATH:LINE: what".
 // ImportFile also takes an XLA dump directory, or a *-buffer-assignment.txt with its live ranges beside it.
 bool Import(std::string_view data, Format format, const std::string& name, const ImportOptions& options,

@@ -507,32 +507,6 @@ bool ImportXlaText(std::string_view data, replay::Trace* trace, ImportStats* sta
 
 namespace {
 
-bool ReadWhole(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": cannot open: not a regular file";
-    return false;
-  }
-  if (static_cast<uint64_t>(st.st_size) > limit) {
-    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-             std::to_string(limit);
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (!in && !in.eof()) {
-    *error = path + ": read error";
-    return false;
-  }
-  *data = os.str();
-  return true;
-}
-
 bool Exists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -599,7 +573,7 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   } else {
     // Any other file: it must be a buffer assignment itself, and its live ranges cannot be found.
     std::string data;
-    if (!ReadWhole(path, max_input_bytes, &data, error)) return false;
+    if (!ReadInputFile(path, max_input_bytes, &data, error)) return false;
     std::string e;
     ImportXlaText(data, trace, stats, &e);
     *error = path + ":" + e;
@@ -608,12 +582,12 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   const std::string assignment_path = prefix + std::string(kAssignmentSuffix);
   const std::string live_path = prefix + std::string(kLiveRangeSuffix);
   std::string assignment, live;
-  if (!ReadWhole(assignment_path, max_input_bytes, &assignment, error)) return false;
+  if (!ReadInputFile(assignment_path, max_input_bytes, &assignment, error)) return false;
   if (!Exists(live_path)) {
     *error = live_path + ": cannot open (the buffer assignment's live ranges are needed)";
     return false;
   }
-  if (!ReadWhole(live_path, max_input_bytes, &live, error)) return false;
+  if (!ReadInputFile(live_path, max_input_bytes, &live, error)) return false;
   XlaModule module;
   if (!ParseXlaModule(assignment, live, &module, error)) {
     *error =
@@ -623,7 +597,7 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   // The values file, when present, states the total: a buffer assignment cut short after a whole line is caught.
   std::string values;
   if (Exists(prefix + std::string(kValuesSuffix)) &&
-      ReadWhole(prefix + std::string(kValuesSuffix), max_input_bytes, &values, error)) {
+      ReadInputFile(prefix + std::string(kValuesSuffix), max_input_bytes, &values, error)) {
     const size_t at = values.find("Total bytes used: ");
     uint64_t total = 0, sum = 0;
     if (at != std::string::npos) {
