@@ -71,13 +71,20 @@ class JaxProgram:
             raise ValueError(f"route {route!r}: XLA wrote no such dump for this program")
         return paths[route]
 
-    def compare(self, route="text", **kwargs):
-        """strata.compare on the executable view (the temp allocation's logical buffers at XLA's offsets): every
-        contender plus xla-static, lower-bound and offline-bfd. route: "text" or "proto" (the same workload).
-        kwargs go to strata.compare (capacity="tpu-v5e", contenders=..., search=...)."""
+    def compare(self, route="text", view="executable", steps=None, tpu_pad=False, **kwargs):
+        """strata.compare on one view of the program: "executable" (the temp allocation's logical buffers at XLA's
+        offsets: every contender plus xla-static, lower-bound and offline-bfd) or "steps" (what the runtime
+        allocator sees over `steps` calls, default from_jax's); tpu_pad: TPU tile padding. route: ROUTES. kwargs
+        go to strata.compare (capacity="tpu-v5e", contenders=..., search=...). The report gains "devices" and,
+        per TPU preset, whether one device holds its share ("fits": preset -> bool, from device_bytes)."""
         from .tools import compare
         kwargs.setdefault("format", "xla")
-        return compare(self.source(route), **kwargs)
+        report = compare(self.source(route), xla_view=view, xla_steps=steps or self.steps, tpu_pad=tpu_pad,
+                         **kwargs)
+        report["devices"] = self.devices
+        report["device_bytes"] = self.device_bytes
+        report["fits"] = {name: self.device_bytes <= hbm for name, hbm in TPU_PRESETS.items()}
+        return report
 
     def import_csv(self, view="executable", steps=None, tpu_pad=False, tool=None, route="text"):
         """The workload as strata-import writes it (CSV text): view "executable" or "steps" (steps calls, default

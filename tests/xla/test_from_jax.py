@@ -81,6 +81,20 @@ class FromJax(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "route must be one of"):
             prog.import_csv(route="hlo")
 
+    def test_compare_views(self):
+        """JaxProgram.compare takes strata-compare's XLA options: the steps view, its calls, TPU padding; the
+        report says which TPU presets hold one device's share."""
+        fn, args, donate, options = programs.programs()["donation"]
+        with strata.workload.from_jax(fn, *args, donate_argnums=donate, compiler_options=options, steps=2) as prog:
+            report = prog.compare(view="steps", steps=4, tpu_pad=True, search=False, contenders="strata")
+            self.assertIn("steps, 4 steps, TPU-padded", report["source"])
+            self.assertEqual(report["devices"], 1)
+            self.assertEqual(report["fits"], {name: True for name in strata.workload.TPU_PRESETS})
+            plain = prog.compare(view="steps", search=False, contenders="strata")
+            self.assertIn("steps, 2 steps)", plain["source"])
+            with self.assertRaisesRegex(ValueError, "--xla-view 'hlo': executable or steps"):
+                prog.compare(view="hlo", search=False, contenders="strata")
+
     def test_chain(self):
         m = self.check_program("chain")
         self.assertEqual(m["argument_size_in_bytes"], 256 * 128 * 4)
