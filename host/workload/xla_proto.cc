@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "proto_wire.h"
@@ -511,6 +512,7 @@ class Decoder {
       group_end[r] = std::max(group_end[r], end[k]);
     }
     module->sequence_length = events_.empty() ? 0 : last;
+    std::unordered_set<int64_t> assigned;
     for (size_t i = 0; i < allocations_.size(); ++i) {
       const Allocation& a = allocations_[i];
       if (a.index != i) {
@@ -539,6 +541,9 @@ class Decoder {
           return Fail(s.position, "logical buffer " + std::to_string(s.id) + " (offset " + std::to_string(s.offset) +
                                       ", size " + std::to_string(s.size) + ") does not fit allocation " +
                                       std::to_string(a.index) + " of " + std::to_string(a.size) + " bytes");
+        }
+        if (!assigned.insert(s.id).second) {
+          return Fail(s.position, "logical buffer " + std::to_string(s.id) + " is assigned twice");
         }
         const LogicalBuffer& b = buffers_[it->second];
         XlaValue v;

@@ -330,6 +330,9 @@ TEST(ProtoBadInput, WrongMessage) {
   const std::string lb("\x0a\x04\x08\x01\x10\x08", 6), alloc("\x1a\x08\x10\x04\x4a\x04\x08\x01\x18\x08", 10);
   EXPECT_EQ(ProtoError(lb + alloc),
             "byte 10: logical buffer 1 (offset 0, size 8) does not fit allocation 0 of 4 bytes");
+  // Logical buffer 1 assigned twice (two Assigned entries in one allocation of 16 bytes).
+  const std::string twice("\x1a\x0e\x10\x10\x4a\x04\x08\x01\x18\x08\x4a\x04\x08\x01\x18\x08", 16);
+  EXPECT_EQ(ProtoError(lb + twice), "byte 16: logical buffer 1 is assigned twice");
   // A FREE of a logical buffer never allocated, in a trace (field 4) of one event (kind 1, buffer 1).
   const std::string ok_alloc("\x1a\x08\x10\x08\x4a\x04\x08\x01\x18\x08", 10);
   const std::string trace("\x22\x06\x0a\x04\x08\x01\x10\x01", 8);
