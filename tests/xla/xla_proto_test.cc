@@ -61,13 +61,10 @@ void ExpectSameAllocations(const XlaModule& a, const XlaModule& b, bool names) {
   for (size_t i = 0; i < a.allocations.size(); ++i) {
     const XlaAllocation &x = a.allocations[i], &y = b.allocations[i];
     SCOPED_TRACE("allocation " + std::to_string(i));
-    EXPECT_EQ(x.index, y.index);
-    EXPECT_EQ(x.size, y.size);
-    EXPECT_EQ(x.parameter, y.parameter);
-    EXPECT_EQ(x.live_out, y.live_out);
-    EXPECT_EQ(x.temp, y.temp);
-    EXPECT_EQ(x.constant, y.constant);
-    EXPECT_EQ(x.thread_local_, y.thread_local_);
+    auto kind = [](const XlaAllocation& z) {
+      return std::make_tuple(z.index, z.size, z.parameter, z.live_out, z.temp, z.constant, z.thread_local_);
+    };
+    EXPECT_EQ(kind(x), kind(y));
     auto key = [names](const XlaValue& v) {
       return std::make_tuple(v.id, v.size, v.offset, names ? v.name : "", names ? v.shape : "");
     };
@@ -78,12 +75,10 @@ void ExpectSameAllocations(const XlaModule& a, const XlaModule& b, bool names) {
     std::sort(vy.begin(), vy.end());
     EXPECT_EQ(vx, vy);
   }
-  EXPECT_EQ(a.values, b.values);
-  EXPECT_EQ(a.argument_bytes, b.argument_bytes);
-  EXPECT_EQ(a.output_bytes, b.output_bytes);
-  EXPECT_EQ(a.alias_bytes, b.alias_bytes);
-  EXPECT_EQ(a.temp_bytes, b.temp_bytes);
-  EXPECT_EQ(a.constant_bytes, b.constant_bytes);
+  auto sums = [](const XlaModule& m) {
+    return std::make_tuple(m.values, m.argument_bytes, m.output_bytes, m.alias_bytes, m.temp_bytes, m.constant_bytes);
+  };
+  EXPECT_EQ(sums(a), sums(b));
 }
 
 class ProtoRoutes : public testing::TestWithParam<const char*> {};
