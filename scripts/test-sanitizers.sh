@@ -24,7 +24,7 @@ echo "== libFuzzer targets for ${fuzz_seconds}s each ($build_root/fuzz)" >&2
 CC=clang CXX=clang++ cmake -S "$root" -B "$build_root/fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTRATA_BUILD_SIM=OFF -DSTRATA_BUILD_FIRMWARE_IMAGES=OFF -DSTRATA_FUZZ=ON >&2
 fuzzers=(alloc_fuzz runtime_decoder_fuzz runtime_fuzz elf_loader_fuzz npy_fuzz trace_csv_fuzz torch_pickle_fuzz torch_json_fuzz
-  rmm_log_fuzz)
+  rmm_log_fuzz xla_proto_fuzz)
 cmake --build "$build_root/fuzz" -j "$jobs" --target "${fuzzers[@]}" >&2
 # JOBS fuzzers at a time (each is one process on one core); each one's output goes to its log, printed when it ends.
 run_fuzzer() {

@@ -195,7 +195,7 @@ int Main(int argc, char** argv) {
         return "";
       },
       "torch snapshots: which device's trace (default 0)");
-  workload::AddXlaOptions(app, &import);  // XLA dumps: the view, steps, module, TPU padding (docs/jax.md)
+  workload::AddXlaOptions(app, &import, &passthrough);  // XLA dumps: view, steps, module, padding (docs/jax.md)
   strata::cli::AddRepeated(
       app, "--tenant", "P:W",
       [&](const std::string& v) -> std::string {

@@ -57,7 +57,8 @@ bool LoadWorkload(const std::string& path, strata::replay::Trace* trace, std::st
   wl::Format format = wl::Format::kAuto;
   struct stat st {};
   const bool dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  if ((!g_format.empty() && wl::ParseFormat(g_format, &format) && format != wl::Format::kCsv) || dir) {
+  if ((!g_format.empty() && wl::ParseFormat(g_format, &format) && format != wl::Format::kCsv) || dir ||
+      wl::IsXlaProtoName(path)) {  // an XLA protobuf dump (*.pb) by its name
     wl::ImportStats stats;
     return wl::ImportFile(path, format, wl::ImportOptions{}, trace, &stats, error);
   }

@@ -135,7 +135,7 @@ bool Import(std::string_view data, Format format, const std::string& name, const
       ok = ImportRmmLog(data, options, trace, stats, error);
       break;
     case Format::kXla:
-      ok = ImportXlaText(data, trace, stats, error);
+      ok = ImportXlaText(data, options.xla, trace, stats, error);
       break;
     case Format::kCsv:
     case Format::kAuto:
@@ -184,8 +184,9 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
     return false;
   }
   // An XLA dump is a directory or a pair of files: xla_dump.cc reads what it needs.
-  const bool xla_name = path.size() > 22 && (path.compare(path.size() - 22, 22, "-buffer-assignment.txt") == 0 ||
-                                             path.compare(path.size() - 15, 15, "-live-range.txt") == 0);
+  const bool xla_name =
+      IsXlaProtoName(path) || (path.size() > 22 && (path.compare(path.size() - 22, 22, "-buffer-assignment.txt") == 0 ||
+                                                    path.compare(path.size() - 15, 15, "-live-range.txt") == 0));
   if (format == Format::kXla || S_ISDIR(st.st_mode) || (format == Format::kAuto && xla_name)) {
     return ImportXlaPath(path, options.xla_module, options.xla, options.max_input_bytes, trace, stats, nullptr, error);
   }

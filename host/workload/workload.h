@@ -20,6 +20,7 @@
 #include "pickle_reader.h"
 #include "replay.h"
 #include "xla_dump.h"
+#include "xla_proto.h"
 
 namespace strata::workload {
 

@@ -1,46 +1,43 @@
-// The command-line options of the XLA importer (docs/jax.md), shared by strata-import and strata-compare.
+// The command-line options of the XLA importer (docs/jax.md), shared by strata-import and strata-compare; their
+// rules are xla_options.h's, which the Python module applies too.
 #ifndef STRATA_HOST_WORKLOAD_XLA_CLI_H_
 #define STRATA_HOST_WORKLOAD_XLA_CLI_H_
 
 #include <string>
+#include <vector>
 
 #include "tool_cli.h"
 #include "workload.h"
+#include "xla_options.h"
 
 namespace strata::workload {
 
-// --xla-view executable|steps, --xla-steps N, --xla-module S, --tpu-pad into *options.
-inline void AddXlaOptions(CLI::App& app, ImportOptions* options) {
-  strata::cli::AddTaken(
-      app, "--xla-view", "V",
-      [options](const std::string& v) -> std::string {
-        if (v == "executable")
-          options->xla.view = strata::workload::XlaView::kExecutable;
-        else if (v == "steps")
-          options->xla.view = strata::workload::XlaView::kSteps;
-        else
-          return "--xla-view '" + v + "': executable or steps";
-        return "";
+// --xla-view executable|steps, --xla-steps N, --xla-module S, --tpu-pad into *options. Each option taken is also
+// appended to *passthrough when given (strata-compare --emit-jobs: every job repeats it).
+inline void AddXlaOptions(CLI::App& app, ImportOptions* options, std::vector<std::string>* passthrough = nullptr) {
+  auto taken = [options, passthrough](const char* name) {
+    return [options, passthrough, name](const std::string& v) -> std::string {
+      std::string why = ApplyXlaOption(name, v, options);
+      if (why.empty() && passthrough != nullptr) passthrough->insert(passthrough->end(), {name, v});
+      return why;
+    };
+  };
+  strata::cli::AddTaken(app, "--xla-view", "V", taken("--xla-view"),
+                        "xla: executable (default: the temp allocation's logical buffers at XLA's\n"
+                        "offsets) or steps (what the runtime allocator sees over --xla-steps calls)");
+  strata::cli::AddTaken(app, "--xla-steps", "N", taken("--xla-steps"),
+                        "xla, --xla-view steps: calls of the executable (default 3)");
+  strata::cli::AddTaken(app, "--xla-module", "S", taken("--xla-module"),
+                        "xla: in a dump directory, the module whose file name contains S (default: the\n"
+                        "module with the most logical buffers)");
+  app.add_flag_callback(
+      "--tpu-pad",
+      [options, passthrough] {
+        ApplyXlaOption("--tpu-pad", "", options);
+        if (passthrough != nullptr) passthrough->push_back("--tpu-pad");
       },
-      "xla: executable (default: the temp allocation's logical buffers at XLA's\n"
-      "offsets) or steps (what the runtime allocator sees over --xla-steps calls)");
-  strata::cli::AddTaken(
-      app, "--xla-steps", "N",
-      [options](const std::string& v) -> std::string {
-        if (!strata::workload::ParseCount(v, &options->xla.steps) || options->xla.steps == 0 ||
-            options->xla.steps > 1'000'000) {
-          return "--xla-steps '" + v + "': 1 to 1000000";
-        }
-        return "";
-      },
-      "xla, --xla-view steps: calls of the executable (default 3)");
-  app.add_option("--xla-module", options->xla_module,
-                 "xla: in a dump directory, the module whose file name contains S (default: the\n"
-                 "module with the most logical buffers)")
-      ->type_name("S");
-  app.add_flag("--tpu-pad", options->xla.tpu_pad,
-               "xla: pad every logical buffer to the TPU's tiles from its shape (minor\n"
-               "dimension to 128, second-minor to 8/16/32 for 32/16/8-bit types)");
+      "xla: pad every logical buffer to the TPU's tiles from its shape (minor\n"
+      "dimension to 128, second-minor to 8/16/32 for 32/16/8-bit types)");
 }
 
 }  // namespace strata::workload

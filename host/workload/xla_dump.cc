@@ -14,6 +14,7 @@
 
 #include "tpu.h"
 #include "workload.h"
+#include "xla_proto.h"
 
 namespace strata::workload {
 namespace {
@@ -21,6 +22,7 @@ namespace {
 constexpr std::string_view kAssignmentSuffix = "-buffer-assignment.txt";
 constexpr std::string_view kLiveRangeSuffix = "-live-range.txt";
 constexpr std::string_view kValuesSuffix = "-buffer-assignment-values.txt";
+constexpr std::string_view kHloProtoSuffix = ".hlo.pb";
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -205,6 +207,18 @@ bool ParseLiveRanges(std::string_view text, int64_t* max,
 
 }  // namespace
 
+void SumXlaModule(XlaModule* module) {
+  module->argument_bytes = module->output_bytes = module->alias_bytes = module->temp_bytes = 0;
+  module->constant_bytes = 0;
+  for (const XlaAllocation& a : module->allocations) {
+    if (a.parameter >= 0) module->argument_bytes += a.size;
+    if (a.parameter >= 0 && a.live_out) module->alias_bytes += a.size;
+    if (a.live_out) module->output_bytes += a.size;
+    if (a.temp) module->temp_bytes += a.size;
+    if (a.constant) module->constant_bytes += a.size;
+  }
+}
+
 const char* XlaViewName(XlaView view) { return view == XlaView::kSteps ? "steps" : "executable"; }
 
 bool LooksLikeXlaAssignment(std::string_view data) { return data.substr(0, 17) == "BufferAssignment:"; }
@@ -268,12 +282,8 @@ bool ParseXlaModule(std::string_view assignment, std::string_view live_range, Xl
       *error = At(a.line, "allocation " + std::to_string(a.index) + " has no values (truncated?)");
       return false;
     }
-    if (a.parameter >= 0) module->argument_bytes += a.size;
-    if (a.parameter >= 0 && a.live_out) module->alias_bytes += a.size;
-    if (a.live_out) module->output_bytes += a.size;
-    if (a.temp) module->temp_bytes += a.size;
-    if (a.constant) module->constant_bytes += a.size;
   }
+  SumXlaModule(module);
   if (live_range.empty()) return true;
   std::unordered_map<std::string, std::pair<int64_t, int64_t>> ranges;
   if (!ParseLiveRanges(live_range, &module->sequence_length, &ranges, error)) return false;
@@ -388,7 +398,7 @@ bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options
   for (const XlaAllocation& a : module.allocations) {
     if (a.thread_local_) ++stats->skipped_thread_local;
   }
-  if (module.sequence_length == 0 && module.values != 0) {
+  if (options.view == XlaView::kExecutable && module.sequence_length == 0 && module.values != 0) {
     bool any = false;
     for (const XlaAllocation& a : module.allocations) {
       for (const XlaValue& v : a.values) any = any || v.start >= 0;
@@ -493,7 +503,9 @@ bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options
   return true;
 }
 
-bool ImportXlaText(std::string_view data, replay::Trace* trace, ImportStats* stats, std::string* error) {
+bool ImportXlaText(std::string_view data, const XlaWorkloadOptions& options, replay::Trace* trace, ImportStats* stats,
+                   std::string* error) {
+  if (!LooksLikeXlaAssignment(data)) return ImportXlaProto(data, "", options, trace, stats, nullptr, error);
   *stats = ImportStats{};
   stats->source = "XLA buffer assignment";
   XlaModule module;
@@ -540,10 +552,12 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
       *error = path + ": cannot open: " + std::strerror(errno);
       return false;
     }
-    std::vector<std::string> names;
+    std::vector<std::string> names, protos;
     while (dirent* e = readdir(dir)) {
       const std::string n = e->d_name;
       if (EndsWith(n, kAssignmentSuffix)) names.push_back(n);
+      // --xla_dump_hlo_as_proto: the optimized module with its buffer assignment (the unoptimized one has none).
+      if (EndsWith(n, kHloProtoSuffix) && n.find("before_optimizations") == std::string::npos) protos.push_back(n);
     }
     closedir(dir);
     std::sort(names.begin(), names.end());
@@ -558,8 +572,24 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
       }
     }
     if (chosen.empty()) {
+      // No text dump of the module: the protobuf one, the module with the largest file.
+      std::sort(protos.begin(), protos.end());
+      uint64_t largest = 0;
+      for (const std::string& n : protos) {
+        struct stat ps;
+        if (!module_filter.empty() && n.find(module_filter) == std::string::npos) continue;
+        if (stat((path + "/" + n).c_str(), &ps) != 0) continue;
+        if (chosen.empty() || static_cast<uint64_t>(ps.st_size) >= largest) {
+          largest = static_cast<uint64_t>(ps.st_size);
+          chosen = n;
+        }
+      }
+      if (!chosen.empty()) {
+        return ImportXlaProtoFile(path + "/" + chosen, options, max_input_bytes, trace, stats, parsed, error);
+      }
+      names.insert(names.end(), protos.begin(), protos.end());
       *error = path + ": " +
-               (names.empty() ? std::string("no *-buffer-assignment.txt in this directory (dump with "
+               (names.empty() ? std::string("no *-buffer-assignment.txt or *.hlo.pb in this directory (dump with "
                                             "XLA_FLAGS=--xla_dump_to=DIR)")
                               : "no module's buffer assignment contains '" + module_filter + "' (" +
                                     std::to_string(names.size()) + " modules, e.g. " + names.front() + ")");
@@ -570,12 +600,17 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
     prefix = path.substr(0, path.size() - kAssignmentSuffix.size());
   } else if (EndsWith(path, kLiveRangeSuffix)) {
     prefix = path.substr(0, path.size() - kLiveRangeSuffix.size());
+  } else if (IsXlaProtoName(path)) {
+    return ImportXlaProtoFile(path, options, max_input_bytes, trace, stats, parsed, error);
   } else {
-    // Any other file: it must be a buffer assignment itself, and its live ranges cannot be found.
+    // Any other file: a buffer-assignment text (refused: its live ranges cannot be found) or a protobuf.
     std::string data;
     if (!ReadInputFile(path, max_input_bytes, &data, error)) return false;
+    if (!LooksLikeXlaAssignment(data)) {
+      return ImportXlaProtoFile(path, options, max_input_bytes, trace, stats, parsed, error);
+    }
     std::string e;
-    ImportXlaText(data, trace, stats, &e);
+    ImportXlaText(data, options, trace, stats, &e);
     *error = path + ":" + e;
     return false;
   }
@@ -621,13 +656,16 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
     }
   }
   module.name = prefix.substr(prefix.find_last_of('/') + 1);
+  return FinishXlaImport(std::move(module), "XLA buffer assignment", options, trace, stats, parsed, error) ||
+         (*error = assignment_path + ": " + *error, false);
+}
+
+bool FinishXlaImport(XlaModule&& module, const std::string& source, const XlaWorkloadOptions& options,
+                     replay::Trace* trace, ImportStats* stats, XlaModule* parsed, std::string* error) {
   XlaWorkloadStats xs;
   trace->name = module.name;
-  if (!BuildXlaWorkload(module, options, trace, &xs, error)) {
-    *error = assignment_path + ": " + *error;
-    return false;
-  }
-  stats->source = std::string("XLA buffer assignment (") + XlaViewName(options.view) +
+  if (!BuildXlaWorkload(module, options, trace, &xs, error)) return false;
+  stats->source = source + " (" + XlaViewName(options.view) +
                   (options.view == XlaView::kSteps ? ", " + std::to_string(options.steps) + " steps" : "") +
                   (options.tpu_pad ? ", TPU-padded" : "") + ")";
   stats->events = 2 * trace->buffers.size();

@@ -75,15 +75,35 @@ struct XlaWorkloadStats {
 bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options, replay::Trace* trace,
                       XlaWorkloadStats* stats, std::string* error);
 
-// A dump directory, a *-buffer-assignment.txt file or a *-live-range.txt file (its sibling is read). In a
-// directory, `module` picks the module whose file name contains it; without it, the module with the most
-// logical buffers. Errors read "PATH: ..." or "PATH:LINE: ...".
+// A dump directory, a *-buffer-assignment.txt file or a *-live-range.txt file (its sibling is read), or a
+// protobuf dump (*.pb, or any file that is not a buffer-assignment text). In a directory, `module` picks the
+// module whose file name contains it; without it, the module with the most logical buffers; the text dumps are
+// read when there are any, else the *.hlo.pb ones (the largest file). Errors read "PATH: ..." or "PATH:LINE: ...".
 bool ImportXlaPath(const std::string& path, const std::string& module, const XlaWorkloadOptions& options,
                    uint64_t max_input_bytes, replay::Trace* trace, ImportStats* stats, XlaModule* parsed,
                    std::string* error);
 
 // The buffer-assignment text alone (no live ranges): refused with a message that names the live-range file.
-bool ImportXlaText(std::string_view data, replay::Trace* trace, ImportStats* stats, std::string* error);
+// Data that is not such a text is read as a protobuf (ImportXlaProto).
+bool ImportXlaText(std::string_view data, const XlaWorkloadOptions& options, replay::Trace* trace, ImportStats* stats,
+                   std::string* error);
+
+// An HloProto or BufferAssignmentProto (xla_proto.h) as a workload; `name` names the trace (default: the
+// module's). Errors read "byte N: what". The executable view needs the heap-simulator trace, which only the
+// HloProto dump carries; the steps view needs only the allocations.
+bool ImportXlaProto(std::string_view data, const std::string& name, const XlaWorkloadOptions& options,
+                    replay::Trace* trace, ImportStats* stats, XlaModule* parsed, std::string* error);
+// A *.pb file: errors read "PATH: byte N: what".
+bool ImportXlaProtoFile(const std::string& path, const XlaWorkloadOptions& options, uint64_t max_input_bytes,
+                        replay::Trace* trace, ImportStats* stats, XlaModule* parsed, std::string* error);
+
+// The argument / output / alias / temp / constant bytes of a module from its allocations (what
+// memory_analysis() reports).
+void SumXlaModule(XlaModule* module);
+
+// The workload of a parsed module and the import stats every importer fills; `source` names the route.
+bool FinishXlaImport(XlaModule&& module, const std::string& source, const XlaWorkloadOptions& options,
+                     replay::Trace* trace, ImportStats* stats, XlaModule* parsed, std::string* error);
 
 // True when the text starts like a buffer assignment ("BufferAssignment:").
 bool LooksLikeXlaAssignment(std::string_view data);

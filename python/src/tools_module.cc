@@ -21,6 +21,7 @@
 #include "replay.h"
 #include "report.h"
 #include "workload.h"
+#include "xla_options.h"
 #ifdef STRATA_PY_HAVE_SIM
 #include "sim_replay.h"
 #endif
@@ -153,7 +154,8 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
                                             const std::string& format_text, int64_t device, const std::string& capacity,
                                             const std::string& contenders, const std::string& backend,
                                             const std::string& firmware_path, bool search, double resolution,
-                                            const std::map<std::string, std::string>& gpu_options) {
+                                            const std::map<std::string, std::string>& gpu_options,
+                                            const std::map<std::string, std::string>& xla_options) {
   strata::compare::Options options;
   std::string error;
   if (!strata::compare::ParseCapacitySpec(capacity, &options.capacity, &error)) BadInput(error);
@@ -178,6 +180,10 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   }
   strata::workload::ImportOptions import;
   import.device = device;
+  for (const auto& [option, value] : xla_options) {  // --xla-view, --xla-steps, --xla-module, --tpu-pad
+    const std::string why = strata::workload::ApplyXlaOption(option, value, &import);
+    if (!why.empty()) BadInput(why);
+  }
   strata::replay::Trace trace;
   strata::workload::ImportStats stats;
   std::vector<strata::compare::WorkloadReport> reports(1);
@@ -218,5 +224,5 @@ PYBIND11_MODULE(_tools, m) {
         py::arg("policy"), py::arg("defragment"), py::arg("capacity"), py::arg("max_events"), py::arg("options"));
   m.def("compare", &Compare, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("format"),
         py::arg("device"), py::arg("capacity"), py::arg("contenders"), py::arg("backend"), py::arg("firmware_path"),
-        py::arg("search"), py::arg("resolution"), py::arg("gpu_options"));
+        py::arg("search"), py::arg("resolution"), py::arg("gpu_options"), py::arg("xla_options"));
 }

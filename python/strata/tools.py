@@ -156,7 +156,8 @@ def _csv_value(text):
 
 
 def compare(workload, *, capacity="1.0x", contenders="all", backend="host", options=None, search=True,
-            resolution=0.001, format="auto", device=0, firmware_path=None):
+            resolution=0.001, format="auto", device=0, firmware_path=None, xla_view=None, xla_steps=None,
+            xla_module=None, tpu_pad=False):
     """strata-compare WORKLOAD --json - as a dict: the report's workload object (name, source, buffers, events,
     max_load_bytes, capacity, capacity_bytes, runs, occupancy; docs/comparison.md) plus "table", one plain dict
     per run with strata-compare --csv's columns (contender, completed, first_oom_kind, min_capacity_ratio, ...).
@@ -164,7 +165,9 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
     capacity: "1.0x" (of the workload's max load), bytes, "64MiB", or a GPU preset; contenders: "all", a
     comma-separated string or a list (contenders()); backend: where Strata's run at the capacity happens ("host",
     or "sim" for real device cycles); options: settings for every GPU policy (page_bytes, mem_fraction, ...);
-    search=False skips the minimum-capacity search; format: auto, csv, torch or rmm; device: a torch snapshot's.
+    search=False skips the minimum-capacity search; format: auto, csv, torch, rmm or xla; device: a torch snapshot's.
+    XLA dumps (docs/jax.md), as strata-compare's options of the same names: xla_view "executable" or "steps",
+    xla_steps (calls in the steps view), xla_module (the module in a dump directory), tpu_pad (TPU tile padding).
     """
     tools = _need_tools()
     source, is_path, name = _trace_source(workload, "workload")
@@ -184,9 +187,19 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
         raise TypeError(f"resolution must be a number, not {type(resolution).__name__}")
     if isinstance(device, bool) or not isinstance(device, int) or not 0 <= device <= 1_000_000:
         raise ValueError(f"device must be a device index (0 .. 1000000), not {device!r}")
+    xla = {}
+    for option, value in (("--xla-view", xla_view), ("--xla-steps", xla_steps), ("--xla-module", xla_module)):
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
+                raise TypeError(f"{option[2:].replace('-', '_')} must be a str or int, not {type(value).__name__}")
+            xla[option] = str(value)
+    if not isinstance(tpu_pad, bool):
+        raise TypeError(f"tpu_pad must be a bool, not {type(tpu_pad).__name__}")
+    if tpu_pad:
+        xla["--tpu-pad"] = "1"
     text, table = tools.compare(source, is_path, name, format, device, capacity, contenders, backend,
                                 os.fspath(firmware_path) if firmware_path else "", bool(search), float(resolution),
-                                _options_text(options))
+                                _options_text(options), xla)
     report = json.loads(text)["workloads"][0]
     report["table"] = [{key: _csv_value(value) for key, value in row.items()}
                        for row in csv.DictReader(io.StringIO(table))]

@@ -1,5 +1,6 @@
 """JAX programs as Strata workloads (docs/jax.md): compile a jitted function with XLA's dump on and read its buffer
-assignment, the sizes memory_analysis() reports, and Strata's comparison of it.
+assignment (from the text dump, the protobuf dump, or memory_analysis()'s serialized proto: the routes), the
+sizes memory_analysis() reports, and Strata's comparison of it.
 
     import jax.numpy as jnp
     import strata.workload
@@ -18,7 +19,15 @@ import subprocess
 import tempfile
 
 MEMORY_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
-                 "generated_code_size_in_bytes")
+                 "generated_code_size_in_bytes", "peak_memory_in_bytes")
+
+# Where the buffer assignment is read from (docs/jax.md): the text dump (*-buffer-assignment.txt with its live
+# ranges), the protobuf dump (*.hlo.pb: the HloProto with the heap-simulator trace), or memory_analysis()'s
+# serialized_buffer_assignment_proto (allocations and offsets, no trace: the steps view only).
+ROUTES = ("text", "proto", "memory_analysis")
+
+# Both dumps from the one compile (with the proto alone XLA writes no buffer-assignment text).
+_DUMP_OPTIONS = {"xla_dump_hlo_as_text": True, "xla_dump_hlo_as_proto": True}
 
 
 # HBM per JAX device (host/workload/tpu.cc has the same table, docs/jax.md the sources).
@@ -28,9 +37,11 @@ TPU_PRESETS = {"tpu-v5e": 16 << 30, "tpu-v4": 32 << 30, "tpu-v6e": 32 << 30, "tp
 class JaxProgram:
     """One compiled program: where its dump is, what memory_analysis() said, and how to compare it."""
 
-    def __init__(self, dump_dir, assignment, memory, devices, steps, owned):
+    def __init__(self, dump_dir, assignment, memory, devices, steps, owned, hlo_proto=None, analysis_proto=None):
         self.dump_dir = dump_dir        # the XLA dump (deleted with close() when from_jax made it)
         self.assignment = assignment    # the entry module's *-buffer-assignment.txt
+        self.hlo_proto = hlo_proto      # the entry module's *.hlo.pb (None when XLA wrote none)
+        self.analysis_proto = analysis_proto  # memory_analysis()'s serialized buffer assignment, as a file
         self.memory = memory            # memory_analysis() figures, per device
         self.devices = devices
         self.steps = steps
@@ -51,21 +62,38 @@ class JaxProgram:
     def module(self):
         return os.path.basename(self.assignment)[:-len("-buffer-assignment.txt")]
 
-    def compare(self, **kwargs):
-        """strata.compare on the executable view (the temp allocation's logical buffers at XLA's offsets): every
-        contender plus xla-static, lower-bound and offline-bfd. kwargs go to strata.compare (capacity="tpu-v5e",
-        contenders=..., search=...)."""
+    def source(self, route="text"):
+        """The file the importer reads for `route` (ROUTES)."""
+        paths = {"text": self.assignment, "proto": self.hlo_proto, "memory_analysis": self.analysis_proto}
+        if route not in paths:
+            raise ValueError(f"route must be one of {', '.join(ROUTES)}, not {route!r}")
+        if not paths[route]:
+            raise ValueError(f"route {route!r}: XLA wrote no such dump for this program")
+        return paths[route]
+
+    def compare(self, route="text", view="executable", steps=None, tpu_pad=False, **kwargs):
+        """strata.compare on one view of the program: "executable" (the temp allocation's logical buffers at XLA's
+        offsets: every contender plus xla-static, lower-bound and offline-bfd) or "steps" (what the runtime
+        allocator sees over `steps` calls, default from_jax's); tpu_pad: TPU tile padding. route: ROUTES. kwargs
+        go to strata.compare (capacity="tpu-v5e", contenders=..., search=...). The report gains "devices" and,
+        per TPU preset, whether one device holds its share ("fits": preset -> bool, from device_bytes)."""
         from .tools import compare
         kwargs.setdefault("format", "xla")
-        return compare(self.assignment, **kwargs)
+        report = compare(self.source(route), xla_view=view, xla_steps=steps or self.steps, tpu_pad=tpu_pad,
+                         **kwargs)
+        report["devices"] = self.devices
+        report["device_bytes"] = self.device_bytes
+        report["fits"] = {name: self.device_bytes <= hbm for name, hbm in TPU_PRESETS.items()}
+        return report
 
-    def import_csv(self, view="executable", steps=None, tpu_pad=False, tool=None):
+    def import_csv(self, view="executable", steps=None, tpu_pad=False, tool=None, route="text"):
         """The workload as strata-import writes it (CSV text): view "executable" or "steps" (steps calls, default
-        the steps given to from_jax). tool: the strata-import program (default $STRATA_IMPORT_TOOL or PATH)."""
+        the steps given to from_jax); route: ROUTES ("memory_analysis" has no live ranges: the steps view only).
+        tool: the strata-import program (default $STRATA_IMPORT_TOOL or PATH)."""
         tool = tool or os.environ.get("STRATA_IMPORT_TOOL") or shutil.which("strata-import")
         if not tool:
             raise FileNotFoundError("strata-import not found: set STRATA_IMPORT_TOOL or put it on PATH")
-        cmd = [tool, self.assignment, "--format", "xla", "--xla-view", view,
+        cmd = [tool, self.source(route), "--format", "xla", "--xla-view", view,
                "--xla-steps", str(steps or self.steps)] + (["--tpu-pad"] if tpu_pad else [])
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
@@ -121,7 +149,7 @@ def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=()
     before = set(glob.glob(os.path.join(dump_dir, "*-buffer-assignment.txt")))
     if devices > 1:
         args = _shard(args, devices)
-    options = {"xla_dump_to": dump_dir, **(compiler_options or {})}
+    options = {"xla_dump_to": dump_dir, **_DUMP_OPTIONS, **(compiler_options or {})}
     compiled = jax.jit(fn, donate_argnums=donate_argnums, static_argnums=static_argnums).lower(*args).compile(
         compiler_options=options)
     analysis = compiled.memory_analysis()
@@ -129,4 +157,13 @@ def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=()
     made = sorted(set(glob.glob(os.path.join(dump_dir, "*-buffer-assignment.txt"))) - before)
     if not made:
         raise RuntimeError(f"{dump_dir}: XLA wrote no buffer assignment (is this jaxlib's dump option honoured?)")
-    return JaxProgram(dump_dir, made[-1], memory, devices, steps, owned)
+    assignment = made[-1]
+    hlo_proto = assignment[:-len("-buffer-assignment.txt")] + ".hlo.pb"
+    analysis_proto = None
+    serialized = getattr(analysis, "serialized_buffer_assignment_proto", None)
+    if serialized:
+        analysis_proto = assignment[:-len("-buffer-assignment.txt")] + ".memory-analysis.pb"
+        with open(analysis_proto, "wb") as f:
+            f.write(serialized)
+    return JaxProgram(dump_dir, assignment, memory, devices, steps, owned,
+                      hlo_proto if os.path.exists(hlo_proto) else None, analysis_proto)

@@ -133,6 +133,13 @@ def main():
     put("rmm_log_fuzz", "columns.rmm.csv", "Time,Size,Pointer,Action,Thread,Stream,Extra\n"
         "1,64,0x10,allocate,1,0,x\n2,64,0x10,free,1,0,y\n3,32,0x10,allocate,1,0,z\n")
 
+    # XLA protobufs: the HloProto dump and memory_analysis()'s BufferAssignmentProto of tests/xla's chain program.
+    xla = os.path.join(HERE, "..", "xla", "data", "chain")
+    for name in sorted(os.listdir(xla)):
+        if name.endswith(".pb"):
+            with open(os.path.join(xla, name), "rb") as f:
+                put("xla_proto_fuzz", "hlo.pb" if name.endswith(".hlo.pb") else "memory_analysis.pb", f.read())
+
     # The decoder: a command (64 bytes) and the heap size (8 bytes) it is decoded against.
     def cmd(opcode, flags=0, context=0, seq=1, args=b""):
         return struct.pack("<BBHIII", opcode, flags, 0, context, seq, 0) + args.ljust(48, b"\0")

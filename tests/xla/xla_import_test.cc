@@ -14,31 +14,10 @@
 #include "tpu.h"
 #include "workload.h"
 #include "xla_dump.h"
+#include "xla_test_util.h"
 
 namespace strata::workload {
 namespace {
-
-const std::string kData = STRATA_XLA_DATA;
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The one file in `dir` whose name ends with `suffix`.
-std::string Find(const std::string& dir, const std::string& suffix) {
-  DIR* d = opendir(dir.c_str());
-  std::string found;
-  while (dirent* e = d ? readdir(d) : nullptr) {
-    const std::string n = e->d_name;
-    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) found = n;
-  }
-  if (d) closedir(d);
-  EXPECT_FALSE(found.empty()) << dir << ": no *" << suffix;
-  return dir + "/" + found;
-}
 
 struct Loaded {
   XlaModule module;
@@ -252,7 +231,8 @@ TEST_F(BadInput, TruncatedLiveRange) {
 
 TEST_F(BadInput, NoBufferAssignmentInDirectory) {
   ASSERT_TRUE(std::filesystem::remove(dir_ + "/m-buffer-assignment.txt"));
-  EXPECT_NE(Import(dir_).find(": no *-buffer-assignment.txt in this directory"), std::string::npos) << Import(dir_);
+  EXPECT_NE(Import(dir_).find(": no *-buffer-assignment.txt or *.hlo.pb in this directory"), std::string::npos)
+      << Import(dir_);
 }
 
 TEST_F(BadInput, WrongModule) {
