@@ -1,5 +1,5 @@
-// The XLA/TSL BFC allocator over a GpuDriver (reference §1.0). Line citations: bfc_allocator.{h,cc} at
-// ROCm/xla @183fa00c as given by the reference.
+// The XLA/TSL BFC allocator over a GpuDriver (docs/gpu-policies.md, "The BFC's rules, by source"). Line
+// citations: xla/tsl/framework/bfc_allocator.{h,cc} at ROCm/xla @183fa00c.
 #include "bfc_allocator.h"
 
 #include <algorithm>
@@ -156,7 +156,7 @@ BfcAllocator::ChunkMap::iterator BfcAllocator::TryToCoalesce(ChunkMap::iterator 
   return it;
 }
 
-// FindChunkPtr (.cc; reference §1.0 step 4).
+// FindChunkPtr (.cc; docs/gpu-policies.md, BFC rule 2).
 uint64_t BfcAllocator::FindChunkPtr(int bin_num, uint64_t rounded_bytes, uint64_t num_bytes, uint64_t alignment) {
   for (; bin_num < kNumBins; ++bin_num) {
     // Within a bin: smallest size first, then lowest address; the first that fits (with its alignment

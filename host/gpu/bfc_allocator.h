@@ -1,6 +1,6 @@
 // The XLA/TSL best-fit-with-coalescing (BFC) allocator core over a GpuDriver, rule for rule from
-// the gpu-policies digest §1.0 (docs/gpu-policies.md). Citations "bfc_allocator.{h,cc}:N" are lines of
-// xla/tsl/framework/bfc_allocator.{h,cc} at ROCm/xla @183fa00c as the reference gives them.
+// docs/gpu-policies.md "The BFC's rules, by source". Citations "bfc_allocator.{h,cc}:N" are lines of
+// xla/tsl/framework/bfc_allocator.{h,cc} at ROCm/xla @183fa00c.
 //
 // What is left out, and why:
 //  * Timestamped chunks (SetTimingCounter / freed_at_count, steps 3 and 6 of the allocation path) and
@@ -32,7 +32,7 @@ struct BfcOptions {
   bool garbage_collection = false;     // bfc_allocator.h:110 (TF's GPUBFCAllocator turns it on, JAX does not)
   double fragmentation_fraction = 0;   // bfc_allocator.h:114; 0 = the 128 MiB split threshold
   // Not a tsl option: the size of the first region when nonzero (rounded to 256 B). Models the newest
-  // XLA "START+" / "START-CAP" memory fractions (reference §0 corrections, §1.1): preallocate START,
+  // XLA "START+" / "START-CAP" memory fractions (xla/pjrt/gpu/allocator_config.cc @09e3c08d): preallocate START,
   // grow to the limit (CAP). 0 = the tsl rule (.cc:94-101).
   uint64_t initial_region_bytes = 0;
 };

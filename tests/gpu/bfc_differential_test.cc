@@ -1,6 +1,6 @@
 // Differential test of BfcAllocator against a second, deliberately simple BFC written here from the
-// reference's rules (gpu-policies.md §1.0): a flat, address-sorted chunk vector, bins found by brute force,
-// no maps or sets. Random request streams over many seeds; after every operation both must return the same
+// BFC's rules (docs/gpu-policies.md, "The BFC's rules, by source"): a flat, address-sorted chunk vector, bins found by
+// brute force, no maps or sets. Random request streams over many seeds; after every operation both must return the same
 // address and agree on every statistic and on the whole chunk layout.
 #include <gtest/gtest.h>
 
