@@ -30,6 +30,23 @@ venv() {
   fi
 }
 
+# TensorFlow's compiled BFC allocator (libtensorflow_framework.so.2 and its headers), the reference the
+# fidelity.bfc.* tests replay traces through beside the emulated jax/tf policies (docs/gpu-policies.md). Only the
+# library is used, never `import tensorflow`, so the wheel goes in without its Python dependencies (which would
+# move the numpy that jax is pinned with). Pinned: the docs name this version's rules. Without PyPI those tests skip.
+tf_version=2.21.0
+tf_wheel() {
+  local py="$root/.venv/bin/python" stamp="$root/.venv/strata-tensorflow-cpu-$tf_version"
+  [ -f "$stamp" ] && return 0
+  [ -x "$py" ] || return 0
+  echo "setup: installing tensorflow-cpu==$tf_version into .venv (its BFC allocator, for fidelity.bfc.*)" >&2
+  if "$py" -m pip install -q --disable-pip-version-check --no-deps "tensorflow-cpu==$tf_version" >&2; then
+    touch "$stamp"
+  else
+    echo "setup: warning: could not install tensorflow-cpu into .venv (fidelity.bfc.* will skip)" >&2
+  fi
+}
+
 
 missing=()
 for p in "${packages[@]}"; do
@@ -38,7 +55,7 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "${STRATA_NO_VENV:-0}" = 1 ] || venv
+  [ "${STRATA_NO_VENV:-0}" = 1 ] || { venv; tf_wheel; }
   exit 0
 fi
 
@@ -51,4 +68,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-[ "${STRATA_NO_VENV:-0}" = 1 ] || venv
+[ "${STRATA_NO_VENV:-0}" = 1 ] || { venv; tf_wheel; }

@@ -1,5 +1,5 @@
-// The XLA/TSL BFC allocator over a GpuDriver (reference §1.0). Line citations: bfc_allocator.{h,cc} at
-// ROCm/xla @183fa00c as given by the reference.
+// The XLA/TSL BFC allocator over a GpuDriver (docs/gpu-policies.md, "The BFC's rules, by source"). Line
+// citations: xla/tsl/framework/bfc_allocator.{h,cc} at ROCm/xla @183fa00c.
 #include "bfc_allocator.h"
 
 #include <algorithm>
@@ -43,20 +43,22 @@ uint64_t BfcAllocator::LowEndAlignmentPadding(uint64_t chunk_start, uint64_t ali
 }
 
 uint64_t BfcAllocator::SubAllocatorAlloc(uint64_t bytes, uint64_t* bytes_received) {
-  // XLA's DeviceMemAllocator reports the padded size it got from the device as bytes_received
-  // (device_mem_allocator.h:49-64); the driver pads every allocation to its page granule.
+  // XLA's se::DeviceMemAllocator reports exactly the bytes it asked for as bytes_received
+  // (stream_executor/integrations/device_mem_allocator.h:51 in TF 2.21), however many pages the driver
+  // rounds them up to: pool_bytes counts requests, the device's free memory counts pages.
   const uint64_t va = driver_.Malloc(bytes);
-  const uint64_t page = driver_.page_bytes();
-  *bytes_received = va == 0 ? 0 : (bytes + page - 1) / page * page;
+  *bytes_received = va == 0 ? 0 : bytes;
   return va;
 }
 
 // Extend (.cc:167-246).
 bool BfcAllocator::Extend(uint64_t /*alignment*/, uint64_t rounded_bytes) {
-  // available = memory_limit - pool_bytes, rounded down to 256 (.cc:170-172). The source subtracts in
-  // size_t; a page-padded region can push pool_bytes past the limit, where the source would wrap to a
-  // huge "available": we saturate at 0 instead (documented deviation).
-  uint64_t available_bytes = memory_limit_ > stats_.pool_bytes ? memory_limit_ - stats_.pool_bytes : 0;
+  // available = memory_limit - pool_bytes, rounded down to 256 (.cc:170-172), an unsigned (size_t)
+  // difference as in the source: were pool_bytes ever above the limit it would wrap to a huge value and the
+  // allocator would keep growing until the device refuses. With XLA's sub-allocator (bytes_received = bytes
+  // asked, never more than available) the pool cannot pass the limit, so the wrap is never reached; it is
+  // kept so that any sub-allocator that over-reports behaves as TensorFlow does (docs/gpu-policies.md).
+  uint64_t available_bytes = memory_limit_ - stats_.pool_bytes;
   available_bytes = (available_bytes / kMinAllocationSize) * kMinAllocationSize;
   // Not enough room under the limit: fail immediately (.cc:174-178).
   if (rounded_bytes > available_bytes) return false;
@@ -74,10 +76,10 @@ bool BfcAllocator::Extend(uint64_t /*alignment*/, uint64_t rounded_bytes) {
   uint64_t bytes_received = 0;
   uint64_t mem_addr = SubAllocatorAlloc(bytes, &bytes_received);
   while (mem_addr == 0) {
-    const uint64_t smaller = RoundedBytes(static_cast<uint64_t>(static_cast<float>(bytes) * kBackpedalFactor));
-    // The reference's back-pedal is strictly decreasing; rounding up to 256 stops it at 256 B (0.9 x 256
-    // rounds back to 256), where the source would retry forever: give up when it no longer shrinks.
-    if (smaller >= bytes) return false;
+    uint64_t smaller = RoundedBytes(static_cast<uint64_t>(static_cast<float>(bytes) * kBackpedalFactor));
+    // Below 2560 B, x0.9 rounded up to 256 gives the same size back: tsl then steps down by 256 B so that the
+    // loop always makes progress (TF 2.21's Extend; fidelity.bfc.retry_helper sees its device requests).
+    if (smaller >= bytes) smaller = bytes - kMinAllocationSize;
     bytes = smaller;
     if (bytes < rounded_bytes) return false;
     mem_addr = SubAllocatorAlloc(bytes, &bytes_received);
@@ -154,7 +156,7 @@ BfcAllocator::ChunkMap::iterator BfcAllocator::TryToCoalesce(ChunkMap::iterator 
   return it;
 }
 
-// FindChunkPtr (.cc; reference §1.0 step 4).
+// FindChunkPtr (.cc; docs/gpu-policies.md, BFC rule 2).
 uint64_t BfcAllocator::FindChunkPtr(int bin_num, uint64_t rounded_bytes, uint64_t num_bytes, uint64_t alignment) {
   for (; bin_num < kNumBins; ++bin_num) {
     // Within a bin: smallest size first, then lowest address; the first that fits (with its alignment
@@ -217,10 +219,9 @@ bool BfcAllocator::DeallocateFreeRegions(uint64_t rounded_bytes) {
     }
   }
   if (total_free_bytes == 0) return false;
-  // "Rough estimation to check whether deallocation can help": limit - pool + free regions (computed
-  // without the intermediate wrap the source tolerates).
-  const uint64_t headroom = memory_limit_ + total_free_bytes;
-  const uint64_t available_bytes = headroom > stats_.pool_bytes ? headroom - stats_.pool_bytes : 0;
+  // "Rough estimation to check whether deallocation can help": limit - pool + free regions, in size_t
+  // arithmetic as the source computes it (it wraps the same way Extend's difference does).
+  const uint64_t available_bytes = memory_limit_ - stats_.pool_bytes + total_free_bytes;
   if (rounded_bytes > available_bytes) return false;
 
   ++garbage_collections_;
@@ -263,11 +264,13 @@ uint64_t BfcAllocator::AllocateRaw(uint64_t alignment, uint64_t num_bytes) {
   alignment = std::max(alignment, kMinAllocationSize);
   uint64_t r = AllocateRawInternal(alignment, num_bytes);
   if (r == 0 && num_bytes != 0 && opts_.allow_retry_on_failure) {
-    // AllocatorRetry (.cc:331-391, allocator_retry.cc:61-90): wait for a free, then one last try. With
-    // one thread nothing is freed meanwhile: one extra attempt, counted.
+    // AllocateRawInternalWithRetry, then tsl::AllocatorRetry::AllocateRaw (allocator_retry.cc): a pass, a wait of
+    // up to 10 s for another thread's free, a last pass. With one thread nothing is freed meanwhile, so the
+    // wait ends at its deadline: four passes in all (fidelity.bfc.retry_helper counts them in TensorFlow's
+    // own allocator). One retry counted per allocation that entered the retry helper.
     ++retries_;
     ++driver_.counters().retries;
-    r = AllocateRawInternal(alignment, num_bytes);
+    for (int pass = 1; pass < kPassesWithRetry && r == 0; ++pass) r = AllocateRawInternal(alignment, num_bytes);
   }
   return r;
 }

@@ -1,13 +1,13 @@
 // The XLA/TSL best-fit-with-coalescing (BFC) allocator core over a GpuDriver, rule for rule from
-// the gpu-policies digest §1.0 (docs/gpu-policies.md). Citations "bfc_allocator.{h,cc}:N" are lines of
-// xla/tsl/framework/bfc_allocator.{h,cc} at ROCm/xla @183fa00c as the reference gives them.
+// docs/gpu-policies.md "The BFC's rules, by source". Citations "bfc_allocator.{h,cc}:N" are lines of
+// xla/tsl/framework/bfc_allocator.{h,cc} at ROCm/xla @183fa00c.
 //
 // What is left out, and why:
 //  * Timestamped chunks (SetTimingCounter / freed_at_count, steps 3 and 6 of the allocation path) and
 //    spatial partitioning: GPU device allocators in JAX and TF never set a timing counter, and the
 //    partitioned mode is off unless xla_gpu_enable_allocator_spatial_partitioning is set.
-//  * The retry helper's 10 s wait (allocator_retry.cc:61-90): in a single-threaded replay no other thread
-//    can free anything meanwhile, so it is "one extra attempt, counted" (reference §1.0 step 9).
+//  * The retry helper's 10 s wait (allocator_retry.cc): in a single-threaded replay no other thread can free
+//    anything meanwhile, so the wait is skipped and only its passes are made.
 //  * Region coalescing: the XLA DeviceMemAllocator's SupportsCoalescing() is false
 //    (device_mem_allocator.h:76), so regions are never merged, even when the driver hands out adjacent VAs.
 #ifndef STRATA_HOST_GPU_BFC_ALLOCATOR_H_
@@ -32,7 +32,7 @@ struct BfcOptions {
   bool garbage_collection = false;     // bfc_allocator.h:110 (TF's GPUBFCAllocator turns it on, JAX does not)
   double fragmentation_fraction = 0;   // bfc_allocator.h:114; 0 = the 128 MiB split threshold
   // Not a tsl option: the size of the first region when nonzero (rounded to 256 B). Models the newest
-  // XLA "START+" / "START-CAP" memory fractions (reference §0 corrections, §1.1): preallocate START,
+  // XLA "START+" / "START-CAP" memory fractions (xla/pjrt/gpu/allocator_config.cc @09e3c08d): preallocate START,
   // grow to the limit (CAP). 0 = the tsl rule (.cc:94-101).
   uint64_t initial_region_bytes = 0;
 };
@@ -67,6 +67,9 @@ class BfcAllocator {
   static constexpr int kNumBins = 21;                                         // bfc_allocator.h:246
   static constexpr uint64_t kDefaultMaxInternalFragmentation = 128ull << 20;  // .cc:112-117, 816-821
   static constexpr float kBackpedalFactor = 0.9f;                             // .cc:193-212
+  // AllocateRawInternal passes for an allocation that keeps failing with one thread: the fast path, the retry
+  // helper's pass before its 10 s wait, one after it, and its last (logging) pass (allocator_retry.cc).
+  static constexpr int kPassesWithRetry = 4;
 
   // `total_memory` is the memory limit (tsl's constructor argument). Nothing is taken from the driver
   // until the first allocation (.cc:99-101: the constructor does not call Extend).
@@ -97,7 +100,7 @@ class BfcAllocator {
   const std::string& name() const { return name_; }
   uint64_t memory_limit() const { return memory_limit_; }
   uint64_t curr_region_allocation_bytes() const { return curr_region_allocation_bytes_; }
-  uint64_t retries() const { return retries_; }                          // extra attempts after a failure
+  uint64_t retries() const { return retries_; }                          // allocations that entered the retry helper
   uint64_t regions_deallocated() const { return regions_deallocated_; }  // by garbage collection
   uint64_t garbage_collections() const { return garbage_collections_; }
   std::vector<BfcRegionInfo> Regions() const;  // address order

@@ -1,4 +1,4 @@
-// The BFC policies: JAX (jax, jax-growth; reference §1.1-1.2) and TensorFlow (tf, tf-growth; §1.5-1.6), each
+// The BFC policies: JAX (jax, jax-growth) and TensorFlow (tf, tf-growth; docs/gpu-policies.md, BFC rule 7), each
 // a tsl BFC allocator (bfc_allocator.h) sized and configured as the framework does, with its selector
 // variable routing to the other families (XLA_PYTHON_CLIENT_ALLOCATOR, TF_GPU_ALLOCATOR).
 //
@@ -14,7 +14,7 @@
 //  * Memory fraction grammar (newest XLA allocator_config.cc @09e3c08d): "F" fixed, "F+" preallocate F and
 //    grow to all memory, "S-C" preallocate S and grow to at most C. The BFC keeps one limit, so "+" / "-"
 //    become limit = C (1.0 for "+") with a first region of S (BfcOptions::initial_region_bytes); how the
-//    newest BFC uses the cap is unconfirmed in the reference. Fractions must lie in (0, 1]: above 1 is
+//    newest BFC uses the cap is unconfirmed. Fractions must lie in (0, 1]: above 1 is
 //    unified-memory oversubscription (TF_FORCE_UNIFIED_MEMORY), not emulated.
 //  * Not modelled: XLA's second (collective, 25 %, growth) and host BFC pools (se_gpu_pjrt_client.cc:
 //    1462-1475; they serve other memory spaces), gpu_system_memory_size, TF's debug allocators

@@ -40,12 +40,36 @@ bool ParseDouble(const std::string& s, double* out) {
   return cli::ParseReal(s, 0, std::numeric_limits<double>::max(), out);
 }
 
+// The PyTorch release whose settings rules apply (option torch_version). Up to 2.8 the CUDA allocator parses
+// its settings itself (c10/cuda/CUDAAllocatorConfig.cpp); from 2.9 the shared keys go through
+// c10/core/AllocatorConfig.cpp (AcceleratorAllocatorConfig), whose rules differ in three places: the
+// smallest max_split_size_mb / max_non_split_rounding_mb (> 20 before, >= 20 after), where ">" starts filling
+// roundup_power2_divisions (at the last named interval before, after it now), and the
+// garbage_collection_threshold message. docs/gpu-policies.md lists them with their sources.
+struct TorchVersion {
+  uint64_t major = 2, minor = 9;
+  bool Newer() const { return major > 2 || (major == 2 && minor >= 9); }
+};
+constexpr const char* kDefaultTorchVersion = "2.9";
+
+bool ParseTorchVersion(const std::string& s, TorchVersion* out) {
+  const size_t dot = s.find('.');
+  if (dot == std::string::npos) return false;
+  TorchVersion v;
+  if (!cli::ParseDecimal(s.substr(0, dot), 1, 99, &v.major) || !cli::ParseDecimal(s.substr(dot + 1), 0, 99, &v.minor)) {
+    return false;
+  }
+  if (v.major == 1 && v.minor < 10) return false;  // PYTORCH_CUDA_ALLOC_CONF's parser as read starts at 1.10
+  *out = v;
+  return true;
+}
+
 // CUDAAllocatorConfig::parseArgs over one settings string. `source` names where it came from
 // (PYTORCH_CUDA_ALLOC_CONF or an option) and starts every error, so the user sees which variable is bad.
 class ConfParser {
  public:
-  ConfParser(std::string source, CachingConfig* config, std::string* error)
-      : source_(std::move(source)), c_(config), error_(error) {}
+  ConfParser(std::string source, TorchVersion version, CachingConfig* config, std::string* error)
+      : source_(std::move(source)), newer_(version.Newer()), c_(config), error_(error) {}
 
   bool Parse(const std::string& text) {
     t_ = LexArgs(text);
@@ -107,13 +131,15 @@ class ConfParser {
     *out = t_[i] == "True";
     return true;
   }
-  // parseMaxSplitSize(): must be > kLargeBuffer / 1 MiB (20).
+  // parseMaxSplitSize() / parseMaxNonSplitRoundingSize(): up to 2.8 the value must be > kLargeBuffer / 1 MiB
+  // (20); from 2.9 >= 20.
   bool ParseMb(size_t& i, const std::string& key, uint64_t* out) {
     uint64_t mb = 0;
     if (!Consume(++i, ':') || !Value(++i, "Error, expecting " + key + " value") || !Number(t_[i], &mb)) return false;
-    if (mb <= kTorchLargeBuffer / kMiB) {
-      return Fail("CachingAllocator option " + key + " too small, must be > " +
-                  std::to_string(kTorchLargeBuffer / kMiB));
+    const uint64_t least = kTorchLargeBuffer / kMiB;
+    if (newer_ ? mb < least : mb <= least) {
+      return Fail("CachingAllocator option " + key + " too small, must be " + (newer_ ? ">= " : "> ") +
+                  std::to_string(least));
     }
     mb = std::min(mb, std::numeric_limits<uint64_t>::max() / kMiB);
     *out = mb * kMiB;
@@ -124,6 +150,7 @@ class ConfParser {
     double v = 0;
     if (!Consume(++i, ':') || !Value(++i, "Error, expecting garbage_collection_threshold value")) return false;
     if (!ParseDouble(t_[i], &v)) return Fail("'" + t_[i] + "' is not a number");
+    if (newer_ && !(v > 0 && v < 1.0)) return Fail("garbage_collect_threshold is invalid, set it in (0.0, 1.0)");
     if (!(v > 0)) return Fail("garbage_collect_threshold too small, set it 0.0~1.0");
     if (!(v < 1.0)) return Fail("garbage_collect_threshold too big, set it 0.0~1.0");
     c_->garbage_collection_threshold = v;
@@ -153,10 +180,10 @@ class ConfParser {
         return Fail("For roundups, the divisions has to be power of 2 or 0 to disable roundup ");
       }
       if (val1 == ">") {
-        // Every interval after the last one named. The newest parser (c10/core/AllocatorConfig.cpp) fills
-        // from last_index + 1 as the docs describe; older CUDAAllocatorConfig.cpp filled from last_index,
-        // overwriting the last named interval.
-        std::fill(d.begin() + static_cast<std::ptrdiff_t>(last_index + 1), d.end(), val2);
+        // Every interval after the last one named: from 2.9 (c10/core/AllocatorConfig.cpp) the fill starts at
+        // last_index + 1, as PyTorch's docs describe; up to 2.8 (c10/cuda/CUDAAllocatorConfig.cpp) it starts at
+        // last_index, overwriting the last interval named.
+        std::fill(d.begin() + static_cast<std::ptrdiff_t>(newer_ ? last_index + 1 : last_index), d.end(), val2);
       } else {
         uint64_t mb = 0;
         if (!Number(val1, &mb)) return false;
@@ -177,6 +204,7 @@ class ConfParser {
   }
 
   std::string source_;
+  bool newer_;  // PyTorch >= 2.9
   CachingConfig* c_;
   std::string* error_;
   std::vector<std::string> t_;
@@ -191,11 +219,14 @@ constexpr const char* kConfKeys[] = {"expandable_segments", "max_split_size_mb",
 std::vector<PolicyOption> CachingPolicyOptions(const std::string& name) {
   if (name != "torch" && name != "torch-expandable") return {};
   std::vector<PolicyOption> o = {
+      {"torch_version", "", kDefaultTorchVersion,
+       "PyTorch release whose settings rules apply: 2.9 and later, or 2.8 and earlier (max_split_size_mb > 20, "
+       "'>' in roundup_power2_divisions also overwrites the last interval named)"},
       {"alloc_conf", kEnvVar, "", "settings in PYTORCH_CUDA_ALLOC_CONF's grammar, applied after the variable"},
       {"memory_fraction", "", "", "torch.cuda.set_per_process_memory_fraction: cap on reserved bytes, x total"},
       {"expandable_segments", kEnvVar, name == "torch-expandable" ? "True" : "False",
        "True/False; torch-expandable is always True"},
-      {"max_split_size_mb", kEnvVar, "unlimited", "blocks at least this large are never split (> 20)"},
+      {"max_split_size_mb", kEnvVar, "unlimited", "blocks at least this large are never split (>= 20; > 20 up to 2.8)"},
       {"garbage_collection_threshold", kEnvVar, "0", "0 < x < 1; acts only with memory_fraction"},
       {"roundup_power2_divisions", kEnvVar, "0", "power of 2, or [MiB:divs,...,>:divs]"},
       {"max_non_split_rounding_mb", kEnvVar, "20", "newer PyTorch: waste allowed for oversize requests"},
@@ -210,16 +241,26 @@ bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyC
     return false;
   }
   CachingConfig c;
+  TorchVersion version;
+  if (auto it = config.options.find("torch_version"); it != config.options.end()) {
+    if (!ParseTorchVersion(it->second, &version)) {
+      *error = "option torch_version: '" + it->second +
+               "' is not a PyTorch release (MAJOR.MINOR, 1.10 or later, e.g. " + kDefaultTorchVersion + " or 2.8)";
+      return false;
+    }
+  }
   // The environment first (parsed once at start-up by CUDAAllocatorConfig), then the explicit options on
   // top, as torch.cuda.memory._set_allocator_settings() would apply them.
   if (const char* env = config.env ? config.env(kEnvVar) : nullptr; env != nullptr) {
-    if (!ConfParser(kEnvVar, &c, error).Parse(env)) return false;
+    if (!ConfParser(kEnvVar, version, &c, error).Parse(env)) return false;
   }
   for (const auto& [key, value] : config.options) {
     bool known = false;
-    if (key == "alloc_conf") {
+    if (key == "torch_version") {
+      known = true;  // read above
+    } else if (key == "alloc_conf") {
       known = true;
-      if (!ConfParser("option alloc_conf", &c, error).Parse(value)) return false;
+      if (!ConfParser("option alloc_conf", version, &c, error).Parse(value)) return false;
     } else if (key == "memory_fraction") {
       known = true;
       double f = 0;
@@ -233,7 +274,7 @@ bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyC
       for (const char* k : kConfKeys) {
         if (key == k) {
           known = true;
-          if (!ConfParser("option " + key, &c, error).Parse(key + ":" + value)) return false;
+          if (!ConfParser("option " + key, version, &c, error).Parse(key + ":" + value)) return false;
         }
       }
     }

@@ -7,7 +7,7 @@
 namespace strata::gpu {
 
 // MinSystemMemory(available, cc_major) of tensorflow/core/common_runtime/gpu/gpu_device.cc (newest version
-// read; reference §1.5), optimised build (non-optimised builds double it).
+// read; docs/gpu-policies.md, BFC rule 7), optimised build (non-optimised builds double it).
 inline uint64_t TfMinSystemMemory(uint64_t available, uint32_t cc_major) {
   constexpr uint64_t kMiB = 1ull << 20;
   if (available < (2ull << 30)) return 225 * kMiB;

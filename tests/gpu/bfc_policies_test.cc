@@ -1,5 +1,5 @@
-// The jax / jax-growth / tf / tf-growth policies: limits, the reference's validation cases (§6), every
-// environment variable with its values and bad values, explicit options, routing, OOM kinds and messages.
+// The jax / jax-growth / tf / tf-growth policies: limits, validation cases of the BFC's rules (docs/gpu-policies.md),
+// every environment variable with its values and bad values, explicit options, routing, OOM kinds and messages.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -49,7 +49,7 @@ bool Has(const std::string& haystack, const std::string& needle) { return haysta
 
 // ---- JAX ------------------------------------------------------------------------------------------
 
-// §6: first allocation -> pool_bytes = bytes_limit = roundup(0.75 total, 2 MiB); a request above
+// Rule 7: first allocation -> pool_bytes = bytes_limit = roundup(0.75 total, 2 MiB); a request above
 // bytes_limit - bytes_in_use fails with kind "cap" although a quarter of the device is free.
 TEST(JaxPolicy, FixedPoolIsThreeQuartersOfTotal) {
   EmuGpu gpu(Device(1001 * kMiB));  // 0.75 x 1001 MiB = 750.75 MiB -> 752 MiB
@@ -312,7 +312,7 @@ TEST(BfcPolicyOptions, ListedWithVariablesAndUnknownKeysRefused) {
 
 // ---- TensorFlow -----------------------------------------------------------------------------------
 
-// limit = free - MinSystemMemory(free, cc_major) (§1.5 table).
+// limit = free - MinSystemMemory(free, cc_major) (docs/gpu-policies.md, BFC rule 7).
 TEST(TfPolicy, LimitIsFreeMinusTheReserve) {
   struct Case {
     uint64_t total;
@@ -459,7 +459,7 @@ TEST(TfPolicy, GarbageCollectionVariable) {
 }
 
 // With growth off the pool is one region of the limit, so GC (on) never helps: "in the allow_growth=false
-// model the entire memory is just one region" (PR tensorflow#30827, reference §1.5).
+// model the entire memory is just one region" (PR tensorflow#30827).
 TEST(TfPolicy, GarbageCollectionCannotHelpOneRegion) {
   EmuGpu gpu(Device(64 * kMiB, 0, 9));  // limit = 64 MiB (the reserve is not below free)
   Made m = Make("tf", gpu, {});

@@ -430,6 +430,55 @@ TEST(TorchConf, OptionsOverrideTheEnvironment) {
   EXPECT_STREQ(s->name(), "torch-expandable");  // the policy name decides
 }
 
+// torch_version: the three rules that changed when PyTorch 2.9 moved the shared keys to
+// c10/core/AllocatorConfig.cpp (docs/gpu-policies.md), each outcome under both versions.
+TEST(TorchConf, TorchVersionRules) {
+  const std::string var = "PYTORCH_CUDA_ALLOC_CONF";
+  // max_split_size_mb / max_non_split_rounding_mb of exactly 20: accepted from 2.9, refused up to 2.8.
+  for (const char* key : {"max_split_size_mb", "max_non_split_rounding_mb"}) {
+    EmuGpu gpu(Spec(kGiB));
+    auto p = Make("torch", gpu, {}, {{var, std::string(key) + ":20"}});
+    ASSERT_NE(p, nullptr) << key;
+    EXPECT_EQ(std::string(key) == "max_split_size_mb" ? Cca(p).config().max_split_size
+                                                      : Cca(p).config().max_non_split_rounding,
+              20 * kMiB);
+    EXPECT_NE(MakeError("torch", {{"torch_version", "2.8"}}, {{var, std::string(key) + ":20"}})
+                  .find(std::string(key) + " too small, must be > 20"),
+              std::string::npos)
+        << key;
+    EXPECT_NE(MakeError("torch", {}, {{var, std::string(key) + ":19"}}).find("must be >= 20"), std::string::npos);
+  }
+  // garbage_collection_threshold out of (0, 1): one message from 2.9, two before.
+  EXPECT_NE(MakeError("torch", {{"torch_version", "2.8"}}, {{var, "garbage_collection_threshold:0"}})
+                .find("garbage_collect_threshold too small, set it 0.0~1.0"),
+            std::string::npos);
+  EXPECT_NE(MakeError("torch", {{"torch_version", "2.8"}}, {{var, "garbage_collection_threshold:1"}})
+                .find("garbage_collect_threshold too big, set it 0.0~1.0"),
+            std::string::npos);
+  // ">" after [256:1,512:2]: from 2.9 the 512 MiB interval keeps its 2; up to 2.8 it becomes 8 as well.
+  const std::string conf = "roundup_power2_divisions:[256:1,512:2,>:8]";
+  for (const char* version : {"2.9", "2.8", "2.0", "1.13", "3.0"}) {
+    EmuGpu gpu(Spec(4 * kGiB));
+    auto p = Make("torch", gpu, {{"torch_version", version}}, {{var, conf}});
+    ASSERT_NE(p, nullptr) << version;
+    const bool newer = std::string(version) == "2.9" || std::string(version) == "3.0";
+    EXPECT_EQ(Cca(p).config().roundup_power2_divisions[9], newer ? 2u : 8u) << version;
+    EXPECT_EQ(Cca(p).config().roundup_power2_divisions[8], 1u) << version;
+    EXPECT_EQ(Cca(p).config().roundup_power2_divisions[10], 8u) << version;
+    // The outcome: a 600 MiB request in [512 MiB, 1 GiB) rounds to a half (768 MiB) from 2.9, to an eighth
+    // (640 MiB) up to 2.8, and the segment reserved follows.
+    Oom oom;
+    ASSERT_NE(p->Allocate(600 * kMiB, 0, &oom), 0u) << version;
+    EXPECT_EQ(p->Stats().bytes_in_use, (newer ? 768 : 640) * kMiB) << version;
+    EXPECT_EQ(p->Stats().pool_bytes, (newer ? 768 : 640) * kMiB) << version;
+  }
+  // Not a release.
+  for (const char* bad : {"", "2", "two.nine", "2.x", "1.9", "0.4", "2.9.1", "-2.9"}) {
+    EXPECT_NE(MakeError("torch", {{"torch_version", bad}}, {}).find("option torch_version: '"), std::string::npos)
+        << bad;
+  }
+}
+
 TEST(TorchConf, BadValuesNameTheVariable) {
   const std::string var = "PYTORCH_CUDA_ALLOC_CONF";
   struct Case {
@@ -437,12 +486,12 @@ TEST(TorchConf, BadValuesNameTheVariable) {
   };
   const Case cases[] = {
       {"foo:1", "PYTORCH_CUDA_ALLOC_CONF: Unrecognized CachingAllocator option: foo"},
-      {"max_split_size_mb:20", "max_split_size_mb too small, must be > 20"},
+      {"max_split_size_mb:19", "max_split_size_mb too small, must be >= 20"},  // torch_version 2.9
       {"max_split_size_mb:abc", "'abc' is not a non-negative integer"},
       {"max_split_size_mb", "Error parsing CachingAllocator settings, expected :"},
       {"max_split_size_mb:", "Error, expecting max_split_size_mb value"},
-      {"garbage_collection_threshold:0", "garbage_collect_threshold too small, set it 0.0~1.0"},
-      {"garbage_collection_threshold:1.5", "garbage_collect_threshold too big, set it 0.0~1.0"},
+      {"garbage_collection_threshold:0", "garbage_collect_threshold is invalid, set it in (0.0, 1.0)"},
+      {"garbage_collection_threshold:1.5", "garbage_collect_threshold is invalid, set it in (0.0, 1.0)"},
       {"garbage_collection_threshold:x", "'x' is not a number"},
       {"roundup_power2_divisions:3", "the divisions has to be power of 2"},
       {"roundup_power2_divisions:[256:3]", "power of 2 or 0 to disable roundup"},
