@@ -26,12 +26,19 @@
 //  * No hard cap: the default pool has no maxSize, the fraction only sets threshold and bytes_limit.
 //  * One stream: cross-stream reuse rules (REUSE_ALLOW_OPPORTUNISTIC, TF_DETERMINISTIC_ALLOCATOR) do not
 //    arise.
+//
+// Cost: every hole of every partly used page is also in one index ordered by address that knows the longest hole
+// below each node (HoleIndex), so the first fit and the largest free block take O(log holes), not a walk over
+// the holes; what is left per event is per page of the request (the driver calls the model counts). The decisions
+// are the plain walk's: tests/gpu/async_differential_test.cc holds this to the unindexed model it replaced.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
+#include <vector>
 
 #include "families.h"
 #include "numbers.h"
@@ -44,6 +51,102 @@ constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kRound = 512;  // model
 
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
+
+// The pool's holes (free room inside partly used pages) by address, each with its length: a treap whose nodes
+// also hold the longest hole in their subtree. FirstFit(from, len) is the lowest-addressed hole at or above `from`
+// at least `len` long, in O(log n) expected; Longest() is O(1). Addresses are unique (holes never overlap).
+class HoleIndex {
+ public:
+  void Insert(uint64_t addr, uint64_t len) {
+    const uint32_t n = NewNode(addr, len);
+    uint32_t lo = 0, hi = 0;
+    Split(root_, addr, &lo, &hi);
+    root_ = Merge(Merge(lo, n), hi);
+  }
+  void Erase(uint64_t addr) {
+    uint32_t lo = 0, mid = 0, hi = 0;
+    Split(root_, addr, &lo, &mid);
+    Split(mid, addr + 1, &mid, &hi);
+    if (mid != 0) free_.push_back(mid);  // exactly one node: addresses are unique
+    root_ = Merge(lo, hi);
+  }
+  uint64_t Longest() const { return root_ == 0 ? 0 : nodes_[root_].longest; }
+  // The lowest address >= from of a hole of at least `len` bytes, in *addr and *hole_len; false when none.
+  bool FirstFit(uint64_t from, uint64_t len, uint64_t* addr, uint64_t* hole_len) const {
+    const uint32_t n = Find(root_, from, len);
+    if (n == 0) return false;
+    *addr = nodes_[n].addr;
+    *hole_len = nodes_[n].len;
+    return true;
+  }
+
+ private:
+  struct Node {
+    uint64_t addr = 0, len = 0, longest = 0;
+    uint32_t priority = 0, left = 0, right = 0;
+  };
+
+  uint32_t NewNode(uint64_t addr, uint64_t len) {
+    uint32_t n = 0;
+    if (!free_.empty()) {
+      n = free_.back();
+      free_.pop_back();
+    } else {
+      n = static_cast<uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+    }
+    nodes_[n] = Node{addr, len, len, static_cast<uint32_t>(random_()), 0, 0};
+    return n;
+  }
+  void Update(uint32_t n) {
+    Node& x = nodes_[n];
+    x.longest = std::max({x.len, x.left ? nodes_[x.left].longest : 0, x.right ? nodes_[x.right].longest : 0});
+  }
+  // Nodes with addr < key go to *lo, the rest to *hi.
+  void Split(uint32_t t, uint64_t key, uint32_t* lo, uint32_t* hi) {
+    if (t == 0) {
+      *lo = *hi = 0;
+    } else if (nodes_[t].addr < key) {
+      Split(nodes_[t].right, key, &nodes_[t].right, hi);
+      *lo = t;
+      Update(t);
+    } else {
+      Split(nodes_[t].left, key, lo, &nodes_[t].left);
+      *hi = t;
+      Update(t);
+    }
+  }
+  // Every address in a is below every address in b.
+  uint32_t Merge(uint32_t a, uint32_t b) {
+    if (a == 0 || b == 0) return a | b;
+    if (nodes_[a].priority > nodes_[b].priority) {
+      nodes_[a].right = Merge(nodes_[a].right, b);
+      Update(a);
+      return a;
+    }
+    nodes_[b].left = Merge(a, nodes_[b].left);
+    Update(b);
+    return b;
+  }
+  uint32_t Find(uint32_t t, uint64_t from, uint64_t len) const {
+    while (t != 0 && nodes_[t].longest >= len) {
+      const Node& x = nodes_[t];
+      if (x.addr < from) {
+        t = x.right;
+        continue;
+      }
+      if (const uint32_t in_left = Find(x.left, from, len); in_left != 0) return in_left;
+      if (x.len >= len) return t;
+      t = x.right;
+    }
+    return 0;
+  }
+
+  std::vector<Node> nodes_ = std::vector<Node>(1);  // node 0: none
+  std::vector<uint32_t> free_;
+  uint32_t root_ = 0;
+  std::minstd_rand random_{1};  // treap priorities: the shape, never a decision, depends on them
+};
 
 struct AsyncSettings {
   std::string name;
@@ -125,12 +228,10 @@ class AsyncPoolPolicy final : public Policy {
       page.used -= hi - lo;
       --page.users;
       if (page.users == 0) {
-        page.holes.clear();
-        open_.erase(p);
+        ClearHoles(p, page);
         free_pages_.insert(p);
       } else {
-        AddHole(page, lo, hi - lo);
-        open_.insert(p);
+        AddHole(p, page, lo, hi - lo);
       }
     }
   }
@@ -186,28 +287,40 @@ class AsyncPoolPolicy final : public Policy {
 
   uint64_t PoolBytes() const { return pages_.size() * page_; }
 
-  uint64_t LargestFree() const {
-    uint64_t largest = free_pages_.size() * page_;
-    for (uint64_t p : open_) {
-      for (const auto& [off, len] : pages_.at(p).holes) largest = std::max(largest, len);
-    }
-    return largest;
+  // Free pages can be remapped into one range; a hole serves only sub-page requests.
+  uint64_t LargestFree() const { return std::max<uint64_t>(free_pages_.size() * page_, holes_.Longest()); }
+
+  // Every change to a page's holes goes through these three, which keep holes_ the same.
+  void SetHole(uint64_t p, Page& page, uint64_t off, uint64_t len) {
+    auto [it, fresh] = page.holes.try_emplace(off, len);
+    if (!fresh) holes_.Erase(p + off);
+    it->second = len;
+    holes_.Insert(p + off, len);
+  }
+  std::map<uint64_t, uint64_t>::iterator EraseHole(uint64_t p, Page& page, std::map<uint64_t, uint64_t>::iterator it) {
+    holes_.Erase(p + it->first);
+    return page.holes.erase(it);
+  }
+  void ClearHoles(uint64_t p, Page& page) {
+    for (const auto& [off, len] : page.holes) holes_.Erase(p + off);
+    page.holes.clear();
   }
 
-  static void AddHole(Page& page, uint64_t off, uint64_t len) {
+  // A freed range [off, off + len) of page p becomes a hole, merged with the holes it touches in that page.
+  void AddHole(uint64_t p, Page& page, uint64_t off, uint64_t len) {
     auto next = page.holes.lower_bound(off);
     if (next != page.holes.end() && off + len == next->first) {
       len += next->second;
-      next = page.holes.erase(next);
+      next = EraseHole(p, page, next);
     }
     if (next != page.holes.begin()) {
       auto prev = std::prev(next);
       if (prev->first + prev->second == off) {
-        prev->second += len;
+        SetHole(p, page, prev->first, prev->second + len);
         return;
       }
     }
-    page.holes[off] = len;
+    SetHole(p, page, off, len);
   }
 
   uint64_t NewVa(uint64_t bytes, uint64_t align) {
@@ -245,22 +358,25 @@ class AsyncPoolPolicy final : public Policy {
 
   uint64_t Place(uint64_t rounded, uint64_t align) {
     if (rounded < page_ && align <= page_) {
-      // First fit in the holes of partly used pages, lowest address first.
-      for (uint64_t p : open_) {
-        Page& page = pages_.at(p);
-        for (auto it = page.holes.begin(); it != page.holes.end(); ++it) {
-          const uint64_t start = RoundUp(p + it->first, align) - p;
-          if (start + rounded > it->first + it->second) continue;
-          const uint64_t hole_off = it->first, hole_len = it->second;
-          page.holes.erase(it);
-          if (start > hole_off) page.holes[hole_off] = start - hole_off;
-          if (start + rounded < hole_off + hole_len)
-            page.holes[start + rounded] = hole_off + hole_len - start - rounded;
-          page.used += rounded;
-          ++page.users;
-          if (page.holes.empty()) open_.erase(p);
-          return p + start;
+      // First fit in the holes of partly used pages, lowest address first (holes never span pages, so address
+      // order is page order, then offset order). A hole shorter than the request cannot fit; a longer one may
+      // still not once its start is aligned up, so the search goes on above it.
+      uint64_t from = 0, at = 0, len = 0;
+      while (holes_.FirstFit(from, rounded, &at, &len)) {
+        const uint64_t start = RoundUp(at, align);
+        if (start + rounded > at + len) {
+          from = at + 1;
+          continue;
         }
+        const uint64_t p = at / page_ * page_;
+        Page& page = pages_.at(p);
+        const uint64_t hole_off = at - p;
+        EraseHole(p, page, page.holes.find(hole_off));
+        if (start > at) SetHole(p, page, hole_off, start - at);
+        if (start + rounded < at + len) SetHole(p, page, start + rounded - p, at + len - start - rounded);
+        page.used += rounded;
+        ++page.users;
+        return start;
       }
       // A cached free page at its own VA (no remapping needed), else a new one.
       uint64_t p = 0;
@@ -274,9 +390,8 @@ class AsyncPoolPolicy final : public Policy {
       Page& page = pages_.at(p);
       page.users = 1;
       page.used = rounded;
-      page.holes.clear();
-      page.holes[rounded] = page_ - rounded;
-      open_.insert(p);
+      ClearHoles(p, page);
+      SetHole(p, page, rounded, page_ - rounded);
       return p;
     }
     const uint64_t count = (rounded + page_ - 1) / page_;
@@ -290,8 +405,7 @@ class AsyncPoolPolicy final : public Policy {
     const uint64_t tail = rounded % page_;
     if (tail != 0) {
       const uint64_t last = va + (count - 1) * page_;
-      pages_.at(last).holes[tail] = page_ - tail;
-      open_.insert(last);
+      SetHole(last, pages_.at(last), tail, page_ - tail);
     }
     return va;
   }
@@ -343,7 +457,7 @@ class AsyncPoolPolicy final : public Policy {
   uint64_t page_;
   std::map<uint64_t, Page> pages_;  // every mapped page of the pool
   std::set<uint64_t> free_pages_;   // mapped, no allocation on it
-  std::set<uint64_t> open_;         // partly used pages with holes
+  HoleIndex holes_;                 // every page's holes by address (page + offset)
   std::map<uint64_t, Live> live_;
   uint64_t va_next_ = 0, va_end_ = 0;
   uint64_t used_rounded_ = 0, bytes_in_use_ = 0, peak_bytes_in_use_ = 0, peak_pool_bytes_ = 0;
