@@ -38,6 +38,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "families.h"
@@ -455,9 +456,9 @@ class AsyncPoolPolicy final : public Policy {
   GpuDriver& driver_;
   AsyncSettings s_;
   uint64_t page_;
-  std::map<uint64_t, Page> pages_;  // every mapped page of the pool
-  std::set<uint64_t> free_pages_;   // mapped, no allocation on it
-  HoleIndex holes_;                 // every page's holes by address (page + offset)
+  std::unordered_map<uint64_t, Page> pages_;  // every mapped page of the pool (by VA, hashed)
+  std::set<uint64_t> free_pages_;             // mapped, no allocation on it
+  HoleIndex holes_;                           // every page's holes by address (page + offset)
   std::map<uint64_t, Live> live_;
   uint64_t va_next_ = 0, va_end_ = 0;
   uint64_t used_rounded_ = 0, bytes_in_use_ = 0, peak_bytes_in_use_ = 0, peak_pool_bytes_ = 0;
