@@ -149,14 +149,6 @@ class HoleIndex {
   std::minstd_rand random_{1};  // treap priorities: the shape, never a decision, depends on them
 };
 
-struct AsyncSettings {
-  std::string name;
-  uint64_t release_threshold = 0;  // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
-  uint64_t bytes_limit = 0;        // stats.bytes_limit
-  uint64_t prealloc_bytes = 0;     // AllocateRaw + DeallocateRaw + ClearStats at construction
-  const char* framework = "";      // "jax" or "tf", for the OOM message
-};
-
 class AsyncPoolPolicy final : public Policy {
  public:
   AsyncPoolPolicy(GpuDriver& driver, AsyncSettings settings)
@@ -631,17 +623,20 @@ std::vector<PolicyOption> AsyncPolicyOptions(const std::string& name) {
   return {};
 }
 
-bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
-                     std::unique_ptr<Policy>* out, std::string* error) {
+bool ResolveAsyncSettings(const std::string& name, GpuDriver& driver, const PolicyConfig& config, AsyncSettings* out,
+                          std::string* error) {
   if (name != "jax-async" && name != "tf-async") {
     *error = "not a cudaMallocAsync policy: " + name;
     return false;
   }
   if (!CheckOptions(name, config, error)) return false;
+  return name == "jax-async" ? JaxSettings(driver, config, out, error) : TfSettings(driver, config, out, error);
+}
+
+bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
+                     std::unique_ptr<Policy>* out, std::string* error) {
   AsyncSettings s;
-  if (!(name == "jax-async" ? JaxSettings(driver, config, &s, error) : TfSettings(driver, config, &s, error))) {
-    return false;
-  }
+  if (!ResolveAsyncSettings(name, driver, config, &s, error)) return false;
   *out = std::make_unique<AsyncPoolPolicy>(driver, std::move(s));
   return true;
 }

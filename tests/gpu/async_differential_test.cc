@@ -108,10 +108,12 @@ void RunOne(uint64_t seed, Coverage* cov) {
   std::unique_ptr<Policy> now, ref;
   std::string error_now, error_ref;
   const bool made_now = MakePolicy(sc.policy, gpu_new, config, &now, &error_now);
-  const bool made_ref = pre_q_reference::MakeReferenceAsyncPolicy(sc.policy, gpu_ref, config, &ref, &error_ref);
-  ASSERT_EQ(made_now, made_ref) << error_now << " / " << error_ref;
+  AsyncSettings settings;
+  const bool resolved = ResolveAsyncSettings(sc.policy, gpu_ref, config, &settings, &error_ref);
+  ASSERT_EQ(made_now, resolved) << error_now << " / " << error_ref;
   ASSERT_EQ(error_now, error_ref);
   if (!made_now) return;
+  ref = pre_q_reference::MakeReferenceAsyncPool(gpu_ref, settings);
   ASSERT_EQ(Text(now->Stats()), Text(ref->Stats()));
   ASSERT_EQ(Text(gpu_new), Text(gpu_ref));
 
@@ -217,7 +219,9 @@ TEST(AsyncDifferential, SameDecisionsWithThousandsOfHoles) {
     std::unique_ptr<Policy> now, ref;
     std::string error;
     ASSERT_TRUE(MakePolicy(policy, gpu_new, config, &now, &error)) << error;
-    ASSERT_TRUE(pre_q_reference::MakeReferenceAsyncPolicy(policy, gpu_ref, config, &ref, &error)) << error;
+    AsyncSettings settings;
+    ASSERT_TRUE(ResolveAsyncSettings(policy, gpu_ref, config, &settings, &error)) << error;
+    ref = pre_q_reference::MakeReferenceAsyncPool(gpu_ref, settings);
     std::mt19937_64 rng(7);
     std::vector<uint64_t> live;
     for (int i = 0; i < 30000; ++i) {

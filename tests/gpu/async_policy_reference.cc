@@ -5,6 +5,7 @@
 // are what the index removed: a first fit that walks every hole of every partly used page, and a largest free
 // block (every Stats()) that walks them again.
 //
+// Only the pool is frozen here: its settings come from host/gpu's ResolveAsyncSettings, as the indexed pool's do.
 // The original header comment follows.
 //
 // The cudaMallocAsync policies "jax-async" (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async, reference
@@ -44,25 +45,12 @@
 #include <map>
 #include <set>
 
-#include "families.h"
-#include "numbers.h"
-#include "tf_memory.h"
-
 namespace strata::gpu::pre_q_reference {
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kRound = 512;  // model
 
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
-
-struct AsyncSettings {
-  std::string name;
-  uint64_t release_threshold = 0;  // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
-  uint64_t bytes_limit = 0;        // stats.bytes_limit
-  uint64_t prealloc_bytes = 0;     // AllocateRaw + DeallocateRaw + ClearStats at construction
-  const char* framework = "";      // "jax" or "tf", for the OOM message
-};
 
 class AsyncPoolPolicy final : public Policy {
  public:
@@ -362,165 +350,10 @@ class AsyncPoolPolicy final : public Policy {
   uint64_t oom_capacity_ = 0, oom_fragmentation_ = 0, retries_ = 0;
 };
 
-// ---------------------------------------------------------------------------------------------------
-// Settings.
-
-// strata::cli's readers (sim/cli/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
-bool ParseDouble(const std::string& s, double* out) {
-  return cli::ParseReal(s, 0, std::numeric_limits<double>::max(), out);
-}
-
-bool ParseInt(const std::string& s, int64_t* out) { return cli::ParseSignedDecimal(s, INT64_MIN, INT64_MAX, out); }
-
-// A setting: the explicit option if given, else the environment variable; `source` names which.
-struct Setting {
-  bool present = false;
-  std::string value, source;
-};
-Setting Lookup(const PolicyConfig& config, const std::string& option, const char* env) {
-  Setting s;
-  if (const auto it = config.options.find(option); it != config.options.end()) {
-    s = {true, it->second, "option " + option};
-  } else if (env != nullptr && config.env) {
-    if (const char* v = config.env(env); v != nullptr) s = {true, v, env};
-  }
-  return s;
-}
-
-// The memory-fraction grammar of allocator_config.cc (§0, §1.1): "F", "F+", "F-CAP". cudaMallocAsync
-// takes one number, the start F (preallocated, threshold); a cap would not bind (no maxSize).
-bool ParseFraction(const Setting& s, double* out, std::string* error) {
-  std::string v = s.value;
-  if (!v.empty() && v.back() == '+') v.pop_back();
-  if (const size_t dash = v.find('-', 1); dash != std::string::npos) {
-    double cap = 0;
-    if (!ParseDouble(v.substr(dash + 1), &cap) || cap <= 0 || cap > 1) {
-      *error =
-          s.source + ": invalid memory fraction '" + s.value + "' (expected F, F+ or F-CAP with 0 < F <= CAP <= 1)";
-      return false;
-    }
-    v = v.substr(0, dash);
-  }
-  if (!ParseDouble(v, out) || *out <= 0 || *out > 1) {
-    *error = s.source + ": invalid memory fraction '" + s.value + "' (expected F, F+ or F-CAP with 0 < F <= CAP <= 1)";
-    return false;
-  }
-  return true;
-}
-
-// TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC (tsl::ReadInt64FromEnvVar): -1 = the pool size, N = N bytes.
-bool ParsePrealloc(const PolicyConfig& config, int64_t* out, std::string* error) {
-  const Setting s = Lookup(config, "prealloc_bytes", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC");
-  *out = 0;
-  if (!s.present) return true;
-  if (!ParseInt(s.value, out) || *out < -1) {
-    *error = s.source + ": invalid value '" + s.value + "' (expected -1 for the pool size, or a byte count >= 0)";
-    return false;
-  }
-  return true;
-}
-
-bool CheckOptions(const std::string& name, const PolicyConfig& config, std::string* error) {
-  const auto valid = AsyncPolicyOptions(name);
-  for (const auto& [key, value] : config.options) {
-    bool known = false;
-    for (const PolicyOption& o : valid) known = known || o.name == key;
-    if (!known) {
-      std::string list;
-      for (const PolicyOption& o : valid) list += (list.empty() ? "" : ", ") + o.name;
-      *error = "unknown option '" + key + "' for policy " + name + " (valid: " + list + ")";
-      return false;
-    }
-  }
-  return true;
-}
-
-bool JaxSettings(GpuDriver& driver, const PolicyConfig& config, AsyncSettings* out, std::string* error) {
-  // jaxlib/xla_client.py generate_pjrt_gpu_plugin_options: preallocate = value not in ('false','False','0');
-  // XLA_CLIENT_MEM_FRACTION, or the deprecated XLA_PYTHON_CLIENT_MEM_FRACTION (both set: ValueError).
-  const Setting pre = Lookup(config, "preallocate", "XLA_PYTHON_CLIENT_PREALLOCATE");
-  const bool preallocate = !pre.present || !(pre.value == "false" || pre.value == "False" || pre.value == "0");
-  Setting frac = Lookup(config, "memory_fraction", "XLA_CLIENT_MEM_FRACTION");
-  if (config.options.count("memory_fraction") == 0) {
-    const Setting old = Lookup(config, "", "XLA_PYTHON_CLIENT_MEM_FRACTION");
-    if (old.present && frac.present) {
-      *error =
-          "XLA_PYTHON_CLIENT_MEM_FRACTION and XLA_CLIENT_MEM_FRACTION are both set; use only "
-          "XLA_CLIENT_MEM_FRACTION (XLA_PYTHON_CLIENT_MEM_FRACTION is deprecated)";
-      return false;
-    }
-    if (old.present) frac = old;
-  }
-  double fraction = 0.75;  // xla_gpu_allocator_config.h: memory_fraction = 0.75
-  if (frac.present && !ParseFraction(frac, &fraction, error)) return false;
-  int64_t prealloc = 0;
-  if (!ParsePrealloc(config, &prealloc, error)) return false;
-  // CreateCudaAsyncAllocator(device, memory_fraction, reserve_memory = preallocate, ...):
-  // pool_size = total x fraction; threshold and bytes_limit = pool_size with preallocation, else 0.
-  const auto pool_size = static_cast<uint64_t>(static_cast<double>(driver.total_bytes()) * fraction);
-  out->name = "jax-async";
-  out->framework = "jax";
-  out->release_threshold = preallocate ? pool_size : 0;
-  out->bytes_limit = preallocate ? pool_size : 0;
-  out->prealloc_bytes = (prealloc == -1 || preallocate) ? pool_size : static_cast<uint64_t>(prealloc);
-  return true;
-}
-
-bool TfSettings(GpuDriver& driver, const PolicyConfig& config, AsyncSettings* out, std::string* error) {
-  // gpu_device.cc SingleVirtualDeviceMemoryLimit: fraction > 0 -> total x fraction; else
-  // free - MinSystemMemory(free, cc_major), or free - TF_DEVICE_MIN_SYS_MEMORY_IN_MB (ignored when larger
-  // than free).
-  const uint64_t free = driver.free_bytes();
-  uint64_t limit = 0;
-  const Setting frac = Lookup(config, "memory_fraction", nullptr);
-  double fraction = 0;
-  if (frac.present && (!ParseDouble(frac.value, &fraction) || fraction < 0 || fraction > 1)) {
-    *error = frac.source + ": invalid per_process_gpu_memory_fraction '" + frac.value + "' (expected 0..1)";
-    return false;
-  }
-  if (fraction > 0) {
-    limit = static_cast<uint64_t>(static_cast<double>(driver.total_bytes()) * fraction);
-  } else {
-    uint64_t reserve = TfMinSystemMemory(free, driver.cc_major());
-    const Setting mb = Lookup(config, "min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB");
-    if (mb.present) {
-      int64_t v = 0;
-      uint64_t bytes = 0;
-      if (!ParseInt(mb.value, &v) || v < 0 || !cli::MultiplyChecked(static_cast<uint64_t>(v), kMiB, &bytes)) {
-        *error = mb.source + ": invalid value '" + mb.value + "' (expected a number of MiB >= 0, below 2^44)";
-        return false;
-      }
-      if (bytes <= free) reserve = bytes;
-    }
-    limit = free > reserve ? free - reserve : 0;
-  }
-  int64_t prealloc = 0;
-  if (!ParsePrealloc(config, &prealloc, error)) return false;
-  // GpuCudaMallocAsyncAllocator(platform_device_id, total_bytes = limit): release_threshold = limit,
-  // reserve_memory = false, bytes_limit = limit.
-  out->name = "tf-async";
-  out->framework = "tf";
-  out->release_threshold = limit;
-  out->bytes_limit = limit;
-  out->prealloc_bytes = prealloc == -1 ? limit : static_cast<uint64_t>(prealloc);
-  return true;
-}
-
 }  // namespace
 
-bool MakeReferenceAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
-                              std::unique_ptr<Policy>* out, std::string* error) {
-  if (name != "jax-async" && name != "tf-async") {
-    *error = "not a cudaMallocAsync policy: " + name;
-    return false;
-  }
-  if (!CheckOptions(name, config, error)) return false;
-  AsyncSettings s;
-  if (!(name == "jax-async" ? JaxSettings(driver, config, &s, error) : TfSettings(driver, config, &s, error))) {
-    return false;
-  }
-  *out = std::make_unique<AsyncPoolPolicy>(driver, std::move(s));
-  return true;
+std::unique_ptr<Policy> MakeReferenceAsyncPool(GpuDriver& driver, const AsyncSettings& settings) {
+  return std::make_unique<AsyncPoolPolicy>(driver, settings);
 }
 
 }  // namespace strata::gpu::pre_q_reference
