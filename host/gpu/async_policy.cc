@@ -71,6 +71,9 @@ class HoleIndex {
     if (mid != 0) free_.push_back(mid);  // exactly one node: addresses are unique
     root_ = Merge(lo, hi);
   }
+  // The hole at `addr` becomes [to, to + len): no other hole may lie between addr and to (the order stays), so the
+  // node changes in place, without the splits and merges of an erase and an insert.
+  void Move(uint64_t addr, uint64_t to, uint64_t len) { Move(root_, addr, to, len); }
   uint64_t Longest() const { return root_ == 0 ? 0 : nodes_[root_].longest; }
   // The lowest address >= from of a hole of at least `len` bytes, in *addr and *hole_len; false when none.
   bool FirstFit(uint64_t from, uint64_t len, uint64_t* addr, uint64_t* hole_len) const {
@@ -128,6 +131,18 @@ class HoleIndex {
     nodes_[b].left = Merge(a, nodes_[b].left);
     Update(b);
     return b;
+  }
+  void Move(uint32_t t, uint64_t addr, uint64_t to, uint64_t len) {
+    if (t == 0) return;
+    if (addr < nodes_[t].addr) {
+      Move(nodes_[t].left, addr, to, len);
+    } else if (addr > nodes_[t].addr) {
+      Move(nodes_[t].right, addr, to, len);
+    } else {
+      nodes_[t].addr = to;
+      nodes_[t].len = len;
+    }
+    Update(t);
   }
   uint32_t Find(uint32_t t, uint64_t from, uint64_t len) const {
     while (t != 0 && nodes_[t].longest >= len) {
@@ -286,9 +301,12 @@ class AsyncPoolPolicy final : public Policy {
   // Every change to a page's holes goes through these three, which keep holes_ the same.
   void SetHole(uint64_t p, Page& page, uint64_t off, uint64_t len) {
     auto [it, fresh] = page.holes.try_emplace(off, len);
-    if (!fresh) holes_.Erase(p + off);
-    it->second = len;
-    holes_.Insert(p + off, len);
+    if (fresh) {
+      holes_.Insert(p + off, len);
+    } else {
+      it->second = len;
+      holes_.Move(p + off, p + off, len);
+    }
   }
   std::map<uint64_t, uint64_t>::iterator EraseHole(uint64_t p, Page& page, std::map<uint64_t, uint64_t>::iterator it) {
     holes_.Erase(p + it->first);
@@ -364,9 +382,16 @@ class AsyncPoolPolicy final : public Policy {
         const uint64_t p = at / page_ * page_;
         Page& page = pages_.at(p);
         const uint64_t hole_off = at - p;
-        EraseHole(p, page, page.holes.find(hole_off));
-        if (start > at) SetHole(p, page, hole_off, start - at);
-        if (start + rounded < at + len) SetHole(p, page, start + rounded - p, at + len - start - rounded);
+        if (start == at && start + rounded < at + len) {
+          // The common case: the hole's front is taken, its rest stays one hole (nothing lies between).
+          page.holes.erase(hole_off);
+          page.holes.emplace(hole_off + rounded, len - rounded);
+          holes_.Move(at, at + rounded, len - rounded);
+        } else {
+          EraseHole(p, page, page.holes.find(hole_off));
+          if (start > at) SetHole(p, page, hole_off, start - at);
+          if (start + rounded < at + len) SetHole(p, page, start + rounded - p, at + len - start - rounded);
+        }
         page.used += rounded;
         ++page.users;
         return start;
