@@ -349,7 +349,7 @@ class AsyncPoolPolicy final : public Policy {
 
   // Takes `count` physical pages for fresh VA: cached free pages first (remapped), then the driver.
   // False (nothing changed) when the pool's free pages and the driver's together are short.
-  bool MapFresh(uint64_t va, uint64_t count) {
+  bool MapFresh(uint64_t va, uint64_t count, uint64_t rounded) {
     const uint64_t from_pool = std::min<uint64_t>(count, free_pages_.size());
     if (count - from_pool > driver_.free_bytes() / page_) return false;
     for (uint64_t i = 0; i < from_pool; ++i) {
@@ -363,7 +363,8 @@ class AsyncPoolPolicy final : public Policy {
       // are lost to the pool (they went back to the driver).
       return false;
     }
-    for (uint64_t i = 0; i < count; ++i) pages_[va + i * page_] = Page{};
+    // Each page in use by the one request of `rounded` bytes that takes them.
+    for (uint64_t i = 0; i < count; ++i) pages_[va + i * page_] = Page{1, std::min(page_, rounded - i * page_), {}};
     return true;
   }
 
@@ -403,7 +404,7 @@ class AsyncPoolPolicy final : public Policy {
         free_pages_.erase(free_pages_.begin());
       } else {
         p = NewVa(page_, page_);
-        if (!MapFresh(p, 1)) return 0;
+        if (!MapFresh(p, 1, rounded)) return 0;
       }
       Page& page = pages_.at(p);
       page.users = 1;
@@ -414,12 +415,7 @@ class AsyncPoolPolicy final : public Policy {
     }
     const uint64_t count = (rounded + page_ - 1) / page_;
     const uint64_t va = NewVa(count * page_, align);
-    if (!MapFresh(va, count)) return 0;
-    for (uint64_t i = 0; i < count; ++i) {
-      Page& page = pages_.at(va + i * page_);
-      page.users = 1;
-      page.used = std::min(page_, rounded - i * page_);
-    }
+    if (!MapFresh(va, count, rounded)) return 0;
     const uint64_t tail = rounded % page_;
     if (tail != 0) {
       const uint64_t last = va + (count - 1) * page_;
