@@ -26,12 +26,20 @@
 //  * No hard cap: the default pool has no maxSize, the fraction only sets threshold and bytes_limit.
 //  * One stream: cross-stream reuse rules (REUSE_ALLOW_OPPORTUNISTIC, TF_DETERMINISTIC_ALLOCATOR) do not
 //    arise.
+//
+// Cost: every hole of every partly used page is also in one index ordered by address that knows the longest hole
+// below each node (HoleIndex), so the first fit and the largest free block take O(log holes), not a walk over
+// the holes; what is left per event is per page of the request (the driver calls the model counts). The decisions
+// are the plain walk's: tests/gpu/async_differential_test.cc holds this to the unindexed model it replaced.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
+#include <unordered_map>
+#include <vector>
 
 #include "families.h"
 #include "numbers.h"
@@ -45,12 +53,115 @@ constexpr uint64_t kRound = 512;  // model
 
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 
-struct AsyncSettings {
-  std::string name;
-  uint64_t release_threshold = 0;  // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
-  uint64_t bytes_limit = 0;        // stats.bytes_limit
-  uint64_t prealloc_bytes = 0;     // AllocateRaw + DeallocateRaw + ClearStats at construction
-  const char* framework = "";      // "jax" or "tf", for the OOM message
+// The pool's holes (free room inside partly used pages) by address, each with its length: a treap whose nodes
+// also hold the longest hole in their subtree. FirstFit(from, len) is the lowest-addressed hole at or above `from`
+// at least `len` long, in O(log n) expected; Longest() is O(1). Addresses are unique (holes never overlap).
+class HoleIndex {
+ public:
+  void Insert(uint64_t addr, uint64_t len) {
+    const uint32_t n = NewNode(addr, len);
+    uint32_t lo = 0, hi = 0;
+    Split(root_, addr, &lo, &hi);
+    root_ = Merge(Merge(lo, n), hi);
+  }
+  void Erase(uint64_t addr) {
+    uint32_t lo = 0, mid = 0, hi = 0;
+    Split(root_, addr, &lo, &mid);
+    Split(mid, addr + 1, &mid, &hi);
+    if (mid != 0) free_.push_back(mid);  // exactly one node: addresses are unique
+    root_ = Merge(lo, hi);
+  }
+  // The hole at `addr` becomes [to, to + len): no other hole may lie between addr and to (the order stays), so the
+  // node changes in place, without the splits and merges of an erase and an insert.
+  void Move(uint64_t addr, uint64_t to, uint64_t len) { Move(root_, addr, to, len); }
+  uint64_t Longest() const { return root_ == 0 ? 0 : nodes_[root_].longest; }
+  // The lowest address >= from of a hole of at least `len` bytes, in *addr and *hole_len; false when none.
+  bool FirstFit(uint64_t from, uint64_t len, uint64_t* addr, uint64_t* hole_len) const {
+    const uint32_t n = Find(root_, from, len);
+    if (n == 0) return false;
+    *addr = nodes_[n].addr;
+    *hole_len = nodes_[n].len;
+    return true;
+  }
+
+ private:
+  struct Node {
+    uint64_t addr = 0, len = 0, longest = 0;
+    uint32_t priority = 0, left = 0, right = 0;
+  };
+
+  uint32_t NewNode(uint64_t addr, uint64_t len) {
+    uint32_t n = 0;
+    if (!free_.empty()) {
+      n = free_.back();
+      free_.pop_back();
+    } else {
+      n = static_cast<uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+    }
+    nodes_[n] = Node{addr, len, len, static_cast<uint32_t>(random_()), 0, 0};
+    return n;
+  }
+  void Update(uint32_t n) {
+    Node& x = nodes_[n];
+    x.longest = std::max({x.len, x.left ? nodes_[x.left].longest : 0, x.right ? nodes_[x.right].longest : 0});
+  }
+  // Nodes with addr < key go to *lo, the rest to *hi.
+  void Split(uint32_t t, uint64_t key, uint32_t* lo, uint32_t* hi) {
+    if (t == 0) {
+      *lo = *hi = 0;
+    } else if (nodes_[t].addr < key) {
+      Split(nodes_[t].right, key, &nodes_[t].right, hi);
+      *lo = t;
+      Update(t);
+    } else {
+      Split(nodes_[t].left, key, lo, &nodes_[t].left);
+      *hi = t;
+      Update(t);
+    }
+  }
+  // Every address in a is below every address in b.
+  uint32_t Merge(uint32_t a, uint32_t b) {
+    if (a == 0 || b == 0) return a | b;
+    if (nodes_[a].priority > nodes_[b].priority) {
+      nodes_[a].right = Merge(nodes_[a].right, b);
+      Update(a);
+      return a;
+    }
+    nodes_[b].left = Merge(a, nodes_[b].left);
+    Update(b);
+    return b;
+  }
+  void Move(uint32_t t, uint64_t addr, uint64_t to, uint64_t len) {
+    if (t == 0) return;
+    if (addr < nodes_[t].addr) {
+      Move(nodes_[t].left, addr, to, len);
+    } else if (addr > nodes_[t].addr) {
+      Move(nodes_[t].right, addr, to, len);
+    } else {
+      nodes_[t].addr = to;
+      nodes_[t].len = len;
+    }
+    Update(t);
+  }
+  uint32_t Find(uint32_t t, uint64_t from, uint64_t len) const {
+    while (t != 0 && nodes_[t].longest >= len) {
+      const Node& x = nodes_[t];
+      if (x.addr < from) {
+        t = x.right;
+        continue;
+      }
+      if (const uint32_t in_left = Find(x.left, from, len); in_left != 0) return in_left;
+      if (x.len >= len) return t;
+      t = x.right;
+    }
+    return 0;
+  }
+
+  std::vector<Node> nodes_ = std::vector<Node>(1);  // node 0: none
+  std::vector<uint32_t> free_;
+  uint32_t root_ = 0;
+  std::minstd_rand random_{1};  // treap priorities: the shape, never a decision, depends on them
 };
 
 class AsyncPoolPolicy final : public Policy {
@@ -125,12 +236,10 @@ class AsyncPoolPolicy final : public Policy {
       page.used -= hi - lo;
       --page.users;
       if (page.users == 0) {
-        page.holes.clear();
-        open_.erase(p);
+        ClearHoles(p, page);
         free_pages_.insert(p);
       } else {
-        AddHole(page, lo, hi - lo);
-        open_.insert(p);
+        AddHole(p, page, lo, hi - lo);
       }
     }
   }
@@ -186,28 +295,43 @@ class AsyncPoolPolicy final : public Policy {
 
   uint64_t PoolBytes() const { return pages_.size() * page_; }
 
-  uint64_t LargestFree() const {
-    uint64_t largest = free_pages_.size() * page_;
-    for (uint64_t p : open_) {
-      for (const auto& [off, len] : pages_.at(p).holes) largest = std::max(largest, len);
+  // Free pages can be remapped into one range; a hole serves only sub-page requests.
+  uint64_t LargestFree() const { return std::max<uint64_t>(free_pages_.size() * page_, holes_.Longest()); }
+
+  // Every change to a page's holes goes through these three, which keep holes_ the same.
+  void SetHole(uint64_t p, Page& page, uint64_t off, uint64_t len) {
+    auto [it, fresh] = page.holes.try_emplace(off, len);
+    if (fresh) {
+      holes_.Insert(p + off, len);
+    } else {
+      it->second = len;
+      holes_.Move(p + off, p + off, len);
     }
-    return largest;
+  }
+  std::map<uint64_t, uint64_t>::iterator EraseHole(uint64_t p, Page& page, std::map<uint64_t, uint64_t>::iterator it) {
+    holes_.Erase(p + it->first);
+    return page.holes.erase(it);
+  }
+  void ClearHoles(uint64_t p, Page& page) {
+    for (const auto& [off, len] : page.holes) holes_.Erase(p + off);
+    page.holes.clear();
   }
 
-  static void AddHole(Page& page, uint64_t off, uint64_t len) {
+  // A freed range [off, off + len) of page p becomes a hole, merged with the holes it touches in that page.
+  void AddHole(uint64_t p, Page& page, uint64_t off, uint64_t len) {
     auto next = page.holes.lower_bound(off);
     if (next != page.holes.end() && off + len == next->first) {
       len += next->second;
-      next = page.holes.erase(next);
+      next = EraseHole(p, page, next);
     }
     if (next != page.holes.begin()) {
       auto prev = std::prev(next);
       if (prev->first + prev->second == off) {
-        prev->second += len;
+        SetHole(p, page, prev->first, prev->second + len);
         return;
       }
     }
-    page.holes[off] = len;
+    SetHole(p, page, off, len);
   }
 
   uint64_t NewVa(uint64_t bytes, uint64_t align) {
@@ -225,7 +349,7 @@ class AsyncPoolPolicy final : public Policy {
 
   // Takes `count` physical pages for fresh VA: cached free pages first (remapped), then the driver.
   // False (nothing changed) when the pool's free pages and the driver's together are short.
-  bool MapFresh(uint64_t va, uint64_t count) {
+  bool MapFresh(uint64_t va, uint64_t count, uint64_t rounded) {
     const uint64_t from_pool = std::min<uint64_t>(count, free_pages_.size());
     if (count - from_pool > driver_.free_bytes() / page_) return false;
     for (uint64_t i = 0; i < from_pool; ++i) {
@@ -239,28 +363,39 @@ class AsyncPoolPolicy final : public Policy {
       // are lost to the pool (they went back to the driver).
       return false;
     }
-    for (uint64_t i = 0; i < count; ++i) pages_[va + i * page_] = Page{};
+    // Each page in use by the one request of `rounded` bytes that takes them.
+    for (uint64_t i = 0; i < count; ++i) pages_[va + i * page_] = Page{1, std::min(page_, rounded - i * page_), {}};
     return true;
   }
 
   uint64_t Place(uint64_t rounded, uint64_t align) {
     if (rounded < page_ && align <= page_) {
-      // First fit in the holes of partly used pages, lowest address first.
-      for (uint64_t p : open_) {
-        Page& page = pages_.at(p);
-        for (auto it = page.holes.begin(); it != page.holes.end(); ++it) {
-          const uint64_t start = RoundUp(p + it->first, align) - p;
-          if (start + rounded > it->first + it->second) continue;
-          const uint64_t hole_off = it->first, hole_len = it->second;
-          page.holes.erase(it);
-          if (start > hole_off) page.holes[hole_off] = start - hole_off;
-          if (start + rounded < hole_off + hole_len)
-            page.holes[start + rounded] = hole_off + hole_len - start - rounded;
-          page.used += rounded;
-          ++page.users;
-          if (page.holes.empty()) open_.erase(p);
-          return p + start;
+      // First fit in the holes of partly used pages, lowest address first (holes never span pages, so address
+      // order is page order, then offset order). A hole shorter than the request cannot fit; a longer one may
+      // still not once its start is aligned up, so the search goes on above it.
+      uint64_t from = 0, at = 0, len = 0;
+      while (holes_.FirstFit(from, rounded, &at, &len)) {
+        const uint64_t start = RoundUp(at, align);
+        if (start + rounded > at + len) {
+          from = at + 1;
+          continue;
         }
+        const uint64_t p = at / page_ * page_;
+        Page& page = pages_.at(p);
+        const uint64_t hole_off = at - p;
+        if (start == at && start + rounded < at + len) {
+          // The common case: the hole's front is taken, its rest stays one hole (nothing lies between).
+          page.holes.erase(hole_off);
+          page.holes.emplace(hole_off + rounded, len - rounded);
+          holes_.Move(at, at + rounded, len - rounded);
+        } else {
+          EraseHole(p, page, page.holes.find(hole_off));
+          if (start > at) SetHole(p, page, hole_off, start - at);
+          if (start + rounded < at + len) SetHole(p, page, start + rounded - p, at + len - start - rounded);
+        }
+        page.used += rounded;
+        ++page.users;
+        return start;
       }
       // A cached free page at its own VA (no remapping needed), else a new one.
       uint64_t p = 0;
@@ -269,29 +404,22 @@ class AsyncPoolPolicy final : public Policy {
         free_pages_.erase(free_pages_.begin());
       } else {
         p = NewVa(page_, page_);
-        if (!MapFresh(p, 1)) return 0;
+        if (!MapFresh(p, 1, rounded)) return 0;
       }
       Page& page = pages_.at(p);
       page.users = 1;
       page.used = rounded;
-      page.holes.clear();
-      page.holes[rounded] = page_ - rounded;
-      open_.insert(p);
+      ClearHoles(p, page);
+      SetHole(p, page, rounded, page_ - rounded);
       return p;
     }
     const uint64_t count = (rounded + page_ - 1) / page_;
     const uint64_t va = NewVa(count * page_, align);
-    if (!MapFresh(va, count)) return 0;
-    for (uint64_t i = 0; i < count; ++i) {
-      Page& page = pages_.at(va + i * page_);
-      page.users = 1;
-      page.used = std::min(page_, rounded - i * page_);
-    }
+    if (!MapFresh(va, count, rounded)) return 0;
     const uint64_t tail = rounded % page_;
     if (tail != 0) {
       const uint64_t last = va + (count - 1) * page_;
-      pages_.at(last).holes[tail] = page_ - tail;
-      open_.insert(last);
+      SetHole(last, pages_.at(last), tail, page_ - tail);
     }
     return va;
   }
@@ -341,9 +469,9 @@ class AsyncPoolPolicy final : public Policy {
   GpuDriver& driver_;
   AsyncSettings s_;
   uint64_t page_;
-  std::map<uint64_t, Page> pages_;  // every mapped page of the pool
-  std::set<uint64_t> free_pages_;   // mapped, no allocation on it
-  std::set<uint64_t> open_;         // partly used pages with holes
+  std::unordered_map<uint64_t, Page> pages_;  // every mapped page of the pool (by VA, hashed)
+  std::set<uint64_t> free_pages_;             // mapped, no allocation on it
+  HoleIndex holes_;                           // every page's holes by address (page + offset)
   std::map<uint64_t, Live> live_;
   uint64_t va_next_ = 0, va_end_ = 0;
   uint64_t used_rounded_ = 0, bytes_in_use_ = 0, peak_bytes_in_use_ = 0, peak_pool_bytes_ = 0;
@@ -516,17 +644,20 @@ std::vector<PolicyOption> AsyncPolicyOptions(const std::string& name) {
   return {};
 }
 
-bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
-                     std::unique_ptr<Policy>* out, std::string* error) {
+bool ResolveAsyncSettings(const std::string& name, GpuDriver& driver, const PolicyConfig& config, AsyncSettings* out,
+                          std::string* error) {
   if (name != "jax-async" && name != "tf-async") {
     *error = "not a cudaMallocAsync policy: " + name;
     return false;
   }
   if (!CheckOptions(name, config, error)) return false;
+  return name == "jax-async" ? JaxSettings(driver, config, out, error) : TfSettings(driver, config, out, error);
+}
+
+bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
+                     std::unique_ptr<Policy>* out, std::string* error) {
   AsyncSettings s;
-  if (!(name == "jax-async" ? JaxSettings(driver, config, &s, error) : TfSettings(driver, config, &s, error))) {
-    return false;
-  }
+  if (!ResolveAsyncSettings(name, driver, config, &s, error)) return false;
   *out = std::make_unique<AsyncPoolPolicy>(driver, std::move(s));
   return true;
 }

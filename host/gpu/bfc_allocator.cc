@@ -160,9 +160,10 @@ BfcAllocator::ChunkMap::iterator BfcAllocator::TryToCoalesce(ChunkMap::iterator 
 uint64_t BfcAllocator::FindChunkPtr(int bin_num, uint64_t rounded_bytes, uint64_t num_bytes, uint64_t alignment) {
   for (; bin_num < kNumBins; ++bin_num) {
     // Within a bin: smallest size first, then lowest address; the first that fits (with its alignment
-    // padding) wins.
+    // padding) wins. Chunks smaller than the request cannot fit whatever their padding: the walk starts at
+    // the first that is not (the same chunk TF's walk from the bin's start reaches, without the walk).
     FreeSet& bin = bins_[bin_num];
-    for (auto citer = bin.begin(); citer != bin.end(); ++citer) {
+    for (auto citer = bin.lower_bound({rounded_bytes, 0}); citer != bin.end(); ++citer) {
       const auto [size, ptr] = *citer;
       const uint64_t padding = LowEndAlignmentPadding(ptr, alignment);
       if (size < rounded_bytes + padding) continue;

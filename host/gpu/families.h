@@ -34,6 +34,17 @@ std::vector<PolicyOption> CachingPolicyOptions(const std::string& name);
 bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                      std::unique_ptr<Policy>* out, std::string* error);
 std::vector<PolicyOption> AsyncPolicyOptions(const std::string& name);
+// What the settings of jax-async / tf-async resolve to (the pool's parameters); MakeAsyncPolicy builds the pool
+// from them, and tests/gpu/async_policy_reference.cc builds the pre-index pool model from the same.
+struct AsyncSettings {
+  std::string name;
+  uint64_t release_threshold = 0;  // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
+  uint64_t bytes_limit = 0;        // stats.bytes_limit
+  uint64_t prealloc_bytes = 0;     // AllocateRaw + DeallocateRaw + ClearStats at construction
+  const char* framework = "";      // "jax" or "tf", for the OOM message
+};
+bool ResolveAsyncSettings(const std::string& name, GpuDriver& driver, const PolicyConfig& config, AsyncSettings* out,
+                          std::string* error);
 
 }  // namespace strata::gpu
 

@@ -5,15 +5,16 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 
 namespace strata::gpu {
 
 template <typename Backing>
 struct VaBooks {
   uint64_t page = 0;
-  std::map<uint64_t, uint64_t> mallocs;       // va -> bytes
-  std::map<uint64_t, uint64_t> reservations;  // va -> bytes (page-rounded)
-  std::map<uint64_t, Backing> pages;          // mapped page va -> what backs it
+  std::map<uint64_t, uint64_t> mallocs;         // va -> bytes
+  std::map<uint64_t, uint64_t> reservations;    // va -> bytes (page-rounded)
+  std::unordered_map<uint64_t, Backing> pages;  // mapped page va -> what backs it (hashed: one step a page)
 
   // Map's preconditions: a non-empty page-aligned range inside one reservation, no page of it mapped yet.
   bool CanMap(uint64_t va, uint64_t bytes) const {
