@@ -14,6 +14,31 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# A wheel (STRATA_WHEEL, pyproject.toml) is a prefix of its own inside the package: strata/lib/libstrata.so.<major>
+# (one file: a wheel cannot hold the symbolic links), strata/bin/ the tools and strata/share/strata/firmware/ the
+# images, found relative to the library and the programs as in any prefix. No headers, CMake or pkg-config files.
+if(STRATA_WHEEL)
+  string(REGEX REPLACE "[.].*" "" api_major ${STRATA_API_VERSION})
+  set_target_properties(strata_shared PROPERTIES VERSION ${api_major})
+  install(TARGETS strata_shared LIBRARY DESTINATION strata/lib NAMELINK_SKIP COMPONENT wheel)
+  foreach(tool strata-sim strata-replay strata-compare strata-import)
+    if(TARGET ${tool})
+      install(TARGETS ${tool} RUNTIME DESTINATION strata/bin COMPONENT wheel)
+    endif()
+  endforeach()
+  if(STRATA_BUILD_FIRMWARE_IMAGES)
+    file(GLOB app_dirs LIST_DIRECTORIES true ${STRATA_ROOT}/firmware/apps/*)
+    foreach(dir ${app_dirs})
+      if(IS_DIRECTORY ${dir})
+        get_filename_component(app ${dir} NAME)
+        install(FILES ${STRATA_RV32_BINARY_DIR}/apps/${app}/${app}.elf DESTINATION strata/share/strata/firmware
+                COMPONENT wheel)
+      endif()
+    endforeach()
+  endif()
+  return()
+endif()
+
 set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
 
 install(TARGETS strata_shared EXPORT StrataTargets
