@@ -9,8 +9,8 @@ def _run(tool):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", tool)
     if not os.access(path, os.X_OK):
         sys.stderr.write(f"{tool}: not in this installation of strata ({path} is missing)"
-                         + (": build the wheel with -C cmake.define.STRATA_BUILD_SIM=ON "
-                            "-C cmake.define.STRATA_BUILD_FIRMWARE_IMAGES=ON (docs/python.md)"
+                         + (": build the wheel with --config-settings=cmake.define.STRATA_BUILD_SIM=ON "
+                            "--config-settings=cmake.define.STRATA_BUILD_FIRMWARE_IMAGES=ON (docs/python.md)"
                             if tool == "strata-sim" else "") + "\n")
         return 2
     sys.stdout.flush()
