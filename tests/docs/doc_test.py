@@ -125,6 +125,7 @@ def workdir(root, build):
             continue
         os.symlink(os.path.join(root, name), os.path.join(tmp, name))
     os.symlink(build, os.path.join(tmp, "build"))
+    os.mkdir(os.path.join(tmp, "out"))  # as scripts/run.sh makes it
     if os.path.isdir(os.path.join(root, ".venv")):
         os.symlink(os.path.join(root, ".venv"), os.path.join(tmp, ".venv"))
     return tmp
@@ -186,6 +187,7 @@ class Session:
     def __init__(self, cwd):
         self.namespace = {"__name__": "__doc_test__"}
         self.cwd = cwd
+        self.broken = False
 
     def run(self, code, path, line):
         tree = ast.parse(code, filename=f"{path}:{line}")
@@ -235,11 +237,15 @@ def test_file(args):
             if session is None:
                 sys.path.insert(0, os.path.join(build, "python"))
                 session = Session(cwd)
+            if session.broken:
+                continue
             ran += 1
             try:
                 actual = session.run("\n".join(block.lines), path, block.line)
             except Exception as e:  # noqa: BLE001 (the doc's code failed: a finding, reported with its place)
-                print(f"{block.path}:{block.line}: the python block raised {type(e).__name__}: {e}")
+                print(f"{block.path}:{block.line}: the python block raised {type(e).__name__}: {e}"
+                      " (the page's later python blocks depend on it: not run)")
+                session.broken = True
                 failures += 1
                 continue
             if shown is not None and not output_matches(shown.lines, actual):
