@@ -41,13 +41,21 @@ TEST(GpuEmuOptions, CppDeviceOpensWithNamedOptions) {
   const strata_device_info info = dev.Info();
   EXPECT_EQ(info.hbm_capacity_bytes, 96 * kMiB);
   EXPECT_EQ(info.heap_bytes, 96 * kMiB);  // no CUDA context taken out of it
-  // The policy is PyTorch's (it rounds a request to 512 B blocks); JAX at mem_fraction 0.5 caps at half the device.
+  // The policy is PyTorch's (it rounds a request to 512 B blocks).
   strata::Context ctx = dev.CreateContext();
   strata::Buffer b = ctx.Alloc(1000);
-  EXPECT_EQ(dev.MemoryStats().bytes_in_use, 1024u);  // PyTorch rounds to 512 B blocks
-  strata::Device jax("gpu-emu", {{"policy", "jax"}, {"total_bytes", 64 * kMiB}, {"context_bytes", 0},
-                                 {"mem_fraction", 0.5}, {"preallocate", false}});
-  EXPECT_EQ(jax.MemoryStats().bytes_limit, 32 * kMiB);
+  EXPECT_EQ(dev.MemoryStats().bytes_in_use, 1024u);
+  // JAX's BFC at mem_fraction 0.5 (a double) caps at half the device once it exists (the first allocation);
+  // preallocate (a bool) decides whether it takes all of that at once or grows from one 2 MiB region.
+  for (const bool preallocate : {true, false}) {
+    strata::Device jax("gpu-emu", {{"policy", "jax"}, {"total_bytes", 64 * kMiB}, {"context_bytes", 0},
+                                   {"mem_fraction", 0.5}, {"preallocate", preallocate}});
+    strata::Context c = jax.CreateContext();
+    strata::Buffer small = c.Alloc(1000);
+    const strata_memory_stats stats = jax.MemoryStats();
+    EXPECT_EQ(stats.bytes_limit, 32 * kMiB);
+    EXPECT_EQ(stats.pool_bytes, preallocate ? 32 * kMiB : 2 * kMiB) << preallocate;
+  }
 }
 
 TEST(GpuEmuOptions, CppDeviceRefusesBadNamedOptions) {
