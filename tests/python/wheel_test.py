@@ -80,8 +80,12 @@ print(json.dumps(r, sort_keys=True))
                       text=True).stdout
     print("import strata from the fresh venv:", module_json[:200])
     bindir = os.path.join(fresh, "bin")
-    out = run([os.path.join(bindir, "strata-replay"), trace, "--backend", "gpu-emu", "--policy", "torch",
-               "--capacity", "1.0x", "--json"], env=env, cwd=cwd, capture_output=True, text=True).stdout
+    # Exit status 1: allocations failed (strata-replay's rule), as the module's failed_allocs says.
+    replay_cli = subprocess.run([os.path.join(bindir, "strata-replay"), trace, "--backend", "gpu-emu", "--policy",
+                                 "torch", "--capacity", "1.0x", "--json"], env=env, cwd=cwd, capture_output=True,
+                                text=True)
+    assert replay_cli.returncode == 1, (replay_cli.returncode, replay_cli.stderr)
+    out = replay_cli.stdout
     # The console script runs the same replay as the module: the same object (wall time aside).
     cli, module = json.loads(out.strip().split("\n")[-1]), json.loads(module_json)
     for d in (cli, module):
