@@ -14,6 +14,8 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
+
 # A wheel (STRATA_WHEEL, pyproject.toml) is a prefix of its own inside the package: strata/lib/libstrata.so.<major>
 # (one file: a wheel cannot hold the symbolic links), strata/bin/ the tools and strata/share/strata/firmware/ the
 # images, found relative to the library and the programs as in any prefix. No headers, CMake or pkg-config files.
@@ -21,38 +23,26 @@ if(STRATA_WHEEL)
   string(REGEX REPLACE "[.].*" "" api_major ${STRATA_API_VERSION})
   set_target_properties(strata_shared PROPERTIES VERSION ${api_major})
   install(TARGETS strata_shared LIBRARY DESTINATION strata/lib NAMELINK_SKIP COMPONENT wheel)
-  foreach(tool strata-sim strata-replay strata-compare strata-import)
-    if(TARGET ${tool})
-      install(TARGETS ${tool} RUNTIME DESTINATION strata/bin COMPONENT wheel)
-    endif()
-  endforeach()
-  if(STRATA_BUILD_FIRMWARE_IMAGES)
-    file(GLOB app_dirs LIST_DIRECTORIES true ${STRATA_ROOT}/firmware/apps/*)
-    foreach(dir ${app_dirs})
-      if(IS_DIRECTORY ${dir})
-        get_filename_component(app ${dir} NAME)
-        install(FILES ${STRATA_RV32_BINARY_DIR}/apps/${app}/${app}.elf DESTINATION strata/share/strata/firmware
-                COMPONENT wheel)
-      endif()
-    endforeach()
-  endif()
-  return()
+  set(tools_dir strata/bin)
+  set(data_dir strata/share)
+  set(component COMPONENT wheel)
+else()
+  install(TARGETS strata_shared EXPORT StrataTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  # The public headers: the API and the two firmware headers it includes (status codes, GEMM flags).
+  install(FILES ${STRATA_ROOT}/host/driver/include/strata/strata.h ${STRATA_ROOT}/host/driver/include/strata/strata.hpp
+                ${STRATA_ROOT}/host/driver/include/strata/named_options.hpp
+                ${STRATA_ROOT}/firmware/include/strata/status.h ${STRATA_ROOT}/firmware/include/strata/gemm.h
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strata)
+  set(tools_dir ${CMAKE_INSTALL_BINDIR})
+  set(data_dir ${CMAKE_INSTALL_DATADIR})
+  set(component)
 endif()
-
-set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
-
-install(TARGETS strata_shared EXPORT StrataTargets
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The public headers: the API and the two firmware headers it includes (status codes, GEMM flags).
-install(FILES ${STRATA_ROOT}/host/driver/include/strata/strata.h ${STRATA_ROOT}/host/driver/include/strata/strata.hpp
-              ${STRATA_ROOT}/host/driver/include/strata/named_options.hpp ${STRATA_ROOT}/firmware/include/strata/status.h
-              ${STRATA_ROOT}/firmware/include/strata/gemm.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strata)
 
 foreach(tool strata-sim strata-replay strata-compare strata-import strata-mlp)
   if(TARGET ${tool})
-    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${tools_dir} ${component})
   endif()
 endforeach()
 
@@ -61,9 +51,12 @@ if(STRATA_BUILD_FIRMWARE_IMAGES)
   foreach(dir ${app_dirs})
     if(IS_DIRECTORY ${dir})
       get_filename_component(app ${dir} NAME)
-      install(FILES ${STRATA_RV32_BINARY_DIR}/apps/${app}/${app}.elf DESTINATION ${CMAKE_INSTALL_DATADIR}/strata/firmware)
+      install(FILES ${STRATA_RV32_BINARY_DIR}/apps/${app}/${app}.elf DESTINATION ${data_dir}/strata/firmware ${component})
     endif()
   endforeach()
+endif()
+if(STRATA_WHEEL)
+  return()
 endif()
 
 file(GLOB gtkw_files ${STRATA_ROOT}/rtl/*.gtkw)
