@@ -138,7 +138,6 @@ struct WorkloadReport {
 constexpr uint64_t kPagesThatDecide = 16;
 std::string PageNote(const WorkloadReport& w);
 
-
 constexpr size_t kMaxOomEvents = 1000;
 
 struct Options {

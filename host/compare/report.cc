@@ -480,7 +480,7 @@ std::string ToTable(const WorkloadReport& w) {
          << " reserved, largest free " << replay::HumanBytes(r.first_oom.largest_free_bytes)
          << (r.first_oom.limit_bytes ? ", limit " + replay::HumanBytes(r.first_oom.limit_bytes) : std::string())
          << (r.first_oom.limit_bytes > r.capacity_bytes ? " > device " + replay::HumanBytes(r.capacity_bytes)
-                                                          : std::string())
+                                                        : std::string())
          << (r.family == "gpu" && !page_note.empty()
                  ? " (pages of " + replay::HumanBytes(w.gpu_page_bytes) + ": --option page_bytes=)"
                  : std::string())

@@ -33,11 +33,23 @@ TEST(GpuEmuOptions, BadOptionsAreRefusedByName) {
 
 TEST(GpuEmuOptions, TheBackendIsListed) { EXPECT_TRUE(BackendListed("gpu-emu")); }
 
+// strata_get_backend_availability: nothing stands against an emulator; an unknown name and NULLs are refused.
+TEST(GpuEmuOptions, AvailabilityWithoutOpening) {
+  const char* reason = "unset";
+  ASSERT_EQ(strata_get_backend_availability("gpu-emu", &reason), STRATA_OK) << strata_last_error_message();
+  EXPECT_STREQ(reason, "");
+  EXPECT_EQ(strata_get_backend_availability("no-such-backend", &reason), STRATA_UNIMPLEMENTED);
+  EXPECT_NE(std::string(strata_last_error_message()).find("gpu-emu"), std::string::npos);
+  EXPECT_EQ(strata_get_backend_availability(nullptr, &reason), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(strata_get_backend_availability("gpu-emu", nullptr), STRATA_INVALID_ARGUMENT);
+}
+
 // strata::Device with named options, as the C API's named values and Python's keywords: each typed by the
 // backend's table, checked against what the device then reports.
 TEST(GpuEmuOptions, CppDeviceOpensWithNamedOptions) {
-  strata::Device dev("gpu-emu", {{"policy", "torch"}, {"total_bytes", 96 * kMiB}, {"context_bytes", 0},
-                                 {"page_bytes", std::string("65536")}});
+  strata::Device dev(
+      "gpu-emu",
+      {{"policy", "torch"}, {"total_bytes", 96 * kMiB}, {"context_bytes", 0}, {"page_bytes", std::string("65536")}});
   const strata_device_info info = dev.Info();
   EXPECT_EQ(info.hbm_capacity_bytes, 96 * kMiB);
   EXPECT_EQ(info.heap_bytes, 96 * kMiB);  // no CUDA context taken out of it
@@ -48,8 +60,11 @@ TEST(GpuEmuOptions, CppDeviceOpensWithNamedOptions) {
   // JAX's BFC at mem_fraction 0.5 (a double) caps at half the device once it exists (the first allocation);
   // preallocate (a bool) decides whether it takes all of that at once or grows from one 2 MiB region.
   for (const bool preallocate : {true, false}) {
-    strata::Device jax("gpu-emu", {{"policy", "jax"}, {"total_bytes", 64 * kMiB}, {"context_bytes", 0},
-                                   {"mem_fraction", 0.5}, {"preallocate", preallocate}});
+    strata::Device jax("gpu-emu", {{"policy", "jax"},
+                                   {"total_bytes", 64 * kMiB},
+                                   {"context_bytes", 0},
+                                   {"mem_fraction", 0.5},
+                                   {"preallocate", preallocate}});
     strata::Context c = jax.CreateContext();
     strata::Buffer small = c.Alloc(1000);
     const strata_memory_stats stats = jax.MemoryStats();

@@ -227,7 +227,6 @@ class NamedOptions {
   std::vector<strata_named_value> values_;
 };
 
-
 // One named open option for strata::Device: {"policy", "torch"}, {"total_bytes", 1 << 30}, {"preallocate", false}.
 struct Option {
   Option(std::string option_name, std::string value) : name(std::move(option_name)), text(std::move(value)) {}
