@@ -5,6 +5,7 @@
 #   lib/pkgconfig/strata.pc     pkg-config --cflags --libs strata
 #   bin/                        strata-sim, strata-replay, strata-compare, strata-import, strata-mlp,
 #                               strata-gtkwave-symbols (scripts/gtkwave_symbols.py)
+#                               strata-waveform-screenshot (scripts/waveform-screenshot.sh)
 #   share/strata/firmware/      the firmware images the sim backend and strata-sim load by default, found
 #                               relative to the library or program (sim/firmware_image.h)
 #   share/strata/gtkwave/       GTKWave save files for the core, the DMA and the matrix unit
@@ -64,6 +65,9 @@ install(FILES ${gtkw_files} DESTINATION ${CMAKE_INSTALL_DATADIR}/strata/gtkwave)
 # The core's view with function names and decoded instructions (docs/waveforms.md).
 install(PROGRAMS ${STRATA_ROOT}/scripts/gtkwave_symbols.py DESTINATION ${CMAKE_INSTALL_BINDIR}
         RENAME strata-gtkwave-symbols)
+# A GTKWave view rendered to PNG without a display, failing loudly on a blank one (docs/waveforms.md).
+install(PROGRAMS ${STRATA_ROOT}/scripts/waveform-screenshot.sh DESTINATION ${CMAKE_INSTALL_BINDIR}
+        RENAME strata-waveform-screenshot)
 install(FILES ${STRATA_ROOT}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${STRATA_ROOT}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -11,7 +11,7 @@
 # Needs Xvfb, xwd, xwininfo and ImageMagick (xvfb, x11-apps, x11-utils, imagemagick: installed on first use).
 set -euo pipefail
 if [ $# -ne 3 ] && [ $# -ne 5 ]; then
-  echo "usage: scripts/waveform-screenshot.sh WAVE.fst SAVEFILE.gtkw OUT.png [START_NS END_NS]" >&2
+  echo "usage: $(basename "$0") WAVE.fst SAVEFILE.gtkw OUT.png [START_NS END_NS]" >&2
   exit 2
 fi
 wave="$1" save="$2" png="$3" start="${4:-}" end="${5:-}"
