@@ -5,6 +5,7 @@
 #   lib/pkgconfig/strata.pc     pkg-config --cflags --libs strata
 #   bin/                        strata-sim, strata-replay, strata-compare, strata-import, strata-mlp,
 #                               strata-gtkwave-symbols (scripts/gtkwave_symbols.py)
+#                               strata-waveform-screenshot (scripts/waveform-screenshot.sh)
 #   share/strata/firmware/      the firmware images the sim backend and strata-sim load by default, found
 #                               relative to the library or program (sim/firmware_image.h)
 #   share/strata/gtkwave/       GTKWave save files for the core, the DMA and the matrix unit
@@ -16,18 +17,33 @@ include(CMakePackageConfigHelpers)
 
 set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
 
-install(TARGETS strata_shared EXPORT StrataTargets
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The public headers: the API and the two firmware headers it includes (status codes, GEMM flags).
-install(FILES ${STRATA_ROOT}/host/driver/include/strata/strata.h ${STRATA_ROOT}/host/driver/include/strata/strata.hpp
-              ${STRATA_ROOT}/host/driver/include/strata/named_options.hpp ${STRATA_ROOT}/firmware/include/strata/status.h
-              ${STRATA_ROOT}/firmware/include/strata/gemm.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strata)
+# A wheel (STRATA_WHEEL, pyproject.toml) is a prefix of its own inside the package: strata/lib/libstrata.so.<major>
+# (one file: a wheel cannot hold the symbolic links), strata/bin/ the tools and strata/share/strata/firmware/ the
+# images, found relative to the library and the programs as in any prefix. No headers, CMake or pkg-config files.
+if(STRATA_WHEEL)
+  string(REGEX REPLACE "[.].*" "" api_major ${STRATA_API_VERSION})
+  set_target_properties(strata_shared PROPERTIES VERSION ${api_major})
+  install(TARGETS strata_shared LIBRARY DESTINATION strata/lib NAMELINK_SKIP COMPONENT wheel)
+  set(tools_dir strata/bin)
+  set(data_dir strata/share)
+  set(component COMPONENT wheel)
+else()
+  install(TARGETS strata_shared EXPORT StrataTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  # The public headers: the API and the two firmware headers it includes (status codes, GEMM flags).
+  install(FILES ${STRATA_ROOT}/host/driver/include/strata/strata.h ${STRATA_ROOT}/host/driver/include/strata/strata.hpp
+                ${STRATA_ROOT}/host/driver/include/strata/named_options.hpp
+                ${STRATA_ROOT}/firmware/include/strata/status.h ${STRATA_ROOT}/firmware/include/strata/gemm.h
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strata)
+  set(tools_dir ${CMAKE_INSTALL_BINDIR})
+  set(data_dir ${CMAKE_INSTALL_DATADIR})
+  set(component)
+endif()
 
 foreach(tool strata-sim strata-replay strata-compare strata-import strata-mlp)
   if(TARGET ${tool})
-    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${tools_dir} ${component})
   endif()
 endforeach()
 
@@ -36,9 +52,12 @@ if(STRATA_BUILD_FIRMWARE_IMAGES)
   foreach(dir ${app_dirs})
     if(IS_DIRECTORY ${dir})
       get_filename_component(app ${dir} NAME)
-      install(FILES ${STRATA_RV32_BINARY_DIR}/apps/${app}/${app}.elf DESTINATION ${CMAKE_INSTALL_DATADIR}/strata/firmware)
+      install(FILES ${STRATA_RV32_BINARY_DIR}/apps/${app}/${app}.elf DESTINATION ${data_dir}/strata/firmware ${component})
     endif()
   endforeach()
+endif()
+if(STRATA_WHEEL)
+  return()
 endif()
 
 file(GLOB gtkw_files ${STRATA_ROOT}/rtl/*.gtkw)
@@ -46,6 +65,9 @@ install(FILES ${gtkw_files} DESTINATION ${CMAKE_INSTALL_DATADIR}/strata/gtkwave)
 # The core's view with function names and decoded instructions (docs/waveforms.md).
 install(PROGRAMS ${STRATA_ROOT}/scripts/gtkwave_symbols.py DESTINATION ${CMAKE_INSTALL_BINDIR}
         RENAME strata-gtkwave-symbols)
+# A GTKWave view rendered to PNG without a display, failing loudly on a blank one (docs/waveforms.md).
+install(PROGRAMS ${STRATA_ROOT}/scripts/waveform-screenshot.sh DESTINATION ${CMAKE_INSTALL_BINDIR}
+        RENAME strata-waveform-screenshot)
 install(FILES ${STRATA_ROOT}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${STRATA_ROOT}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -183,10 +183,17 @@ def plot_memory(w, out):
     fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=len(handles), fontsize=9, frameon=False)
     m = w["max_load_bytes"]
     fig.suptitle(f"{w['name']}: memory over the run; capacity {human(cap)} = {cap / m:.2f}x max load "
-                 f"({human(m)})", fontsize=11)
+                 f"({human(m)})" + page_note(w), fontsize=11)
     fig.tight_layout(rect=(0, 0.4 / fig.get_figheight(), 1, 1 - 0.1 / fig.get_figheight()))
     fig.savefig(out, **SAVE)
     plt.close(fig)
+
+
+def page_note(w):
+    """strata-compare's note when the GPU page, not the policies, decides the GPU rows (small workloads), as a
+    second line of a figure's title; empty otherwise (and for reports from before the note)."""
+    note = w.get("page_note", "")
+    return "\n" + note.replace(". The GPU rows", ".\nThe GPU rows") if note else ""
 
 
 def plot_min_capacity(w, out):
@@ -220,7 +227,7 @@ def plot_min_capacity(w, out):
                Line2D([], [], color="black", linestyle="--", label=f"1.0x = max load ({human(w['max_load_bytes'])})"),
                Line2D([], [], color="#d62728", linestyle=":", label=f"{cap_ratio:.2f}x = the runs' capacity")]
     fig.legend(handles=legend, fontsize=8, loc="lower center", ncol=3, frameon=False)
-    ax.set_title(f"{w['name']}: minimum capacity per contender", fontsize=11)
+    ax.set_title(f"{w['name']}: minimum capacity per contender" + page_note(w), fontsize=11)
     fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))
     fig.savefig(out, **SAVE)
     plt.close(fig)

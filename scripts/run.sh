@@ -11,9 +11,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-# Only what the main job runs (strata-mlp with the runtime firmware, strata-compare, strata-sim): about half
-# of the build's commands; scripts/test.sh builds the rest.
-./scripts/build.sh strata-mlp strata-compare strata-sim
+# Only what the main job runs (strata-mlp with the runtime firmware, strata-compare, strata-sim) and the Python
+# package (import strata with PYTHONPATH=build/python; docs/python.md; scripts/setup.sh installs what it needs):
+# about half of the build's commands; scripts/test.sh builds the rest.
+./scripts/build.sh strata-mlp strata-compare strata-sim strata_python
 mkdir -p out
 if [ -n "${STRATA_FIRMWARE:-}" ]; then
   echo "run: strata-sim $STRATA_FIRMWARE (waveform: out/strata.fst, first 20000 cycles)" >&2

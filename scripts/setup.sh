@@ -20,13 +20,29 @@ packages=(
 # JAX in a virtual environment the project owns (never the machine's Python). The version is pinned so that the
 # committed XLA dumps (tests/xla/data) and docs/jax.md's figures stay reproducible. Without PyPI the JAX tests skip.
 jax_version=0.10.2
+# The same venv builds the Python package the way pip does (pyproject.toml: scikit-build-core and pybind11, used
+# with --no-build-isolation by test python.wheel), and keeps the wheels a fresh venv needs to install strata without
+# the network in .venv/wheelhouse (NumPy, as in .venv).
+build_tools=(scikit-build-core==1.1.2 pybind11==3.1.0)
 venv() {
   local py="$root/.venv/bin/python" stamp="$root/.venv/strata-jax-$jax_version"
-  [ -x "$py" ] && [ -f "$stamp" ] && return 0
-  echo "setup: creating .venv with jax[cpu]==$jax_version" >&2
-  if ! { /usr/bin/python3 -m venv "$root/.venv" >&2 &&
-         "$py" -m pip install -q --disable-pip-version-check "jax[cpu]==$jax_version" >&2 && touch "$stamp"; }; then
-    echo "setup: warning: could not install jax into .venv (the JAX tests will skip)" >&2
+  local wheel_stamp="$root/.venv/strata-wheel-tools-${build_tools[*]// /-}"
+  if ! { [ -x "$py" ] && [ -f "$stamp" ]; }; then
+    echo "setup: creating .venv with jax[cpu]==$jax_version" >&2
+    if ! { /usr/bin/python3 -m venv "$root/.venv" >&2 &&
+           "$py" -m pip install -q --disable-pip-version-check "jax[cpu]==$jax_version" >&2 && touch "$stamp"; }; then
+      echo "setup: warning: could not install jax into .venv (the JAX tests will skip)" >&2
+      return 0
+    fi
+  fi
+  [ -f "$wheel_stamp" ] && return 0
+  echo "setup: adding ${build_tools[*]} to .venv and NumPy's wheel to .venv/wheelhouse" >&2
+  local numpy
+  if ! { "$py" -m pip install -q --disable-pip-version-check "${build_tools[@]}" >&2 &&
+         numpy=$("$py" -c 'import numpy; print(numpy.__version__)') &&
+         "$py" -m pip download -q --disable-pip-version-check --only-binary=:all: --no-deps \
+           -d "$root/.venv/wheelhouse" "numpy==$numpy" >&2 && touch "$wheel_stamp"; }; then
+    echo "setup: warning: could not add the wheel build tools to .venv (test python.wheel will skip)" >&2
   fi
 }
 

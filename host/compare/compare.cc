@@ -233,6 +233,33 @@ uint64_t PeakEvent(const std::vector<SeriesPoint>& series) {
 
 }  // namespace
 
+uint64_t GpuPageBytes(const Options& options) {
+  uint64_t page = gpu::GpuSpec{}.page_bytes;
+  const auto it = options.gpu_options.find("page_bytes");
+  if (it != options.gpu_options.end()) cli::ParseDecimal(it->second, 4096, UINT64_MAX, &page);  // checked by the runs
+  return page;
+}
+
+std::string PageNote(const WorkloadReport& w) {
+  const uint64_t page = w.gpu_page_bytes;
+  if (page == 0) return "";
+  const std::string p = replay::HumanBytes(page);
+  std::string what;
+  if (w.capacity_bytes < page) {
+    what = "the device (" + replay::HumanBytes(w.capacity_bytes) + ") is smaller than one " + p +
+           " GPU page: no GPU policy can allocate anything";
+  } else if (w.max_load_bytes < page) {
+    what =
+        "the workload (max load " + replay::HumanBytes(w.max_load_bytes) + ") is smaller than one " + p + " GPU page";
+  } else if (std::min(w.capacity_bytes, w.max_load_bytes) < kPagesThatDecide * page) {
+    what = "the " + std::string(w.capacity_bytes < w.max_load_bytes ? "device" : "workload") + " is only " +
+           std::to_string(std::min(w.capacity_bytes, w.max_load_bytes) / page) + " GPU pages of " + p;
+  } else {
+    return "";
+  }
+  return what + ". The GPU rows measure the page size, not the policies: --option page_bytes=4096 scales the page down";
+}
+
 bool ApplyGpuOptions(const Options& options, const std::string& policy, uint64_t* page_bytes,
                      std::map<std::string, std::string>* policy_options, std::string* error) {
   const std::vector<gpu::PolicyOption> known = gpu::PolicyOptions(policy);
@@ -454,6 +481,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
   w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
   const uint64_t context = options.capacity.kind == CapacitySpec::Kind::kPreset ? options.capacity.context_bytes : 0;
   for (const Contender& c : options.contenders) {
+    if (!c.strata) w.gpu_page_bytes = GpuPageBytes(options);
     Run run;
     // Strata has no CUDA context: with a GPU preset it gets what a process on that GPU could use.
     const uint64_t capacity = c.strata ? w.capacity_bytes - context : w.capacity_bytes;

@@ -127,9 +127,16 @@ struct WorkloadReport {
   uint64_t buffers = 0, events = 0, max_load_bytes = 0;
   std::string capacity_text;
   uint64_t capacity_bytes = 0;
+  uint64_t gpu_page_bytes = 0;  // the emulated GPU's page, which every GPU policy allocates in (0: no GPU contender)
   std::vector<Run> runs;
   std::vector<Occupancy> occupancy;
 };
+
+// A GPU policy takes device memory in whole pages (2 MiB on every GPU preset): on a device or a workload of a few
+// pages, the page size rather than the policy decides the GPU rows. Then one line that says so and names
+// --option page_bytes=; else empty. The table, the why: lines and the figures (the report's "page_note") use it.
+constexpr uint64_t kPagesThatDecide = 16;
+std::string PageNote(const WorkloadReport& w);
 
 constexpr size_t kMaxOomEvents = 1000;
 
@@ -152,6 +159,9 @@ struct Options {
   // --timeline: each recorded run becomes a process of this file (compare_timeline.h). Null: none.
   timeline::TraceFile* timeline = nullptr;
 };
+
+// The page every GPU contender runs with: --option page_bytes=, else the emulated GPU's default.
+uint64_t GpuPageBytes(const Options& options);
 
 // The whole comparison of one workload. False with *error when a contender could not run at all (a bad
 // option, the sim backend missing); an allocation that fails is a result, not an error.

@@ -334,6 +334,8 @@ std::string ToJson(const std::vector<WorkloadReport>& reports) {
                          {"max_load_bytes", w.max_load_bytes},
                          {"capacity", w.capacity_text},
                          {"capacity_bytes", w.capacity_bytes},
+                         {"gpu_page_bytes", w.gpu_page_bytes},
+                         {"page_note", PageNote(w)},
                          {"runs", runs},
                          {"occupancy", occupancy}});
   }
@@ -364,6 +366,7 @@ bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std
       w.max_load_bytes = U64(wj.at("max_load_bytes"));
       w.capacity_text = wj.at("capacity").get<std::string>();
       w.capacity_bytes = U64(wj.at("capacity_bytes"));
+      if (wj.contains("gpu_page_bytes")) w.gpu_page_bytes = U64(wj.at("gpu_page_bytes"));
       for (const Json& rj : wj.at("runs")) w.runs.push_back(RunFrom(rj));
       for (const Json& oj : wj.at("occupancy")) {
         Occupancy o;
@@ -429,6 +432,8 @@ std::string ToTable(const WorkloadReport& w) {
      << w.events << " events, max load " << replay::HumanBytes(w.max_load_bytes) << "; capacity "
      << replay::HumanBytes(w.capacity_bytes) << " (" << Ratio(at)
      << (w.capacity_text.empty() ? "" : ", " + Printable(w.capacity_text)) << ")\n";
+  const std::string page_note = PageNote(w);
+  if (!page_note.empty()) os << "note: " << page_note << "\n";
   const std::vector<std::string> head = {
       "contender",   "backend",       "at capacity",  "first OOM (event, buffer, kind)", "OOMs capacity/cap/frag/quota",
       "peak in use", "peak reserved", "min capacity", "what avoiding OOMs cost",         "wall"};
@@ -474,6 +479,11 @@ std::string ToTable(const WorkloadReport& w) {
          << replay::HumanBytes(r.first_oom.live_bytes) << " in use, " << replay::HumanBytes(r.first_oom.reserved_bytes)
          << " reserved, largest free " << replay::HumanBytes(r.first_oom.largest_free_bytes)
          << (r.first_oom.limit_bytes ? ", limit " + replay::HumanBytes(r.first_oom.limit_bytes) : std::string())
+         << (r.first_oom.limit_bytes > r.capacity_bytes ? " > device " + replay::HumanBytes(r.capacity_bytes)
+                                                        : std::string())
+         << (r.family == "gpu" && !page_note.empty()
+                 ? " (pages of " + replay::HumanBytes(w.gpu_page_bytes) + ": --option page_bytes=)"
+                 : std::string())
          << "\n";
       if (!r.first_oom.message.empty()) {
         // The message's own lines, indented; anything else that is not printable escaped.

@@ -337,6 +337,7 @@ bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& optio
   w.max_load_bytes = MergedMaxLoad(tenants, events);
   w.capacity_text = options.capacity.text;
   w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
+  w.gpu_page_bytes = GpuPageBytes(options);
   for (const char* kind : {"strata", "strata-no-compact", "gpu"}) {
     Run run;
     if (!TenantRun(tenants, events, kind, w.capacity_bytes, true, options, &run, error)) return false;

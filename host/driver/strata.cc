@@ -450,6 +450,23 @@ strata_status strata_list_backends(const char** names, size_t capacity, size_t* 
   });
 }
 
+strata_status strata_get_backend_availability(const char* backend, const char** reason) {
+  constexpr const char* kCall = "strata_get_backend_availability";
+  if (backend == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "backend name is NULL");
+  if (reason == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "reason is NULL");
+  return Guarded(kCall, [&] {
+    const strata::driver::BackendInfo* b = strata::driver::FindBackend(backend);
+    if (b == nullptr) {
+      return Fail(kCall, STRATA_UNIMPLEMENTED,
+                  std::string("unknown backend '") + backend + "' (this build has: " + BackendList() + ")");
+    }
+    thread_local std::string why;  // the caller's until its next call
+    why = b->unavailable != nullptr ? b->unavailable() : std::string();
+    *reason = why.c_str();
+    return Report(kCall, {});
+  });
+}
+
 strata_status strata_get_backend_options(const char* backend, strata_option_info* out, size_t capacity, size_t* count) {
   constexpr const char* kCall = "strata_get_backend_options";
   if (backend == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "backend name is NULL");

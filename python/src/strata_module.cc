@@ -338,6 +338,13 @@ std::vector<std::string> Backends() {
   return std::vector<std::string>(names.begin(), names.begin() + std::min(count, names.size()));
 }
 
+// Why `backend` cannot open here ("" when nothing is known against it): strata_get_backend_availability.
+std::string BackendUnavailable(const std::string& backend) {
+  const char* reason = nullptr;
+  Check(strata_get_backend_availability(backend.c_str(), &reason));
+  return reason;
+}
+
 py::list BackendOptions(const std::string& backend) {
   size_t count = 0;
   Check(strata_get_backend_options(backend.c_str(), nullptr, 0, &count));
@@ -417,6 +424,7 @@ PYBIND11_MODULE(_strata, m) {
 
   m.def("version", &Version);
   m.def("backends", &Backends);
+  m.def("backend_unavailable", &BackendUnavailable);
   m.def("backend_options", &BackendOptions, py::arg("backend"));
   m.def("statuses", &Statuses);
   m.def("status_name", [](int code) { return std::string(strata_status_name(code)); });

@@ -13,7 +13,8 @@ strata-compare in-process. docs/python.md walks through it.
 From the build tree: PYTHONPATH=build/python; from an install prefix P: PYTHONPATH=P/lib/python3/dist-packages.
 """
 from . import _strata
-from .device import TORCH_STAT_KEYS, Buffer, Context, Device, backend_options, backends, open, version
+from .device import (TORCH_STAT_KEYS, Buffer, Context, Device, backend_availability, backend_options, backends, open,
+                     version)
 from .errors import *  # noqa: F401,F403 (Error, and InvalidArgumentError, NotFoundError, ...: one per status)
 from .errors import __all__ as _error_names
 from .tools import compare, contenders, gpu_policies, replay
@@ -35,6 +36,6 @@ __version__ = f"{API_VERSION_MAJOR}.{API_VERSION_MINOR}"  # the C API's version 
 __all__ = [
     "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "Device",
     "GEMM_FLAGS_ALL", "GEMM_FLAG_ACCUMULATE", "GEMM_FLAG_INT8", "GEMM_FLAG_RELU", "GEMM_FLAG_ROUND", "GEMM_MAX_DIM",
-    "GEMM_MAX_QUANT_SHIFT", "TORCH_STAT_KEYS", "backend_options", "backends", "compare", "contenders",
-    "gpu_policies", "open", "replay", "version",
+    "GEMM_MAX_QUANT_SHIFT", "TORCH_STAT_KEYS", "backend_availability", "backend_options", "backends", "compare",
+    "contenders", "gpu_policies", "open", "replay", "version",
 ] + list(_error_names)

@@ -82,9 +82,23 @@ def _parse_default(text, value_type):
     return text
 
 
-def backends():
-    """The backends this build has ("sim", "gpu-emu", "cuda", ...), in the driver's order."""
-    return list(_strata.backends())
+def backends(available=None):
+    """The backends this build has ("sim", "gpu-emu", "cuda", ...), in the driver's order.
+
+    available=True: only those that can open on this machine; available=False: only those that cannot (cuda
+    without a GPU or driver). backend_availability() says why."""
+    names = list(_strata.backends())
+    if available is None:
+        return names
+    if not isinstance(available, bool):
+        raise TypeError(f"available must be a bool or None, not {type(available).__name__}")
+    return [n for n in names if (_strata.backend_unavailable(n) == "") == available]
+
+
+def backend_availability():
+    """{backend: None if nothing is known against it here, else why it cannot open}, for every backend this build
+    has, in the driver's order (strata_get_backend_availability; nothing is opened)."""
+    return {n: (_strata.backend_unavailable(n) or None) for n in _strata.backends()}
 
 
 def backend_options(backend):

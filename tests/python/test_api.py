@@ -20,6 +20,28 @@ class BackendsTest(unittest.TestCase):
         self.assertIn("gpu-emu", names)
         self.assertTrue(all(isinstance(n, str) and n for n in names))
 
+    def test_availability_agrees_with_open(self):
+        # The independent reference: what opening says. A backend reported unavailable refuses to open with
+        # UNAVAILABLE and the same cause; gpu-emu (an emulator) is always available.
+        avail = strata.backend_availability()
+        self.assertEqual(list(avail), strata.backends())
+        self.assertIsNone(avail["gpu-emu"])
+        self.assertEqual(sorted(strata.backends(available=True) + strata.backends(available=False)),
+                         sorted(strata.backends()))
+        self.assertEqual(strata.backends(available=False), [n for n, why in avail.items() if why])
+        for name, why in avail.items():
+            if why is None or name == "sim":
+                continue
+            self.assertIsInstance(why, str)
+            with self.assertRaises(strata.UnavailableError) as cm:
+                strata.open(name)
+            self.assertIn(why.split(": ")[-1], cm.exception.message)  # the same cause (cudaErrorInsufficientDriver)
+        with self.assertRaises(TypeError):
+            strata.backends(available="yes")
+        with self.assertRaises(strata.UnimplementedError) as cm:
+            strata._strata.backend_unavailable("no-such-backend")
+        self.assertIn("gpu-emu", cm.exception.message)
+
     def test_backend_options_are_typed(self):
         for backend in strata.backends():
             options = strata.backend_options(backend)

@@ -34,14 +34,15 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  7 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  8 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
        1.3: event sinks (strata_set_event_sink);                         \
        1.4: events carry device addresses; instants; "heap" track;       \
        1.5: sim open option trace_from_first_gemm;                       \
        1.6: strata_interrupt;                                            \
-       1.7: memory stats num_device_alloc, num_device_free */
+       1.7: memory stats num_device_alloc, num_device_free;              \
+       1.8: strata_get_backend_availability */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -94,6 +95,11 @@ typedef struct strata_option_info {
 /* The options `backend` accepts (as strata_list_backends): up to `capacity` into `out`, the total into *count.
  * UNIMPLEMENTED for an unknown backend. */
 strata_status strata_get_backend_options(const char* backend, strata_option_info* out, size_t capacity, size_t* count);
+/* Since 1.8. Whether `backend` can open on this machine, without opening it: *reason is "" when nothing is known
+ * against it (opening may still fail, for its options or its memory), else why not ("no usable CUDA GPU:
+ * cudaGetDeviceCount: ..."), valid until this thread's next call of this function. UNIMPLEMENTED for a backend
+ * this build does not have (the message lists those it has). */
+strata_status strata_get_backend_availability(const char* backend, const char** reason);
 
 /* The classic options. Each field that is set (non-zero, non-NULL) is the named option of the same name
  * (e.g. hbm_preset -> "hbm_preset"); named_options come after them and win. A field the chosen backend

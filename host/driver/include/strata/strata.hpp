@@ -3,10 +3,16 @@
 #ifndef STRATA_STRATA_HPP_
 #define STRATA_STRATA_HPP_
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "strata/strata.h"
 
@@ -126,11 +132,129 @@ class Context {
   strata_context id_ = 0;
 };
 
+// Open options given as text, the way command-line tools take them (`--option NAME=VALUE`), turned into
+// typed strata_named_values: each value is parsed as the type the backend declares for that name
+// (strata_get_backend_options). A name the backend does not declare is passed on as a string, so that
+// strata_open refuses it with its own message, which lists the valid names.
+class NamedOptions {
+ public:
+  // Throws Error(UNIMPLEMENTED) for a backend this build does not have.
+  explicit NamedOptions(const std::string& backend) : backend_(backend) {
+    size_t count = 0;
+    Check(strata_get_backend_options(backend.c_str(), nullptr, 0, &count));
+    info_.resize(count);
+    for (strata_option_info& i : info_) i.struct_size = sizeof i;
+    Check(strata_get_backend_options(backend.c_str(), info_.data(), info_.size(), &count));
+  }
+
+  // "NAME=VALUE"; throws Error(INVALID_ARGUMENT) when there is no '=' or the value is not of the option's type.
+  void AddText(const std::string& name_equals_value) {
+    const size_t eq = name_equals_value.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error(STRATA_INVALID_ARGUMENT, "an option is NAME=VALUE, not '" + name_equals_value + "'");
+    }
+    Add(name_equals_value.substr(0, eq), name_equals_value.substr(eq + 1));
+  }
+
+  void Add(const std::string& name, const std::string& text) {
+    strata_named_value v{};
+    v.struct_size = sizeof v;
+    v.name = Keep(name);
+    v.type = TypeOf(name);
+    const char* s = text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    switch (v.type) {
+      case STRATA_VALUE_INT64:
+        v.int64_value = std::strtoll(s, &end, 10);
+        if (text.empty() || *end != '\0' || errno != 0) Refuse(name, text, "an integer");
+        break;
+      case STRATA_VALUE_DOUBLE:
+        v.double_value = std::strtod(s, &end);
+        if (text.empty() || *end != '\0' || errno != 0) Refuse(name, text, "a number");
+        break;
+      case STRATA_VALUE_BOOL:
+        if (text != "0" && text != "1" && text != "true" && text != "false") Refuse(name, text, "true or false");
+        v.bool_value = text == "1" || text == "true";
+        break;
+      case STRATA_VALUE_STRING:
+        v.string_value = Keep(text);
+        break;
+    }
+    values_.push_back(v);
+  }
+
+  // A value given as a C++ number or bool: written out, then parsed as the option's type (an integer for an int64
+  // option is fine, 0.5 for one is refused; a policy's settings are strings and take any of them written out).
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  void Add(const std::string& name, T value) {
+    Add(name, Text(value));
+  }
+  void Add(const std::string& name, const char* text) { Add(name, std::string(text)); }
+
+  template <typename T>
+  static std::string Text(T value) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return value ? "true" : "false";
+    } else if constexpr (std::is_floating_point_v<T>) {
+      char s[32];
+      std::snprintf(s, sizeof s, "%.17g", static_cast<double>(value));
+      return s;
+    } else {
+      return std::to_string(value);
+    }
+  }
+
+  const strata_named_value* data() const { return values_.data(); }
+  uint32_t size() const { return static_cast<uint32_t>(values_.size()); }
+
+ private:
+  strata_value_type TypeOf(const std::string& name) const {
+    for (const strata_option_info& i : info_) {
+      if (name == i.name) return i.type;
+    }
+    return STRATA_VALUE_STRING;  // unknown: strata_open names it and lists the valid ones
+  }
+  [[noreturn]] void Refuse(const std::string& name, const std::string& text, const char* want) const {
+    throw Error(STRATA_INVALID_ARGUMENT,
+                "option " + name + " of the " + backend_ + " backend wants " + want + ", not '" + text + "'");
+  }
+  const char* Keep(const std::string& s) { return strings_.emplace_back(s).c_str(); }
+
+  std::string backend_;
+  std::vector<strata_option_info> info_;
+  std::deque<std::string> strings_;  // stable addresses for the values' names and strings
+  std::vector<strata_named_value> values_;
+};
+
+// One named open option for strata::Device: {"policy", "torch"}, {"total_bytes", 1 << 30}, {"preallocate", false}.
+struct Option {
+  Option(std::string option_name, std::string value) : name(std::move(option_name)), text(std::move(value)) {}
+  Option(std::string option_name, const char* value) : name(std::move(option_name)), text(value) {}
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  Option(std::string option_name, T value) : name(std::move(option_name)), text(NamedOptions::Text(value)) {}
+  std::string name, text;
+};
+
 class Device {
  public:
   // backend "sim"; options may be null.
   explicit Device(const char* backend, const strata_open_options* options = nullptr) {
     Check(strata_open(backend, options, &device_));
+  }
+  // Named open options, typed by the backend's own table as the C API's strata_named_value and Python's
+  // strata.open(backend, **options) take them:
+  //   strata::Device dev("gpu-emu", {{"policy", "torch"}, {"total_bytes", 1 << 30}, {"context_bytes", 0}});
+  // Throws Error: UNIMPLEMENTED for a backend this build does not have, INVALID_ARGUMENT for a value that is not of
+  // its option's type or a name the backend does not declare (the message lists the valid names). `base` carries
+  // the sim backend's struct fields (hbm_preset, trace_path, ...); its named options are replaced.
+  Device(const std::string& backend, const std::vector<Option>& options, strata_open_options base = {}) {
+    NamedOptions named(backend);
+    for (const Option& o : options) named.Add(o.name, o.text);
+    base.struct_size = sizeof base;
+    base.named_options = named.data();
+    base.num_named_options = named.size();
+    Check(strata_open(backend.c_str(), &base, &device_));
   }
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
