@@ -10,7 +10,7 @@ packages=(
   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf
   googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   clang libclang-rt-14-dev clang-format
-  gtkwave
+  gtkwave xvfb x11-apps x11-utils imagemagick  # scripts/waveform-screenshot.sh and its tests (docs.screenshot.*)
   python3-matplotlib  # scripts/plot_compare.py, run with /usr/bin/python3
   parallel            # strata-compare --emit-jobs sweeps (tests/compare/parallel_merge.sh)
   python3-dev pybind11-dev python3-numpy  # import strata (python/)
