@@ -25,7 +25,7 @@ install(FILES ${STRATA_ROOT}/host/driver/include/strata/strata.h ${STRATA_ROOT}/
               ${STRATA_ROOT}/firmware/include/strata/gemm.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strata)
 
-foreach(tool strata-sim strata-replay strata-compare strata-import strata-mlp)
+foreach(tool strata-sim strata-replay strata-compare strata-import strata-mlp strata-fit strata-explain)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
