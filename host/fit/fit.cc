@@ -38,10 +38,12 @@ compare::Contender FindContender(const std::string& name, bool* ok) {
 
 }  // namespace
 
-bool Cheaper(const Outcome& a, const Outcome& b) {
+bool Cheaper(const Setting& sa, const Outcome& a, const Setting& sb, const Outcome& b) {
+  if (sa.tier != sb.tier) return sa.tier < sb.tier;
   if (a.bytes_moved != b.bytes_moved) return a.bytes_moved < b.bytes_moved;
-  if (a.device_calls != b.device_calls) return a.device_calls < b.device_calls;
-  return a.peak_reserved_bytes < b.peak_reserved_bytes;
+  if (a.syncs != b.syncs) return a.syncs < b.syncs;
+  if (a.peak_reserved_bytes != b.peak_reserved_bytes) return a.peak_reserved_bytes < b.peak_reserved_bytes;
+  return a.device_calls < b.device_calls;
 }
 
 bool RunSetting(const replay::Trace& trace, const Setting& setting, const devices::Device& device,
@@ -114,41 +116,50 @@ bool MinTotalBytes(const replay::Trace& trace, const Setting& setting, const dev
   return true;
 }
 
-Setting Plain(const std::string& contender, const std::string& line) { return {contender, {}, line}; }
+Setting Plain(const std::string& contender, const std::string& line, int tier) { return {contender, {}, line, tier}; }
 
 }  // namespace
 
 std::vector<Setting> Candidates(const std::string& contender) {
   std::vector<Setting> s;
   if (IsJax(contender)) {
-    s.push_back(Plain("jax-growth", "XLA_PYTHON_CLIENT_PREALLOCATE=false"));
-    s.push_back(Plain("jax-platform", "XLA_PYTHON_CLIENT_ALLOCATOR=platform"));
-    s.push_back(Plain("jax-async", "XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async"));
-    s.push_back(Plain("jax+defrag",
-                      "jax.extend.backend.get_backend().defragment() on the OOM, then retry "
-                      "(JAX's Defragment())"));
+    s.push_back(Plain("jax", "XLA_PYTHON_CLIENT_PREALLOCATE=true XLA_PYTHON_CLIENT_ALLOCATOR=bfc (the defaults)", 1));
+    s.push_back(Plain("jax-growth", "XLA_PYTHON_CLIENT_PREALLOCATE=false", 1));
+    s.push_back(Plain("jax-platform", "XLA_PYTHON_CLIENT_ALLOCATOR=platform", 1));
+    s.push_back(Plain("jax-async", "XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async", 1));
+    // Defragment() on the failing allocator's own settings (growth stays growth).
+    Setting defrag = Plain("jax+defrag", "backend.defragment() on the OOM, then retry (JAX's Defragment())", 2);
+    if (contender == "jax-growth") {
+      defrag.options["preallocate"] = "false";
+      defrag.line = "XLA_PYTHON_CLIENT_PREALLOCATE=false and " + defrag.line;
+    }
+    s.push_back(defrag);
   } else if (IsTf(contender)) {
-    s.push_back(Plain("tf-growth", "TF_FORCE_GPU_ALLOW_GROWTH=true"));
-    s.push_back(Plain("tf-async", "TF_GPU_ALLOCATOR=cuda_malloc_async"));
+    s.push_back(Plain("tf", "TF_FORCE_GPU_ALLOW_GROWTH=false TF_GPU_ALLOCATOR unset (the defaults)", 1));
+    s.push_back(Plain("tf-growth", "TF_FORCE_GPU_ALLOW_GROWTH=true", 1));
+    s.push_back(Plain("tf-async", "TF_GPU_ALLOCATOR=cuda_malloc_async", 1));
   } else if (IsTorch(contender)) {
     // max_split_size_mb must be above 20 (PyTorch's parseMaxSplitSize: > kLargeBuffer / 1 MiB).
     for (int mb : {21, 32, 64, 128, 256, 512, 1024, 2048}) {
       s.push_back({"torch",
                    {{"max_split_size_mb", std::to_string(mb)}},
-                   "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:" + std::to_string(mb)});
+                   "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:" + std::to_string(mb),
+                   contender == "torch" ? 0 : 1});
     }
-    s.push_back(Plain("torch-expandable", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
+    s.push_back(Plain("torch", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False (the default)", 1));
+    s.push_back(Plain("torch-expandable", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", 1));
     for (const char* base : {"torch", "torch-expandable"}) {
       for (int divs : {4, 8}) {
         s.push_back({base,
                      {{"roundup_power2_divisions", std::to_string(divs)}},
                      std::string("PYTORCH_CUDA_ALLOC_CONF=") +
                          (std::string(base) == "torch" ? "" : "expandable_segments:True,") +
-                         "roundup_power2_divisions:" + std::to_string(divs)});
+                         "roundup_power2_divisions:" + std::to_string(divs),
+                     base == contender ? 0 : 1});
       }
     }
   } else if (contender == "strata-no-compact") {
-    s.push_back(Plain("strata", "--compaction on-oom (Strata's on-device compaction, HBM->HBM)"));
+    s.push_back(Plain("strata", "--compaction on-oom (Strata's on-device compaction, HBM->HBM)", 2));
   }
   // Never the failing setting itself.
   s.erase(std::remove_if(s.begin(), s.end(),
@@ -177,7 +188,9 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
     ++f.tried;
     if (!RunSetting(trace, s, device, options.gpu_options, true, &r, error)) return false;
     *completed = r.completed;
-    if (r.completed && (!f.found || Cheaper(r, f.outcome))) {
+    if (!r.completed) return true;
+    f.alternatives.emplace_back(s, r);
+    if (!f.found || Cheaper(s, r, f.setting, f.outcome)) {
       f.found = true;
       f.setting = s;
       f.outcome = r;
@@ -227,7 +240,8 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
   if (f.found) {
     const Outcome& r = f.outcome;
     f.why = f.setting.line + "  (reserved " + replay::HumanBytes(r.peak_reserved_bytes) + ", " +
-            std::to_string(r.device_calls) + " device calls, " + replay::HumanBytes(r.bytes_moved) + " moved)";
+            std::to_string(r.device_calls) + " device calls, " + std::to_string(r.syncs) + " syncs, " +
+            replay::HumanBytes(r.bytes_moved) + " moved)";
   } else {
     f.why = "no setting of " +
             std::string(IsJax(contender)     ? "JAX"

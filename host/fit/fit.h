@@ -22,7 +22,11 @@ namespace strata::fit {
 struct Setting {
   std::string contender;                       // "jax", "torch", "strata", "jax+defrag", ...
   std::map<std::string, std::string> options;  // the policy's options (host/gpu PolicyOptions), e.g. mem_fraction
-  std::string line;  // what the user sets: "XLA_PYTHON_CLIENT_MEM_FRACTION=.80"; empty: the defaults
+  std::string line;  // what the user sets: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.80"; empty: the defaults
+  // How far it departs from the failing setting: 0 tunes the same allocator (a fraction, a reserve, a split or
+  // rounding rule), 1 switches the allocator's mode (growth, expandable segments, an async pool, no cache), 2 moves
+  // live data (JAX's Defragment(), Strata's compaction).
+  int tier = 0;
 };
 
 // A replay at one device.
@@ -48,7 +52,8 @@ struct Fix {
   Setting setting;
   Outcome outcome;  // the fix's run
   uint32_t tried = 0;
-  std::string why;  // found: one line of advice; else why nothing helps
+  std::vector<std::pair<Setting, Outcome>> alternatives;  // every setting tried that completes, in the order tried
+  std::string why;                                        // found: one line of advice; else why nothing helps
 };
 
 struct Cell {
@@ -90,12 +95,13 @@ bool RunSetting(const replay::Trace& trace, const Setting& setting, const device
 // The settings of the contender's framework worth trying when it fails (fraction searches are done by FindFix):
 // each with the exact line to set.
 std::vector<Setting> Candidates(const std::string& contender);
-// Searches the framework's settings for the cheapest one that completes on `device`. Cheapest: fewest bytes moved,
-// then fewest device calls, then least peak reserved memory (docs/fit.md).
+// Searches the framework's settings for the cheapest one that completes on `device`. Cheapest: the lowest tier, then
+// the fewest bytes moved, the fewest synchronisations, the least peak reserved memory and the fewest device calls
+// (docs/fit.md); the first tried among equals.
 bool FindFix(const replay::Trace& trace, const std::string& contender, const devices::Device& device,
              const Options& options, Fix* fix, std::string* error);
 // True when a is cheaper than b under that rule.
-bool Cheaper(const Outcome& a, const Outcome& b);
+bool Cheaper(const Setting& sa, const Outcome& a, const Setting& sb, const Outcome& b);
 
 // Outputs.
 std::string ToTable(const Report& report);

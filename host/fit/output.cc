@@ -156,6 +156,17 @@ std::string ToJson(const Report& r) {
         f["options"] = c.fix.setting.options;
         f["outcome"] = OutcomeJson(c.fix.outcome);
       }
+      f["alternatives"] = replay::Json::array();
+      for (const auto& [setting, outcome] : c.fix.alternatives) {
+        f["alternatives"].push_back({{"line", setting.line},
+                                     {"policy", setting.contender},
+                                     {"options", setting.options},
+                                     {"tier", setting.tier},
+                                     {"peak_reserved_bytes", outcome.peak_reserved_bytes},
+                                     {"syncs", outcome.syncs},
+                                     {"device_calls", outcome.device_calls},
+                                     {"bytes_moved", outcome.bytes_moved}});
+      }
       cell["fix"] = f;
     }
     j["cells"].push_back(cell);
