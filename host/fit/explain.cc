@@ -12,7 +12,8 @@ namespace {
 
 // "20.00 MiB" (PyTorch's format_size), "1.00GiB" (tsl's HumanReadableNumBytes), "785.61M" (the TPU runtime),
 // "512 bytes", "1073741824": binary units in every case.
-const char* const kSize = R"(([0-9]+(?:\.[0-9]+)?)\s*(bytes|B|KiB|MiB|GiB|TiB|K|M|G|T|KB|MB|GB|TB)?)";
+// The unit follows the number after at most one space and ends the word ("62277025792\nMaxInUse" is no "M").
+const char* const kSize = R"(([0-9]+(?:\.[0-9]+)?) ?(bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB|B|K|M|G|T)?(?![A-Za-z]))";
 
 bool ToBytes(const std::string& number, const std::string& unit, uint64_t* out) {
   const double v = std::strtod(number.c_str(), nullptr);

@@ -98,20 +98,21 @@ std::string ToTable(const Report& r) {
       "cells: fits HEADROOMx (device memory over the least it needs under that policy), or KIND@EVENT (the first "
       "OOM)\n";
   const size_t w0 = 19, w = 14;
-  out += Pad("policy", w0);
-  for (const devices::Device* d : r.devices) out += Pad(d->name, w);
-  out += "\n";
+  std::string header = Pad("policy", w0);
+  for (const devices::Device* d : r.devices) header += Pad(d->name, w);
+  while (!header.empty() && header.back() == ' ') header.pop_back();
+  out += header + "\n";
   for (size_t c = 0; c < r.contenders.size(); ++c) {
     std::string line = Pad(r.contenders[c], w0);
     for (size_t d = 0; d < r.devices.size(); ++d) line += Pad(CellText(r.cells[d * r.contenders.size() + c]), w);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
-  bool header = false;
+  bool advice = false;
   for (const Cell& c : r.cells) {
     if (c.outcome.completed || !c.fix.needed) continue;
-    if (!header) out += "what would have saved it:\n";
-    header = true;
+    if (!advice) out += "what would have saved it:\n";
+    advice = true;
     out += "  " + c.device + " / " + c.contender + " (" + c.outcome.kind + " at event " +
            std::to_string(c.outcome.first_event) + "): " + c.fix.why + "\n";
   }
