@@ -103,6 +103,39 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
 // True when a is cheaper than b under that rule.
 bool Cheaper(const Setting& sa, const Outcome& a, const Setting& sb, const Outcome& b);
 
+// Several processes on one GPU (strata-fit --process): each a framework process with its policy and settings and
+// its own CUDA context, started in the order given, their allocations interleaved in time (compare's tenants).
+struct Process {
+  std::string policy, workload;                // a GPU policy; its file
+  std::map<std::string, std::string> options;  // its settings (policy option names)
+  replay::Trace trace;
+};
+struct ProcessOutcome {
+  std::string name, policy;
+  std::map<std::string, std::string> options;
+  std::string line;  // the solve: the setting to give this process
+  uint64_t allocs = 0, failed_allocs = 0, context_bytes = 0;
+  std::string kind = "none";  // the first OOM's
+  int64_t first_event = -1;   // in the merged run
+  uint64_t request_bytes = 0;
+  std::string message;
+};
+struct ProcessReport {
+  std::string device;
+  uint64_t total_bytes = 0, context_bytes = 0;  // the device; each process's CUDA context
+  std::vector<ProcessOutcome> given;            // as given
+  bool all_complete = false;
+  bool solved = false;                   // fractions (limits) found with which all complete
+  std::vector<ProcessOutcome> solution;  // with them
+  std::string why;                       // why there is no solution
+};
+// The policy option that limits a process's share of the GPU ("mem_fraction", "memory_fraction"), empty for none.
+std::string FractionOption(const std::string& policy);
+bool FitProcesses(const std::vector<Process>& processes, const devices::Device& device, const Options& options,
+                  ProcessReport* report, std::string* error);
+std::string ProcessesText(const ProcessReport& report);
+std::string ProcessesJson(const ProcessReport& report);
+
 // Outputs.
 std::string ToTable(const Report& report);
 std::string ToJson(const Report& report);  // one object

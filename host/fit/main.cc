@@ -1,5 +1,6 @@
 // strata-fit: will a workload fit? A device x policy matrix on one screen, the headroom of each cell, and for each
 // failure the one framework setting that would have saved it, at what cost (docs/fit.md).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +9,7 @@
 
 #include "devices.h"
 #include "fit.h"
+#include "policy.h"
 #include "regular_file.h"
 #include "tool_cli.h"
 #include "workload.h"
@@ -18,6 +20,7 @@ namespace {
 constexpr const char* kSynopsis =
     "strata-fit WORKLOAD [--devices LIST] [--policies LIST] [--no-search] [--no-fixes] [--option page_bytes=N]\n"
     "                  [--format F] [--json FILE] [--csv FILE] [--svg FILE] [--quiet] [--no-table]\n"
+    "       strata-fit --process POLICY:WORKLOAD[:NAME=VALUE,...] --process ... --devices GPU [--json FILE]\n"
     "       strata-fit --list-devices [--json -]";
 constexpr const char* kDescription =
     "Replays the workload on each device under each allocation policy (Strata's allocator with and\n"
@@ -99,6 +102,20 @@ int Main(int argc, char** argv) {
       },
       "auto (default), csv, torch, rmm or xla");
   workload::AddXlaOptions(app, &import);
+  std::vector<std::string> process_args;
+  cli::AddRepeated(
+      app, "--process", "P:W[:S]",
+      [&](const std::string& v) -> std::string {
+        const size_t colon = v.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == v.size()) {
+          return "--process '" + v + "': expected POLICY:WORKLOAD[:NAME=VALUE,...], e.g. jax:a.csv:mem_fraction=0.1";
+        }
+        process_args.push_back(v);
+        return "";
+      },
+      "several framework processes on one GPU (repeatable, in start order): POLICY:WORKLOAD\n"
+      "with the policy's settings after a third colon (mem_fraction=0.1,preallocate=false);\n"
+      "says who fails, when and why, and solves for fractions with which all complete");
   app.add_flag("--no-search", no_search, "no minimum-capacity search (no headroom)");
   app.add_flag("--no-fixes", no_fixes, "no search of the frameworks' settings for the failures");
   app.add_option("--json", json_path, "the matrix as one JSON object (- for standard output)")->type_name("FILE");
@@ -112,6 +129,53 @@ int Main(int argc, char** argv) {
     if (!input.empty()) return Usage("--list-devices takes no workload");
     if (!json_path.empty() && json_path != "-") return Usage("--list-devices prints on standard output (--json -)");
     std::cout << (json_path == "-" ? devices::ListJsonLines() : devices::ListText());
+    return std::cout.flush() ? 0 : Fail(1, "standard output: write failed");
+  }
+  if (!process_args.empty()) {
+    if (!input.empty()) return Usage("give a workload or --process, not both");
+    if (process_args.size() < 2) return Usage("--process needs at least two processes");
+    const devices::Device* device = devices::Find(devices_text);
+    if (device == nullptr)
+      return Usage("--process needs --devices with one GPU (" + devices::Names(devices::Kind::kGpu) + ")");
+    if (!csv_path.empty() || !svg_path.empty()) return Usage("--process writes the table or --json");
+    std::vector<fit::Process> processes;
+    std::string error;
+    for (const std::string& v : process_args) {
+      fit::Process p;
+      const size_t colon = v.find(':');
+      p.policy = v.substr(0, colon);
+      std::string rest = v.substr(colon + 1);
+      // Settings after the last colon when they read NAME=VALUE (a path may hold colons, not '=' after one).
+      const size_t last = rest.rfind(':');
+      if (last != std::string::npos && rest.find('=', last) != std::string::npos) {
+        for (const std::string& kv : SplitList(rest.substr(last + 1))) {
+          const size_t eq = kv.find('=');
+          if (eq == std::string::npos || eq == 0)
+            return Usage("--process '" + v + "': setting '" + kv + "' is not NAME=VALUE");
+          p.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
+        rest = rest.substr(0, last);
+      }
+      p.workload = rest;
+      const std::vector<std::string> names = gpu::PolicyNames();
+      if (std::find(names.begin(), names.end(), p.policy) == names.end()) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        return Usage("--process '" + v + "': unknown policy '" + p.policy + "' (" + list + ")");
+      }
+      workload::ImportStats stats;
+      if (!workload::ImportFile(p.workload, format, import, &p.trace, &stats, &error)) return Fail(2, error);
+      if (p.trace.buffers.empty()) return Fail(2, p.workload + ": the workload has no allocations");
+      processes.push_back(std::move(p));
+    }
+    if (!json_path.empty() && json_path != "-") {
+      const std::string bad = sim::CheckWritableFile(json_path);
+      if (!bad.empty()) return Fail(2, json_path + ": " + bad);
+    }
+    fit::ProcessReport report;
+    if (!fit::FitProcesses(processes, *device, options, &report, &error)) return Fail(2, error);
+    if (!json_path.empty() && !WriteOut(json_path, fit::ProcessesJson(report), &error)) return Fail(1, error);
+    if (!no_table && json_path != "-") std::cout << fit::ProcessesText(report);
     return std::cout.flush() ? 0 : Fail(1, "standard output: write failed");
   }
   if (input.empty()) return Usage("no workload");
