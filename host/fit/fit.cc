@@ -186,7 +186,8 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
   auto consider = [&](const Setting& s, bool* completed) {
     Outcome r;
     ++f.tried;
-    if (!RunSetting(trace, s, device, options.gpu_options, true, &r, error)) return false;
+    // Without the per-event record: completion, peak reserved and the costs are all a setting is judged by.
+    if (!RunSetting(trace, s, device, options.gpu_options, false, &r, error)) return false;
     *completed = r.completed;
     if (!r.completed) return true;
     f.alternatives.emplace_back(s, r);
