@@ -38,6 +38,21 @@ compare::Contender FindContender(const std::string& name, bool* ok) {
 
 }  // namespace
 
+bool BisectSetting(int bad, int good, const std::function<bool(int, bool*)>& at, int* boundary, bool* found) {
+  bool ok = false;
+  *found = false;
+  if (!at(good, &ok)) return false;
+  if (!ok) return true;
+  while (good - bad > 1 || bad - good > 1) {
+    const int mid = bad + (good - bad) / 2;
+    if (!at(mid, &ok)) return false;
+    (ok ? good : bad) = mid;
+  }
+  *boundary = good;
+  *found = true;
+  return true;
+}
+
 bool Cheaper(const Setting& sa, const Outcome& a, const Setting& sb, const Outcome& b) {
   if (sa.tier != sb.tier) return sa.tier < sb.tier;
   if (a.bytes_moved != b.bytes_moved) return a.bytes_moved < b.bytes_moved;
@@ -209,15 +224,9 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
       const std::string f2 = Fixed(percent / 100.0, 2);
       return consider({base, {{"mem_fraction", f2}}, "XLA_PYTHON_CLIENT_MEM_FRACTION=" + f2}, done);
     };
-    int lo = 75, hi = 100;  // lo fails (the default), hi to be seen
-    if (!at(hi, &ok)) return false;
-    if (ok) {
-      while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        if (!at(mid, &ok)) return false;
-        (ok ? hi : lo) = mid;
-      }
-    }
+    int least = 0;
+    bool any = false;
+    if (!BisectSetting(75, 100, at, &least, &any)) return false;  // 0.75 fails (the default)
   }
   // TensorFlow's reserve (TF_DEVICE_MIN_SYS_MEMORY_IN_MB): the largest that completes, in MiB below 2048.
   if ((contender == "tf" || contender == "tf-growth") && device.kind == devices::Kind::kGpu) {
@@ -228,15 +237,9 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
                            (contender == "tf-growth" ? " TF_FORCE_GPU_ALLOW_GROWTH=true" : "")},
                       done);
     };
-    int lo = 0, hi = 2048;  // lo to be seen, hi fails (above every default)
-    if (!at(lo, &ok)) return false;
-    if (ok) {
-      while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        if (!at(mid, &ok)) return false;
-        (ok ? lo : hi) = mid;
-      }
-    }
+    int largest = 0;
+    bool any = false;
+    if (!BisectSetting(2048, 0, at, &largest, &any)) return false;  // 2048 MiB fails (above every default)
   }
   if (f.found) {
     const Outcome& r = f.outcome;

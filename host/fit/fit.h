@@ -100,6 +100,11 @@ std::vector<Setting> Candidates(const std::string& contender);
 // (docs/fit.md); the first tried among equals.
 bool FindFix(const replay::Trace& trace, const std::string& contender, const devices::Device& device,
              const Options& options, Fix* fix, std::string* error);
+// The searched settings (a fraction in hundredths, a reserve in MiB, a process's share): `at(v, &completes)` replays at
+// v; `bad` is known to fail, `good` is tried first. *found: `good` completes, and *boundary is then the completing
+// value nearest `bad` with a failing one next to it (completion need not be monotone; the answer itself always
+// completes).
+bool BisectSetting(int bad, int good, const std::function<bool(int, bool*)>& at, int* boundary, bool* found);
 // True when a is cheaper than b under that rule.
 bool Cheaper(const Setting& sa, const Outcome& a, const Setting& sb, const Outcome& b);
 

@@ -96,19 +96,14 @@ bool FitProcesses(const std::vector<Process>& processes, const devices::Device& 
       *ok = out.completed;
       return true;
     };
-    bool ok = false;
-    if (!alone(100, &ok)) return false;
-    if (!ok) {
+    int hi = 0;
+    bool found = false;
+    if (!BisectSetting(0, 100, alone, &hi, &found)) return false;
+    if (!found) {
       r.why = "process " + std::to_string(i + 1) + " (" + processes[i].policy + ") does not complete even alone on " +
               device.name + " with all of it";
       *report = r;
       return true;
-    }
-    int lo = 0, hi = 100;
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      if (!alone(mid, &ok)) return false;
-      (ok ? hi : lo) = mid;
     }
     solved[i].options[option] = Hundredths(hi);
     sum += hi;
