@@ -233,6 +233,7 @@ PYBIND11_MODULE(_tools, m) {
   m.def("gpu_policies", &strata::gpu::PolicyNames);
   m.def("contenders", &Contenders);
   m.def("explain", &Explain, py::arg("message"), py::arg("device"));
+  m.def("devices", &strata::devices::ListJsonLines);
   m.def("replay_strata", &ReplayStrata, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("sim"),
         py::arg("policy"), py::arg("compaction"), py::arg("capacity"), py::arg("granule"), py::arg("max_events"),
         py::arg("hbm_preset"), py::arg("firmware_path"), py::arg("options"));

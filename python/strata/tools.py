@@ -43,6 +43,12 @@ def contenders():
     return list(_need_tools().contenders())
 
 
+def devices():
+    """The one table of devices (strata-fit --list-devices, docs/fit.md): a dict per GPU and TPU with name, model,
+    kind, total_bytes, context_bytes, cc, common, note."""
+    return [json.loads(line) for line in _need_tools().devices().splitlines()]
+
+
 def explain(message, device=None):
     """strata-explain in-process (docs/fit.md): an OOM message of PyTorch, XLA's BFC, XLA, TensorFlow or the TPU
     runtime read into its numbers, its kind (capacity, cap, fragmentation, or unknown when the message does not say)

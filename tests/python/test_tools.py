@@ -6,6 +6,7 @@ import subprocess
 import unittest
 
 import strata
+import strata.workload
 from strata_testing import TRACES, have_sim
 
 SMALL = os.path.join(TRACES, "minimalloc_A.csv")
@@ -244,3 +245,15 @@ class ExplainTest(unittest.TestCase):
             strata.explain(self.TORCH, device="h999")
         with self.assertRaises(TypeError):
             strata.explain(b"bytes")
+
+
+class DevicesTest(unittest.TestCase):
+    def test_one_table(self):
+        """strata.devices() is strata-fit --list-devices' table; the TPU presets of strata.workload come from it."""
+        table = {d["name"]: d for d in strata.devices()}
+        self.assertEqual(table["a100-40g"]["total_bytes"], 40 << 30)
+        self.assertEqual(table["a100-40g"]["cc"], "8.0")
+        self.assertEqual(table["tpu-v5p"]["context_bytes"], 0)
+        tpus = {n: d["total_bytes"] for n, d in table.items() if d["kind"] == "tpu"}
+        self.assertEqual(strata.workload.TPU_PRESETS, tpus)
+        self.assertEqual(tpus["tpu-v5e"], 16 << 30)
