@@ -41,7 +41,7 @@ else()
   set(component)
 endif()
 
-foreach(tool strata-sim strata-replay strata-compare strata-import strata-mlp)
+foreach(tool strata-sim strata-replay strata-compare strata-import strata-mlp strata-fit strata-explain)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${tools_dir} ${component})
   endif()

@@ -168,6 +168,17 @@ inline std::string WriteTextFile(const std::string& path, const std::string& tex
   return out.Commit();
 }
 
+// A tool's output: `text` to `path`, or to standard output when `path` is "-". "" when all of it was written, else
+// "PATH: why" ("standard output: write failed").
+inline std::string WriteOutput(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+    return ok ? "" : "standard output: write failed";
+  }
+  const std::string why = WriteTextFile(path, text);
+  return why.empty() ? why : path + ": " + why;
+}
+
 // A file a tool reads or writes, as the user named it: `role` is how a message names it ("the input", "--csv").
 struct NamedFile {
   std::string role;

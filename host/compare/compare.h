@@ -191,9 +191,15 @@ struct TenantSpec {
   std::string policy;    // a GPU policy name (host/gpu)
   std::string workload;  // its file, as given
   replay::Trace trace;
+  std::map<std::string, std::string> options;  // this process's own policy settings, over Options::gpu_options
+  uint64_t context_bytes = 0;                  // its CUDA context, held on the GPU from the start (strata-fit)
 };
 bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,
                     std::string* error);
+// The GPU half of a tenant run alone, at one capacity (every tenant's context_bytes held from the start), recorded:
+// who failed, when and why, in run->tenants (strata-fit --process).
+bool RunGpuTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, const Options& options, Run* run,
+                   std::string* error);
 
 // The emulated GPU and a policy's settings from Options::gpu_options, for the runs that drive a policy
 // directly (occupancy, tenants): page_bytes goes to the GPU, the policy's own options to it. False with a

@@ -78,15 +78,8 @@ bool ReadFile(const std::string& path, std::string* text, std::string* error) {
 
 // Writes `text` to `path` ("-": standard output). False with a message when it could not all be written.
 bool WriteOut(const std::string& path, const std::string& text, std::string* error) {
-  if (path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) *error = "standard output: write failed";
-    return static_cast<bool>(std::cout);
-  }
-  const std::string why = strata::sim::WriteTextFile(path, text);
-  if (!why.empty()) *error = path + ": " + why;
-  return why.empty();
+  *error = strata::sim::WriteOutput(path, text);
+  return error->empty();
 }
 
 // The whole run; main wraps it.

@@ -202,6 +202,13 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
   std::vector<gpu::PolicyConfig> configs(tenants.size());
   for (size_t t = 0; t < tenants.size(); ++t) {
     if (!ApplyGpuOptions(options, tenants[t].policy, &spec.page_bytes, &configs[t].options, error)) return false;
+    for (const auto& [k, v] : tenants[t].options) configs[t].options[k] = v;
+    spec.context_bytes += tenants[t].context_bytes;  // every process's own CUDA context
+  }
+  if (spec.context_bytes >= spec.total_bytes) {
+    *error = "the tenants' CUDA contexts (" + replay::HumanBytes(spec.context_bytes) + ") leave nothing of " +
+             replay::HumanBytes(spec.total_bytes);
+    return false;
   }
   gpu::EmuGpu device(spec);
   std::vector<std::unique_ptr<gpu::Policy>> policies(tenants.size());
@@ -309,6 +316,11 @@ uint64_t MergedMaxLoad(const std::vector<TenantSpec>& tenants, const std::vector
 }
 
 }  // namespace
+
+bool RunGpuTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, const Options& options, Run* run,
+                   std::string* error) {
+  return TenantRun(tenants, Interleave(tenants), "gpu", capacity, true, options, run, error);
+}
 
 bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,
                     std::string* error) {

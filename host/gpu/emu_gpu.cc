@@ -4,62 +4,35 @@
 #include <cctype>
 #include <cstring>
 
+#include "devices.h"
+
 namespace strata::gpu {
 namespace {
 
-constexpr uint64_t kGiB = 1ull << 30;
 constexpr uint64_t kVaBase = 1ull << 40;  // device VAs start here (never 0, far from host pointers)
-
-struct Preset {
-  const char* name;
-  const char* model;  // as a user names the board
-  uint64_t total_bytes;
-  uint32_t cc_major, cc_minor;
-};
-// Total memory as cudaMemGetInfo reports it (the marketing GiB figure; the exact value varies by board
-// and driver: a model).
-constexpr Preset kPresets[] = {
-    {"v100-16g", "V100 16GB", 16 * kGiB, 7, 0}, {"v100-32g", "V100 32GB", 32 * kGiB, 7, 0},
-    {"t4", "T4 16GB", 16 * kGiB, 7, 5},         {"a100-40g", "A100 40GB", 40 * kGiB, 8, 0},
-    {"a100-80g", "A100 80GB", 80 * kGiB, 8, 0}, {"rtx4090", "RTX 4090 24GB", 24 * kGiB, 8, 9},
-    {"l4", "L4 24GB", 24 * kGiB, 8, 9},         {"h100-80g", "H100 80GB", 80 * kGiB, 9, 0},
-    {"h200", "H200 141GB", 141 * kGiB, 9, 0},   {"b200", "B200 180GB", 180 * kGiB, 10, 0},
-};
 
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 
 }  // namespace
 
 bool GpuPresetByName(const std::string& name, GpuSpec* out) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const Preset& p : kPresets) {
-    if (lower == p.name) {
-      *out = GpuSpec{};
-      out->name = p.name;
-      out->total_bytes = p.total_bytes;
-      out->cc_major = p.cc_major;
-      out->cc_minor = p.cc_minor;
-      return true;
-    }
-  }
-  return false;
+  const devices::Device* d = devices::Find(name);
+  if (d == nullptr || d->kind != devices::Kind::kGpu) return false;
+  *out = GpuSpec{};
+  out->name = d->name;
+  out->total_bytes = d->total_bytes;
+  out->context_bytes = d->context_bytes;
+  out->cc_major = d->cc_major;
+  out->cc_minor = d->cc_minor;
+  return true;
 }
 
 std::string GpuModelName(const std::string& preset) {
-  std::string lower = preset;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const Preset& p : kPresets) {
-    if (lower == p.name) return p.model;
-  }
-  return preset;
+  const devices::Device* d = devices::Find(preset);
+  return d != nullptr && d->kind == devices::Kind::kGpu ? d->model : preset;
 }
 
-std::string GpuPresetNames() {
-  std::string s;
-  for (const Preset& p : kPresets) s += std::string(s.empty() ? "" : ", ") + p.name;
-  return s;
-}
+std::string GpuPresetNames() { return devices::Names(devices::Kind::kGpu); }
 
 EmuGpu::EmuGpu(const GpuSpec& spec) : spec_(spec), next_va_(kVaBase) {
   if (spec_.page_bytes == 0) spec_.page_bytes = 2ull << 20;

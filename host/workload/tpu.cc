@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "devices.h"
+
 namespace strata::workload {
 namespace {
-
-constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 bool Number(std::string_view s, uint64_t* out) {
   if (s.empty() || s.size() > 18) return false;
@@ -105,13 +105,14 @@ bool TpuPaddedBytes(std::string_view shape_text, uint64_t* bytes) {
 }
 
 const std::vector<TpuPreset>& TpuPresets() {
-  static const std::vector<TpuPreset> presets = {
-      {"tpu-v4", 32 * kGiB, "TPU v4: 32 GiB HBM2 per chip (one JAX device per chip)"},
-      {"tpu-v5e", 16 * kGiB, "TPU v5e: 16 GB HBM2 per chip"},
-      {"tpu-v5p", 95 * kGiB, "TPU v5p: 95 GiB HBM2e per chip"},
-      {"tpu-v6e", 32 * kGiB, "TPU v6e (Trillium): 32 GB HBM per chip"},
-      {"tpu-7x", 96 * kGiB, "TPU 7x (Ironwood): 192 GiB HBM3E per chip, seen by JAX as two devices of 96 GiB"},
-  };
+  // The TPUs of the one device table (host/gpu/devices.h).
+  static const std::vector<TpuPreset> presets = [] {
+    std::vector<TpuPreset> v;
+    for (const devices::Device& d : devices::All()) {
+      if (d.kind == devices::Kind::kTpu) v.push_back({d.name, d.total_bytes, d.note});
+    }
+    return v;
+  }();
   return presets;
 }
 

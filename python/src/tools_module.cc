@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "compare.h"
+#include "devices.h"
+#include "explain.h"
 #include "gpu_replay.h"
 #include "policy.h"
 #include "replay.h"
@@ -208,6 +210,25 @@ std::vector<std::string> Contenders() {
 
 }  // namespace
 
+namespace {
+
+// strata-explain's reading of an OOM message (host/fit/explain.h), as its JSON line.
+std::string Explain(const std::string& message, const std::string& device) {
+  uint64_t total = 0, context = 0;
+  if (!device.empty()) {
+    const strata::devices::Device* d = strata::devices::Find(device);
+    if (d == nullptr) BadInput("unknown device '" + device + "' (" + strata::devices::Names() + ")");
+    total = d->total_bytes;
+    context = d->context_bytes;
+  }
+  strata::fit::Explanation e;
+  std::string error;
+  if (!strata::fit::Explain(message, total, context, &e, &error)) BadInput(error);
+  return strata::fit::ExplainJson(e);
+}
+
+}  // namespace
+
 PYBIND11_MODULE(_tools, m) {
   m.doc() = "strata-replay and strata-compare in-process; use strata.replay and strata.compare.";
 #ifdef STRATA_PY_HAVE_SIM
@@ -217,6 +238,8 @@ PYBIND11_MODULE(_tools, m) {
 #endif
   m.def("gpu_policies", &strata::gpu::PolicyNames);
   m.def("contenders", &Contenders);
+  m.def("explain", &Explain, py::arg("message"), py::arg("device"));
+  m.def("devices", &strata::devices::ListJsonLines);
   m.def("replay_strata", &ReplayStrata, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("sim"),
         py::arg("policy"), py::arg("compaction"), py::arg("capacity"), py::arg("granule"), py::arg("max_events"),
         py::arg("hbm_preset"), py::arg("firmware_path"), py::arg("options"));

@@ -17,7 +17,7 @@ from .device import (TORCH_STAT_KEYS, Buffer, Context, Device, backend_availabil
                      version)
 from .errors import *  # noqa: F401,F403 (Error, and InvalidArgumentError, NotFoundError, ...: one per status)
 from .errors import __all__ as _error_names
-from .tools import compare, contenders, gpu_policies, replay
+from .tools import compare, contenders, devices, explain, gpu_policies, replay
 
 # The C API's constants (strata/strata.h, strata/gemm.h), for Context.gemm_buffers and Context.alloc.
 API_VERSION_MAJOR = _strata.API_VERSION_MAJOR
@@ -37,5 +37,5 @@ __all__ = [
     "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "Device",
     "GEMM_FLAGS_ALL", "GEMM_FLAG_ACCUMULATE", "GEMM_FLAG_INT8", "GEMM_FLAG_RELU", "GEMM_FLAG_ROUND", "GEMM_MAX_DIM",
     "GEMM_MAX_QUANT_SHIFT", "TORCH_STAT_KEYS", "backend_availability", "backend_options", "backends", "compare",
-    "contenders", "gpu_policies", "open", "replay", "version",
+    "contenders", "devices", "explain", "gpu_policies", "open", "replay", "version",
 ] + list(_error_names)

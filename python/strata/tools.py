@@ -43,6 +43,25 @@ def contenders():
     return list(_need_tools().contenders())
 
 
+def devices():
+    """The one table of devices (strata-fit --list-devices, docs/fit.md): a dict per GPU and TPU with name, model,
+    kind, total_bytes, context_bytes, cc, common, note."""
+    return [json.loads(line) for line in _need_tools().devices().splitlines()]
+
+
+def explain(message, device=None):
+    """strata-explain in-process (docs/fit.md): an OOM message of PyTorch, XLA's BFC, XLA, TensorFlow or the TPU
+    runtime read into its numbers, its kind (capacity, cap, fragmentation, or unknown when the message does not say)
+    and the settings its numbers support, as a dict. `device`: a device of strata-fit --list-devices, for messages
+    that do not state the device's memory. A message it cannot read raises ValueError."""
+    if not isinstance(message, str):
+        raise TypeError(f"message must be text, not {type(message).__name__}")
+    tools = _need_tools()
+    if not hasattr(tools, "explain"):
+        raise RuntimeError("this build of strata has no explain (strata-fit was not built)")
+    return json.loads(tools.explain(message, device or ""))
+
+
 def _trace_source(trace, what="trace"):
     """(text or path, is_path, name) for the C++ side."""
     if isinstance(trace, (str, os.PathLike)):

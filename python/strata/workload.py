@@ -30,8 +30,16 @@ ROUTES = ("text", "proto", "memory_analysis")
 _DUMP_OPTIONS = {"xla_dump_hlo_as_text": True, "xla_dump_hlo_as_proto": True}
 
 
-# HBM per JAX device (host/workload/tpu.cc has the same table, docs/jax.md the sources).
-TPU_PRESETS = {"tpu-v5e": 16 << 30, "tpu-v4": 32 << 30, "tpu-v6e": 32 << 30, "tpu-v5p": 95 << 30, "tpu-7x": 96 << 30}
+def _tpu_presets():
+    """HBM per JAX device of every TPU in the one device table (host/gpu/devices.cc; docs/jax.md the sources)."""
+    from .tools import devices
+    try:
+        return {d["name"]: d["total_bytes"] for d in devices() if d["kind"] == "tpu"}
+    except RuntimeError:  # a build without the tools module: no table to read
+        return {}
+
+
+TPU_PRESETS = _tpu_presets()
 
 
 class JaxProgram:

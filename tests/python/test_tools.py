@@ -6,6 +6,7 @@ import subprocess
 import unittest
 
 import strata
+import strata.workload
 from strata_testing import TRACES, have_sim
 
 SMALL = os.path.join(TRACES, "minimalloc_A.csv")
@@ -214,3 +215,45 @@ class PolicyListsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ExplainTest(unittest.TestCase):
+    """strata.explain: strata-explain's reading (docs/fit.md) as a dict; the same answer as the tool's --json."""
+
+    # PyTorch 2.x's OutOfMemoryError (c10/cuda/CUDACachingAllocator.cpp): 20.04 GiB allocated + 530 MiB fits in
+    # 120.5 MiB free + 38.75 GiB reserved: fragmentation.
+    TORCH = ("CUDA out of memory. Tried to allocate 530.00 MiB. GPU 0 has a total capacity of 39.38 GiB of which "
+             "120.50 MiB is free. Of the allocated memory 20.04 GiB is allocated by PyTorch, and 18.71 GiB is reserved "
+             "by PyTorch but unallocated.")
+
+    def test_pytorch(self):
+        e = strata.explain(self.TORCH)
+        self.assertEqual(e["format"], "pytorch")
+        self.assertEqual(e["kind"], "fragmentation")
+        self.assertEqual(e["request_bytes"], 530 << 20)
+        self.assertTrue(any("expandable_segments:True" in a for a in e["advice"]))
+
+    def test_device_and_bad_input(self):
+        # The BFC's summary with a 60 GiB limit: 58 + 4 GiB is over it; on an H100 (79.5 GiB usable) it is a cap.
+        msg = ("Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.00GiB (rounded to 4294967296). Current "
+               f"allocation summary: bytes_in_use {58 << 30}, pool_bytes {60 << 30}, bytes_limit {60 << 30}, "
+               "largest_free_block_bytes 0, regions 1.")
+        self.assertEqual(strata.explain(msg, device="h100-80g")["kind"], "cap")
+        with self.assertRaisesRegex(ValueError, "not an out-of-memory message"):
+            strata.explain("Segmentation fault")
+        with self.assertRaisesRegex(ValueError, "unknown device 'h999'"):
+            strata.explain(self.TORCH, device="h999")
+        with self.assertRaises(TypeError):
+            strata.explain(b"bytes")
+
+
+class DevicesTest(unittest.TestCase):
+    def test_one_table(self):
+        """strata.devices() is strata-fit --list-devices' table; the TPU presets of strata.workload come from it."""
+        table = {d["name"]: d for d in strata.devices()}
+        self.assertEqual(table["a100-40g"]["total_bytes"], 40 << 30)
+        self.assertEqual(table["a100-40g"]["cc"], "8.0")
+        self.assertEqual(table["tpu-v5p"]["context_bytes"], 0)
+        tpus = {n: d["total_bytes"] for n, d in table.items() if d["kind"] == "tpu"}
+        self.assertEqual(strata.workload.TPU_PRESETS, tpus)
+        self.assertEqual(tpus["tpu-v5e"], 16 << 30)

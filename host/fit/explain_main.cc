@@ -1,0 +1,56 @@
+// strata-explain 'MESSAGE': what an out-of-memory message of PyTorch, JAX/XLA, TensorFlow or the TPU runtime says,
+// classified as capacity, cap or fragmentation, and the settings its numbers support (docs/fit.md).
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "devices.h"
+#include "explain.h"
+#include "tool_cli.h"
+
+namespace {
+
+constexpr const char* kSynopsis = "strata-explain MESSAGE [--device NAME] [--json]";
+constexpr const char* kDescription =
+    "Reads an out-of-memory message as PyTorch (\"CUDA out of memory. Tried to allocate ...\"), XLA's BFC\n"
+    "(\"ran out of memory trying to allocate ...\" with its statistics), XLA (\"Out of memory while trying\n"
+    "to allocate N bytes\"), TensorFlow (\"OOM when allocating tensor with shape[...]\") or the TPU runtime\n"
+    "(\"... Due to fragmentation, the largest contiguous region of free memory is ...\") prints it, says\n"
+    "which kind of OOM it is (capacity, cap, fragmentation) and which settings its numbers support.";
+constexpr const char* kFooter = "Exit status: 0 when the message was read, 2 on bad usage or a message it cannot read.";
+
+int Main(int argc, char** argv) {
+  using namespace strata;
+  std::string message, device_name;
+  bool json = false;
+  CLI::App app{kDescription, "strata-explain"};
+  cli::Setup(app, kSynopsis, kFooter);
+  app.add_option("MESSAGE", message, "the message, quoted as one argument (several lines are fine)");
+  app.add_option("--device", device_name,
+                 "the device it ran on (strata-fit --list-devices): its memory, for messages that do not say it")
+      ->type_name("NAME");
+  app.add_flag("--json", json, "one JSON object instead of the text");
+  if (int rc = cli::Parse(app, argc, argv); rc != cli::kContinue) return rc;
+  if (message.empty()) return cli::Usage("strata-explain", "no message");
+  uint64_t total = 0, context = 0;
+  if (!device_name.empty()) {
+    const devices::Device* d = devices::Find(device_name);
+    if (d == nullptr)
+      return cli::Usage("strata-explain", "unknown device '" + device_name + "' (" + devices::Names() + ")");
+    total = d->total_bytes;
+    context = d->context_bytes;
+  }
+  fit::Explanation e;
+  std::string error;
+  if (!fit::Explain(message, total, context, &e, &error)) {
+    std::fprintf(stderr, "strata-explain: %s\n", error.c_str());
+    return 2;
+  }
+  std::cout << (json ? fit::ExplainJson(e) + "\n" : fit::ExplainText(e));
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return strata::cli::RunMain("strata-explain", Main, argc, argv); }

@@ -1,0 +1,345 @@
+#include "fit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "compare.h"
+
+namespace strata::fit {
+namespace {
+
+constexpr uint32_t kGranule = 256;  // Strata's granule: the max load as strata-compare reads it
+
+std::string Fixed(double x, int digits) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+bool IsJax(const std::string& c) { return c.rfind("jax", 0) == 0; }
+bool IsTf(const std::string& c) { return c.rfind("tf", 0) == 0; }
+bool IsTorch(const std::string& c) { return c.rfind("torch", 0) == 0; }
+
+// What the device gives a process: Strata has no CUDA context.
+uint64_t Usable(const devices::Device& d) { return d.total_bytes - d.context_bytes; }
+
+compare::Contender FindContender(const std::string& name, bool* ok) {
+  for (const compare::Contender& c : compare::AllContenders()) {
+    if (c.name == name) {
+      *ok = true;
+      return c;
+    }
+  }
+  *ok = false;
+  return {};
+}
+
+}  // namespace
+
+bool BisectSetting(int bad, int good, const std::function<bool(int, bool*)>& at, int* boundary, bool* found) {
+  bool ok = false;
+  *found = false;
+  if (!at(good, &ok)) return false;
+  if (!ok) return true;
+  while (good - bad > 1 || bad - good > 1) {
+    const int mid = bad + (good - bad) / 2;
+    if (!at(mid, &ok)) return false;
+    (ok ? good : bad) = mid;
+  }
+  *boundary = good;
+  *found = true;
+  return true;
+}
+
+bool Cheaper(const Setting& sa, const Outcome& a, const Setting& sb, const Outcome& b) {
+  if (sa.tier != sb.tier) return sa.tier < sb.tier;
+  if (a.bytes_moved != b.bytes_moved) return a.bytes_moved < b.bytes_moved;
+  if (a.syncs != b.syncs) return a.syncs < b.syncs;
+  if (a.peak_reserved_bytes != b.peak_reserved_bytes) return a.peak_reserved_bytes < b.peak_reserved_bytes;
+  return a.device_calls < b.device_calls;
+}
+
+bool RunSetting(const replay::Trace& trace, const Setting& setting, const devices::Device& device,
+                const std::map<std::string, std::string>& gpu_options, bool record, Outcome* out, std::string* error) {
+  bool known = false;
+  const compare::Contender c = FindContender(setting.contender, &known);
+  if (!known) {
+    *error = "unknown contender '" + setting.contender + "'";
+    return false;
+  }
+  compare::Options o;
+  o.gpu_options = gpu_options;
+  for (const auto& [k, v] : setting.options) o.gpu_options[k] = v;
+  // The GPU's own preset for what the policies read of it beyond its memory (TensorFlow's reserve rule reads the
+  // compute capability); its total and context are passed as the capacity.
+  if (!c.strata && device.kind == devices::Kind::kGpu) o.gpu_options["gpu"] = device.name;
+  o.search = false;
+  o.occupancy = false;
+  const uint64_t capacity = c.strata ? Usable(device) : device.total_bytes;
+  compare::Run run;
+  Outcome r;
+  if (!compare::RunContender(trace, c, capacity, c.strata ? 0 : device.context_bytes, record, o, &run, error)) {
+    // JAX's Defragment() that cannot place every buffer again ends the run, as it ends the JAX program: a failure
+    // of the workload on this device, not of the tool.
+    if (!c.defragment || error->find("DATA_LOSS") == std::string::npos) return false;
+    r.kind = "fragmentation";
+    r.message = *error;
+    error->clear();
+    *out = r;
+    return true;
+  }
+  r.completed = run.completed();
+  r.failed_allocs = run.failed_allocs;
+  r.kind = run.first_oom.kind;
+  r.first_event = run.first_oom.event;
+  r.first_buffer = run.first_oom.buffer_id;
+  r.request_bytes = run.first_oom.request_bytes;
+  r.live_bytes = run.first_oom.live_bytes;
+  r.reserved_at_oom_bytes = run.first_oom.reserved_bytes;
+  r.largest_free_bytes = run.first_oom.largest_free_bytes;
+  r.message = run.first_oom.message;
+  r.peak_reserved_bytes = run.peak_reserved_bytes;
+  r.device_calls = run.cost.device_allocs + run.cost.device_frees + run.cost.maps + run.cost.unmaps;
+  r.syncs = run.cost.device_syncs + run.cost.stream_syncs;
+  r.bytes_moved = run.cost.bytes_moved + run.cost.host_bytes_copied;
+  *out = r;
+  return true;
+}
+
+namespace {
+
+// The least device total at which `setting` completes: compare's capacity search over what the process can use
+// (above the CUDA context), the device's other properties kept.
+bool MinTotalBytes(const replay::Trace& trace, const Setting& setting, const devices::Device& device,
+                   const Options& options, bool* found, uint64_t* bytes, std::string* error) {
+  compare::Options o;
+  o.resolution = options.resolution;
+  compare::MinCapacity m;
+  devices::Device probe = device;
+  auto completes = [&](uint64_t usable, bool* ok, std::string* e) {
+    probe.total_bytes = usable + device.context_bytes;
+    Outcome r;
+    if (!RunSetting(trace, setting, probe, options.gpu_options, false, &r, e)) return false;
+    *ok = r.completed;
+    return true;
+  };
+  if (!compare::SearchCapacity(replay::MaxLoad(trace, kGranule), o, completes, &m, error)) return false;
+  *found = m.found;
+  *bytes = m.bytes + device.context_bytes;
+  return true;
+}
+
+Setting Plain(const std::string& contender, const std::string& line, int tier) { return {contender, {}, line, tier}; }
+
+}  // namespace
+
+std::vector<Setting> Candidates(const std::string& contender) {
+  std::vector<Setting> s;
+  if (IsJax(contender)) {
+    s.push_back(Plain("jax", "XLA_PYTHON_CLIENT_PREALLOCATE=true XLA_PYTHON_CLIENT_ALLOCATOR=bfc (the defaults)", 1));
+    s.push_back(Plain("jax-growth", "XLA_PYTHON_CLIENT_PREALLOCATE=false", 1));
+    s.push_back(Plain("jax-platform", "XLA_PYTHON_CLIENT_ALLOCATOR=platform", 1));
+    s.push_back(Plain("jax-async", "XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async", 1));
+    // Defragment() on the failing allocator's own settings (growth stays growth).
+    Setting defrag = Plain("jax+defrag", "backend.defragment() on the OOM, then retry (JAX's Defragment())", 2);
+    if (contender == "jax-growth") {
+      defrag.options["preallocate"] = "false";
+      defrag.line = "XLA_PYTHON_CLIENT_PREALLOCATE=false and " + defrag.line;
+    }
+    s.push_back(defrag);
+  } else if (IsTf(contender)) {
+    s.push_back(Plain("tf", "TF_FORCE_GPU_ALLOW_GROWTH=false TF_GPU_ALLOCATOR unset (the defaults)", 1));
+    s.push_back(Plain("tf-growth", "TF_FORCE_GPU_ALLOW_GROWTH=true", 1));
+    s.push_back(Plain("tf-async", "TF_GPU_ALLOCATOR=cuda_malloc_async", 1));
+  } else if (IsTorch(contender)) {
+    // max_split_size_mb must be above 20 (PyTorch's parseMaxSplitSize: > kLargeBuffer / 1 MiB).
+    for (int mb : {21, 32, 64, 128, 256, 512, 1024, 2048}) {
+      s.push_back({"torch",
+                   {{"max_split_size_mb", std::to_string(mb)}},
+                   "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:" + std::to_string(mb),
+                   contender == "torch" ? 0 : 1});
+    }
+    s.push_back(Plain("torch", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False (the default)", 1));
+    s.push_back(Plain("torch-expandable", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", 1));
+    for (const char* base : {"torch", "torch-expandable"}) {
+      for (int divs : {4, 8}) {
+        s.push_back({base,
+                     {{"roundup_power2_divisions", std::to_string(divs)}},
+                     std::string("PYTORCH_CUDA_ALLOC_CONF=") +
+                         (std::string(base) == "torch" ? "" : "expandable_segments:True,") +
+                         "roundup_power2_divisions:" + std::to_string(divs),
+                     base == contender ? 0 : 1});
+      }
+    }
+  } else if (contender == "strata-no-compact") {
+    s.push_back(Plain("strata", "--compaction on-oom (Strata's on-device compaction, HBM->HBM)", 2));
+  }
+  // Never the failing setting itself.
+  s.erase(std::remove_if(s.begin(), s.end(),
+                         [&](const Setting& x) { return x.contender == contender && x.options.empty(); }),
+          s.end());
+  return s;
+}
+
+bool FindFix(const replay::Trace& trace, const std::string& contender, const devices::Device& device,
+             const Options& options, Fix* fix, std::string* error) {
+  Fix f;
+  f.needed = true;
+  const uint64_t peak = replay::MaxLoad(trace, kGranule);
+  if (peak > Usable(device)) {
+    f.capacity = true;
+    f.why = "no setting helps: the workload needs " + replay::HumanBytes(peak) + " at peak, the device has " +
+            replay::HumanBytes(Usable(device)) +
+            (device.context_bytes ? " (" + replay::HumanBytes(device.total_bytes) + " less its CUDA context of " +
+                                        replay::HumanBytes(device.context_bytes) + ")"
+                                  : std::string());
+    *fix = f;
+    return true;
+  }
+  auto consider = [&](const Setting& s, bool* completed) {
+    Outcome r;
+    ++f.tried;
+    // Without the per-event record: completion, peak reserved and the costs are all a setting is judged by.
+    if (!RunSetting(trace, s, device, options.gpu_options, false, &r, error)) return false;
+    *completed = r.completed;
+    if (!r.completed) return true;
+    f.alternatives.emplace_back(s, r);
+    if (!f.found || Cheaper(s, r, f.setting, f.outcome)) {
+      f.found = true;
+      f.setting = s;
+      f.outcome = r;
+    }
+    return true;
+  };
+  bool ok = false;
+  for (const Setting& s : Candidates(contender)) {
+    if (!consider(s, &ok)) return false;
+  }
+  // The fraction JAX's BFC may take: the least that completes, searched in hundredths above the default 0.75.
+  if (contender == "jax" || contender == "jax-growth" || contender == "jax+defrag") {
+    const std::string base = contender == "jax+defrag" ? "jax" : contender;
+    auto at = [&](int percent, bool* done) {
+      const std::string f2 = Fixed(percent / 100.0, 2);
+      return consider({base, {{"mem_fraction", f2}}, "XLA_PYTHON_CLIENT_MEM_FRACTION=" + f2}, done);
+    };
+    int least = 0;
+    bool any = false;
+    if (!BisectSetting(75, 100, at, &least, &any)) return false;  // 0.75 fails (the default)
+  }
+  // TensorFlow's reserve (TF_DEVICE_MIN_SYS_MEMORY_IN_MB): the largest that completes, in MiB below 2048.
+  if ((contender == "tf" || contender == "tf-growth") && device.kind == devices::Kind::kGpu) {
+    auto at = [&](int mb, bool* done) {
+      return consider({contender,
+                       {{"min_sys_memory_mb", std::to_string(mb)}},
+                       "TF_DEVICE_MIN_SYS_MEMORY_IN_MB=" + std::to_string(mb) +
+                           (contender == "tf-growth" ? " TF_FORCE_GPU_ALLOW_GROWTH=true" : "")},
+                      done);
+    };
+    int largest = 0;
+    bool any = false;
+    if (!BisectSetting(2048, 0, at, &largest, &any)) return false;  // 2048 MiB fails (above every default)
+  }
+  if (f.found) {
+    const Outcome& r = f.outcome;
+    f.why = f.setting.line + "  (reserved " + replay::HumanBytes(r.peak_reserved_bytes) + ", " +
+            std::to_string(r.device_calls) + " device calls, " + std::to_string(r.syncs) + " syncs, " +
+            replay::HumanBytes(r.bytes_moved) + " moved)";
+  } else {
+    f.why = "no setting of " +
+            std::string(IsJax(contender)     ? "JAX"
+                        : IsTf(contender)    ? "TensorFlow"
+                        : IsTorch(contender) ? "PyTorch"
+                                             : "Strata") +
+            " tried completes (" + std::to_string(f.tried) + " tried)";
+  }
+  *fix = f;
+  return true;
+}
+
+bool Fit(const replay::Trace& trace, const std::string& source, const Options& options, Report* report,
+         std::string* error) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Report r;
+  r.workload = trace.name;
+  r.source = source;
+  r.buffers = trace.buffers.size();
+  r.max_load_bytes = replay::MaxLoad(trace, kGranule);
+  if (options.devices.empty()) {
+    for (const devices::Device& d : devices::All()) {
+      if (d.common) r.devices.push_back(&d);
+    }
+  } else {
+    for (const std::string& name : options.devices) {
+      const devices::Device* d = devices::Find(name);
+      if (d == nullptr) {
+        *error = "unknown device '" + name + "' (" + devices::Names() + ")";
+        return false;
+      }
+      r.devices.push_back(d);
+    }
+  }
+  if (options.contenders.empty()) {
+    for (const compare::Contender& c : compare::AllContenders()) r.contenders.push_back(c.name);
+  } else {
+    for (const std::string& name : options.contenders) {
+      bool ok = false;
+      FindContender(name, &ok);
+      if (!ok) {
+        std::string names;
+        for (const compare::Contender& c : compare::AllContenders()) names += (names.empty() ? "" : ", ") + c.name;
+        *error = "unknown policy '" + name + "' (" + names + ")";
+        return false;
+      }
+      r.contenders.push_back(name);
+    }
+  }
+  // The minimum total depends on the device only through its context and, for TensorFlow, its compute capability.
+  std::map<std::string, std::pair<bool, uint64_t>> min_cache;
+  for (const devices::Device* d : r.devices) {
+    for (const std::string& c : r.contenders) {
+      Cell cell;
+      cell.device = d->name;
+      cell.contender = c;
+      const Setting plain{c, {}, ""};
+      if (!RunSetting(trace, plain, *d, options.gpu_options, true, &cell.outcome, error)) {
+        *error = std::string(d->name) + " / " + c + ": " + *error;
+        return false;
+      }
+      if (options.search) {
+        const std::string key = c + "|" + std::to_string(d->context_bytes) + "|" +
+                                (IsTf(c) && d->kind == devices::Kind::kGpu ? std::to_string(d->cc_major) : "");
+        auto it = min_cache.find(key);
+        if (it == min_cache.end()) {
+          std::pair<bool, uint64_t> v;
+          if (!MinTotalBytes(trace, plain, *d, options, &v.first, &v.second, error)) {
+            *error = std::string(d->name) + " / " + c + " (capacity search): " + *error;
+            return false;
+          }
+          it = min_cache.emplace(key, v).first;
+        }
+        cell.min_found = it->second.first;
+        cell.min_total_bytes = it->second.second;
+        if (cell.min_found && cell.min_total_bytes > 0) {
+          cell.headroom = static_cast<double>(d->total_bytes) / static_cast<double>(cell.min_total_bytes);
+        }
+      }
+      if (!cell.outcome.completed && options.fixes) {
+        if (!FindFix(trace, c, *d, options, &cell.fix, error)) {
+          *error = std::string(d->name) + " / " + c + " (settings): " + *error;
+          return false;
+        }
+      }
+      if (options.progress) {
+        options.progress(std::string(d->name) + " / " + c + (cell.outcome.completed ? ": fits" : ": fails"));
+      }
+      r.cells.push_back(std::move(cell));
+    }
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  *report = std::move(r);
+  return true;
+}
+
+}  // namespace strata::fit

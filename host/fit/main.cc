@@ -1,0 +1,231 @@
+// strata-fit: will a workload fit? A device x policy matrix on one screen, the headroom of each cell, and for each
+// failure the one framework setting that would have saved it, at what cost (docs/fit.md).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "devices.h"
+#include "fit.h"
+#include "policy.h"
+#include "regular_file.h"
+#include "tool_cli.h"
+#include "workload.h"
+#include "xla_cli.h"
+
+namespace {
+
+constexpr const char* kSynopsis =
+    "strata-fit WORKLOAD [--devices LIST] [--policies LIST] [--no-search] [--no-fixes] [--option page_bytes=N]\n"
+    "                  [--format F] [--json FILE] [--csv FILE] [--svg FILE] [--quiet] [--no-table]\n"
+    "       strata-fit --process POLICY:WORKLOAD[:NAME=VALUE,...] --process ... --devices GPU [--json FILE]\n"
+    "       strata-fit --list-devices [--json -]";
+constexpr const char* kDescription =
+    "Replays the workload on each device under each allocation policy (Strata's allocator with and\n"
+    "without compaction, and every JAX, TensorFlow and PyTorch policy of strata-compare) and prints a\n"
+    "device x policy matrix: fits, with its headroom (the device's memory over the least memory it needs\n"
+    "under that policy), or the first OOM's kind and event. For each failure it searches the settings of\n"
+    "that framework (XLA_PYTHON_CLIENT_MEM_FRACTION / PREALLOCATE / ALLOCATOR and Defragment(); allow_growth,\n"
+    "TF_GPU_ALLOCATOR, TF_DEVICE_MIN_SYS_MEMORY_IN_MB; PYTORCH_CUDA_ALLOC_CONF; Strata's compaction) and\n"
+    "prints the cheapest that completes as the line to set, or why none can. docs/fit.md explains it.";
+constexpr const char* kFooter = "Exit status: 0 when the matrix ran (failures are results), 2 on bad usage or input.";
+
+int Usage(const std::string& message) { return strata::cli::Usage("strata-fit", message); }
+
+int Fail(int status, const std::string& message) {
+  std::fprintf(stderr, "strata-fit: %s\n", message.c_str());
+  return status;
+}
+
+// Writes `text` to `path` ("-": standard output). False with a message when it could not all be written.
+bool WriteOut(const std::string& path, const std::string& text, std::string* error) {
+  *error = strata::sim::WriteOutput(path, text);
+  return error->empty();
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+int Main(int argc, char** argv) {
+  using namespace strata;
+  fit::Options options;
+  std::string input, devices_text, policies_text, json_path, csv_path, svg_path;
+  bool list_devices = false, quiet = false, no_table = false, no_search = false, no_fixes = false;
+  workload::Format format = workload::Format::kAuto;
+  workload::ImportOptions import;
+  CLI::App app{kDescription, "strata-fit"};
+  cli::Setup(app, kSynopsis, kFooter);
+  app.add_option("WORKLOAD", input,
+                 "a trace CSV, a PyTorch memory snapshot (pickle or JSON), an RMM log or an XLA\n"
+                 "dump (strata-import reads the same)");
+  app.add_option("--devices", devices_text,
+                 "a comma-separated list of devices (--list-devices); default: the common ones")
+      ->type_name("LIST");
+  app.add_option("--policies", policies_text,
+                 "a comma-separated list of strata-compare's contenders (strata, strata-no-compact,\n"
+                 "jax, jax+defrag, jax-growth, jax-platform, jax-async, tf, tf-growth, tf-async,\n"
+                 "torch, torch-expandable); default: every one")
+      ->type_name("LIST");
+  app.add_flag("--list-devices", list_devices, "print the table of devices (with --json -: one JSON object a line)");
+  cli::AddRepeated(
+      app, "--option", "N=V",
+      [&](const std::string& v) -> std::string {
+        const size_t eq = v.find('=');
+        if (eq == std::string::npos || v.substr(0, eq) != "page_bytes") {
+          return "--option '" + v + "': only page_bytes=N (the GPU's granule); settings are what strata-fit searches";
+        }
+        options.gpu_options["page_bytes"] = v.substr(eq + 1);
+        return "";
+      },
+      "page_bytes=N: the emulated GPU's allocation granule (default 2 MiB)");
+  cli::AddTaken(
+      app, "--format", "F",
+      [&](const std::string& v) -> std::string {
+        if (!workload::ParseFormat(v, &format)) return "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
+        return "";
+      },
+      "auto (default), csv, torch, rmm or xla");
+  workload::AddXlaOptions(app, &import);
+  std::vector<std::string> process_args;
+  cli::AddRepeated(
+      app, "--process", "P:W[:S]",
+      [&](const std::string& v) -> std::string {
+        const size_t colon = v.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == v.size()) {
+          return "--process '" + v + "': expected POLICY:WORKLOAD[:NAME=VALUE,...], e.g. jax:a.csv:mem_fraction=0.1";
+        }
+        process_args.push_back(v);
+        return "";
+      },
+      "several framework processes on one GPU (repeatable, in start order): POLICY:WORKLOAD\n"
+      "with the policy's settings after a third colon (mem_fraction=0.1,preallocate=false);\n"
+      "says who fails, when and why, and solves for fractions with which all complete");
+  app.add_flag("--no-search", no_search, "no minimum-capacity search (no headroom)");
+  app.add_flag("--no-fixes", no_fixes, "no search of the frameworks' settings for the failures");
+  app.add_option("--json", json_path, "the matrix as one JSON object (- for standard output)")->type_name("FILE");
+  app.add_option("--csv", csv_path, "one CSV row per cell (- for standard output)")->type_name("FILE");
+  app.add_option("--svg", svg_path, "the heat map (SVG)")->type_name("FILE");
+  app.add_flag("--quiet", quiet, "no progress on standard error");
+  app.add_flag("--no-table", no_table, "no matrix on standard output");
+  if (int rc = cli::Parse(app, argc, argv); rc != cli::kContinue) return rc;
+
+  if (list_devices) {
+    if (!input.empty()) return Usage("--list-devices takes no workload");
+    if (!json_path.empty() && json_path != "-") return Usage("--list-devices prints on standard output (--json -)");
+    std::cout << (json_path == "-" ? devices::ListJsonLines() : devices::ListText());
+    return std::cout.flush() ? 0 : Fail(1, "standard output: write failed");
+  }
+  if (!process_args.empty()) {
+    if (!input.empty()) return Usage("give a workload or --process, not both");
+    if (process_args.size() < 2) return Usage("--process needs at least two processes");
+    const devices::Device* device = devices::Find(devices_text);
+    if (device == nullptr)
+      return Usage("--process needs --devices with one GPU (" + devices::Names(devices::Kind::kGpu) + ")");
+    if (!csv_path.empty() || !svg_path.empty()) return Usage("--process writes the table or --json");
+    std::vector<fit::Process> processes;
+    std::string error;
+    for (const std::string& v : process_args) {
+      fit::Process p;
+      const size_t colon = v.find(':');
+      p.policy = v.substr(0, colon);
+      std::string rest = v.substr(colon + 1);
+      // Settings after the last colon when they read NAME=VALUE (a path may hold colons, not '=' after one).
+      const size_t last = rest.rfind(':');
+      if (last != std::string::npos && rest.find('=', last) != std::string::npos) {
+        for (const std::string& kv : SplitList(rest.substr(last + 1))) {
+          const size_t eq = kv.find('=');
+          if (eq == std::string::npos || eq == 0)
+            return Usage("--process '" + v + "': setting '" + kv + "' is not NAME=VALUE");
+          p.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
+        rest = rest.substr(0, last);
+      }
+      p.workload = rest;
+      const std::vector<std::string> names = gpu::PolicyNames();
+      if (std::find(names.begin(), names.end(), p.policy) == names.end()) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        return Usage("--process '" + v + "': unknown policy '" + p.policy + "' (" + list + ")");
+      }
+      workload::ImportStats stats;
+      if (!workload::ImportFile(p.workload, format, import, &p.trace, &stats, &error)) return Fail(2, error);
+      if (p.trace.buffers.empty()) return Fail(2, p.workload + ": the workload has no allocations");
+      processes.push_back(std::move(p));
+    }
+    if (!json_path.empty() && json_path != "-") {
+      const std::string bad = sim::CheckWritableFile(json_path);
+      if (!bad.empty()) return Fail(2, json_path + ": " + bad);
+    }
+    fit::ProcessReport report;
+    if (!fit::FitProcesses(processes, *device, options, &report, &error)) return Fail(2, error);
+    if (!json_path.empty() && !WriteOut(json_path, fit::ProcessesJson(report), &error)) return Fail(1, error);
+    if (!no_table && json_path != "-") std::cout << fit::ProcessesText(report);
+    return std::cout.flush() ? 0 : Fail(1, "standard output: write failed");
+  }
+  if (input.empty()) return Usage("no workload");
+  if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
+  if (svg_path == "-") return Usage("--svg writes a file, not standard output");
+  if (no_table && json_path.empty() && csv_path.empty() && svg_path.empty()) {
+    return Usage("--no-table leaves no output: add --json FILE, --csv FILE or --svg FILE");
+  }
+  if (!devices_text.empty()) {
+    options.devices = SplitList(devices_text);
+    for (const std::string& d : options.devices) {
+      if (devices::Find(d) == nullptr) return Usage("unknown device '" + d + "' (" + devices::Names() + ")");
+    }
+  }
+  if (!policies_text.empty()) options.contenders = SplitList(policies_text);
+  options.search = !no_search;
+  options.fixes = !no_fixes;
+  for (const std::string* path : {&json_path, &csv_path, &svg_path}) {
+    if (!path->empty() && *path != "-") {
+      const std::string bad = sim::CheckWritableFile(*path);
+      if (!bad.empty()) return Fail(2, *path + ": " + bad);
+    }
+  }
+  if (const std::string clash = sim::CheckOutputsApart(
+          {{"the workload", input}}, {{"--json", json_path}, {"--csv", csv_path}, {"--svg", svg_path}});
+      !clash.empty()) {
+    return Fail(2, clash);
+  }
+  std::string error;
+  replay::Trace trace;
+  workload::ImportStats stats;
+  if (!workload::ImportFile(input, format, import, &trace, &stats, &error)) return Fail(2, error);
+  if (trace.buffers.empty()) return Fail(2, input + ": the workload has no allocations");
+  const auto start = std::chrono::steady_clock::now();
+  if (!quiet) {
+    options.progress = [start](const std::string& line) {
+      if (std::chrono::steady_clock::now() - start >= std::chrono::seconds(2)) {
+        std::fprintf(stderr, "strata-fit: %s\n", line.c_str());
+      }
+    };
+  }
+  fit::Report report;
+  if (!fit::Fit(trace, stats.source, options, &report, &error)) {
+    return error.rfind("unknown", 0) == 0 ? Usage(error) : Fail(2, error);
+  }
+  if (!json_path.empty() && !WriteOut(json_path, fit::ToJson(report), &error)) return Fail(1, error);
+  if (!csv_path.empty() && !WriteOut(csv_path, fit::CsvHeader() + fit::ToCsv(report), &error)) return Fail(1, error);
+  if (!svg_path.empty() && !WriteOut(svg_path, fit::ToSvg(report), &error)) return Fail(1, error);
+  if (!no_table && json_path != "-" && csv_path != "-") {
+    std::cout << fit::ToTable(report);
+    std::cout.flush();
+    if (!std::cout) return Fail(1, "standard output: write failed");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return strata::cli::RunMain("strata-fit", Main, argc, argv); }
