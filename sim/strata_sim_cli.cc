@@ -167,7 +167,7 @@ void AddTraceOptions(CLI::App& app, TraceOptions& out) {
 std::string CheckTraceOptions(const TraceOptions& t) {
   if (t.end <= t.start) return "--trace-end must be after --trace-start";
   if (t.path.empty()) return "";
-  if (const std::string why = CheckWritableFile(t.path); !why.empty()) {
+  if (const std::string why = tool::CheckWritableFile(t.path); !why.empty()) {
     return "cannot write the waveform " + t.path + ": " + why;
   }
   return "";
@@ -202,7 +202,7 @@ void AddTimelineOptions(CLI::App& app, RunTimelineOptions& out) {
 std::string CheckTimelineOptions(const RunTimelineOptions& t) {
   if (t.window.end_cycle <= t.window.start_cycle) return "--timeline-end must be after --timeline-start";
   if (t.path.empty()) return "";
-  if (const std::string why = CheckWritableFile(t.path); !why.empty()) {
+  if (const std::string why = tool::CheckWritableFile(t.path); !why.empty()) {
     return "cannot write the timeline " + t.path + ": " + why;
   }
   return "";

@@ -97,12 +97,12 @@ int RunGemm(int argc, char* argv[]) {
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return GemmUsage(why);
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return GemmUsage(why);
   // Output that could not be written is refused before the run, not found missing after it.
-  if (const std::string why = CheckWritableFile(out_path); !why.empty()) {
+  if (const std::string why = tool::CheckWritableFile(out_path); !why.empty()) {
     return GemmUsage("cannot write " + out_path + ": " + why);
   }
   if (const std::string clash =
-          CheckOutputsApart({{"--a", a_path}, {"--b", b_path}, {"--c", c_path}, {"--firmware", fw_path}},
-                            {{"--out", out_path}, {"--trace", config.trace.path}, {"--timeline", timeline.path}});
+          tool::CheckOutputsApart({{"--a", a_path}, {"--b", b_path}, {"--c", c_path}, {"--firmware", fw_path}},
+                                  {{"--out", out_path}, {"--trace", config.trace.path}, {"--timeline", timeline.path}});
       !clash.empty()) {
     return GemmUsage(clash);
   }

@@ -78,7 +78,7 @@ int SimMain(int argc, char* argv[]) {
   if (elf_path.empty()) return Usage("no firmware ELF given");
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
-  if (const std::string clash = strata::sim::CheckOutputsApart(
+  if (const std::string clash = strata::tool::CheckOutputsApart(
           {{"the ELF", elf_path}}, {{"--trace", config.trace.path}, {"--timeline", timeline.path}});
       !clash.empty()) {
     return Usage(clash);

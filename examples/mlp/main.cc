@@ -547,7 +547,7 @@ int Run(const Options& o) {
     r["device_num_frees"] = end.num_frees;
     r["trace_cycles"] = {trace_begin, trace_end};
     r["first_gemm_cycle"] = first_gemm_cycle;
-    if (const std::string why = strata::sim::WriteTextFile(
+    if (const std::string why = strata::tool::WriteTextFile(
             o.report, r.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
         !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
@@ -591,20 +591,20 @@ int Main(int argc, char** argv) {
     o.trace.clear();  // waveforms are the model's
   }
   if (!o.report.empty()) {
-    if (const std::string why = strata::sim::CheckWritableFile(o.report); !why.empty()) {
+    if (const std::string why = strata::tool::CheckWritableFile(o.report); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
       return 2;
     }
   }
   if (!o.alloc_trace.empty()) {
-    if (const std::string why = strata::sim::CheckWritableFile(o.alloc_trace); !why.empty()) {
+    if (const std::string why = strata::tool::CheckWritableFile(o.alloc_trace); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the allocation trace to %s: %s\n", o.alloc_trace.c_str(),
                    why.c_str());
       return 2;
     }
   }
   // Each output its own file (the waveform, the report and the allocation trace are written at different times).
-  if (const std::string clash = strata::sim::CheckOutputsApart(
+  if (const std::string clash = strata::tool::CheckOutputsApart(
           {}, {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}});
       !clash.empty()) {
     std::fprintf(stderr, "strata-mlp: %s\n", clash.c_str());

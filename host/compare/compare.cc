@@ -14,6 +14,7 @@
 #include "numbers.h"
 #include "policy.h"
 #include "static_plans.h"
+#include "text.h"
 #include "tpu.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
@@ -67,9 +68,9 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
       f.live_bytes = s.in_use_bytes;
       f.reserved_bytes = capacity;
       f.largest_free_bytes = s.largest_free_block_bytes;
-      f.message = "Strata: cannot allocate " + replay::HumanBytes(b.size) + ": " + replay::HumanBytes(s.in_use_bytes) +
-                  " in use of " + replay::HumanBytes(capacity) + ", " + replay::HumanBytes(s.free_bytes) +
-                  " free, largest free block " + replay::HumanBytes(s.largest_free_block_bytes) +
+      f.message = "Strata: cannot allocate " + tool::HumanBytes(b.size) + ": " + tool::HumanBytes(s.in_use_bytes) +
+                  " in use of " + tool::HumanBytes(capacity) + ", " + tool::HumanBytes(s.free_bytes) +
+                  " free, largest free block " + tool::HumanBytes(s.largest_free_block_bytes) +
                   (c.compaction ? "" : " (compaction off)");
     };
   }

@@ -675,7 +675,7 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
     };
     if (!ends(".fst") && !ends(".vcd")) return {STRATA_INVALID_ARGUMENT, "trace file must end in .fst or .vcd"};
     // Refuse a waveform that could not be written before the run, not after it.
-    const std::string why = sim::CheckWritableFile(trace.path);
+    const std::string why = tool::CheckWritableFile(trace.path);
     if (!why.empty()) return {STRATA_INVALID_ARGUMENT, "cannot write the waveform " + trace.path + ": " + why};
   }
   const int64_t timeout = o.GetInt("timeout_cycles", 0);

@@ -16,6 +16,7 @@
 
 #include "regular_file.h"
 #include "replay.h"
+#include "text.h"
 #include "tool_cli.h"
 #ifdef STRATA_REPLAY_HAVE_WORKLOAD
 #include "workload.h"
@@ -98,7 +99,7 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
         "(--option context_bytes=N holds memory back)");
   }
   if (!series_path.empty()) {
-    const std::string why = strata::sim::CheckWritableFile(series_path);
+    const std::string why = strata::tool::CheckWritableFile(series_path);
     if (!why.empty()) {
       std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(), why.c_str());
       return 2;
@@ -125,7 +126,7 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     }
   }
   // The series is written under a temporary name and put in place once complete: a failed run leaves the old file.
-  strata::sim::ReplacingFile series;
+  strata::tool::ReplacingFile series;
   if (!series_path.empty()) {
     if (const std::string why = series.Open(series_path); !why.empty()) {
       std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(), why.c_str());
@@ -151,11 +152,11 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     return 3;
   }
   if (json) {
-    strata::replay::Json line = {{"trace", trace.name}};
+    strata::tool::Json line = {{"trace", trace.name}};
     line.update(strata::replay::GpuJsonObject(r));
-    std::printf("%s\n", strata::replay::JsonLine(line).c_str());
+    std::printf("%s\n", strata::tool::JsonLine(line).c_str());
   } else {
-    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", strata::replay::Printable(trace.name).c_str(),
+    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", strata::tool::Printable(trace.name).c_str(),
                 trace.buffers.size(), strata::replay::MaxLoad(trace, 256) / 1048576.0,
                 strata::replay::GpuTable(r).c_str());
   }
@@ -318,7 +319,7 @@ int Main(int argc, char** argv) {
   // Neither output may be the trace or the other output (checked by file identity, before anything runs).
   {
     const auto timeline = named_options.find("timeline");
-    if (const std::string clash = strata::sim::CheckOutputsApart(
+    if (const std::string clash = strata::tool::CheckOutputsApart(
             {{"the trace", trace_path}},
             {{"--series", series_path}, {"--timeline", timeline == named_options.end() ? "" : timeline->second}});
         !clash.empty()) {
@@ -378,12 +379,12 @@ int Main(int argc, char** argv) {
   if (trace.buffers.size() >= 2000) {
     options.progress = [&](size_t done, size_t total) {
       if (tty) {
-        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)",
-                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
+        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)", strata::tool::Printable(trace.name).c_str(),
+                     done, total, done * 100 / total);
       } else if (done * 4 / total > last_quarter) {
         last_quarter = done * 4 / total;
-        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n",
-                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
+        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n", strata::tool::Printable(trace.name).c_str(),
+                     done, total, done * 100 / total);
       }
     };
   }
@@ -394,7 +395,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "strata-replay: %s: %s\n", trace_path.c_str(), error.c_str());
     return 2;
   }
-  strata::replay::Json json_line = strata::replay::ToJsonObject(result);
+  strata::tool::Json json_line = strata::replay::ToJsonObject(result);
   std::string table = strata::replay::ToTable(result);
   bool failed = result.failed_allocs != 0;
 #ifdef STRATA_REPLAY_HAVE_SIM
@@ -412,7 +413,7 @@ int Main(int argc, char** argv) {
       printed = true;
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
-                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(),
+                   tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(),
                    static_cast<unsigned long long>(p.events_done), static_cast<unsigned long long>(p.events_total),
                    static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),
                    p.device_cycles / 1e6, p.bytes_moved / 1e9, p.wall_seconds, tty ? "\033[K" : "\n");
@@ -421,7 +422,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s: the allocation at line %u (%llu B) has run for %.0f s "
                    "(compacting through the cycle-level HBM)%s",
-                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(), line,
+                   tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(), line,
                    static_cast<unsigned long long>(bytes), seconds, tty ? "\033[K" : "\n");
       printed = true;
     };
@@ -438,7 +439,7 @@ int Main(int argc, char** argv) {
   }
 #endif
   if (json) {
-    std::printf("%s\n", strata::replay::JsonLine(json_line).c_str());
+    std::printf("%s\n", strata::tool::JsonLine(json_line).c_str());
   } else {
     std::fputs(table.c_str(), stdout);
   }

@@ -74,11 +74,11 @@ int Main(int argc, char** argv) {
   if (input.empty()) return strata::cli::Usage("strata-import", "no input file");
   // -o is checked before the input is read (a long import must not be lost at the end), and must not be the input.
   if (!output.empty()) {
-    if (const std::string why = strata::sim::CheckWritableFile(output); !why.empty()) {
+    if (const std::string why = strata::tool::CheckWritableFile(output); !why.empty()) {
       std::fprintf(stderr, "strata-import: %s: cannot write it: %s\n", output.c_str(), why.c_str());
       return 2;
     }
-    if (const std::string clash = strata::sim::CheckOutputsApart({{"the input", input}}, {{"-o", output}});
+    if (const std::string clash = strata::tool::CheckOutputsApart({{"the input", input}}, {{"-o", output}});
         !clash.empty()) {
       std::fprintf(stderr, "strata-import: %s\n", clash.c_str());
       return 2;
@@ -99,7 +99,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "strata-import: %s: %s\n", output.c_str(), error.empty() ? "write failed" : error.c_str());
       return 1;
     }
-    if (const std::string why = strata::sim::WriteTextFile(output, csv.str()); !why.empty()) {
+    if (const std::string why = strata::tool::WriteTextFile(output, csv.str()); !why.empty()) {
       std::fprintf(stderr, "strata-import: %s: %s\n", output.c_str(), why.c_str());
       return 1;
     }

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "numbers.h"
+#include "regular_file.h"
 
 namespace strata::workload {
 namespace {
@@ -146,35 +146,6 @@ bool Import(std::string_view data, Format format, const std::string& name, const
   return ok;
 }
 
-bool ReadInputFile(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file";
-    return false;
-  }
-  if (static_cast<uint64_t>(st.st_size) > limit) {
-    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-             std::to_string(limit);
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  data->assign(static_cast<size_t>(st.st_size), '\0');
-  in.read(data->data(), static_cast<std::streamsize>(data->size()));
-  if (static_cast<uint64_t>(in.gcount()) != data->size()) {
-    *error = path + ": read error";
-    return false;
-  }
-  return true;
-}
-
 bool ImportFile(const std::string& path, Format format, const ImportOptions& options, replay::Trace* trace,
                 ImportStats* stats, std::string* error) {
   *stats = ImportStats{};
@@ -190,7 +161,7 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
     return ImportXlaPath(path, options.xla_module, options.xla, options.max_input_bytes, trace, stats, nullptr, error);
   }
   std::string data;
-  if (!ReadInputFile(path, options.max_input_bytes, &data, error)) return false;
+  if (!tool::ReadRegularFile(path, options.max_input_bytes, &data, error)) return false;
   std::string e;
   if (!Import(data, format, BaseName(path), options, trace, stats, &e)) {
     // "byte N: ..." reads "PATH: byte N: ...", a line number "PATH:N: ..." as replay::LoadTrace writes it.

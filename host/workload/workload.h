@@ -18,7 +18,7 @@
 
 #include "json_reader.h"
 #include "pickle_reader.h"
-#include "replay.h"
+#include "trace.h"
 #include "xla_dump.h"
 
 namespace strata::workload {
@@ -80,11 +80,6 @@ bool ImportTraceCsv(std::string_view data, const ImportOptions& options, replay:
 // By the first bytes: 0x80 a pickle, '{' or '[' JSON after any UTF-8 byte-order mark and blanks (both torch),
 // an RMM header, a trace CSV header, "BufferAssignment:" (xla); kAuto when none of these.
 Format DetectFormat(std::string_view data);
-
-// The whole of a regular file of at most `limit` bytes; false with "PATH: why" (cannot open and the errno
-// text, not a regular file, "byte 0: the file is N bytes, over the limit of L", read error). Every importer
-// that reads a file reads it with this.
-bool ReadInputFile(const std::string& path, uint64_t limit, std::string* data, std::string* error);
 
 // Any format, from memory or a file. Errors from ImportFile read "PATH: byte N: what" or "PATH:LINE: what".
 // ImportFile also takes an XLA dump directory, or a *-buffer-assignment.txt with its live ranges beside it.

@@ -145,7 +145,7 @@ std::string ReplayGpu(const std::string& source, bool is_path, const std::string
       RunFailed(backend + " backend: " + error);
     }
   }
-  return "{\"trace\":\"" + strata::replay::JsonEscape(trace.name) + "\"," + strata::replay::GpuJson(r).substr(1);
+  return "{\"trace\":\"" + strata::tool::JsonEscape(trace.name) + "\"," + strata::replay::GpuJson(r).substr(1);
 }
 
 // strata-compare WORKLOAD --json - (and --csv -): one workload, a file in any format or CSV text.
