@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "chip_model.h"
+#include "names.h"
 #include "regular_file.h"
 
 namespace strata::sim::cli {
@@ -102,6 +103,17 @@ void AddMaxCyclesOption(CLI::App& app, uint64_t& out, const std::string& help) {
         return "";
       },
       help);
+}
+
+void AddHbmPresetOption(CLI::App& app, std::string& out) {
+  const std::vector<std::string> names = tool::NamesOf(hbm::HbmPresets());
+  app.add_option("--hbm", out, tool::ChoicesWithDefault(names, hbm::kDefaultHbmPreset))->type_name("PRESET");
+}
+
+std::string CheckHbmPreset(const std::string& preset) {
+  hbm::HbmConfig unused;
+  if (hbm::HbmConfig::FromName(preset, &unused)) return "";
+  return "unknown --hbm preset '" + preset + "' (" + tool::JoinNames(tool::NamesOf(hbm::HbmPresets())) + ")";
 }
 
 void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out) {

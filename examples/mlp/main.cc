@@ -37,6 +37,8 @@
 #include <vector>
 
 #include "alloc_trace.h"
+#include "hbm/hbm_config.h"
+#include "names.h"
 #include "regular_file.h"
 #include "strata/named_options.hpp"
 #include "strata/reference_gemm.h"
@@ -51,7 +53,7 @@ struct Options {
   int steps = 24;
   uint32_t seed = 1;
   uint64_t hbm_capacity = 4 * kMiB;
-  std::string hbm = "HBM2";
+  std::string hbm = strata::hbm::kDefaultHbmPreset;
   int64_t mxu_n = 16;  // the sim backend's option mxu_n: the chip's matrix unit is N x N
   std::string trace = "out/mlp.fst";
   uint64_t trace_start = 0, trace_end = 0;  // 0, 0: the window follows the first GEMM (kFirstGemmTraceCycles)
@@ -133,7 +135,10 @@ int ParseArgs(int argc, char** argv, Options* o) {
         return "";
       },
       "device memory, K/M/G suffixes (default 4M; a multiple of 256K, >= 3M)");
-  CLI::Option* hbm = app.add_option("--hbm", o->hbm, "HBM2 (default), HBM2e, HBM3")->type_name("PRESET");
+  CLI::Option* hbm = app.add_option("--hbm", o->hbm,
+                                    strata::tool::ChoicesWithDefault(strata::tool::NamesOf(strata::hbm::HbmPresets()),
+                                                                     strata::hbm::kDefaultHbmPreset, ", "))
+                         ->type_name("PRESET");
   CLI::Option* mxu_n = AddTaken(
       app, "--mxu-n", "N",
       [o](const std::string& v) -> std::string {  // the sizes this build has are the sim backend's to check

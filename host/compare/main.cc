@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "names.h"
 #include "regular_file.h"
 #include "report.h"
 #include "strata/strata.h"
@@ -163,11 +164,11 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {
-        if (!workload::ParseFormat(v, &format)) return "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
+        if (!workload::ParseFormat(v, &format)) return workload::UnknownFormat(v);
         pass("--format", v);
         return "";
       },
-      "auto (default), csv, torch or rmm (strata-import --help)");
+      tool::ChoicesWithDefault(tool::NamesOf(workload::Formats()), "auto") + " (strata-import --help)");
   strata::cli::AddTaken(
       app, "--device", "N",
       [&](const std::string& v) -> std::string {

@@ -221,6 +221,25 @@ std::string Num(double v, int digits) {
 
 }  // namespace
 
+const std::vector<ReplayBackend>& ReplayBackends() {
+  static const std::vector<ReplayBackend> backends{
+      {"host", "the allocator library on the host, nothing else."},
+      {"sim",
+       "the same host replay, then the trace once more through the driver's\n"
+       "C API on the Strata model (runtime firmware, cycle-level HBM): device cycles\n"
+       "per allocate/free, compaction bytes and cycles, beside the host figures.\n"
+       "The model runs ~1,000 API calls per wall second and copies ~1 GB of\n"
+       "compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)"},
+      {"gpu-emu",
+       "the trace through the driver's C API on an emulated GPU under a\n"
+       "framework's allocation policy (--policy; docs/gpu-policies.md) instead"},
+      {"cuda",
+       "the same on the real GPU through CUDA (exit status 3 with the CUDA\n"
+       "error where there is no GPU or driver)"},
+  };
+  return backends;
+}
+
 std::string HostPolicyNames() {
   std::string names;
   for (uint32_t p = 0; p < alloc::kNumPolicies; ++p) {

@@ -88,6 +88,15 @@ Json ToJsonObject(const ReplayResult& result);
 std::string ToJson(const ReplayResult& result);   // one line, no trailing newline
 std::string ToTable(const ReplayResult& result);  // human-readable, several lines
 
+// The backends a trace replays on (strata-replay --backend, strata.replay(backend=...)): Strata's allocator library
+// on the host, or a backend of the driver. The one list the tool, its help and messages, and Python name.
+struct ReplayBackend {
+  const char* name;  // "host", "sim", "gpu-emu", "cuda"
+  const char* help;  // what a run on it does, for --help (may span lines)
+};
+const std::vector<ReplayBackend>& ReplayBackends();
+constexpr const char* kDefaultReplayBackend = "host";
+
 // The host allocator's policies, "tlsf, best-fit, first-fit" (alloc::PolicyName's names, not typed again).
 std::string HostPolicyNames();
 // What to say of a policy the host allocator does not know. gpu_policies: the GPU framework policies the build

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "names.h"
 #include "numbers.h"
 #include "regular_file.h"
 
@@ -47,20 +48,37 @@ bool HasColumn(std::string_view line, std::string_view name) {
 
 }  // namespace
 
+const std::vector<FormatInfo>& Formats() {
+  static const std::vector<FormatInfo> formats{
+      {Format::kAuto, "auto", "by the first bytes"},
+      {Format::kCsv, "csv", "a trace CSV, checked and rewritten"},
+      {Format::kTorch, "torch", "a PyTorch memory snapshot: torch.cuda.memory._dump_snapshot\npickle, or JSON"},
+      {Format::kRmm, "rmm", "an RMM logging_resource_adaptor log"},
+      {Format::kXla, "xla",
+       "an XLA_FLAGS=--xla_dump_to=DIR dump: the directory or a\n*-buffer-assignment.txt; a directory is xla whatever "
+       "the format; docs/jax.md"},
+  };
+  return formats;
+}
+
 const char* FormatName(Format format) {
-  switch (format) {
-    case Format::kAuto:
-      return "auto";
-    case Format::kCsv:
-      return "csv";
-    case Format::kTorch:
-      return "torch";
-    case Format::kRmm:
-      return "rmm";
-    case Format::kXla:
-      return "xla";
+  for (const FormatInfo& f : Formats()) {
+    if (f.format == format) return f.name;
   }
   return "?";
+}
+
+std::string UnknownFormat(const std::string& text) {
+  return "unknown format '" + text + "' (" + tool::JoinNames(tool::NamesOf(Formats())) + ")";
+}
+
+std::string FormatsHelp() {
+  std::string help;
+  for (const FormatInfo& f : Formats()) {
+    help += (help.empty() ? "" : "\n") + std::string(f.name) + (f.format == Format::kAuto ? " (default)" : "") + ": " +
+            f.help;
+  }
+  return help;
 }
 
 bool ParseCount(const std::string& text, uint64_t* out) {
@@ -68,9 +86,9 @@ bool ParseCount(const std::string& text, uint64_t* out) {
 }
 
 bool ParseFormat(const std::string& text, Format* format) {
-  for (Format f : {Format::kAuto, Format::kCsv, Format::kTorch, Format::kRmm, Format::kXla}) {
-    if (text == FormatName(f)) {
-      *format = f;
+  for (const FormatInfo& f : Formats()) {
+    if (text == f.name) {
+      *format = f.format;
       return true;
     }
   }

@@ -25,8 +25,21 @@ namespace strata::workload {
 
 enum class Format { kAuto, kCsv, kTorch, kRmm, kXla };
 
-const char* FormatName(Format format);  // "auto", "csv", "torch", "rmm", "xla"
+// The formats a user names (strata-import, strata-replay and strata-compare --format, strata.compare(format=...)):
+// the one list their help texts, messages and Python name, in this order. A new importer is a row here and a case
+// in Import (tests/host/check_name_tables.py checks every consumer).
+struct FormatInfo {
+  Format format;
+  const char* name;  // "auto", "csv", "torch", "rmm", "xla"
+  const char* help;  // what it reads, for --help (may span lines)
+};
+const std::vector<FormatInfo>& Formats();
+const char* FormatName(Format format);
 bool ParseFormat(const std::string& text, Format* format);
+// "unknown format 'TEXT' (auto, csv, torch, rmm, xla)": every tool's message for a name ParseFormat refuses.
+std::string UnknownFormat(const std::string& text);
+// strata-import's --format help: each format's name and what it reads, one per line, "auto (default)" first.
+std::string FormatsHelp();
 // A decimal count of at most 19 digits (a command-line --device or byte limit); false for anything else.
 bool ParseCount(const std::string& text, uint64_t* out);
 

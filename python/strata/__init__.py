@@ -16,7 +16,7 @@ from . import _strata
 from .device import TORCH_STAT_KEYS, Buffer, Context, Device, backend_options, backends, open, version
 from .errors import *  # noqa: F401,F403 (Error, and InvalidArgumentError, NotFoundError, ...: one per status)
 from .errors import __all__ as _error_names
-from .tools import compare, contenders, gpu_policies, replay
+from .tools import FORMATS, HBM_PRESETS, REPLAY_BACKENDS, compare, contenders, gpu_policies, replay
 
 # The C API's constants (strata/strata.h, strata/gemm.h), for Context.gemm_buffers and Context.alloc.
 API_VERSION_MAJOR = _strata.API_VERSION_MAJOR
@@ -33,8 +33,8 @@ ALLOC_FLAG_NO_COMPACT = _strata.ALLOC_FLAG_NO_COMPACT
 __version__ = f"{API_VERSION_MAJOR}.{API_VERSION_MINOR}"  # the C API's version this package was built against
 
 __all__ = [
-    "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "Device",
+    "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "Device", "FORMATS",
     "GEMM_FLAGS_ALL", "GEMM_FLAG_ACCUMULATE", "GEMM_FLAG_INT8", "GEMM_FLAG_RELU", "GEMM_FLAG_ROUND", "GEMM_MAX_DIM",
-    "GEMM_MAX_QUANT_SHIFT", "TORCH_STAT_KEYS", "backend_options", "backends", "compare", "contenders",
+    "GEMM_MAX_QUANT_SHIFT", "HBM_PRESETS", "REPLAY_BACKENDS", "TORCH_STAT_KEYS", "backend_options", "backends", "compare", "contenders",
     "gpu_policies", "open", "replay", "version",
 ] + list(_error_names)

@@ -17,12 +17,15 @@ import shutil
 import subprocess
 import tempfile
 
+from .tools import _tools
+
 MEMORY_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
                  "generated_code_size_in_bytes")
 
 
-# HBM per JAX device (host/workload/tpu.cc has the same table, docs/jax.md the sources).
-TPU_PRESETS = {"tpu-v5e": 16 << 30, "tpu-v4": 32 << 30, "tpu-v6e": 32 << 30, "tpu-v5p": 95 << 30, "tpu-7x": 96 << 30}
+# HBM per JAX device, name -> bytes: the table strata-compare --capacity reads (host/workload/tpu.cc; docs/jax.md has
+# the sources). Empty in a build without the tools module.
+TPU_PRESETS = dict(_tools.tpu_presets()) if _tools else {}
 
 
 class JaxProgram:
