@@ -44,7 +44,7 @@ bool LoadElf(const std::string& path, uint32_t mem_base, uint32_t mem_size, ElfI
     return false;
   };
   // An ELF that fits SMEM is small; 64 MiB leaves room for debug sections.
-  if (const std::string why = CheckRegularFile(path, 64ull << 20); !why.empty()) return fail(why);
+  if (const std::string why = tool::CheckRegularFile(path, 64ull << 20); !why.empty()) return fail(why);
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail("cannot open file (" + std::string(std::strerror(errno)) + ")");
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

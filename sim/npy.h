@@ -149,7 +149,7 @@ inline bool ParseNpy(std::string_view bytes, const std::string& name, NpyArray& 
 
 // Reads `path`; on failure returns false with `error` naming the file and the problem.
 inline bool ReadNpy(const std::string& path, NpyArray& out, std::string& error) {
-  if (const std::string why = sim::CheckRegularFile(path, 4ull << 30); !why.empty()) {
+  if (const std::string why = tool::CheckRegularFile(path, 4ull << 30); !why.empty()) {
     return error = path + ": " + why, false;
   }
   std::ifstream f(path, std::ios::binary);
@@ -178,7 +178,7 @@ inline std::string NpyHeader(const NpyArray& a) {
 inline bool WriteNpy(const std::string& path, const NpyArray& a, std::string& error) {
   std::string bytes = NpyHeader(a);
   bytes.append(reinterpret_cast<const char*>(a.data.data()), a.data.size());
-  if (const std::string why = WriteTextFile(path, bytes); !why.empty()) {
+  if (const std::string why = tool::WriteTextFile(path, bytes); !why.empty()) {
     return error = path + ": write failed (" + why + ")", false;
   }
   return true;

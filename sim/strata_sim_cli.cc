@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "chip_model.h"
+#include "names.h"
 #include "regular_file.h"
 
 namespace strata::sim::cli {
@@ -104,6 +105,17 @@ void AddMaxCyclesOption(CLI::App& app, uint64_t& out, const std::string& help) {
       help);
 }
 
+void AddHbmPresetOption(CLI::App& app, std::string& out) {
+  const std::vector<std::string> names = tool::NamesOf(hbm::HbmPresets());
+  app.add_option("--hbm", out, tool::ChoicesWithDefault(names, hbm::kDefaultHbmPreset))->type_name("PRESET");
+}
+
+std::string CheckHbmPreset(const std::string& preset) {
+  hbm::HbmConfig unused;
+  if (hbm::HbmConfig::FromName(preset, &unused)) return "";
+  return "unknown --hbm preset '" + preset + "' (" + tool::JoinNames(tool::NamesOf(hbm::HbmPresets())) + ")";
+}
+
 void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out) {
   AddTaken(
       app, "--hbm-address-map", "xor-hash|linear",
@@ -167,7 +179,7 @@ void AddTraceOptions(CLI::App& app, TraceOptions& out) {
 std::string CheckTraceOptions(const TraceOptions& t) {
   if (t.end <= t.start) return "--trace-end must be after --trace-start";
   if (t.path.empty()) return "";
-  if (const std::string why = CheckWritableFile(t.path); !why.empty()) {
+  if (const std::string why = tool::CheckWritableFile(t.path); !why.empty()) {
     return "cannot write the waveform " + t.path + ": " + why;
   }
   return "";
@@ -202,7 +214,7 @@ void AddTimelineOptions(CLI::App& app, RunTimelineOptions& out) {
 std::string CheckTimelineOptions(const RunTimelineOptions& t) {
   if (t.window.end_cycle <= t.window.start_cycle) return "--timeline-end must be after --timeline-start";
   if (t.path.empty()) return "";
-  if (const std::string why = CheckWritableFile(t.path); !why.empty()) {
+  if (const std::string why = tool::CheckWritableFile(t.path); !why.empty()) {
     return "cannot write the timeline " + t.path + ": " + why;
   }
   return "";

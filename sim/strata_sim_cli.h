@@ -55,6 +55,11 @@ struct HbmControllerOptions {
 void AddMxuNOption(CLI::App& app, int& out);
 // --max-cycles N (positive); `help` says what happens then and the program's default.
 void AddMaxCyclesOption(CLI::App& app, uint64_t& out, const std::string& help);
+// --hbm PRESET: the name of one of hbm::HbmPresets() (the default kDefaultHbmPreset), checked after parsing with
+// the capacity (CheckHbmPreset).
+void AddHbmPresetOption(CLI::App& app, std::string& out);
+// "" when `preset` names an HBM preset (case-insensitive, as HbmConfig::FromName reads it); else the usage error.
+std::string CheckHbmPreset(const std::string& preset);
 // --hbm-address-map M, --hbm-row-hit-cap N.
 void AddHbmControllerOptions(CLI::App& app, HbmControllerOptions& out);
 // --trace FILE (.fst or .vcd), --trace-start C, --trace-end C, --trace-depth D.

@@ -46,7 +46,8 @@ int GemmUsage(const std::string& why) { return Usage(why, kProgram); }
 int RunGemm(int argc, char* argv[]) {
   PlatformConfig config;
   config.max_cycles = 2'000'000'000ull;
-  std::string a_path, b_path, c_path, out_path, fw_path = FirmwareImagePath("gemm"), hbm_preset = "HBM2";
+  std::string a_path, b_path, c_path, out_path, fw_path = FirmwareImagePath("gemm"),
+                                                hbm_preset = strata::hbm::kDefaultHbmPreset;
   bool json = false, relu = false, int8 = false;
   HbmControllerOptions hbm_controller;
   RunTimelineOptions timeline;
@@ -81,7 +82,7 @@ int RunGemm(int argc, char* argv[]) {
                  "path is the benchmark image bench/bench_gemm_per_tile.elf)")
       ->type_name("FILE");
   AddMxuNOption(app, config.mxu_n);
-  app.add_option("--hbm", hbm_preset, "HBM2 (default), HBM2e or HBM3")->type_name("PRESET");
+  AddHbmPresetOption(app, hbm_preset);
   AddHbmControllerOptions(app, hbm_controller);
   AddMaxCyclesOption(app, config.max_cycles, "give up after N cycles (default 2000000000)");
   app.add_flag("--json", json, "print the summary as one JSON object");
@@ -97,19 +98,18 @@ int RunGemm(int argc, char* argv[]) {
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return GemmUsage(why);
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return GemmUsage(why);
   // Output that could not be written is refused before the run, not found missing after it.
-  if (const std::string why = CheckWritableFile(out_path); !why.empty()) {
+  if (const std::string why = tool::CheckWritableFile(out_path); !why.empty()) {
     return GemmUsage("cannot write " + out_path + ": " + why);
   }
   if (const std::string clash =
-          CheckOutputsApart({{"--a", a_path}, {"--b", b_path}, {"--c", c_path}, {"--firmware", fw_path}},
-                            {{"--out", out_path}, {"--trace", config.trace.path}, {"--timeline", timeline.path}});
+          tool::CheckOutputsApart({{"--a", a_path}, {"--b", b_path}, {"--c", c_path}, {"--firmware", fw_path}},
+                                  {{"--out", out_path}, {"--trace", config.trace.path}, {"--timeline", timeline.path}});
       !clash.empty()) {
     return GemmUsage(clash);
   }
 
-  if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30)) {
-    return GemmUsage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
-  }
+  if (const std::string why = CheckHbmPreset(hbm_preset); !why.empty()) return GemmUsage(why);
+  strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, 4ull << 30);
   hbm_controller.ApplyTo(config.hbm);
   if (const std::string why = config.hbm.Validate(); !why.empty()) return GemmUsage("HBM configuration: " + why);
   auto input_error = [](const std::string& why) {

@@ -42,7 +42,7 @@ int SimMain(int argc, char* argv[]) {
   std::string elf_path;
   bool json = false;
   bool quiet = false;
-  std::string hbm_preset = "HBM2";
+  std::string hbm_preset = strata::hbm::kDefaultHbmPreset;
   uint64_t hbm_capacity = 4ull << 30;
   HbmControllerOptions hbm_controller;
   strata::sim::RunTimelineOptions timeline;
@@ -52,7 +52,7 @@ int SimMain(int argc, char* argv[]) {
   AddMaxCyclesOption(app, config.max_cycles, "stop after N cycles (default 200000000)");
   AddTraceOptions(app, config.trace);
   AddMxuNOption(app, config.mxu_n);
-  app.add_option("--hbm", hbm_preset, "HBM2 (default), HBM2e or HBM3")->type_name("PRESET");
+  AddHbmPresetOption(app, hbm_preset);
   strata::cli::AddTaken(
       app, "--hbm-capacity", "B",
       [&](const std::string& text) -> std::string {
@@ -78,14 +78,13 @@ int SimMain(int argc, char* argv[]) {
   if (elf_path.empty()) return Usage("no firmware ELF given");
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return Usage(why);
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return Usage(why);
-  if (const std::string clash = strata::sim::CheckOutputsApart(
+  if (const std::string clash = strata::tool::CheckOutputsApart(
           {{"the ELF", elf_path}}, {{"--trace", config.trace.path}, {"--timeline", timeline.path}});
       !clash.empty()) {
     return Usage(clash);
   }
-  if (!strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity)) {
-    return Usage("unknown --hbm preset '" + hbm_preset + "' (HBM2, HBM2e, HBM3)");
-  }
+  if (const std::string why = CheckHbmPreset(hbm_preset); !why.empty()) return Usage(why);
+  strata::hbm::HbmConfig::FromName(hbm_preset, &config.hbm, hbm_capacity);
   hbm_controller.ApplyTo(config.hbm);
   if (const std::string why = config.hbm.Validate(); !why.empty()) return Usage("--hbm-capacity: " + why);
 

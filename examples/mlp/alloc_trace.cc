@@ -39,7 +39,7 @@ std::string AllocTrace::Write(const std::string& path) const {
   std::ostringstream csv;
   std::string error;
   if (!workload::WriteTraceCsv(closed, csv, &error)) return error;
-  return sim::WriteTextFile(path, csv.str());
+  return tool::WriteTextFile(path, csv.str());
 }
 
 }  // namespace strata::mlp

@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "replay.h"
 #include "strata/strata.hpp"
+#include "trace.h"
 
 namespace strata::mlp {
 

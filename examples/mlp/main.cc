@@ -37,6 +37,8 @@
 #include <vector>
 
 #include "alloc_trace.h"
+#include "hbm/hbm_config.h"
+#include "names.h"
 #include "regular_file.h"
 #include "strata/named_options.hpp"
 #include "strata/reference_gemm.h"
@@ -51,7 +53,7 @@ struct Options {
   int steps = 24;
   uint32_t seed = 1;
   uint64_t hbm_capacity = 4 * kMiB;
-  std::string hbm = "HBM2";
+  std::string hbm = strata::hbm::kDefaultHbmPreset;
   int64_t mxu_n = 16;  // the sim backend's option mxu_n: the chip's matrix unit is N x N
   std::string trace = "out/mlp.fst";
   uint64_t trace_start = 0, trace_end = 0;  // 0, 0: the window follows the first GEMM (kFirstGemmTraceCycles)
@@ -133,7 +135,10 @@ int ParseArgs(int argc, char** argv, Options* o) {
         return "";
       },
       "device memory, K/M/G suffixes (default 4M; a multiple of 256K, >= 3M)");
-  CLI::Option* hbm = app.add_option("--hbm", o->hbm, "HBM2 (default), HBM2e, HBM3")->type_name("PRESET");
+  CLI::Option* hbm = app.add_option("--hbm", o->hbm,
+                                    strata::tool::ChoicesWithDefault(strata::tool::NamesOf(strata::hbm::HbmPresets()),
+                                                                     strata::hbm::kDefaultHbmPreset, ", "))
+                         ->type_name("PRESET");
   CLI::Option* mxu_n = AddTaken(
       app, "--mxu-n", "N",
       [o](const std::string& v) -> std::string {  // the sizes this build has are the sim backend's to check
@@ -547,7 +552,7 @@ int Run(const Options& o) {
     r["device_num_frees"] = end.num_frees;
     r["trace_cycles"] = {trace_begin, trace_end};
     r["first_gemm_cycle"] = first_gemm_cycle;
-    if (const std::string why = strata::sim::WriteTextFile(
+    if (const std::string why = strata::tool::WriteTextFile(
             o.report, r.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
         !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
@@ -591,20 +596,20 @@ int Main(int argc, char** argv) {
     o.trace.clear();  // waveforms are the model's
   }
   if (!o.report.empty()) {
-    if (const std::string why = strata::sim::CheckWritableFile(o.report); !why.empty()) {
+    if (const std::string why = strata::tool::CheckWritableFile(o.report); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the report to %s: %s\n", o.report.c_str(), why.c_str());
       return 2;
     }
   }
   if (!o.alloc_trace.empty()) {
-    if (const std::string why = strata::sim::CheckWritableFile(o.alloc_trace); !why.empty()) {
+    if (const std::string why = strata::tool::CheckWritableFile(o.alloc_trace); !why.empty()) {
       std::fprintf(stderr, "strata-mlp: cannot write the allocation trace to %s: %s\n", o.alloc_trace.c_str(),
                    why.c_str());
       return 2;
     }
   }
   // Each output its own file (the waveform, the report and the allocation trace are written at different times).
-  if (const std::string clash = strata::sim::CheckOutputsApart(
+  if (const std::string clash = strata::tool::CheckOutputsApart(
           {}, {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}});
       !clash.empty()) {
     std::fprintf(stderr, "strata-mlp: %s\n", clash.c_str());

@@ -14,6 +14,7 @@
 #include "numbers.h"
 #include "policy.h"
 #include "static_plans.h"
+#include "text.h"
 #include "tpu.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
@@ -67,9 +68,9 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
       f.live_bytes = s.in_use_bytes;
       f.reserved_bytes = capacity;
       f.largest_free_bytes = s.largest_free_block_bytes;
-      f.message = "Strata: cannot allocate " + replay::HumanBytes(b.size) + ": " + replay::HumanBytes(s.in_use_bytes) +
-                  " in use of " + replay::HumanBytes(capacity) + ", " + replay::HumanBytes(s.free_bytes) +
-                  " free, largest free block " + replay::HumanBytes(s.largest_free_block_bytes) +
+      f.message = "Strata: cannot allocate " + tool::HumanBytes(b.size) + ": " + tool::HumanBytes(s.in_use_bytes) +
+                  " in use of " + tool::HumanBytes(capacity) + ", " + tool::HumanBytes(s.free_bytes) +
+                  " free, largest free block " + tool::HumanBytes(s.largest_free_block_bytes) +
                   (c.compaction ? "" : " (compaction off)");
     };
   }
@@ -243,14 +244,14 @@ uint64_t GpuPageBytes(const Options& options) {
 std::string PageNote(const WorkloadReport& w) {
   const uint64_t page = w.gpu_page_bytes;
   if (page == 0) return "";
-  const std::string p = replay::HumanBytes(page);
+  const std::string p = tool::HumanBytes(page);
   std::string what;
   if (w.capacity_bytes < page) {
-    what = "the device (" + replay::HumanBytes(w.capacity_bytes) + ") is smaller than one " + p +
+    what = "the device (" + tool::HumanBytes(w.capacity_bytes) + ") is smaller than one " + p +
            " GPU page: no GPU policy can allocate anything";
   } else if (w.max_load_bytes < page) {
     what =
-        "the workload (max load " + replay::HumanBytes(w.max_load_bytes) + ") is smaller than one " + p + " GPU page";
+        "the workload (max load " + tool::HumanBytes(w.max_load_bytes) + ") is smaller than one " + p + " GPU page";
   } else if (std::min(w.capacity_bytes, w.max_load_bytes) < kPagesThatDecide * page) {
     what = "the " + std::string(w.capacity_bytes < w.max_load_bytes ? "device" : "workload") + " is only " +
            std::to_string(std::min(w.capacity_bytes, w.max_load_bytes) / page) + " GPU pages of " + p;

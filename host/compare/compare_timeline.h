@@ -1,5 +1,5 @@
 // strata-compare --timeline: every recorded run of a comparison as one process of a trace-event file
-// (sim/timeline/trace_file.h), so that Strata and the GPU policies stack on one screen in Perfetto.
+// (host/tool/trace_file.h), so that Strata and the GPU policies stack on one screen in Perfetto.
 //
 // The clock is the trace's event index (1 us = one allocation or free), the same for every contender: the
 // contenders replay the same events in the same order, so a moment lines up across the processes. Each

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "names.h"
 #include "regular_file.h"
 #include "report.h"
 #include "strata/strata.h"
@@ -59,26 +60,9 @@ std::string AbsolutePath(const std::string& path) {
   return path;
 }
 
-bool ReadFile(const std::string& path, std::string* text, std::string* error) {
-  const std::string bad = strata::sim::CheckRegularFile(path, uint64_t{1} << 30);
-  if (!bad.empty()) {
-    *error = path + ": " + bad;
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (!in && !in.eof()) {
-    *error = path + ": read failed";
-    return false;
-  }
-  *text = os.str();
-  return true;
-}
-
 // Writes `text` to `path` ("-": standard output). False with a message when it could not all be written.
 bool WriteOut(const std::string& path, const std::string& text, std::string* error) {
-  *error = strata::sim::WriteOutput(path, text);
+  *error = strata::tool::WriteOutput(path, text);
   return error->empty();
 }
 
@@ -173,11 +157,11 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {
-        if (!workload::ParseFormat(v, &format)) return "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
+        if (!workload::ParseFormat(v, &format)) return workload::UnknownFormat(v);
         pass("--format", v);
         return "";
       },
-      "auto (default), csv, torch or rmm (strata-import --help)");
+      tool::ChoicesWithDefault(tool::NamesOf(workload::Formats()), "auto") + " (strata-import --help)");
   strata::cli::AddTaken(
       app, "--device", "N",
       [&](const std::string& v) -> std::string {
@@ -235,16 +219,16 @@ int Main(int argc, char** argv) {
   }
   for (const std::string* path : {&json_path, &csv_path, &timeline_path}) {
     if (!path->empty() && *path != "-") {
-      const std::string bad = sim::CheckWritableFile(*path);
+      const std::string bad = tool::CheckWritableFile(*path);
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
     }
   }
   // No output may be what the run reads (a.csv --csv a.csv) or another output (--json r --csv r).
-  std::vector<sim::NamedFile> read;
+  std::vector<tool::NamedFile> read;
   for (const std::string& path : inputs) read.push_back({merge ? "the report" : "the workload", path});
   for (const auto& tenant : tenant_args) read.push_back({"the workload", tenant.second});
   if (const std::string clash =
-          sim::CheckOutputsApart(read, {{"--json", json_path}, {"--csv", csv_path}, {"--timeline", timeline_path}});
+          tool::CheckOutputsApart(read, {{"--json", json_path}, {"--csv", csv_path}, {"--timeline", timeline_path}});
       !clash.empty()) {
     return Fail(2, clash);
   }
@@ -258,7 +242,7 @@ int Main(int argc, char** argv) {
     for (const std::string& path : inputs) {
       std::string text;
       std::vector<compare::WorkloadReport> part;
-      if (!ReadFile(path, &text, &error)) return Fail(2, error);
+      if (!tool::ReadRegularFile(path, uint64_t{1} << 30, &text, &error)) return Fail(2, error);
       if (!compare::FromJson(text, &part, &error)) return Fail(2, path + ": " + error);
       parts.push_back(std::move(part));
     }

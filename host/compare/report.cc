@@ -6,10 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "text.h"
+
 namespace strata::compare {
 namespace {
 
-using replay::Printable;  // every string from a workload or a report, in the table
+using tool::Printable;  // every string from a workload or a report, in the table
 
 using Json = nlohmann::ordered_json;
 
@@ -249,12 +251,12 @@ std::string CostCell(const Run& r) {
   const Cost& c = r.cost;
   if (r.family == "strata") {
     if (c.bytes_moved == 0) return "no compaction";
-    return replay::HumanBytes(c.bytes_moved) + " HBM->HBM, " + Count(c.moves) + " moves, " +
-           Count(c.compaction_cycles) + " cycles" + (c.cycles_source == "estimate" ? " (est.)" : "");
+    return tool::HumanBytes(c.bytes_moved) + " HBM->HBM, " + Count(c.moves) + " moves, " + Count(c.compaction_cycles) +
+           " cycles" + (c.cycles_source == "estimate" ? " (est.)" : "");
   }
   std::string s;
   if (c.defragmentations) {
-    s += std::to_string(c.defragmentations) + " defrag, " + replay::HumanBytes(c.host_bytes_copied) + " over PCIe; ";
+    s += std::to_string(c.defragmentations) + " defrag, " + tool::HumanBytes(c.host_bytes_copied) + " over PCIe; ";
   }
   s += Count(c.device_allocs) + " dev allocs, " + Count(c.device_frees) + " frees, " +
        Count(c.device_syncs + c.stream_syncs) + " syncs";
@@ -270,12 +272,12 @@ std::string Verdict(const WorkloadReport& w) {
     if (r.completed()) {
       ok += (ok.empty() ? "" : ", ") + Printable(r.contender);
       if (r.cost.bytes_moved) {
-        ok += " (compacted: " + replay::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
+        ok += " (compacted: " + tool::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
               Count(r.cost.compaction_cycles) + " device cycles" + (r.cost.cycles_source == "estimate" ? " est." : "") +
               ")";
       } else if (r.cost.defragmentations) {
         ok += " (" + std::to_string(r.cost.defragmentations) + " host-bounce defragmentations, " +
-              replay::HumanBytes(r.cost.host_bytes_copied) + " over PCIe)";
+              tool::HumanBytes(r.cost.host_bytes_copied) + " over PCIe)";
       }
     } else {
       failed.push_back(&r);
@@ -283,7 +285,7 @@ std::string Verdict(const WorkloadReport& w) {
   }
   std::stable_sort(failed.begin(), failed.end(),
                    [](const Run* a, const Run* b) { return a->first_oom.event < b->first_oom.event; });
-  out += "verdict at " + replay::HumanBytes(w.capacity_bytes) + ":\n";
+  out += "verdict at " + tool::HumanBytes(w.capacity_bytes) + ":\n";
   out += "  completes: " + (ok.empty() ? std::string("none") : ok) + "\n";
   if (!failed.empty()) {
     out += "  fails (earliest first):";
@@ -429,8 +431,8 @@ std::string ToTable(const WorkloadReport& w) {
   const double at =
       w.max_load_bytes ? static_cast<double>(w.capacity_bytes) / static_cast<double>(w.max_load_bytes) : 0;
   os << "strata-compare: " << Printable(w.name) << " (" << Printable(w.source) << "): " << w.buffers << " buffers, "
-     << w.events << " events, max load " << replay::HumanBytes(w.max_load_bytes) << "; capacity "
-     << replay::HumanBytes(w.capacity_bytes) << " (" << Ratio(at)
+     << w.events << " events, max load " << tool::HumanBytes(w.max_load_bytes) << "; capacity "
+     << tool::HumanBytes(w.capacity_bytes) << " (" << Ratio(at)
      << (w.capacity_text.empty() ? "" : ", " + Printable(w.capacity_text)) << ")\n";
   const std::string page_note = PageNote(w);
   if (!page_note.empty()) os << "note: " << page_note << "\n";
@@ -452,7 +454,7 @@ std::string ToTable(const WorkloadReport& w) {
                                      ", " + Printable(r.first_oom.kind),
          std::to_string(r.oom_capacity) + "/" + std::to_string(r.oom_cap) + "/" + std::to_string(r.oom_fragmentation) +
              "/" + std::to_string(r.oom_quota),
-         replay::HumanBytes(r.peak_live_bytes), replay::HumanBytes(r.peak_reserved_bytes), min, CostCell(r), wall});
+         tool::HumanBytes(r.peak_live_bytes), tool::HumanBytes(r.peak_reserved_bytes), min, CostCell(r), wall});
   }
   std::vector<size_t> width(head.size());
   for (size_t k = 0; k < head.size(); ++k) {
@@ -475,14 +477,14 @@ std::string ToTable(const WorkloadReport& w) {
       os << "  " << Printable(r.contender) << ": " << Printable(r.first_oom.kind) << " at event " << r.first_oom.event
          << " (buffer " << r.first_oom.buffer_id
          << (r.first_oom.tenant.empty() ? "" : ", tenant " + Printable(r.first_oom.tenant))
-         << "): " << replay::HumanBytes(r.first_oom.request_bytes) << " requested, "
-         << replay::HumanBytes(r.first_oom.live_bytes) << " in use, " << replay::HumanBytes(r.first_oom.reserved_bytes)
-         << " reserved, largest free " << replay::HumanBytes(r.first_oom.largest_free_bytes)
-         << (r.first_oom.limit_bytes ? ", limit " + replay::HumanBytes(r.first_oom.limit_bytes) : std::string())
-         << (r.first_oom.limit_bytes > r.capacity_bytes ? " > device " + replay::HumanBytes(r.capacity_bytes)
+         << "): " << tool::HumanBytes(r.first_oom.request_bytes) << " requested, "
+         << tool::HumanBytes(r.first_oom.live_bytes) << " in use, " << tool::HumanBytes(r.first_oom.reserved_bytes)
+         << " reserved, largest free " << tool::HumanBytes(r.first_oom.largest_free_bytes)
+         << (r.first_oom.limit_bytes ? ", limit " + tool::HumanBytes(r.first_oom.limit_bytes) : std::string())
+         << (r.first_oom.limit_bytes > r.capacity_bytes ? " > device " + tool::HumanBytes(r.capacity_bytes)
                                                         : std::string())
          << (r.family == "gpu" && !page_note.empty()
-                 ? " (pages of " + replay::HumanBytes(w.gpu_page_bytes) + ": --option page_bytes=)"
+                 ? " (pages of " + tool::HumanBytes(w.gpu_page_bytes) + ": --option page_bytes=)"
                  : std::string())
          << "\n";
       if (!r.first_oom.message.empty()) {
@@ -501,14 +503,14 @@ std::string ToTable(const WorkloadReport& w) {
   for (const Run& r : w.runs) {
     for (const TenantResult& t : r.tenants) {
       os << "  " << Printable(r.contender) << " / " << Printable(t.name) << ": " << t.allocs << " allocations, "
-         << t.failed_allocs << " failed, peak " << replay::HumanBytes(t.peak_in_use_bytes)
-         << (t.quota_bytes ? ", quota " + replay::HumanBytes(t.quota_bytes) : std::string()) << "\n";
+         << t.failed_allocs << " failed, peak " << tool::HumanBytes(t.peak_in_use_bytes)
+         << (t.quota_bytes ? ", quota " + tool::HumanBytes(t.quota_bytes) : std::string()) << "\n";
     }
   }
   os << Verdict(w);
   if (!w.runs.empty() && w.runs.front().min_capacity.searched) {
     os << "min capacity: the least device memory (x max load) at which the run completes, to "
-       << replay::HumanBytes(w.runs.front().min_capacity.resolution_bytes) << "\n";
+       << tool::HumanBytes(w.runs.front().min_capacity.resolution_bytes) << "\n";
   }
   return os.str();
 }
@@ -540,13 +542,12 @@ bool Merge(const std::vector<std::vector<WorkloadReport>>& parts, std::vector<Wo
       WorkloadReport& m = (*merged)[it->second];
       if (m.max_load_bytes != w.max_load_bytes || m.buffers != w.buffers || m.events != w.events ||
           m.capacity_bytes != w.capacity_bytes) {
-        *error =
-            "two reports disagree about workload '" + replay::Printable(w.name) + "' (different files of one name?)";
+        *error = "two reports disagree about workload '" + tool::Printable(w.name) + "' (different files of one name?)";
         return false;
       }
       for (const Run& r : w.runs) {
         if (const char* field = ControlCharacterIn(w, r)) {
-          *error = "workload '" + replay::Printable(w.name) + "': run '" + replay::Printable(r.contender) +
+          *error = "workload '" + tool::Printable(w.name) + "': run '" + tool::Printable(r.contender) +
                    "': a control character in its " + field + " (not a report strata-compare wrote)";
           return false;
         }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "compare.h"
-#include "replay.h"
+#include "trace.h"
 
 namespace strata::compare {
 

@@ -15,6 +15,7 @@
 #include "compare.h"
 #include "emu_gpu.h"
 #include "policy.h"
+#include "text.h"
 
 namespace strata::compare {
 namespace {
@@ -132,8 +133,8 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<Ten
       const alloc::Stats now = allocator.GetStats();
       numbers.live_bytes = now.bytes_in_use;
       numbers.largest_free_bytes = now.largest_free_block_bytes;
-      numbers.message = "Strata: context '" + t.name + "' at its quota: " + replay::HumanBytes(in_use[tenant]) +
-                        " in use of " + replay::HumanBytes(t.quota_bytes) + ", " + replay::HumanBytes(b.size) +
+      numbers.message = "Strata: context '" + t.name + "' at its quota: " + tool::HumanBytes(in_use[tenant]) +
+                        " in use of " + tool::HumanBytes(t.quota_bytes) + ", " + tool::HumanBytes(b.size) +
                         " requested";
       RecordOom(&r, &t, i, b, "quota", numbers);
       return true;
@@ -149,9 +150,9 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<Ten
       const alloc::Stats now = allocator.GetStats();  // a failed allocation changes no byte in use
       numbers.live_bytes = now.bytes_in_use;
       numbers.largest_free_bytes = now.largest_free_block_bytes;
-      numbers.message = "Strata: cannot allocate " + replay::HumanBytes(b.size) + " for context '" + t.name +
-                        "': " + replay::HumanBytes(now.bytes_in_use) + " in use of " + replay::HumanBytes(capacity) +
-                        ", largest free block " + replay::HumanBytes(now.largest_free_block_bytes);
+      numbers.message = "Strata: cannot allocate " + tool::HumanBytes(b.size) + " for context '" + t.name +
+                        "': " + tool::HumanBytes(now.bytes_in_use) + " in use of " + tool::HumanBytes(capacity) +
+                        ", largest free block " + tool::HumanBytes(now.largest_free_block_bytes);
       RecordOom(&r, &t, i, b, gpu::OomKindName(gpu::ClassifyOom(rounded, now.bytes_in_use, 0, capacity)), numbers);
       return true;
     }
@@ -206,8 +207,8 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
     spec.context_bytes += tenants[t].context_bytes;  // every process's own CUDA context
   }
   if (spec.context_bytes >= spec.total_bytes) {
-    *error = "the tenants' CUDA contexts (" + replay::HumanBytes(spec.context_bytes) + ") leave nothing of " +
-             replay::HumanBytes(spec.total_bytes);
+    *error = "the tenants' CUDA contexts (" + tool::HumanBytes(spec.context_bytes) + ") leave nothing of " +
+             tool::HumanBytes(spec.total_bytes);
     return false;
   }
   gpu::EmuGpu device(spec);

@@ -26,6 +26,7 @@
 #include "hbm/hbm_model.h"
 #include "hbm_bridge.h"
 #include "host_link.h"
+#include "names.h"
 #include "regular_file.h"
 #include "runtime/decoder.h"
 #include "runtime_header.h"
@@ -621,7 +622,7 @@ class SimBackend final : public Backend {
 };
 
 Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
-  const std::string preset = o.GetString("hbm_preset", "HBM2");
+  const std::string preset = o.GetString("hbm_preset", hbm::kDefaultHbmPreset);
   const int64_t capacity = o.GetInt("hbm_capacity_bytes", int64_t{1} << 30);
   if (capacity <= 0) return {STRATA_INVALID_ARGUMENT, "hbm_capacity_bytes must be positive"};
   if (static_cast<uint64_t>(capacity) < STRATA_RT_MIN_HBM_BYTES) {
@@ -636,7 +637,8 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   }
   hbm::HbmConfig hbm;
   if (!hbm::HbmConfig::FromName(preset, &hbm, static_cast<uint64_t>(capacity))) {
-    return {STRATA_INVALID_ARGUMENT, "unknown HBM preset '" + preset + "' (HBM2, HBM2e, HBM3)"};
+    return {STRATA_INVALID_ARGUMENT,
+            "unknown HBM preset '" + preset + "' (" + tool::JoinNames(tool::NamesOf(hbm::HbmPresets())) + ")"};
   }
   // The controller settings go on top of the preset (FromName replaces the whole configuration).
   const std::string address_map = o.GetString("hbm_address_map", hbm::AddressMapName(hbm.address_map));
@@ -675,7 +677,7 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
     };
     if (!ends(".fst") && !ends(".vcd")) return {STRATA_INVALID_ARGUMENT, "trace file must end in .fst or .vcd"};
     // Refuse a waveform that could not be written before the run, not after it.
-    const std::string why = sim::CheckWritableFile(trace.path);
+    const std::string why = tool::CheckWritableFile(trace.path);
     if (!why.empty()) return {STRATA_INVALID_ARGUMENT, "cannot write the waveform " + trace.path + ": " + why};
   }
   const int64_t timeout = o.GetInt("timeout_cycles", 0);
@@ -715,7 +717,8 @@ STRATA_REGISTER_BACKEND(
     sim, {"sim",
           "the Strata model in-process: Verilated chip, cycle-level HBM, host link, runtime firmware",
           {
-              {"hbm_preset", STRATA_VALUE_STRING, "HBM2", "HBM timing preset: HBM2, HBM2e or HBM3"},
+              {"hbm_preset", STRATA_VALUE_STRING, hbm::kDefaultHbmPreset,
+               "HBM timing preset: " + tool::JoinNames(tool::NamesOf(hbm::HbmPresets()), ", ", " or ")},
               {"hbm_capacity_bytes", STRATA_VALUE_INT64, "1073741824",
                "HBM capacity; a multiple of the preset's row stripe (256 KiB)"},
               {"hbm_address_map", STRATA_VALUE_STRING, "xor-hash",

@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <regex>
 
+#include "json_lines.h"
 #include "policy.h"
 #include "replay.h"
+#include "text.h"
 
 namespace strata::fit {
 namespace {
@@ -46,7 +48,7 @@ uint64_t DtypeBytes(const std::string& t) {
   return 0;
 }
 
-std::string H(uint64_t b) { return replay::HumanBytes(b); }
+std::string H(uint64_t b) { return tool::HumanBytes(b); }
 
 std::string Fraction(double f) {
   char s[16];
@@ -283,7 +285,7 @@ std::string ExplainJson(const Explanation& e) {
   j["kind"] = e.kind;
   j["why"] = e.why;
   j["advice"] = e.advice;
-  return replay::JsonLine(j);
+  return tool::JsonLine(j);
 }
 
 }  // namespace strata::fit

@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "compare.h"
+#include "json_lines.h"
+#include "text.h"
 
 namespace strata::fit {
 namespace {
@@ -190,10 +192,10 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
   const uint64_t peak = replay::MaxLoad(trace, kGranule);
   if (peak > Usable(device)) {
     f.capacity = true;
-    f.why = "no setting helps: the workload needs " + replay::HumanBytes(peak) + " at peak, the device has " +
-            replay::HumanBytes(Usable(device)) +
-            (device.context_bytes ? " (" + replay::HumanBytes(device.total_bytes) + " less its CUDA context of " +
-                                        replay::HumanBytes(device.context_bytes) + ")"
+    f.why = "no setting helps: the workload needs " + tool::HumanBytes(peak) + " at peak, the device has " +
+            tool::HumanBytes(Usable(device)) +
+            (device.context_bytes ? " (" + tool::HumanBytes(device.total_bytes) + " less its CUDA context of " +
+                                        tool::HumanBytes(device.context_bytes) + ")"
                                   : std::string());
     *fix = f;
     return true;
@@ -243,9 +245,9 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
   }
   if (f.found) {
     const Outcome& r = f.outcome;
-    f.why = f.setting.line + "  (reserved " + replay::HumanBytes(r.peak_reserved_bytes) + ", " +
+    f.why = f.setting.line + "  (reserved " + tool::HumanBytes(r.peak_reserved_bytes) + ", " +
             std::to_string(r.device_calls) + " device calls, " + std::to_string(r.syncs) + " syncs, " +
-            replay::HumanBytes(r.bytes_moved) + " moved)";
+            tool::HumanBytes(r.bytes_moved) + " moved)";
   } else {
     f.why = "no setting of " +
             std::string(IsJax(contender)     ? "JAX"

@@ -41,7 +41,7 @@ int Fail(int status, const std::string& message) {
 
 // Writes `text` to `path` ("-": standard output). False with a message when it could not all be written.
 bool WriteOut(const std::string& path, const std::string& text, std::string* error) {
-  *error = strata::sim::WriteOutput(path, text);
+  *error = strata::tool::WriteOutput(path, text);
   return error->empty();
 }
 
@@ -163,7 +163,7 @@ int Main(int argc, char** argv) {
       processes.push_back(std::move(p));
     }
     if (!json_path.empty() && json_path != "-") {
-      const std::string bad = sim::CheckWritableFile(json_path);
+      const std::string bad = tool::CheckWritableFile(json_path);
       if (!bad.empty()) return Fail(2, json_path + ": " + bad);
     }
     fit::ProcessReport report;
@@ -189,11 +189,11 @@ int Main(int argc, char** argv) {
   options.fixes = !no_fixes;
   for (const std::string* path : {&json_path, &csv_path, &svg_path}) {
     if (!path->empty() && *path != "-") {
-      const std::string bad = sim::CheckWritableFile(*path);
+      const std::string bad = tool::CheckWritableFile(*path);
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
     }
   }
-  if (const std::string clash = sim::CheckOutputsApart(
+  if (const std::string clash = tool::CheckOutputsApart(
           {{"the workload", input}}, {{"--json", json_path}, {"--csv", csv_path}, {"--svg", svg_path}});
       !clash.empty()) {
     return Fail(2, clash);

@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "fit.h"
+#include "json_lines.h"
+#include "text.h"
 
 namespace strata::fit {
 namespace {
@@ -91,9 +93,8 @@ std::string Colour(const Cell& c) {
 }  // namespace
 
 std::string ToTable(const Report& r) {
-  std::string out = replay::Printable(r.workload) + " (" + replay::Printable(r.source) +
-                    "): " + std::to_string(r.buffers) + " buffers, peak " + replay::HumanBytes(r.max_load_bytes) +
-                    " live\n";
+  std::string out = tool::Printable(r.workload) + " (" + tool::Printable(r.source) + "): " + std::to_string(r.buffers) +
+                    " buffers, peak " + tool::HumanBytes(r.max_load_bytes) + " live\n";
   out +=
       "cells: fits HEADROOMx (device memory over the least it needs under that policy), or KIND@EVENT (the first "
       "OOM)\n";
@@ -144,7 +145,7 @@ std::string ToJson(const Report& r) {
     cell["fits"] = c.outcome.completed;
     cell["outcome"] = OutcomeJson(c.outcome);
     cell["min_total_bytes"] = c.min_found ? replay::Json(c.min_total_bytes) : replay::Json(nullptr);
-    cell["headroom"] = c.min_found ? replay::Json(replay::JsonRound(c.headroom, 4)) : replay::Json(nullptr);
+    cell["headroom"] = c.min_found ? replay::Json(tool::JsonRound(c.headroom, 4)) : replay::Json(nullptr);
     if (c.fix.needed) {
       replay::Json f;
       f["found"] = c.fix.found;
@@ -172,8 +173,8 @@ std::string ToJson(const Report& r) {
     }
     j["cells"].push_back(cell);
   }
-  j["wall_seconds"] = replay::JsonRound(r.wall_seconds, 3);
-  return replay::JsonLine(j) + "\n";
+  j["wall_seconds"] = tool::JsonRound(r.wall_seconds, 3);
+  return tool::JsonLine(j) + "\n";
 }
 
 std::string CsvHeader() {
@@ -203,8 +204,8 @@ std::string ToSvg(const Report& r) {
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
                   std::to_string(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"10\" y=\"20\" font-size=\"14\">Will it fit? " + XmlEscape(replay::Printable(r.workload, 80)) +
-       " (peak " + XmlEscape(replay::HumanBytes(r.max_load_bytes)) + " live)</text>\n";
+  s += "<text x=\"10\" y=\"20\" font-size=\"14\">Will it fit? " + XmlEscape(tool::Printable(r.workload, 80)) +
+       " (peak " + XmlEscape(tool::HumanBytes(r.max_load_bytes)) + " live)</text>\n";
   for (size_t d = 0; d < r.devices.size(); ++d) {
     const int x = left + cw * static_cast<int>(d) + cw / 2;
     s += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(top - 8) + "\" text-anchor=\"middle\">" +

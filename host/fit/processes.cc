@@ -5,6 +5,8 @@
 
 #include "compare.h"
 #include "fit.h"
+#include "json_lines.h"
+#include "text.h"
 
 namespace strata::fit {
 namespace {
@@ -127,15 +129,15 @@ bool FitProcesses(const std::vector<Process>& processes, const devices::Device& 
 
 std::string ProcessesText(const ProcessReport& r) {
   std::string out = std::to_string(r.given.size()) + " processes on " + r.device + " (" +
-                    replay::HumanBytes(r.total_bytes) + ", a CUDA context of " + replay::HumanBytes(r.context_bytes) +
+                    tool::HumanBytes(r.total_bytes) + ", a CUDA context of " + tool::HumanBytes(r.context_bytes) +
                     " each, started in this order):\n";
   auto list = [&](const std::vector<ProcessOutcome>& v, bool lines) {
     for (const ProcessOutcome& p : v) {
-      out += "  " + replay::Printable(p.name) + ": " +
+      out += "  " + tool::Printable(p.name) + ": " +
              (p.failed_allocs == 0 ? "completes"
                                    : "fails (" + p.kind + " at event " + std::to_string(p.first_event) + ", " +
                                          std::to_string(p.failed_allocs) + " of " + std::to_string(p.allocs) +
-                                         " allocations; " + replay::HumanBytes(p.request_bytes) + " asked)");
+                                         " allocations; " + tool::HumanBytes(p.request_bytes) + " asked)");
       if (lines) out += "  <- " + p.line;
       out += "\n";
     }
@@ -180,7 +182,7 @@ std::string ProcessesJson(const ProcessReport& r) {
   j["solved"] = r.solved;
   j["solution"] = list(r.solution);
   j["why"] = r.why;
-  return replay::JsonLine(j) + "\n";
+  return tool::JsonLine(j) + "\n";
 }
 
 }  // namespace strata::fit

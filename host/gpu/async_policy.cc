@@ -482,7 +482,7 @@ class AsyncPoolPolicy final : public Policy {
 // ---------------------------------------------------------------------------------------------------
 // Settings.
 
-// strata::cli's readers (sim/cli/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
+// strata::cli's readers (host/tool/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
 bool ParseDouble(const std::string& s, double* out) {
   return cli::ParseReal(s, 0, std::numeric_limits<double>::max(), out);
 }

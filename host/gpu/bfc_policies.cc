@@ -71,7 +71,7 @@ std::optional<Setting> Lookup(const PolicyConfig& config, const char* option, co
   return std::nullopt;
 }
 
-// strata::cli's reader (sim/cli/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
+// strata::cli's reader (host/tool/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
 bool ParseDouble(const std::string& s, double* out) {
   return cli::ParseReal(s, 0, std::numeric_limits<double>::max(), out);
 }

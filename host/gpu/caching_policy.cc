@@ -33,7 +33,7 @@ std::vector<std::string> LexArgs(const std::string& env) {
   return config;
 }
 
-// strata::cli's readers (sim/cli/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
+// strata::cli's readers (host/tool/numbers.h): NaN, infinity, hex, blanks and a '+' are refused.
 bool ParseUnsigned(const std::string& s, uint64_t* out) { return cli::ParseDecimal(s, 0, UINT64_MAX, out); }
 
 bool ParseDouble(const std::string& s, double* out) {

@@ -10,6 +10,9 @@
 #include "strata/strata.h"
 
 namespace strata::replay {
+
+using tool::JsonLine;
+using tool::JsonRound;
 namespace {
 
 std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }

@@ -14,8 +14,11 @@
 #include <map>
 #include <string>
 
+#include "hbm/hbm_config.h"
+#include "names.h"
 #include "regular_file.h"
 #include "replay.h"
+#include "text.h"
 #include "tool_cli.h"
 #ifdef STRATA_REPLAY_HAVE_WORKLOAD
 #include "workload.h"
@@ -30,12 +33,29 @@
 
 namespace {
 
-constexpr const char* kSynopsis =
-    "strata-replay TRACE.csv [--backend host|sim|gpu-emu|cuda] [--policy P]\n"
-    "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
-    "                     [--max-events N] [--hbm HBM2|HBM2e|HBM3] [--firmware ELF]\n"
-    "                     [--option NAME=VALUE]... [--series FILE.csv] [--timeline FILE.json] [--json]\n"
-    "                     [--check] [--verbose]";
+// The usage line; the backends and HBM presets come from their tables (ReplayBackends, hbm::HbmPresets).
+std::string Synopsis() {
+  using strata::tool::JoinNames;
+  using strata::tool::NamesOf;
+  return "strata-replay TRACE.csv [--backend " + JoinNames(NamesOf(strata::replay::ReplayBackends()), "|", "|") +
+         "] [--policy P]\n"
+         "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
+         "                     [--max-events N] [--hbm " +
+         JoinNames(NamesOf(strata::hbm::HbmPresets()), "|", "|") +
+         "] [--firmware ELF]\n"
+         "                     [--option NAME=VALUE]... [--series FILE.csv] [--timeline FILE.json] [--json]\n"
+         "                     [--check] [--verbose]";
+}
+
+// --backend's help: each backend of the table with what a run on it does.
+std::string BackendsHelp() {
+  std::string help;
+  for (const strata::replay::ReplayBackend& b : strata::replay::ReplayBackends()) {
+    const bool is_default = std::string(b.name) == strata::replay::kDefaultReplayBackend;
+    help += (help.empty() ? "" : "\n") + std::string(b.name) + (is_default ? " (default)" : "") + ": " + b.help;
+  }
+  return help;
+}
 constexpr const char* kDescription =
     "Replays a buffer-lifetime trace (CSV header id,lower,upper,size; see tests/data/traces/README.md)\n"
     "through the Strata firmware HBM allocator: at each time, buffers whose upper bound is reached\n"
@@ -99,7 +119,7 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
         "(--option context_bytes=N holds memory back)");
   }
   if (!series_path.empty()) {
-    const std::string why = strata::sim::CheckWritableFile(series_path);
+    const std::string why = strata::tool::CheckWritableFile(series_path);
     if (!why.empty()) {
       std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(), why.c_str());
       return 2;
@@ -126,7 +146,7 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     }
   }
   // The series is written under a temporary name and put in place once complete: a failed run leaves the old file.
-  strata::sim::ReplacingFile series;
+  strata::tool::ReplacingFile series;
   if (!series_path.empty()) {
     if (const std::string why = series.Open(series_path); !why.empty()) {
       std::fprintf(stderr, "strata-replay: --series %s: cannot write it: %s\n", series_path.c_str(), why.c_str());
@@ -152,16 +172,41 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
     return 3;
   }
   if (json) {
-    strata::replay::Json line = {{"trace", trace.name}};
+    strata::tool::Json line = {{"trace", trace.name}};
     line.update(strata::replay::GpuJsonObject(r));
-    std::printf("%s\n", strata::replay::JsonLine(line).c_str());
+    std::printf("%s\n", strata::tool::JsonLine(line).c_str());
   } else {
-    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", strata::replay::Printable(trace.name).c_str(),
+    std::printf("trace %s (%zu buffers, max load %.2f MiB)\n%s", strata::tool::Printable(trace.name).c_str(),
                 trace.buffers.size(), strata::replay::MaxLoad(trace, 256) / 1048576.0,
                 strata::replay::GpuTable(r).c_str());
   }
   return r.failed_allocs != 0 ? 1 : 0;
 #endif
+}
+
+// --policy's help: the host allocator's policies, then the GPU policies this build has (their table: gpu::PolicyNames),
+// wrapped to the other options' width.
+std::string PolicyHelp() {
+  std::string help = "host: placement policy (default tlsf; the firmware uses tlsf)";
+#ifdef STRATA_REPLAY_HAVE_GPU
+  std::string line = "gpu-emu, cuda:";
+  std::vector<std::string> words;
+  const std::vector<std::string> names = strata::gpu::PolicyNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    words.push_back(names[i] + (names[i] == "jax" ? " (default)" : "") + (i + 1 < names.size() ? "," : ";"));
+  }
+  for (const char* w : {"each", "reads", "its", "framework's"}) words.emplace_back(w);
+  for (const std::string& w : words) {
+    if (line.size() + 1 + w.size() > 76) {
+      help += "\n" + line;
+      line = w;
+    } else {
+      line += " " + w;
+    }
+  }
+  help += "\n" + line + "\nenvironment variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)";
+#endif
+  return help;
 }
 
 // The whole run; main wraps it.
@@ -172,45 +217,33 @@ int Main(int argc, char** argv) {
   std::map<std::string, std::string> named_options;
   bool json = false;
   CLI::App app{kDescription, "strata-replay"};
-  strata::cli::Setup(app, kSynopsis, kFooter);
+  strata::cli::Setup(app, Synopsis(), kFooter);
   app.add_option("TRACE.csv", trace_path, "the trace: CSV with the header id,lower,upper,size");
 #ifdef STRATA_REPLAY_HAVE_WORKLOAD
   strata::cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {
         strata::workload::Format f;
-        if (!strata::workload::ParseFormat(v, &f)) return "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
+        if (!strata::workload::ParseFormat(v, &f)) return strata::workload::UnknownFormat(v);
         g_format = v;
         return "";
       },
       "the trace's format as strata-import reads it (default csv; a directory is\n"
-      "an XLA dump): auto, csv, torch, rmm, xla (docs/jax.md)");
+      "an XLA dump): " +
+          strata::tool::JoinNames(strata::tool::NamesOf(strata::workload::Formats())) + " (docs/jax.md)");
 #endif
   strata::cli::AddTaken(
       app, "--backend", "B",
       [&](const std::string& v) -> std::string {
-        if (v != "host" && v != "sim" && v != "gpu-emu" && v != "cuda") {
-          return "unknown backend '" + v + "' (host, sim, gpu-emu or cuda)";
+        const std::vector<std::string> names = strata::tool::NamesOf(strata::replay::ReplayBackends());
+        if (!strata::tool::IsOneOf(v, names)) {
+          return "unknown backend '" + v + "' (" + strata::tool::JoinNames(names, ", ", " or ") + ")";
         }
         backend = v;
         return "";
       },
-      "host (default): the allocator library on the host, nothing else.\n"
-      "sim: the same host replay, then the trace once more through the driver's\n"
-      "C API on the Strata model (runtime firmware, cycle-level HBM): device cycles\n"
-      "per allocate/free, compaction bytes and cycles, beside the host figures.\n"
-      "The model runs ~1,000 API calls per wall second and copies ~1 GB of\n"
-      "compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)\n"
-      "gpu-emu: the trace through the driver's C API on an emulated GPU under a\n"
-      "framework's allocation policy (--policy; docs/gpu-policies.md) instead\n"
-      "cuda: the same on the real GPU through CUDA (exit status 3 with the CUDA\n"
-      "error where there is no GPU or driver)");
-  CLI::Option* policy_opt = app.add_option("--policy", policy_text,
-                                           "host: placement policy (default tlsf; the firmware uses tlsf)\n"
-                                           "gpu-emu, cuda: jax (default), jax-growth, jax-platform, jax-async, tf,\n"
-                                           "tf-growth, tf-async, torch, torch-expandable; each reads its framework's\n"
-                                           "environment variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)")
-                                ->type_name("P");
+      BackendsHelp());
+  CLI::Option* policy_opt = app.add_option("--policy", policy_text, PolicyHelp())->type_name("P");
   strata::cli::AddTaken(
       app, "--compaction", "M",
       [&](const std::string& v) -> std::string {
@@ -278,11 +311,14 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--hbm", "PRESET",
       [&](const std::string& v) -> std::string {
-        if (v != "HBM2" && v != "HBM2e" && v != "HBM3") return "unknown HBM preset '" + v + "' (HBM2, HBM2e or HBM3)";
+        const std::vector<std::string> names = strata::tool::NamesOf(strata::hbm::HbmPresets());
+        if (!strata::tool::IsOneOf(v, names)) {
+          return "unknown HBM preset '" + v + "' (" + strata::tool::JoinNames(names, ", ", " or ") + ")";
+        }
         hbm_preset = v;
         return "";
       },
-      "sim: HBM preset (default HBM2)");
+      std::string("sim: HBM preset (default ") + strata::hbm::kDefaultHbmPreset + ")");
   app.add_option("--firmware", firmware_path,
                  "sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)")
       ->type_name("ELF");
@@ -319,7 +355,7 @@ int Main(int argc, char** argv) {
   // Neither output may be the trace or the other output (checked by file identity, before anything runs).
   {
     const auto timeline = named_options.find("timeline");
-    if (const std::string clash = strata::sim::CheckOutputsApart(
+    if (const std::string clash = strata::tool::CheckOutputsApart(
             {{"the trace", trace_path}},
             {{"--series", series_path}, {"--timeline", timeline == named_options.end() ? "" : timeline->second}});
         !clash.empty()) {
@@ -379,12 +415,12 @@ int Main(int argc, char** argv) {
   if (trace.buffers.size() >= 2000) {
     options.progress = [&](size_t done, size_t total) {
       if (tty) {
-        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)",
-                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
+        std::fprintf(stderr, "\rstrata-replay: %s %zu/%zu events (%zu%%)", strata::tool::Printable(trace.name).c_str(),
+                     done, total, done * 100 / total);
       } else if (done * 4 / total > last_quarter) {
         last_quarter = done * 4 / total;
-        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n",
-                     strata::replay::Printable(trace.name).c_str(), done, total, done * 100 / total);
+        std::fprintf(stderr, "strata-replay: %s %zu/%zu events (%zu%%)\n", strata::tool::Printable(trace.name).c_str(),
+                     done, total, done * 100 / total);
       }
     };
   }
@@ -395,7 +431,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "strata-replay: %s: %s\n", trace_path.c_str(), error.c_str());
     return 2;
   }
-  strata::replay::Json json_line = strata::replay::ToJsonObject(result);
+  strata::tool::Json json_line = strata::replay::ToJsonObject(result);
   std::string table = strata::replay::ToTable(result);
   bool failed = result.failed_allocs != 0;
 #ifdef STRATA_REPLAY_HAVE_SIM
@@ -413,7 +449,7 @@ int Main(int argc, char** argv) {
       printed = true;
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
-                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(),
+                   tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(),
                    static_cast<unsigned long long>(p.events_done), static_cast<unsigned long long>(p.events_total),
                    static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),
                    p.device_cycles / 1e6, p.bytes_moved / 1e9, p.wall_seconds, tty ? "\033[K" : "\n");
@@ -422,7 +458,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr,
                    "%sstrata-replay: sim %s: the allocation at line %u (%llu B) has run for %.0f s "
                    "(compacting through the cycle-level HBM)%s",
-                   tty ? "\r" : "", strata::replay::Printable(trace.name).c_str(), line,
+                   tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(), line,
                    static_cast<unsigned long long>(bytes), seconds, tty ? "\033[K" : "\n");
       printed = true;
     };
@@ -439,7 +475,7 @@ int Main(int argc, char** argv) {
   }
 #endif
   if (json) {
-    std::printf("%s\n", strata::replay::JsonLine(json_line).c_str());
+    std::printf("%s\n", strata::tool::JsonLine(json_line).c_str());
   } else {
     std::fputs(table.c_str(), stdout);
   }

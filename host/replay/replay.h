@@ -1,76 +1,22 @@
-// Replays buffer-lifetime traces (MiniMalloc/idealloc CSV) through the firmware HBM allocator on the host.
+// Replays a trace (trace.h) through the firmware HBM allocator on the host: the options, the result, and the result
+// as a JSON line and a table.
 #ifndef STRATA_HOST_REPLAY_REPLAY_H_
 #define STRATA_HOST_REPLAY_REPLAY_H_
 
 #include <stdint.h>
 
 #include <functional>
-#include <istream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "alloc/allocator.h"
+#include "json_lines.h"
+#include "trace.h"
 
 namespace strata::replay {
 
-struct TraceBuffer {
-  int64_t id = 0;
-  uint64_t lower = 0;  // live over [lower, upper)
-  uint64_t upper = 0;
-  uint64_t size = 0;
-  uint32_t line = 0;  // 1-based line in the file
-};
-
-struct Trace {
-  std::string name;  // file name without directories
-  std::vector<TraceBuffer> buffers;
-  // Optional, empty or one per buffer (XLA imports, host/workload/xla_dump.h): the offset a static planner gave
-  // each buffer (strata-compare's xla-static row) and its shape ("f32[128,256]{1,0}", for tile padding).
-  std::vector<uint64_t> planned_offsets;
-  std::vector<std::string> shapes;
-};
-
-// The largest buffer a trace may hold, and the most all of its sizes may add up to: so that no load, sum or
-// granule rounding computed from a trace can wrap 64 bits.
-constexpr uint64_t kMaxTraceBytes = uint64_t{1} << 62;
-constexpr uint64_t kMaxTraceTotalBytes = uint64_t{1} << 63;
-
-// "1.41 GiB", "512 B": bytes in the largest binary unit below 1024 of it (two decimals above bytes).
-std::string HumanBytes(uint64_t bytes);
-
-// `text` safe to print on a terminal: each control character (C0, DEL) as \n, \t or \xHH and each backslash
-// doubled, so a name or a field from a file cannot move the cursor, recolour or retitle the terminal; cut at
-// `max_bytes` of the text with "..." after it. For everything a tool prints that came from an input.
-std::string Printable(const std::string& text, size_t max_bytes = SIZE_MAX);
-
-// JSON output is built as nlohmann::ordered_json (keys in the order written) and printed by JsonLine: one line,
-// never malformed (bytes that are not UTF-8 become U+FFFD instead of an exception).
-using Json = nlohmann::ordered_json;
-std::string JsonLine(const Json& value);
-// x to `digits` decimals, for JSON numbers (the shortest text for it is printed).
-double JsonRound(double x, int digits);
-// The body of a JSON string for `s` (quotes, backslashes and control characters escaped), by nlohmann-json; for
-// callers that still splice JSON text (python/src/tools_module.cc).
-std::string JsonEscape(const std::string& s);
-
-// Parses the CSV: a header naming at least id, lower, upper, size (any order, extra columns ignored),
-// then one buffer per line. On error returns false with "LINE: what is wrong" in *error.
-bool ParseTrace(std::istream& in, const std::string& name, Trace* trace, std::string* error);
-// Same, from a file; errors read "PATH:LINE: what is wrong".
-bool LoadTrace(const std::string& path, Trace* trace, std::string* error);
-
-// One step of a replay: at each time, the buffers that end are freed, then those that start are allocated.
-struct Event {
-  uint64_t time;
-  uint32_t kind;    // 0 free, 1 allocate: frees first at equal times
-  uint32_t buffer;  // index into Trace::buffers
-};
-// Every buffer's allocation and free, in replay order (time, frees first, then file order).
-std::vector<Event> BuildEvents(const Trace& trace);
-
-// Peak of the summed live sizes, each rounded up to the granule: the least memory any allocator needs.
-uint64_t MaxLoad(const Trace& trace, uint32_t granule_bytes);
+// Results as JSON lines are built as the tools' Json (host/tool/json_lines.h).
+using tool::Json;
 
 struct ReplayOptions {
   alloc::Policy policy = alloc::Policy::kTlsf;
@@ -142,8 +88,14 @@ Json ToJsonObject(const ReplayResult& result);
 std::string ToJson(const ReplayResult& result);   // one line, no trailing newline
 std::string ToTable(const ReplayResult& result);  // human-readable, several lines
 
-// "1.0x" (times max load) or a byte count with an optional K/M/G/T (or KiB/MiB/GiB/TiB) suffix.
-bool ParseCapacity(const std::string& text, uint64_t max_load, uint32_t granule, uint64_t* bytes, std::string* error);
+// The backends a trace replays on (strata-replay --backend, strata.replay(backend=...)): Strata's allocator library
+// on the host, or a backend of the driver. The one list the tool, its help and messages, and Python name.
+struct ReplayBackend {
+  const char* name;  // "host", "sim", "gpu-emu", "cuda"
+  const char* help;  // what a run on it does, for --help (may span lines)
+};
+const std::vector<ReplayBackend>& ReplayBackends();
+constexpr const char* kDefaultReplayBackend = "host";
 
 // The host allocator's policies, "tlsf, best-fit, first-fit" (alloc::PolicyName's names, not typed again).
 std::string HostPolicyNames();

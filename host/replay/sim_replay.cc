@@ -18,6 +18,9 @@
 #include "strata/strata.h"
 
 namespace strata::replay {
+
+using tool::JsonLine;
+using tool::JsonRound;
 namespace {
 
 constexpr uint64_t kStagingBytes = uint64_t{STRATA_RT_STAGING_SLOTS} * STRATA_RT_STAGING_SLOT_BYTES;  // above the heap

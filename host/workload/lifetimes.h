@@ -7,7 +7,7 @@
 #include <deque>
 #include <unordered_map>
 
-#include "replay.h"
+#include "trace.h"
 #include "workload.h"
 
 namespace strata::workload {

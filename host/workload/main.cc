@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "names.h"
 #include "regular_file.h"
 #include "tool_cli.h"
 #include "workload.h"
@@ -13,10 +14,14 @@
 
 namespace {
 
-constexpr const char* kSynopsis =
-    "strata-import INPUT [--format auto|csv|torch|rmm|xla] [--device N] [-o OUT.csv] [--summary]\n"
-    "                     [--max-input-bytes N] [--xla-view executable|steps] [--xla-steps N] [--xla-module S]\n"
-    "                     [--tpu-pad]";
+// The usage line; the formats come from their table (workload.h: Formats).
+std::string Synopsis() {
+  return "strata-import INPUT [--format " +
+         strata::tool::JoinNames(strata::tool::NamesOf(strata::workload::Formats()), "|", "|") +
+         "] [--device N] [-o OUT.csv] [--summary]\n"
+         "                     [--max-input-bytes N] [--xla-view executable|steps] [--xla-steps N] [--xla-module S]\n"
+         "                     [--tpu-pad]";
+}
 constexpr const char* kDescription =
     "Converts a workload into the buffer-lifetime trace CSV (header id,lower,upper,size) that\n"
     "strata-replay reads, and prints a one-line summary on stderr (events, buffers, buffers live\n"
@@ -37,19 +42,12 @@ int Main(int argc, char** argv) {
   Format format = Format::kAuto;
   ImportOptions options;
   CLI::App app{kDescription, "strata-import"};
-  strata::cli::Setup(app, kSynopsis, kFooter);
+  strata::cli::Setup(app, Synopsis(), kFooter);
   app.add_option("INPUT", input, "the workload file: a PyTorch snapshot, an RMM log or a trace CSV")
       ->type_name("INPUT");
   strata::cli::AddTaken(
-      app, "--format", "F",
-      [&](const std::string& v) {
-        return ParseFormat(v, &format) ? "" : "unknown format '" + v + "' (auto, csv, torch, rmm, xla)";
-      },
-      "auto (default: by the first bytes), torch (a PyTorch memory snapshot:\n"
-      "torch.cuda.memory._dump_snapshot pickle, or JSON), rmm (an RMM\n"
-      "logging_resource_adaptor log), csv (a trace CSV, checked and rewritten), xla (an\n"
-      "XLA_FLAGS=--xla_dump_to=DIR dump: the directory or a *-buffer-assignment.txt;\n"
-      "a directory is xla whatever the format; docs/jax.md)");
+      app, "--format", "F", [&](const std::string& v) { return ParseFormat(v, &format) ? "" : UnknownFormat(v); },
+      FormatsHelp());
   AddXlaOptions(app, &options);
   strata::cli::AddTaken(
       app, "--device", "N",
@@ -74,11 +72,11 @@ int Main(int argc, char** argv) {
   if (input.empty()) return strata::cli::Usage("strata-import", "no input file");
   // -o is checked before the input is read (a long import must not be lost at the end), and must not be the input.
   if (!output.empty()) {
-    if (const std::string why = strata::sim::CheckWritableFile(output); !why.empty()) {
+    if (const std::string why = strata::tool::CheckWritableFile(output); !why.empty()) {
       std::fprintf(stderr, "strata-import: %s: cannot write it: %s\n", output.c_str(), why.c_str());
       return 2;
     }
-    if (const std::string clash = strata::sim::CheckOutputsApart({{"the input", input}}, {{"-o", output}});
+    if (const std::string clash = strata::tool::CheckOutputsApart({{"the input", input}}, {{"-o", output}});
         !clash.empty()) {
       std::fprintf(stderr, "strata-import: %s\n", clash.c_str());
       return 2;
@@ -99,7 +97,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "strata-import: %s: %s\n", output.c_str(), error.empty() ? "write failed" : error.c_str());
       return 1;
     }
-    if (const std::string why = strata::sim::WriteTextFile(output, csv.str()); !why.empty()) {
+    if (const std::string why = strata::tool::WriteTextFile(output, csv.str()); !why.empty()) {
       std::fprintf(stderr, "strata-import: %s: %s\n", output.c_str(), why.c_str());
       return 1;
     }

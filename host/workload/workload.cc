@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
+#include "names.h"
 #include "numbers.h"
+#include "regular_file.h"
 
 namespace strata::workload {
 namespace {
@@ -47,20 +48,37 @@ bool HasColumn(std::string_view line, std::string_view name) {
 
 }  // namespace
 
+const std::vector<FormatInfo>& Formats() {
+  static const std::vector<FormatInfo> formats{
+      {Format::kAuto, "auto", "by the first bytes"},
+      {Format::kCsv, "csv", "a trace CSV, checked and rewritten"},
+      {Format::kTorch, "torch", "a PyTorch memory snapshot: torch.cuda.memory._dump_snapshot\npickle, or JSON"},
+      {Format::kRmm, "rmm", "an RMM logging_resource_adaptor log"},
+      {Format::kXla, "xla",
+       "an XLA_FLAGS=--xla_dump_to=DIR dump: the directory or a\n*-buffer-assignment.txt; a directory is xla whatever "
+       "the format; docs/jax.md"},
+  };
+  return formats;
+}
+
 const char* FormatName(Format format) {
-  switch (format) {
-    case Format::kAuto:
-      return "auto";
-    case Format::kCsv:
-      return "csv";
-    case Format::kTorch:
-      return "torch";
-    case Format::kRmm:
-      return "rmm";
-    case Format::kXla:
-      return "xla";
+  for (const FormatInfo& f : Formats()) {
+    if (f.format == format) return f.name;
   }
   return "?";
+}
+
+std::string UnknownFormat(const std::string& text) {
+  return "unknown format '" + text + "' (" + tool::JoinNames(tool::NamesOf(Formats())) + ")";
+}
+
+std::string FormatsHelp() {
+  std::string help;
+  for (const FormatInfo& f : Formats()) {
+    help += (help.empty() ? "" : "\n") + std::string(f.name) + (f.format == Format::kAuto ? " (default)" : "") + ": " +
+            f.help;
+  }
+  return help;
 }
 
 bool ParseCount(const std::string& text, uint64_t* out) {
@@ -68,9 +86,9 @@ bool ParseCount(const std::string& text, uint64_t* out) {
 }
 
 bool ParseFormat(const std::string& text, Format* format) {
-  for (Format f : {Format::kAuto, Format::kCsv, Format::kTorch, Format::kRmm, Format::kXla}) {
-    if (text == FormatName(f)) {
-      *format = f;
+  for (const FormatInfo& f : Formats()) {
+    if (text == f.name) {
+      *format = f.format;
       return true;
     }
   }
@@ -146,35 +164,6 @@ bool Import(std::string_view data, Format format, const std::string& name, const
   return ok;
 }
 
-bool ReadInputFile(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file";
-    return false;
-  }
-  if (static_cast<uint64_t>(st.st_size) > limit) {
-    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-             std::to_string(limit);
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  data->assign(static_cast<size_t>(st.st_size), '\0');
-  in.read(data->data(), static_cast<std::streamsize>(data->size()));
-  if (static_cast<uint64_t>(in.gcount()) != data->size()) {
-    *error = path + ": read error";
-    return false;
-  }
-  return true;
-}
-
 bool ImportFile(const std::string& path, Format format, const ImportOptions& options, replay::Trace* trace,
                 ImportStats* stats, std::string* error) {
   *stats = ImportStats{};
@@ -191,7 +180,7 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
     return ImportXlaPath(path, options.xla_module, options.xla, options.max_input_bytes, trace, stats, nullptr, error);
   }
   std::string data;
-  if (!ReadInputFile(path, options.max_input_bytes, &data, error)) return false;
+  if (!tool::ReadRegularFile(path, options.max_input_bytes, &data, error)) return false;
   std::string e;
   if (!Import(data, format, BaseName(path), options, trace, stats, &e)) {
     // "byte N: ..." reads "PATH: byte N: ...", a line number "PATH:N: ..." as replay::LoadTrace writes it.

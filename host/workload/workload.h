@@ -18,7 +18,7 @@
 
 #include "json_reader.h"
 #include "pickle_reader.h"
-#include "replay.h"
+#include "trace.h"
 #include "xla_dump.h"
 #include "xla_proto.h"
 
@@ -26,8 +26,21 @@ namespace strata::workload {
 
 enum class Format { kAuto, kCsv, kTorch, kRmm, kXla };
 
-const char* FormatName(Format format);  // "auto", "csv", "torch", "rmm", "xla"
+// The formats a user names (strata-import, strata-replay and strata-compare --format, strata.compare(format=...)):
+// the one list their help texts, messages and Python name, in this order. A new importer is a row here and a case
+// in Import (tests/host/check_name_tables.py checks every consumer).
+struct FormatInfo {
+  Format format;
+  const char* name;  // "auto", "csv", "torch", "rmm", "xla"
+  const char* help;  // what it reads, for --help (may span lines)
+};
+const std::vector<FormatInfo>& Formats();
+const char* FormatName(Format format);
 bool ParseFormat(const std::string& text, Format* format);
+// "unknown format 'TEXT' (auto, csv, torch, rmm, xla)": every tool's message for a name ParseFormat refuses.
+std::string UnknownFormat(const std::string& text);
+// strata-import's --format help: each format's name and what it reads, one per line, "auto (default)" first.
+std::string FormatsHelp();
 // A decimal count of at most 19 digits (a command-line --device or byte limit); false for anything else.
 bool ParseCount(const std::string& text, uint64_t* out);
 
@@ -81,11 +94,6 @@ bool ImportTraceCsv(std::string_view data, const ImportOptions& options, replay:
 // By the first bytes: 0x80 a pickle, '{' or '[' JSON after any UTF-8 byte-order mark and blanks (both torch),
 // an RMM header, a trace CSV header, "BufferAssignment:" (xla); kAuto when none of these.
 Format DetectFormat(std::string_view data);
-
-// The whole of a regular file of at most `limit` bytes; false with "PATH: why" (cannot open and the errno
-// text, not a regular file, "byte 0: the file is N bytes, over the limit of L", read error). Every importer
-// that reads a file reads it with this.
-bool ReadInputFile(const std::string& path, uint64_t limit, std::string* data, std::string* error);
 
 // Any format, from memory or a file. Errors from ImportFile read "PATH: byte N: what" or "PATH:LINE: what".
 // ImportFile also takes an XLA dump directory, or a *-buffer-assignment.txt with its live ranges beside it.

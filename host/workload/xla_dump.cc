@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "regular_file.h"
 #include "tpu.h"
 #include "workload.h"
 #include "xla_proto.h"
@@ -605,7 +606,7 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   } else {
     // Any other file: a buffer-assignment text (refused: its live ranges cannot be found) or a protobuf.
     std::string data;
-    if (!ReadInputFile(path, max_input_bytes, &data, error)) return false;
+    if (!tool::ReadRegularFile(path, max_input_bytes, &data, error)) return false;
     if (!LooksLikeXlaAssignment(data)) {
       return ImportXlaProtoFile(path, options, max_input_bytes, trace, stats, parsed, error);
     }
@@ -617,12 +618,12 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   const std::string assignment_path = prefix + std::string(kAssignmentSuffix);
   const std::string live_path = prefix + std::string(kLiveRangeSuffix);
   std::string assignment, live;
-  if (!ReadInputFile(assignment_path, max_input_bytes, &assignment, error)) return false;
+  if (!tool::ReadRegularFile(assignment_path, max_input_bytes, &assignment, error)) return false;
   if (!Exists(live_path)) {
     *error = live_path + ": cannot open (the buffer assignment's live ranges are needed)";
     return false;
   }
-  if (!ReadInputFile(live_path, max_input_bytes, &live, error)) return false;
+  if (!tool::ReadRegularFile(live_path, max_input_bytes, &live, error)) return false;
   XlaModule module;
   if (!ParseXlaModule(assignment, live, &module, error)) {
     *error =
@@ -632,7 +633,7 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   // The values file, when present, states the total: a buffer assignment cut short after a whole line is caught.
   std::string values;
   if (Exists(prefix + std::string(kValuesSuffix)) &&
-      ReadInputFile(prefix + std::string(kValuesSuffix), max_input_bytes, &values, error)) {
+      tool::ReadRegularFile(prefix + std::string(kValuesSuffix), max_input_bytes, &values, error)) {
     const size_t at = values.find("Total bytes used: ");
     uint64_t total = 0, sum = 0;
     if (at != std::string::npos) {

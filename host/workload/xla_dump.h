@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "replay.h"
+#include "trace.h"
 
 namespace strata::workload {
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "proto_wire.h"
+#include "regular_file.h"
 #include "workload.h"
 
 namespace strata::workload {
@@ -689,7 +690,7 @@ bool ImportXlaProtoFile(const std::string& path, const XlaWorkloadOptions& optio
                         replay::Trace* trace, ImportStats* stats, XlaModule* parsed, std::string* error) {
   *stats = ImportStats{};
   std::string data;
-  if (!ReadInputFile(path, max_input_bytes, &data, error)) return false;
+  if (!tool::ReadRegularFile(path, max_input_bytes, &data, error)) return false;
   std::string name = path.substr(path.find_last_of('/') + 1);
   for (std::string_view suffix : {".hlo.pb", ".pb"}) {
     if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {

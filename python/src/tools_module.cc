@@ -19,9 +19,12 @@
 #include "devices.h"
 #include "explain.h"
 #include "gpu_replay.h"
+#include "hbm/hbm_config.h"
+#include "names.h"
 #include "policy.h"
 #include "replay.h"
 #include "report.h"
+#include "tpu.h"
 #include "workload.h"
 #include "xla_options.h"
 #ifdef STRATA_PY_HAVE_SIM
@@ -148,7 +151,7 @@ std::string ReplayGpu(const std::string& source, bool is_path, const std::string
       RunFailed(backend + " backend: " + error);
     }
   }
-  return "{\"trace\":\"" + strata::replay::JsonEscape(trace.name) + "\"," + strata::replay::GpuJson(r).substr(1);
+  return "{\"trace\":\"" + strata::tool::JsonEscape(trace.name) + "\"," + strata::replay::GpuJson(r).substr(1);
 }
 
 // strata-compare WORKLOAD --json - (and --csv -): one workload, a file in any format or CSV text.
@@ -178,7 +181,7 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   }
   strata::workload::Format format;
   if (!strata::workload::ParseFormat(format_text, &format)) {
-    BadInput("unknown format '" + format_text + "' (auto, csv, torch, rmm, xla)");
+    BadInput(strata::workload::UnknownFormat(format_text));
   }
   strata::workload::ImportOptions import;
   import.device = device;
@@ -202,10 +205,13 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   return {json, csv};
 }
 
-std::vector<std::string> Contenders() {
-  std::vector<std::string> names;
-  for (const strata::compare::Contender& c : strata::compare::AllContenders()) names.push_back(c.name);
-  return names;
+std::vector<std::string> Contenders() { return strata::tool::NamesOf(strata::compare::AllContenders()); }
+
+// The TPU device presets (tpu.h: TpuPresets) as (name, HBM bytes per device) pairs, in table order.
+std::vector<std::pair<std::string, uint64_t>> TpuPresets() {
+  std::vector<std::pair<std::string, uint64_t>> presets;
+  for (const strata::workload::TpuPreset& p : strata::workload::TpuPresets()) presets.emplace_back(p.name, p.hbm_bytes);
+  return presets;
 }
 
 }  // namespace
@@ -236,10 +242,15 @@ PYBIND11_MODULE(_tools, m) {
 #else
   m.attr("HAVE_SIM") = false;
 #endif
+  // The tables of names (host/tool/names.h): each list is defined once in C++, and Python reads it from there.
   m.def("gpu_policies", &strata::gpu::PolicyNames);
   m.def("contenders", &Contenders);
   m.def("explain", &Explain, py::arg("message"), py::arg("device"));
   m.def("devices", &strata::devices::ListJsonLines);
+  m.def("replay_backends", [] { return strata::tool::NamesOf(strata::replay::ReplayBackends()); });
+  m.def("formats", [] { return strata::tool::NamesOf(strata::workload::Formats()); });
+  m.def("hbm_presets", [] { return strata::tool::NamesOf(strata::hbm::HbmPresets()); });
+  m.def("tpu_presets", &TpuPresets);
   m.def("replay_strata", &ReplayStrata, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("sim"),
         py::arg("policy"), py::arg("compaction"), py::arg("capacity"), py::arg("granule"), py::arg("max_events"),
         py::arg("hbm_preset"), py::arg("firmware_path"), py::arg("options"));

@@ -17,7 +17,7 @@ from .device import (TORCH_STAT_KEYS, Buffer, Context, Device, backend_availabil
                      version)
 from .errors import *  # noqa: F401,F403 (Error, and InvalidArgumentError, NotFoundError, ...: one per status)
 from .errors import __all__ as _error_names
-from .tools import compare, contenders, devices, explain, gpu_policies, replay
+from .tools import FORMATS, HBM_PRESETS, REPLAY_BACKENDS, compare, contenders, devices, explain, gpu_policies, replay
 
 # The C API's constants (strata/strata.h, strata/gemm.h), for Context.gemm_buffers and Context.alloc.
 API_VERSION_MAJOR = _strata.API_VERSION_MAJOR
@@ -34,8 +34,8 @@ ALLOC_FLAG_NO_COMPACT = _strata.ALLOC_FLAG_NO_COMPACT
 __version__ = f"{API_VERSION_MAJOR}.{API_VERSION_MINOR}"  # the C API's version this package was built against
 
 __all__ = [
-    "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "Device",
+    "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "Device", "FORMATS",
     "GEMM_FLAGS_ALL", "GEMM_FLAG_ACCUMULATE", "GEMM_FLAG_INT8", "GEMM_FLAG_RELU", "GEMM_FLAG_ROUND", "GEMM_MAX_DIM",
-    "GEMM_MAX_QUANT_SHIFT", "TORCH_STAT_KEYS", "backend_availability", "backend_options", "backends", "compare",
-    "contenders", "devices", "explain", "gpu_policies", "open", "replay", "version",
+    "GEMM_MAX_QUANT_SHIFT", "HBM_PRESETS", "REPLAY_BACKENDS", "TORCH_STAT_KEYS", "backend_availability",
+    "backend_options", "backends", "compare", "contenders", "devices", "explain", "gpu_policies", "open", "replay", "version",
 ] + list(_error_names)

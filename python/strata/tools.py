@@ -23,7 +23,10 @@ try:
 except ImportError:  # the build has no strata-compare (nlohmann-json3-dev or the gpu-emu backend missing)
     _tools = None
 
-REPLAY_BACKENDS = ("host", "sim", "gpu-emu", "cuda")
+# The names a user picks, from the tables the C++ tools use (host/tool/names.h); empty without the tools module.
+REPLAY_BACKENDS = tuple(_tools.replay_backends()) if _tools else ()  # strata.replay(backend=...)
+FORMATS = tuple(_tools.formats()) if _tools else ()  # strata.compare(format=...)
+HBM_PRESETS = tuple(_tools.hbm_presets()) if _tools else ()  # strata.replay(hbm_preset=...), the sim backend's
 
 
 def _need_tools():

@@ -18,6 +18,8 @@ import shutil
 import subprocess
 import tempfile
 
+from .tools import _tools
+
 MEMORY_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
                  "generated_code_size_in_bytes", "peak_memory_in_bytes")
 

@@ -170,18 +170,24 @@ HbmConfig HbmConfig::Hbm3(uint64_t capacity_bytes) {
   return c;
 }
 
+const std::vector<HbmPreset>& HbmPresets() {
+  static const std::vector<HbmPreset> presets{
+      {"HBM2", [](uint64_t c) { return c ? HbmConfig::Hbm2(c) : HbmConfig::Hbm2(); }},
+      {"HBM2e", [](uint64_t c) { return c ? HbmConfig::Hbm2e(c) : HbmConfig::Hbm2e(); }},
+      {"HBM3", [](uint64_t c) { return c ? HbmConfig::Hbm3(c) : HbmConfig::Hbm3(); }},
+  };
+  return presets;
+}
+
 bool HbmConfig::FromName(const std::string& name, HbmConfig* out, uint64_t capacity_bytes) {
   const std::string n = Lower(name);
-  if (n == "hbm2") {
-    *out = capacity_bytes ? Hbm2(capacity_bytes) : Hbm2();
-  } else if (n == "hbm2e") {
-    *out = capacity_bytes ? Hbm2e(capacity_bytes) : Hbm2e();
-  } else if (n == "hbm3") {
-    *out = capacity_bytes ? Hbm3(capacity_bytes) : Hbm3();
-  } else {
-    return false;
+  for (const HbmPreset& p : HbmPresets()) {
+    if (n == Lower(p.name)) {
+      *out = p.make(capacity_bytes);
+      return true;
+    }
   }
-  return true;
+  return false;
 }
 
 const char* RefreshModeName(RefreshMode mode) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace strata::hbm {
 
@@ -126,9 +127,20 @@ struct HbmConfig {
   static HbmConfig Hbm2(uint64_t capacity_bytes = 8ull << 30);
   static HbmConfig Hbm2e(uint64_t capacity_bytes = 16ull << 30);
   static HbmConfig Hbm3(uint64_t capacity_bytes = 16ull << 30);
-  // "HBM2", "HBM2e", "HBM3" (case-insensitive); returns false for an unknown name.
+  // A preset of HbmPresets() by name (case-insensitive); false for an unknown name. capacity_bytes 0: the preset's.
   static bool FromName(const std::string& name, HbmConfig* out, uint64_t capacity_bytes = 0);
 };
+
+// The HBM presets a user picks by name (strata-sim --hbm, strata-replay --hbm, strata-mlp --hbm, the sim backend's
+// open option hbm_preset): the one list every option, message and help text names, in this order. A new preset is
+// a row here (tests/host/check_name_tables.py checks that every tool, Python and the docs follow).
+struct HbmPreset {
+  const char* name;                            // "HBM2", as users write it (its sources: docs/hbm.md)
+  HbmConfig (*make)(uint64_t capacity_bytes);  // capacity_bytes 0: the preset's own default
+};
+const std::vector<HbmPreset>& HbmPresets();
+// The preset every tool and the sim backend use when none is named.
+constexpr const char* kDefaultHbmPreset = "HBM2";
 
 const char* RefreshModeName(RefreshMode mode);
 // "xor-hash" or "linear": the names command-line options and open options use.

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "replay.h"
+#include "trace.h"
 #include "workload.h"
 
 namespace strata::fuzz {

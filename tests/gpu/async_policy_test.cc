@@ -234,7 +234,7 @@ TEST(AsyncConf, BadValuesNameTheVariable) {
       {"tf-async", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "-2", "invalid value '-2'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "-5", "invalid value '-5'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "1e3", "invalid value '1e3'"},
-      // Issue #32: one number reader (sim/cli/numbers.h). NaN passed "0 < F <= 1" (every comparison false)
+      // Issue #32: one number reader (host/tool/numbers.h). NaN passed "0 < F <= 1" (every comparison false)
       // and gave a 2^63-byte pool; MiB x 2^20 wrapped to a small reserve; hex and blanks were taken.
       {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "nan", "invalid memory fraction 'nan'"},
       {"jax-async", "XLA_CLIENT_MEM_FRACTION", "NaN-1", "invalid memory fraction 'NaN-1'"},

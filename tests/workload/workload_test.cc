@@ -19,7 +19,7 @@
 #include "json_reader.h"
 #include "numbers.h"
 #include "pickle_reader.h"
-#include "replay.h"
+#include "trace.h"
 
 namespace strata::workload {
 namespace {
@@ -994,7 +994,7 @@ TEST(Sizes, SumsBeyondWhatATraceCsvHoldsAreRefused) {
 }
 
 TEST(Numbers, OneReaderRefusesSignsBlanksHexNanAndOverflow) {
-  // sim/cli/numbers.h: what every option, environment variable and importer field reads numbers with.
+  // host/tool/numbers.h: what every option, environment variable and importer field reads numbers with.
   uint64_t u = 7;
   EXPECT_TRUE(cli::ParseDecimal("18446744073709551615", 0, UINT64_MAX, &u));
   EXPECT_EQ(u, UINT64_MAX);

@@ -5,8 +5,8 @@
 // docs promise is unchanged. Every tool's main runs its body through RunMain (host out of memory is a message and
 // exit status 1, not an abort), and every command line a tool prints quotes its words with ShellWord. Header-only;
 // depends on CLI11 alone.
-#ifndef STRATA_SIM_CLI_TOOL_CLI_H_
-#define STRATA_SIM_CLI_TOOL_CLI_H_
+#ifndef STRATA_HOST_TOOL_TOOL_CLI_H_
+#define STRATA_HOST_TOOL_TOOL_CLI_H_
 
 #include <CLI/CLI.hpp>
 #include <cctype>
@@ -212,4 +212,4 @@ inline CLI::Option* AddRepeated(CLI::App& app, const std::string& names, const s
 
 }  // namespace strata::cli
 
-#endif  // STRATA_SIM_CLI_TOOL_CLI_H_
+#endif  // STRATA_HOST_TOOL_TOOL_CLI_H_

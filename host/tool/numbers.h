@@ -1,9 +1,9 @@
 // The one reader of numbers from command-line options and environment variables: decimal digits only (no sign,
 // blank, "+", hex or octal unless a caller documents them), an overflow check instead of a wrap, and a finite
 // real in range (NaN and infinity refused). Header-only, standard library only, so the policies (host/gpu) and
-// the tools (sim/cli/tool_cli.h) share it.
-#ifndef STRATA_SIM_CLI_NUMBERS_H_
-#define STRATA_SIM_CLI_NUMBERS_H_
+// the tools (tool_cli.h) share it.
+#ifndef STRATA_HOST_TOOL_NUMBERS_H_
+#define STRATA_HOST_TOOL_NUMBERS_H_
 
 #include <cmath>
 #include <cstdint>
@@ -75,4 +75,4 @@ inline bool MultiplyChecked(uint64_t a, uint64_t b, uint64_t* out) {
 
 }  // namespace strata::cli
 
-#endif  // STRATA_SIM_CLI_NUMBERS_H_
+#endif  // STRATA_HOST_TOOL_NUMBERS_H_

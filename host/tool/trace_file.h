@@ -4,8 +4,8 @@
 // is optional, so a run that stops early still leaves a file the viewers open. A size bound drops events
 // past it and says so in each process's label. Knows nothing about Strata: device_timeline.h maps a
 // device's events onto it, strata-compare its policies' series.
-#ifndef STRATA_SIM_TIMELINE_TRACE_FILE_H_
-#define STRATA_SIM_TIMELINE_TRACE_FILE_H_
+#ifndef STRATA_HOST_TOOL_TRACE_FILE_H_
+#define STRATA_HOST_TOOL_TRACE_FILE_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -67,4 +67,4 @@ class TraceFile {
 
 }  // namespace strata::timeline
 
-#endif  // STRATA_SIM_TIMELINE_TRACE_FILE_H_
+#endif  // STRATA_HOST_TOOL_TRACE_FILE_H_

@@ -1,12 +1,13 @@
 // Reading a user's file safely: only a regular file, and only up to a size bound, so that a directory, a FIFO
 // (which would block), /dev/zero (which never ends) or a huge file gets a clear error instead of a hang or
-// memory exhaustion. Header-only, POSIX; used by the ELF and .npy loaders and strata-replay's trace reader.
+// memory exhaustion (CheckRegularFile; ReadRegularFile reads such a file whole). Header-only, POSIX; used by the ELF
+// and .npy loaders, the trace reader, the importers and strata-compare's --merge.
 // And the same for a file to write: checked before a run without creating it, so output that cannot be written
 // fails fast; written under a temporary name beside it and renamed over it once complete (ReplacingFile), so a
 // refused, failed or killed run leaves the old file or none, never a partial one; and kept apart from the run's
 // inputs and other outputs (CheckOutputsApart), so a tool never overwrites what it reads.
-#ifndef STRATA_SIM_REGULAR_FILE_H_
-#define STRATA_SIM_REGULAR_FILE_H_
+#ifndef STRATA_HOST_TOOL_REGULAR_FILE_H_
+#define STRATA_HOST_TOOL_REGULAR_FILE_H_
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,10 +18,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
-namespace strata::sim {
+namespace strata::tool {
 
 // "" when `path` names a regular file of at most `max_bytes`; else what is wrong ("not a regular file
 // (a directory)", "larger than 1024 MiB", the errno text).
@@ -34,6 +36,38 @@ inline std::string CheckRegularFile(const std::string& path, uint64_t max_bytes)
     return "larger than " + std::to_string(max_bytes >> 20) + " MiB (" + std::to_string(st.st_size) + " bytes)";
   }
   return "";
+}
+
+// Reads the regular file `path` of at most `limit` bytes whole into *data. False with *error set to "PATH: cannot
+// open: WHY", "PATH: not a regular file", "PATH: byte 0: the file is N bytes, over the limit of LIMIT" or "PATH: read
+// error" otherwise; *data is then unspecified. The one reader of a whole input file (importers, reports to merge).
+inline bool ReadRegularFile(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": not a regular file";
+    return false;
+  }
+  if (static_cast<uint64_t>(st.st_size) > limit) {
+    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+             std::to_string(limit);
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  data->assign(static_cast<size_t>(st.st_size), '\0');
+  in.read(data->data(), static_cast<std::streamsize>(data->size()));
+  if (static_cast<uint64_t>(in.gcount()) != data->size()) {
+    *error = path + ": read error";
+    return false;
+  }
+  return true;
 }
 
 // The directory `path` is in ("." for a bare name).
@@ -229,6 +263,6 @@ inline std::string CheckOutputsApart(const std::vector<NamedFile>& inputs, const
   return "";
 }
 
-}  // namespace strata::sim
+}  // namespace strata::tool
 
-#endif  // STRATA_SIM_REGULAR_FILE_H_
+#endif  // STRATA_HOST_TOOL_REGULAR_FILE_H_
