@@ -250,8 +250,7 @@ std::string PageNote(const WorkloadReport& w) {
     what = "the device (" + tool::HumanBytes(w.capacity_bytes) + ") is smaller than one " + p +
            " GPU page: no GPU policy can allocate anything";
   } else if (w.max_load_bytes < page) {
-    what =
-        "the workload (max load " + tool::HumanBytes(w.max_load_bytes) + ") is smaller than one " + p + " GPU page";
+    what = "the workload (max load " + tool::HumanBytes(w.max_load_bytes) + ") is smaller than one " + p + " GPU page";
   } else if (std::min(w.capacity_bytes, w.max_load_bytes) < kPagesThatDecide * page) {
     what = "the " + std::string(w.capacity_bytes < w.max_load_bytes ? "device" : "workload") + " is only " +
            std::to_string(std::min(w.capacity_bytes, w.max_load_bytes) / page) + " GPU pages of " + p;

@@ -545,6 +545,13 @@ bool Merge(const std::vector<std::vector<WorkloadReport>>& parts, std::vector<Wo
         *error = "two reports disagree about workload '" + tool::Printable(w.name) + "' (different files of one name?)";
         return false;
       }
+      // A job of Strata's contenders alone knows no GPU page; any job with a GPU contender does, and all agree.
+      if (m.gpu_page_bytes == 0) m.gpu_page_bytes = w.gpu_page_bytes;
+      if (w.gpu_page_bytes != 0 && w.gpu_page_bytes != m.gpu_page_bytes) {
+        *error = "two reports disagree about workload '" + tool::Printable(w.name) + "': GPU pages of " +
+                 std::to_string(m.gpu_page_bytes) + " and " + std::to_string(w.gpu_page_bytes) + " bytes";
+        return false;
+      }
       for (const Run& r : w.runs) {
         if (const char* field = ControlCharacterIn(w, r)) {
           *error = "workload '" + tool::Printable(w.name) + "': run '" + tool::Printable(r.contender) +

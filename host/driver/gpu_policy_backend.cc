@@ -346,8 +346,17 @@ Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, stra
     s.ptr = Tenants(s.context).policy->Allocate(s.bytes, 0, &oom);
     if (s.ptr != 0) HeapEvent("move", live[i], from, s.ptr);
     if (s.ptr == 0) {
-      // Cannot happen for the frameworks' allocators (the same requests into emptied pools); say so if it does.
-      return {STRATA_DATA_LOSS, "defragmentation could not place a buffer again: " + oom.message};
+      // The same requests into emptied pools can still fail: a pool of several regions sized exactly to what was
+      // asked packs differently in address order, and the device may have no room to extend it. Those buffers are
+      // lost (their contents were on the host only), as they would be in the framework: each is released so that
+      // nothing refers to memory the policy no longer holds, and the caller hears DATA_LOSS.
+      const size_t lost = live.size() - i;  // this one and those after it, not placed again yet
+      for (size_t j = i; j < live.size(); ++j) {
+        slots_[live[j]].live = false;
+        slots_[live[j]].ptr = 0;
+      }
+      return {STRATA_DATA_LOSS, "defragmentation could not place " + std::to_string(lost) +
+                                    " buffer(s) again, which are lost: " + oom.message};
     }
     if (!copies[i].empty() && !driver_->Write(s.ptr, copies[i].data(), s.bytes)) {
       return {STRATA_DATA_LOSS, "defragmentation could not copy a buffer back to the device"};

@@ -35,7 +35,28 @@ bool Allocate(strata_device* d, strata_context ctx, const TraceBuffer& b, size_t
     if (defragment && oom.kind == STRATA_OOM_FRAGMENTATION) {
       strata_compact_result cr{};
       cr.struct_size = sizeof cr;
-      if (strata_compact(d, ctx, nullptr, &cr) != STRATA_OK) {
+      const strata_status cs = strata_compact(d, ctx, nullptr, &cr);
+      if (cs == STRATA_DATA_LOSS) {
+        // Defragment() could not place every buffer again: those buffers are lost and the run cannot go on. This
+        // request fails (fragmentation) and the replay stops here (result->stopped).
+        ++r.failed_allocs;
+        *handle = 0;
+        *failed = oom.kind;
+        r.stopped = true;
+        if (r.first_oom_event < 0) {
+          r.first_oom_event = static_cast<int64_t>(event);
+          r.first_oom_buffer_id = b.id;
+          r.first_oom_kind = strata_oom_kind_name(oom.kind);
+          r.first_oom_message = message + " Then Defragment(): " + strata_last_error_message();
+          r.first_oom_reserved_bytes = oom.reserved_bytes;
+          r.first_oom_live_bytes = oom.live_bytes;
+          r.first_oom_request_bytes = oom.request_bytes;
+          r.first_oom_largest_free_bytes = oom.largest_free_block_bytes;
+          r.first_oom_limit_bytes = oom.limit_bytes;
+        }
+        return true;
+      }
+      if (cs != STRATA_OK) {
         *error = ApiError("strata_compact");
         return false;
       }
@@ -152,6 +173,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
         return false;
       }
     }
+    if (r.stopped) break;  // Defragment() lost buffers: nothing after this event can be replayed faithfully
     if (options.series) {
       strata_memory_stats now{};
       now.struct_size = sizeof now;

@@ -64,6 +64,9 @@ struct GpuReplayResult {
   // GpuReplay failed because the backend refused the options (INVALID_ARGUMENT: an unknown policy or GPU
   // preset, a bad value): the caller's input, not a device that failed.
   bool options_refused = false;
+  // Defragment() could not place every buffer again (a fragmentation OOM that lost buffers): the replay stopped at
+  // first_oom_event, so events < events_total.
+  bool stopped = false;
 };
 
 // A RESOURCE_EXHAUSTED allocation is counted and its buffer skipped; anything else returns false with *error.
