@@ -1,6 +1,6 @@
 include_guard(GLOBAL)
 # What a test needs to run: every CTest test carries at least one of these labels (besides any area labels such
-# as host, compare, gemm), and scripts choose tests by them, never by lists of names (docs/testing.md):
+# as host, compare, gemm), and scripts choose tests by them, never by lists of names (README.md, Tests):
 #   unit   host code only: registered in every configuration (the sanitizer one, STRATA_BUILD_SIM=OFF, too),
 #          seconds each, deterministic; scripts/test-sanitizers.sh runs exactly these under ASan + UBSan
 #   sim    the Verilated chip (STRATA_BUILD_SIM=ON) or the firmware images that run on it
