@@ -4,7 +4,8 @@ include_guard(GLOBAL)
 #   unit   host code only: registered in every configuration (the sanitizer one, STRATA_BUILD_SIM=OFF, too),
 #          seconds each, deterministic; scripts/test-sanitizers.sh runs exactly these under ASan + UBSan
 #   sim    the Verilated chip (STRATA_BUILD_SIM=ON) or the firmware images that run on it
-#   perf   measures time or memory (benchmark smoke runs, peak-RSS bounds): meaningless under a sanitizer
+#   perf   measures or limits time or memory (benchmark smoke runs, peak-RSS bounds, a 64 MiB address space):
+#          meaningless under a sanitizer, which reserves terabytes of address space and doubles the memory
 #   python the Python package (import strata) or third-party Python modules
 #   build  configures, builds, installs or lints the tree itself (SDK install, PGO, clang-format)
 #   cuda   a real NVIDIA GPU (skipped without one)
