@@ -98,14 +98,16 @@ endfunction()
 
 # A command-line test that checks both the exit status and the output (a PASS_REGULAR_EXPRESSION alone
 # would pass a program that crashes after printing its message):
-#   strata_add_expect_test(NAME n STATUS 2 REGEX "msg" [SKIP_REGEX "why"] [LABELS l...] [TIMEOUT s] [CHECK_FILE f]
+#   strata_add_expect_test(NAME n STATUS 2 REGEX "msg" [SKIP_REGEX "why"] LABELS l... [TIMEOUT s] [CHECK_FILE f]
 #                          COMMAND prog args...)
+# LABELS name what it needs (cmake/StrataTesting.cmake), with any area labels.
 set(STRATA_EXPECT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/ExpectOutput.cmake)
 function(strata_add_expect_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;STATUS;REGEX;SKIP_REGEX;TIMEOUT;CHECK_FILE" "LABELS;COMMAND")
   if(NOT arg_NAME OR "${arg_STATUS}" STREQUAL "" OR NOT arg_COMMAND)
     message(FATAL_ERROR "strata_add_expect_test: NAME, STATUS and COMMAND are required")
   endif()
+  strata_check_test_needs(${arg_NAME} ${arg_LABELS})
   set(check)
   if(arg_CHECK_FILE)
     set(check "-DCHECK_FILE=${arg_CHECK_FILE}")
@@ -115,9 +117,7 @@ function(strata_add_expect_test)
   endif()
   add_test(NAME ${arg_NAME} COMMAND ${CMAKE_COMMAND} -DSTATUS=${arg_STATUS} "-DREGEX=${arg_REGEX}" ${check}
                                     -P ${STRATA_EXPECT_SCRIPT} -- ${arg_COMMAND})
-  if(arg_LABELS)
-    set_tests_properties(${arg_NAME} PROPERTIES LABELS "${arg_LABELS}")
-  endif()
+  set_tests_properties(${arg_NAME} PROPERTIES LABELS "${arg_LABELS}")
   if(arg_TIMEOUT)
     set_tests_properties(${arg_NAME} PROPERTIES TIMEOUT ${arg_TIMEOUT})
   endif()

@@ -86,8 +86,8 @@ install(FILES ${CMAKE_BINARY_DIR}/StrataConfig.cmake ${CMAKE_BINARY_DIR}/StrataC
 file(RELATIVE_PATH pc_to_prefix ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 
 # The static option: libstrata.a, one archive with the driver, every backend and what they are made of
-# (cmake/StrataStaticArchive.cmake), as the imported target Strata::driver_static and strata-static.pc.
-option(STRATA_INSTALL_STATIC "Also build and install libstrata.a (Strata::driver_static, pkg-config strata-static)" ON)
+# (cmake/StrataStaticArchive.cmake), as the imported target Strata::driver_static and strata-static.pc
+# (option STRATA_INSTALL_STATIC, declared in the top CMakeLists.txt).
 if(STRATA_INSTALL_STATIC)
   include(StrataStaticArchive)
   find_package(ZLIB REQUIRED)  # imported in the subfolders that use them; seen here too, to walk them

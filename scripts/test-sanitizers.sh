@@ -1,30 +1,39 @@
 #!/usr/bin/env bash
-# Runs the allocator's, the runtime decoder's, the firmware's host tests' (drivers, GEMM kernel and runtime on the chip model:
-# docs/firmware-testing.md), the file readers', the GPU policies' and the driver core's unit tests under AddressSanitizer +
-# UndefinedBehaviorSanitizer (build/asan), then every libFuzzer target (tests/fuzz: allocator, decoder, whole runtime, ELF, .npy, trace CSV,
-# PyTorch pickle and JSON, RMM log) for a bounded time each (build/fuzz, clang), each starting from a scratch copy of its committed seed corpus
-# (tests/fuzz/corpus/<target>; the repository is never written). Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 12: about a minute
-# for the nine targets, JOBS at a time).
-# Environment: JOBS (default 2), BUILD_ROOT (default <repo>/build), CTEST_REGEX (default: the allocator).
+# Builds everything the sanitizer configuration has (STRATA_BUILD_SIM=OFF: the host code, build/asan) under
+# AddressSanitizer + UndefinedBehaviorSanitizer and runs the tests labelled `unit` (cmake/StrataTesting.cmake: host code
+# only, seconds each; build.test_labels shows the selection holds compare.* and workload.*), then every libFuzzer
+# target (build/fuzz, clang; the list CMake writes, tests/fuzz) for a bounded time each, each starting from a scratch
+# copy of its committed seed corpus (tests/fuzz/corpus/<target>; the repository is never written).
+# Usage: scripts/test-sanitizers.sh [FUZZ_SECONDS] (default 12: about a minute for the targets, JOBS at a time).
+# Environment: JOBS (default 2), BUILD_ROOT (default <repo>/build).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build_root="${BUILD_ROOT:-$root/build}"
 jobs="${JOBS:-2}"
 fuzz_seconds="${1:-12}"
-regex="${CTEST_REGEX:-AllocatorConformance|Compaction|RandomOps|TraceReplay|MalformedTrace|Capacity|strata_replay|RuntimeDecoder|^firmware\.host\.|^readers\.|^gpu\.|^host\.core\.|^host\.gpu_emu\.}"
 
 echo "== ASan+UBSan unit tests ($build_root/asan)" >&2
 cmake -S "$root" -B "$build_root/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTRATA_BUILD_SIM=OFF -DSTRATA_BUILD_FIRMWARE_IMAGES=OFF -DSTRATA_SANITIZE=ON >&2
-cmake --build "$build_root/asan" -j "$jobs" --target alloc_test strata-replay runtime_decoder_test firmware_host_test reader_test gpu_test driver_core_test gpu_emu_test >&2
+cmake --build "$build_root/asan" -j "$jobs" >&2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$build_root/asan" -R "$regex" --output-on-failure -j "$jobs"
+  ctest --test-dir "$build_root/asan" -L '^unit$' --output-on-failure -j "$jobs"
 
 echo "== libFuzzer targets for ${fuzz_seconds}s each ($build_root/fuzz)" >&2
 CC=clang CXX=clang++ cmake -S "$root" -B "$build_root/fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTRATA_BUILD_SIM=OFF -DSTRATA_BUILD_FIRMWARE_IMAGES=OFF -DSTRATA_FUZZ=ON >&2
-fuzzers=(alloc_fuzz runtime_decoder_fuzz runtime_fuzz elf_loader_fuzz npy_fuzz trace_csv_fuzz torch_pickle_fuzz torch_json_fuzz
-  rmm_log_fuzz xla_proto_fuzz)
+# The targets tests/fuzz/CMakeLists.txt registers, one "NAME PATH" file each (strata_add_fuzzer), built alone.
+declare -A fuzzer_path=()
+shopt -s nullglob
+for list in "$build_root/fuzz/fuzzers"/*.txt; do
+  read -r name path <"$list"
+  fuzzer_path[$name]=$path
+done
+if [ "${#fuzzer_path[@]}" = 0 ]; then
+  echo "test-sanitizers: $build_root/fuzz/fuzzers lists no fuzz target" >&2
+  exit 1
+fi
+mapfile -t fuzzers < <(printf '%s\n' "${!fuzzer_path[@]}" | sort)
 cmake --build "$build_root/fuzz" -j "$jobs" --target "${fuzzers[@]}" >&2
 # JOBS fuzzers at a time (each is one process on one core); each one's output goes to its log, printed when it ends.
 run_fuzzer() {
@@ -34,7 +43,7 @@ run_fuzzer() {
   cp "$root/tests/fuzz/corpus/$fuzzer"/* "$corpus"/
   local seeds
   seeds=$(ls "$corpus" | wc -l)
-  if "$build_root/fuzz/tests/firmware/fuzz/$fuzzer" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
+  if "${fuzzer_path[$fuzzer]}" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
     -artifact_prefix="$build_root/fuzz/$fuzzer-" "$corpus" >"$log" 2>&1; then
     echo "== $fuzzer (${fuzz_seconds}s from $seeds seeds): OK; final stats:" >&2
     grep '^stat::' "$log" >&2 || true

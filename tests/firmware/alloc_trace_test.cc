@@ -2,6 +2,8 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -104,7 +106,13 @@ struct BadTrace {
   std::string error;
 };
 
-void PrintTo(const BadTrace& t, std::ostream* os) { *os << "error " << t.error; }
+// The printed value becomes the CTest name (gtest_discover_tests): only characters a CMake list and a shell keep.
+void PrintTo(const BadTrace& t, std::ostream* os) {
+  *os << "error ";
+  for (char c : t.error) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || std::strchr(" '()_:.,-", c) != nullptr) *os << c;
+  }
+}
 
 class MalformedTrace : public ::testing::TestWithParam<BadTrace> {};
 
