@@ -1,6 +1,6 @@
-"""The command-line tools of a pip-installed strata: strata-replay, strata-compare, strata-import (and strata-sim
-where the wheel was built with the sim backend) are console scripts that run the programs installed in the package,
-strata/bin/, with the same arguments, standard streams and exit status (pyproject.toml)."""
+"""The command-line tools of a pip-installed strata: strata-replay, strata-compare, strata-import, strata-fit,
+strata-explain (and strata-sim where the wheel was built with the sim backend) are console scripts that run the programs
+installed in the package, strata/bin/, with the same arguments, standard streams and exit status (pyproject.toml)."""
 import os
 import sys
 
@@ -32,3 +32,11 @@ def import_():
 
 def sim():
     return _run("strata-sim")
+
+
+def fit():
+    return _run("strata-fit")
+
+
+def explain():
+    return _run("strata-explain")

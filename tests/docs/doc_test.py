@@ -210,7 +210,7 @@ class Session:
 def test_file(args):
     path = os.path.abspath(args.file)
     root, build = os.path.abspath(args.root), os.path.abspath(args.build)
-    tools = [os.path.join(build, d) for d in ("host/compare", "host/replay", "host/workload", "sim", "examples")]
+    tools = [os.path.join(build, d) for d in ("host/compare", "host/replay", "host/workload", "host/fit", "sim", "examples")]
     env = dict(os.environ, PATH=os.pathsep.join(tools + [os.environ.get("PATH", "/usr/bin:/bin")]))
     env.pop("PYTHONPATH", None)
     cwd = workdir(root, build)
