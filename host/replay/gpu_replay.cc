@@ -17,6 +17,25 @@ namespace {
 
 std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
 
+// Counts a failed allocation of `b` (event `event`, whose OOM is `oom`) and records it if it is the first.
+void CountFailure(const TraceBuffer& b, size_t event, const strata_oom_info& oom, const std::string& message,
+                  strata_buffer* handle, strata_oom_kind* failed, GpuReplayResult* result) {
+  GpuReplayResult& r = *result;
+  ++r.failed_allocs;
+  *handle = 0;
+  *failed = oom.kind;
+  if (r.first_oom_event >= 0) return;
+  r.first_oom_event = static_cast<int64_t>(event);
+  r.first_oom_buffer_id = b.id;
+  r.first_oom_kind = strata_oom_kind_name(oom.kind);
+  r.first_oom_message = message;
+  r.first_oom_reserved_bytes = oom.reserved_bytes;
+  r.first_oom_live_bytes = oom.live_bytes;
+  r.first_oom_request_bytes = oom.request_bytes;
+  r.first_oom_largest_free_bytes = oom.largest_free_block_bytes;
+  r.first_oom_limit_bytes = oom.limit_bytes;
+}
+
 // Allocates `b` (event `event`): on RESOURCE_EXHAUSTED counts the failure, records the first one, sets *failed to
 // its kind and leaves *handle 0; with `defragment`, a fragmentation OOM first gets JAX's Defragment() and one retry.
 // Any other error returns false with *error.
@@ -39,21 +58,8 @@ bool Allocate(strata_device* d, strata_context ctx, const TraceBuffer& b, size_t
       if (cs == STRATA_DATA_LOSS) {
         // Defragment() could not place every buffer again: those buffers are lost and the run cannot go on. This
         // request fails (fragmentation) and the replay stops here (result->stopped).
-        ++r.failed_allocs;
-        *handle = 0;
-        *failed = oom.kind;
+        CountFailure(b, event, oom, message + " Then Defragment(): " + strata_last_error_message(), handle, failed, &r);
         r.stopped = true;
-        if (r.first_oom_event < 0) {
-          r.first_oom_event = static_cast<int64_t>(event);
-          r.first_oom_buffer_id = b.id;
-          r.first_oom_kind = strata_oom_kind_name(oom.kind);
-          r.first_oom_message = message + " Then Defragment(): " + strata_last_error_message();
-          r.first_oom_reserved_bytes = oom.reserved_bytes;
-          r.first_oom_live_bytes = oom.live_bytes;
-          r.first_oom_request_bytes = oom.request_bytes;
-          r.first_oom_largest_free_bytes = oom.largest_free_block_bytes;
-          r.first_oom_limit_bytes = oom.limit_bytes;
-        }
         return true;
       }
       if (cs != STRATA_OK) {
@@ -65,20 +71,7 @@ bool Allocate(strata_device* d, strata_context ctx, const TraceBuffer& b, size_t
       st = strata_alloc(d, ctx, b.size, 0, 0, handle);
     }
     if (st == STRATA_RESOURCE_EXHAUSTED) {
-      ++r.failed_allocs;
-      *handle = 0;
-      *failed = oom.kind;
-      if (r.first_oom_event < 0) {
-        r.first_oom_event = static_cast<int64_t>(event);
-        r.first_oom_buffer_id = b.id;
-        r.first_oom_kind = strata_oom_kind_name(oom.kind);
-        r.first_oom_message = message;
-        r.first_oom_reserved_bytes = oom.reserved_bytes;
-        r.first_oom_live_bytes = oom.live_bytes;
-        r.first_oom_request_bytes = oom.request_bytes;
-        r.first_oom_largest_free_bytes = oom.largest_free_block_bytes;
-        r.first_oom_limit_bytes = oom.limit_bytes;
-      }
+      CountFailure(b, event, oom, message, handle, failed, &r);
       return true;
     }
   }
