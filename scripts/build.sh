@@ -7,6 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 ./scripts/setup.sh
+. ./scripts/compiler-cache.sh
 if [ ! -f build/CMakeCache.txt ]; then
   echo "build: configuring (first run)" >&2
   cmake --preset default >/dev/null

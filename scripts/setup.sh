@@ -6,6 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
   build-essential cmake ninja-build pkg-config python3
+  ccache  # scripts/compiler-cache.sh
   verilator libsystemc-dev zlib1g-dev
   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf
   googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev

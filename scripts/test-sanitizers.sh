@@ -11,6 +11,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build_root="${BUILD_ROOT:-$root/build}"
 jobs="${JOBS:-2}"
 fuzz_seconds="${1:-12}"
+. "$root/scripts/compiler-cache.sh"
 
 echo "== ASan+UBSan unit tests ($build_root/asan)" >&2
 cmake -S "$root" -B "$build_root/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -5,6 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 ./scripts/build.sh
+. ./scripts/compiler-cache.sh  # for the builds the tests start too (python.wheel); after setup installed ccache
 ctest --preset default
 if [ "${STRATA_SKIP_SANITIZERS:-0}" = 1 ]; then
   echo "test: the sanitizer and fuzzing pass SKIPPED (STRATA_SKIP_SANITIZERS=1)" >&2
