@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "compare.h"
+#include "families.h"
 #include "json_lines.h"
 #include "text.h"
 
@@ -72,7 +73,10 @@ bool RunSetting(const replay::Trace& trace, const Setting& setting, const device
     return false;
   }
   compare::Options o;
-  o.gpu_options = gpu_options;
+  // torch_version is an option of the torch policies only.
+  for (const auto& [k, v] : gpu_options) {
+    if (k != "torch_version" || IsTorch(c.name)) o.gpu_options[k] = v;
+  }
   for (const auto& [k, v] : setting.options) o.gpu_options[k] = v;
   // The GPU's own preset for what the policies read of it beyond its memory (TensorFlow's reserve rule reads the
   // compute capability); its total and context are passed as the capacity.
@@ -137,7 +141,7 @@ Setting Plain(const std::string& contender, const std::string& line, int tier) {
 
 }  // namespace
 
-std::vector<Setting> Candidates(const std::string& contender) {
+std::vector<Setting> Candidates(const std::string& contender, uint64_t least_split_mb) {
   std::vector<Setting> s;
   if (IsJax(contender)) {
     s.push_back(Plain("jax", "XLA_PYTHON_CLIENT_PREALLOCATE=true XLA_PYTHON_CLIENT_ALLOCATOR=bfc (the defaults)", 1));
@@ -156,8 +160,9 @@ std::vector<Setting> Candidates(const std::string& contender) {
     s.push_back(Plain("tf-growth", "TF_FORCE_GPU_ALLOW_GROWTH=true", 1));
     s.push_back(Plain("tf-async", "TF_GPU_ALLOCATOR=cuda_malloc_async", 1));
   } else if (IsTorch(contender)) {
-    // max_split_size_mb must be above 20 (PyTorch's parseMaxSplitSize: > kLargeBuffer / 1 MiB).
-    for (int mb : {21, 32, 64, 128, 256, 512, 1024, 2048}) {
+    // From the least value the release accepts (20 from PyTorch 2.9, 21 before) up, doubling from 32.
+    for (uint64_t mb : {least_split_mb, uint64_t{32}, uint64_t{64}, uint64_t{128}, uint64_t{256}, uint64_t{512},
+                        uint64_t{1024}, uint64_t{2048}}) {
       s.push_back({"torch",
                    {{"max_split_size_mb", std::to_string(mb)}},
                    "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:" + std::to_string(mb),
@@ -216,7 +221,9 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
     return true;
   };
   bool ok = false;
-  for (const Setting& s : Candidates(contender)) {
+  uint64_t least_split_mb = 0;
+  if (!gpu::LeastMaxSplitSizeMb(options.gpu_options, &least_split_mb, error)) return false;
+  for (const Setting& s : Candidates(contender, least_split_mb)) {
     if (!consider(s, &ok)) return false;
   }
   // The fraction JAX's BFC may take: the least that completes, searched in hundredths above the default 0.75.

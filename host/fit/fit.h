@@ -93,8 +93,9 @@ bool RunSetting(const replay::Trace& trace, const Setting& setting, const device
                 const std::map<std::string, std::string>& gpu_options, bool record, Outcome* out, std::string* error);
 
 // The settings of the contender's framework worth trying when it fails (fraction searches are done by FindFix):
-// each with the exact line to set.
-std::vector<Setting> Candidates(const std::string& contender);
+// each with the exact line to set. `least_split_mb`: the least max_split_size_mb the user's PyTorch accepts
+// (gpu::LeastMaxSplitSizeMb).
+std::vector<Setting> Candidates(const std::string& contender, uint64_t least_split_mb);
 // Searches the framework's settings for the cheapest one that completes on `device`. Cheapest: the lowest tier, then
 // the fewest bytes moved, the fewest synchronisations, the least peak reserved memory and the fewest device calls
 // (docs/fit.md); the first tried among equals.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "devices.h"
+#include "families.h"
 #include "fit.h"
 #include "policy.h"
 #include "regular_file.h"
@@ -18,7 +19,8 @@
 namespace {
 
 constexpr const char* kSynopsis =
-    "strata-fit WORKLOAD [--devices LIST] [--policies LIST] [--no-search] [--no-fixes] [--option page_bytes=N]\n"
+    "strata-fit WORKLOAD [--devices LIST] [--policies LIST] [--no-search] [--no-fixes] [--option "
+    "page_bytes=N|torch_version=M.N]\n"
     "                  [--format F] [--json FILE] [--csv FILE] [--svg FILE] [--quiet] [--no-table]\n"
     "       strata-fit --process POLICY:WORKLOAD[:NAME=VALUE,...] --process ... --devices GPU [--json FILE]\n"
     "       strata-fit --list-devices [--json -]";
@@ -81,13 +83,22 @@ int Main(int argc, char** argv) {
       app, "--option", "N=V",
       [&](const std::string& v) -> std::string {
         const size_t eq = v.find('=');
-        if (eq == std::string::npos || v.substr(0, eq) != "page_bytes") {
-          return "--option '" + v + "': only page_bytes=N (the GPU's granule); settings are what strata-fit searches";
+        const std::string key = eq == std::string::npos ? v : v.substr(0, eq);
+        if (eq == std::string::npos || (key != "page_bytes" && key != "torch_version")) {
+          return "--option '" + v +
+                 "': only page_bytes=N (the GPU's granule) and torch_version=M.N; settings are what strata-fit "
+                 "searches";
         }
-        options.gpu_options["page_bytes"] = v.substr(eq + 1);
+        if (key == "torch_version") {
+          uint64_t least = 0;
+          std::string error;
+          if (!gpu::LeastMaxSplitSizeMb({{key, v.substr(eq + 1)}}, &least, &error)) return "--option: " + error;
+        }
+        options.gpu_options[key] = v.substr(eq + 1);
         return "";
       },
-      "page_bytes=N: the emulated GPU's allocation granule (default 2 MiB)");
+      "page_bytes=N: the emulated GPU's allocation granule (default 2 MiB);\n"
+      "torch_version=M.N: the PyTorch release whose settings rules the torch policies follow (default 2.9)");
   cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {

@@ -64,6 +64,19 @@ bool ParseTorchVersion(const std::string& s, TorchVersion* out) {
   return true;
 }
 
+// The option torch_version, if given, into *version (left at the default otherwise).
+bool ReadTorchVersion(const std::map<std::string, std::string>& options, TorchVersion* version, std::string* error) {
+  auto it = options.find("torch_version");
+  if (it == options.end() || ParseTorchVersion(it->second, version)) return true;
+  *error = "option torch_version: '" + it->second + "' is not a PyTorch release (MAJOR.MINOR, 1.10 or later, e.g. " +
+           kDefaultTorchVersion + " or 2.8)";
+  return false;
+}
+
+// The least max_split_size_mb / max_non_split_rounding_mb a release accepts: kLargeBuffer / 1 MiB (20) from 2.9,
+// one more up to 2.8.
+uint64_t LeastSplitMb(bool newer) { return kTorchLargeBuffer / kMiB + (newer ? 0 : 1); }
+
 // CUDAAllocatorConfig::parseArgs over one settings string. `source` names where it came from
 // (PYTORCH_CUDA_ALLOC_CONF or an option) and starts every error, so the user sees which variable is bad.
 class ConfParser {
@@ -137,7 +150,7 @@ class ConfParser {
     uint64_t mb = 0;
     if (!Consume(++i, ':') || !Value(++i, "Error, expecting " + key + " value") || !Number(t_[i], &mb)) return false;
     const uint64_t least = kTorchLargeBuffer / kMiB;
-    if (newer_ ? mb < least : mb <= least) {
+    if (mb < LeastSplitMb(newer_)) {
       return Fail("CachingAllocator option " + key + " too small, must be " + (newer_ ? ">= " : "> ") +
                   std::to_string(least));
     }
@@ -234,6 +247,13 @@ std::vector<PolicyOption> CachingPolicyOptions(const std::string& name) {
   return o;
 }
 
+bool LeastMaxSplitSizeMb(const std::map<std::string, std::string>& options, uint64_t* mb, std::string* error) {
+  TorchVersion version;
+  if (!ReadTorchVersion(options, &version, error)) return false;
+  *mb = LeastSplitMb(version.Newer());
+  return true;
+}
+
 bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                        std::unique_ptr<Policy>* out, std::string* error) {
   if (name != "torch" && name != "torch-expandable") {
@@ -242,13 +262,7 @@ bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyC
   }
   CachingConfig c;
   TorchVersion version;
-  if (auto it = config.options.find("torch_version"); it != config.options.end()) {
-    if (!ParseTorchVersion(it->second, &version)) {
-      *error = "option torch_version: '" + it->second +
-               "' is not a PyTorch release (MAJOR.MINOR, 1.10 or later, e.g. " + kDefaultTorchVersion + " or 2.8)";
-      return false;
-    }
-  }
+  if (!ReadTorchVersion(config.options, &version, error)) return false;
   // The environment first (parsed once at start-up by CUDAAllocatorConfig), then the explicit options on
   // top, as torch.cuda.memory._set_allocator_settings() would apply them.
   if (const char* env = config.env ? config.env(kEnvVar) : nullptr; env != nullptr) {

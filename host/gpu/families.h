@@ -30,6 +30,9 @@ std::vector<PolicyOption> PlatformPolicyOptions(const std::string& name);
 bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                        std::unique_ptr<Policy>* out, std::string* error);
 std::vector<PolicyOption> CachingPolicyOptions(const std::string& name);
+// The least max_split_size_mb the PyTorch release named by the option torch_version (default 2.9) accepts: 20 from
+// 2.9, 21 up to 2.8 (docs/gpu-policies.md). False, with the message, for a torch_version that is not a release.
+bool LeastMaxSplitSizeMb(const std::map<std::string, std::string>& options, uint64_t* mb, std::string* error);
 // async_policy.cc: jax-async, tf-async (cudaMallocAsync default pool, page-level model, reference §1.4, §1.7)
 bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                      std::unique_ptr<Policy>* out, std::string* error);

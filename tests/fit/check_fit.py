@@ -21,8 +21,11 @@ def run(args, status=0):
     return p
 
 
-def matrix(workload, devices, policies):
-    out = run([fit, f"{data}/{workload}", "--devices", devices, "--policies", policies, "--json", "-", "--quiet"])
+def matrix(workload, devices, policies, options=()):
+    args = [fit, f"{data}/{workload}", "--devices", devices, "--policies", policies, "--json", "-", "--quiet"]
+    for o in options:
+        args += ["--option", o]
+    out = run(args)
     report = json.loads(out.stdout)
     return {(c["device"], c["policy"]): c for c in report["cells"]}, report
 
@@ -72,18 +75,29 @@ expect(any("XLA_PYTHON_CLIENT_MEM_FRACTION=0.78" in a for a in e["advice"]), "ex
 
 # 3. vllm#41268: 100 layers of a 530 MiB weight freed, then a 270 MiB tensor carved from its segment. PyTorch's
 # default needs 100 x 530 MiB = 51.8 GiB of segments (each holding a pinned 260 MiB remainder) for 26.9 GiB live:
-# fragmentation on an A100 40GB. max_split_size_mb:21 (the least PyTorch accepts, > 20) keeps the 530 MiB block
-# whole (never split for a 270 MiB request, 530 >= 270 + 20), so it completes; expandable segments pack the tensors.
+# fragmentation on an A100 40GB. max_split_size_mb at the least PyTorch accepts (20 from 2.9, the default; 21 up to 2.8:
+# parseMaxSplitSize, docs/gpu-policies.md) keeps the 530 MiB block whole (never split for a 270 MiB request, and too
+# large to serve it whole: 530 >= 270 + 20, max_non_split_rounding_mb), so it completes; expandable segments pack the
+# tensors. Each version's answer is its own least value, and strata-compare completes with it.
+for version, least in (("2.9", 20), ("2.8", 21)):
+    cells, _ = matrix("vllm_41268.csv", "a100-40g", "torch,torch-expandable", [f"torch_version={version}"])
+    c = cells[("a100-40g", "torch")]
+    expect(not c["fits"] and c["outcome"]["first_oom"]["kind"] == "fragmentation", "vllm: torch fragments")
+    line = f"PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:{least}"
+    expect(c["fix"]["line"] == line, f"vllm, PyTorch {version}: {line}, got " + c["fix"]["line"])
+    expect(completes("vllm_41268.csv", "torch", "a100-40g", [f"max_split_size_mb={least}", f"torch_version={version}"]),
+           f"compare: torch {version} at {least}")
+    expect(cells[("a100-40g", "torch-expandable")]["fits"], "vllm: expandable segments save it")
+    expect(any(a["line"] == "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" for a in c["fix"]["alternatives"]),
+           "vllm: expandable segments among the settings that complete")
+# 20 under 2.8 is refused by PyTorch's own rule, so strata-compare cannot open that policy (exit status 3).
+p = run([compare, f"{data}/vllm_41268.csv", "--contenders", "torch", "--capacity", "a100-40g", "--no-search", "--quiet",
+     "--option", "max_split_size_mb=20", "--option", "torch_version=2.8"], status=3)
+expect("max_split_size_mb too small, must be > 20" in p.stderr, "2.8 refuses 20: " + p.stderr)
+expect(not completes("vllm_41268.csv", "torch", "a100-40g", []), "compare: torch default fails")
+# The default (2.9) matrix, for what follows.
 cells, _ = matrix("vllm_41268.csv", "a100-40g", "torch,torch-expandable")
 c = cells[("a100-40g", "torch")]
-expect(not c["fits"] and c["outcome"]["first_oom"]["kind"] == "fragmentation", "vllm: torch fragments")
-expect(c["fix"]["line"] == "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:21", "vllm: max_split_size_mb:21, got " +
-       c["fix"]["line"])
-expect(completes("vllm_41268.csv", "torch", "a100-40g", ["max_split_size_mb=21"]), "compare: torch at 21")
-expect(not completes("vllm_41268.csv", "torch", "a100-40g", []), "compare: torch default fails")
-expect(cells[("a100-40g", "torch-expandable")]["fits"], "vllm: expandable segments save it")
-expect(any(a["line"] == "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" for a in c["fix"]["alternatives"]),
-       "vllm: expandable segments among the settings that complete")
 e = json.loads(run([explain, c["outcome"]["first_oom"]["message"], "--json"]).stdout)
 expect(e["kind"] == "fragmentation", "explain reads the torch OOM as fragmentation")
 
