@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "devices.h"
 #include "names.h"
 #include "regular_file.h"
 #include "report.h"
@@ -203,9 +204,17 @@ int Main(int argc, char** argv) {
       ->type_name("DIR");
   app.add_flag("--merge", merge, "the arguments are reports to combine into one (equal to a single run's)");
   app.add_flag("--quiet", quiet, "no progress on standard error");
-  bool no_table = false;
+  bool no_table = false, list_devices = false;
   app.add_flag("--no-table", no_table, "no table on standard output (with --json FILE or --csv FILE)");
+  app.add_flag("--list-devices", list_devices,
+               "print the table of devices --capacity NAME takes (with --json -: one JSON object a line)");
   if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  if (list_devices) {
+    if (!inputs.empty() || !tenant_args.empty()) return Usage("--list-devices takes no workload");
+    if (!json_path.empty() && json_path != "-") return Usage("--list-devices prints on standard output (--json -)");
+    std::cout << (json_path == "-" ? strata::devices::ListJsonLines() : strata::devices::ListText());
+    return std::cout.flush() ? 0 : 1;
+  }
   table = !no_table;
   // --no-table with nothing else to show would run the whole comparison for no output at all.
   if (no_table && json_path.empty() && csv_path.empty() && timeline_path.empty() && emit_dir.empty()) {

@@ -27,6 +27,7 @@
 #include "sim_replay.h"
 #endif
 #ifdef STRATA_REPLAY_HAVE_GPU
+#include "devices.h"
 #include "gpu_replay.h"
 #include "policy.h"
 #endif
@@ -343,7 +344,20 @@ int Main(int argc, char** argv) {
   app.add_flag("-v,--verbose", options.verbose,
                "one line on stderr per compaction: request, bytes moved, and what sliding\n"
                "every buffer down would have moved (sim: also the device cycles it took)");
+#ifdef STRATA_REPLAY_HAVE_GPU
+  bool list_devices = false;
+  app.add_flag("--list-devices", list_devices,
+               "print the table of devices --capacity NAME and the gpu-emu option gpu take\n"
+               "(with --json: one JSON object a line)");
+#endif
   if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+#ifdef STRATA_REPLAY_HAVE_GPU
+  if (list_devices) {
+    if (!trace_path.empty()) return Usage("--list-devices takes no trace");
+    std::cout << (json ? strata::devices::ListJsonLines() : strata::devices::ListText());
+    return std::cout.flush() ? 0 : 1;
+  }
+#endif
   const bool policy_given = policy_opt->count() != 0;
   if (trace_path.empty()) return Usage("no trace given");
   const bool sim = backend == "sim", gpu = backend == "gpu-emu" || backend == "cuda";
