@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "advice.h"
 #include "compare_timeline.h"
 #include "emu_gpu.h"
 #include "gpu_replay.h"
@@ -468,6 +469,30 @@ bool SearchMinCapacity(const replay::Trace& trace, const Contender& c, const Opt
       out, error);
 }
 
+namespace {
+
+// The device the run had, for advice.h: the table's entry for a preset capacity, else a GPU of that memory with no
+// CUDA context (what every contender was given).
+bool AdviseRun(const replay::Trace& trace, const Contender& c, uint64_t capacity_bytes, const Options& options,
+               Run* run, std::string* error) {
+  const devices::Device* preset =
+      options.capacity.kind == CapacitySpec::Kind::kPreset ? devices::Find(options.capacity.text) : nullptr;
+  const devices::Device custom{"custom", "custom", devices::Kind::kGpu, capacity_bytes, 0, 0, 0, false, ""};
+  // The search starts from the framework's defaults: with a policy setting of the user's own (--option mem_fraction=,
+  // ...) it would answer another question, so there is no advice then. The page and the PyTorch release carry over.
+  std::map<std::string, std::string> carried;
+  for (const auto& [key, value] : options.gpu_options) {
+    if (key != "page_bytes" && key != "torch_version") return true;
+    carried[key] = value;
+  }
+  Fix fix;
+  if (!FindFix(trace, c.name, preset ? *preset : custom, carried, &fix, error)) return false;
+  run->advice = fix.why;
+  return true;
+}
+
+}  // namespace
+
 bool CompareWorkload(const replay::Trace& trace, const std::string& source, const Options& options,
                      WorkloadReport* report, std::string* error) {
   WorkloadReport& w = *report;
@@ -520,6 +545,13 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       return false;
     }
 #endif
+    if (options.advice && !run.completed()) {
+      if (options.progress) options.progress(w.name + ": " + c.name + " fails; searching its framework's settings...");
+      if (!AdviseRun(trace, c, w.capacity_bytes, options, &run, error)) {
+        *error = c.name + " (settings): " + *error;
+        return false;
+      }
+    }
     if (options.timeline != nullptr) WriteRunTimeline(*options.timeline, w.name, run);
     run.series = Downsample(run.series, options.series_points);
     if (options.search) {

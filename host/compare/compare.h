@@ -109,6 +109,8 @@ struct Run {
   std::vector<std::pair<uint64_t, std::string>> oom_events;  // (event, kind), the first kMaxOomEvents
   std::vector<TenantResult> tenants;
   std::string note;  // e.g. "sim agrees with the host allocator: ..."
+  // A failed run: the one framework setting that would have saved it, with its cost, or why none does (advice.h).
+  std::string advice;
 };
 
 struct Block {
@@ -148,6 +150,7 @@ struct Options {
   std::string firmware_path;            // sim
   bool cuda = false;                    // GPU policies once more on the real GPU (its own memory)
   bool search = true;                   // the minimum-capacity search
+  bool advice = true;                   // for each failed run, the setting that would have saved it (advice.h)
   double resolution = 0.001;            // of the max load (at least 256 B)
   double search_limit = 64.0;           // give up above this factor of the max load
   size_t series_points = 1000;

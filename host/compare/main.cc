@@ -30,9 +30,9 @@ namespace {
 
 constexpr const char* kSynopsis =
     "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
-    "                      [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search] [--format F] "
-    "[--device N]\n"
-    "                      [--json FILE] [--csv FILE] [--timeline FILE] [--quiet] [--no-table]\n"
+    "                      [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search] [--no-advice]\n"
+    "                      [--format F] [--device N] [--json FILE] [--csv FILE] [--timeline FILE] [--quiet]\n"
+    "                      [--no-table] [--list-devices]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
     "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]";
@@ -155,6 +155,14 @@ int Main(int argc, char** argv) {
         passthrough.push_back("--no-search");
       },
       "skip the minimum-capacity search");
+  app.add_flag_callback(
+      "--no-advice",
+      [&] {
+        options.advice = false;
+        passthrough.push_back("--no-advice");
+      },
+      "no search of the frameworks' settings for what would have saved each failure\n"
+      "(the verdict's advice lines; docs/fit.md)");
   strata::cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {

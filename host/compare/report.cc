@@ -125,6 +125,7 @@ Json RunJson(const Run& r) {
          {"oom_events", ooms}};
   if (!r.tenants.empty()) j["tenants"] = tenants;
   if (!r.note.empty()) j["note"] = r.note;
+  if (!r.advice.empty()) j["advice"] = r.advice;
   return j;
 }
 
@@ -199,6 +200,7 @@ Run RunFrom(const Json& j) {
     }
   }
   r.note = j.value("note", "");
+  r.advice = j.value("advice", "");
   return r;
 }
 
@@ -295,6 +297,13 @@ std::string Verdict(const WorkloadReport& w) {
       if (r != failed.back()) out += ";";
     }
     out += "\n";
+    bool advice = false;
+    for (const Run* r : failed) {
+      if (r->advice.empty()) continue;
+      if (!advice) out += "  what would have saved it (the framework's settings, tried at this capacity):\n";
+      advice = true;
+      out += "    " + Printable(r->contender) + ": " + Printable(r->advice) + "\n";
+    }
   }
   const Run* best_strata = nullptr;
   const Run* best_gpu = nullptr;

@@ -98,6 +98,20 @@ expect(not completes("vllm_41268.csv", "torch", "a100-40g", []), "compare: torch
 # The default (2.9) matrix, for what follows.
 cells, _ = matrix("vllm_41268.csv", "a100-40g", "torch,torch-expandable")
 c = cells[("a100-40g", "torch")]
+# strata-compare's verdict asks the same search at the capacity it ran: the same line as strata-fit's, which then
+# completes; --no-advice leaves it out, and so does a policy setting of the user's own (the search starts from the
+# defaults).
+def compare_runs(extra):
+    args = [compare, f"{data}/vllm_41268.csv", "--capacity", "a100-40g", "--no-search", "--quiet", "--json", "-"]
+    return {r["contender"]: r for r in json.loads(run(args + extra).stdout)["workloads"][0]["runs"]}
+runs = compare_runs([])
+expect(runs["torch"].get("advice") == c["fix"]["advice"], "compare's advice is strata-fit's: " + str(runs["torch"]))
+expect(all("advice" not in r for r in runs.values() if r["completed"]), "no advice for a run that completes")
+expect("advice" not in compare_runs(["--no-advice"])["torch"], "--no-advice: none")
+expect("advice" not in compare_runs(["--contenders", "torch", "--option", "max_split_size_mb=4096"])["torch"],
+       "a setting of the user's own: no advice")
+table = run([compare, f"{data}/vllm_41268.csv", "--capacity", "a100-40g", "--no-search", "--quiet"]).stdout
+expect("    torch: PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:20  (reserved" in table, "the verdict's advice line")
 e = json.loads(run([explain, c["outcome"]["first_oom"]["message"], "--json"]).stdout)
 expect(e["kind"] == "fragmentation", "explain reads the torch OOM as fragmentation")
 
