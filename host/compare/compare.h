@@ -196,6 +196,7 @@ struct TenantSpec {
   replay::Trace trace;
   std::map<std::string, std::string> options;  // this process's own policy settings, over Options::gpu_options
   uint64_t context_bytes = 0;                  // its CUDA context, held on the GPU from the start (strata-fit)
+  uint64_t quota_bytes = 0;                    // Strata: its context's quota; 0: its workload's max load
 };
 bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,
                     std::string* error);
@@ -203,6 +204,10 @@ bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& optio
 // who failed, when and why, in run->tenants (strata-fit --process).
 bool RunGpuTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, const Options& options, Run* run,
                    std::string* error);
+// The Strata half alone: one device of `capacity`, a context per tenant with its quota_bytes (the runtime's quota
+// rule), compaction on OOM or not; recorded, as RunGpuTenants (strata-fit --process strata:...).
+bool RunStrataTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, bool compaction, Run* run,
+                      std::string* error);
 
 // The emulated GPU and a policy's settings from Options::gpu_options, for the runs that drive a policy
 // directly (occupancy, tenants): page_bytes goes to the GPU, the policy's own options to it. False with a

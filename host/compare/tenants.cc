@@ -100,11 +100,13 @@ template <typename A>
 bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, uint32_t peak_live,
                    bool compaction, uint64_t capacity, bool record, Run* run, std::string* error) {
   Run& r = *run;
-  // A context's quota is what its workload needs at its peak (at most the heap): the quotas may add up to
+  // A context's quota is what its workload needs at its peak unless given (at most the heap): the quotas may add up to
   // more than the heap, as the runtime allows, so the contexts share what the others are not using.
   std::vector<uint64_t> in_use(tenants.size(), 0);
   for (size_t t = 0; t < tenants.size(); ++t) {
-    r.tenants[t].quota_bytes = std::min(replay::MaxLoad(tenants[t].trace, kGranule), capacity / kGranule * kGranule);
+    const uint64_t quota = tenants[t].quota_bytes ? RoundUp(tenants[t].quota_bytes, kGranule)
+                                                  : replay::MaxLoad(tenants[t].trace, kGranule);
+    r.tenants[t].quota_bytes = std::min(quota, capacity / kGranule * kGranule);
   }
   std::vector<typename A::Node> nodes(A::NodesForLiveBuffers(peak_live));
   A allocator;
@@ -289,8 +291,8 @@ bool TenantRun(const std::vector<TenantSpec>& tenants, const std::vector<TenantE
     run->family = "strata";
     run->backend = "host";
     run->allocator = std::string(
-                         "one Strata device, a context per tenant with its max load as its "
-                         "quota, compaction ") +
+                         "one Strata device, a context per tenant with its quota (its max load "
+                         "unless given), compaction ") +
                      (compaction ? "HBM->HBM on OOM" : "off");
     uint32_t live = 0, peak = 1;
     for (const TenantEvent& e : events) {
@@ -321,6 +323,13 @@ uint64_t MergedMaxLoad(const std::vector<TenantSpec>& tenants, const std::vector
 bool RunGpuTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, const Options& options, Run* run,
                    std::string* error) {
   return TenantRun(tenants, Interleave(tenants), "gpu", capacity, true, options, run, error);
+}
+
+bool RunStrataTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, bool compaction, Run* run,
+                      std::string* error) {
+  const Options defaults;  // a Strata tenant run reads no option
+  return TenantRun(tenants, Interleave(tenants), compaction ? "strata" : "strata-no-compact", capacity, true, defaults,
+                   run, error);
 }
 
 bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,

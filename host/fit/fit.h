@@ -81,6 +81,7 @@ struct ProcessOutcome {
 struct ProcessReport {
   std::string device;
   uint64_t total_bytes = 0, context_bytes = 0;  // the device; each process's CUDA context
+  bool strata = false;                          // contexts with quotas on a Strata device (policy strata)
   std::vector<ProcessOutcome> given;            // as given
   bool all_complete = false;
   bool solved = false;                   // fractions (limits) found with which all complete

@@ -120,7 +120,9 @@ int Main(int argc, char** argv) {
       },
       "several framework processes on one GPU (repeatable, in start order): POLICY:WORKLOAD\n"
       "with the policy's settings after a third colon (mem_fraction=0.1,preallocate=false);\n"
-      "says who fails, when and why, and solves for fractions with which all complete");
+      "says who fails, when and why, and solves for fractions with which all complete;\n"
+      "strata:WORKLOAD[:quota=BYTES] (or strata-no-compact): contexts with quotas on a\n"
+      "Strata device with the memory a process gets on the GPU, and the quotas solved");
   app.add_flag("--no-search", no_search, "no minimum-capacity search (no headroom)");
   app.add_flag("--no-fixes", no_fixes, "no search of the frameworks' settings for the failures");
   app.add_option("--json", json_path, "the matrix as one JSON object (- for standard output)")->type_name("FILE");
@@ -162,7 +164,8 @@ int Main(int argc, char** argv) {
         rest = rest.substr(0, last);
       }
       p.workload = rest;
-      const std::vector<std::string> names = gpu::PolicyNames();
+      std::vector<std::string> names = gpu::PolicyNames();
+      names.insert(names.begin(), {"strata", "strata-no-compact"});  // contexts with quotas on a Strata device
       if (std::find(names.begin(), names.end(), p.policy) == names.end()) {
         std::string list;
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;

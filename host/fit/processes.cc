@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "fit.h"
 #include "json_lines.h"
+#include "numbers.h"
 #include "text.h"
 
 namespace strata::fit {
@@ -56,8 +57,84 @@ std::string FractionOption(const std::string& policy) {
   return "";  // jax-platform: no pool, nothing to limit
 }
 
+bool IsStrata(const std::string& policy) { return policy == "strata" || policy == "strata-no-compact"; }
+
+// Contexts on one Strata device with the memory a process gets on `device` (as strata-fit's strata column): who
+// fails under the quotas given, then the solve: each context's least quota is its workload's max load (the runtime's
+// rule: an allocation fails when its rounded size exceeds the quota less the context's bytes in use), and all
+// together with those.
+bool FitContexts(const std::vector<Process>& processes, const devices::Device& device, ProcessReport* report,
+                 std::string* error) {
+  const bool compaction = processes.front().policy == "strata";
+  ProcessReport r;
+  r.device = std::string(device.name) + " as a Strata device";
+  r.total_bytes = device.total_bytes - device.context_bytes;
+  r.strata = true;
+  std::vector<compare::TenantSpec> specs;
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const Process& p = processes[i];
+    if (!IsStrata(p.policy)) {
+      *error = "--process: Strata's contexts and GPU framework processes do not share a device (process " +
+               std::to_string(i + 1) + " is " + p.policy + ")";
+      return false;
+    }
+    if (p.policy != processes.front().policy) {
+      *error = "--process: Strata's contexts share one device and one compaction setting: every process is " +
+               processes.front().policy + " (process " + std::to_string(i + 1) + " is " + p.policy + ")";
+      return false;
+    }
+    compare::TenantSpec t;
+    t.policy = p.policy;
+    t.workload = p.workload;
+    t.trace = p.trace;
+    for (const auto& [key, value] : p.options) {
+      if (key != "quota" || !cli::ParseDecimal(value, 1, r.total_bytes, &t.quota_bytes)) {
+        *error = "--process " + p.policy + ":" + p.workload + ": '" + key + "=" + value +
+                 "': a Strata context takes quota=BYTES (1 to " + std::to_string(r.total_bytes) + ")";
+        return false;
+      }
+    }
+    specs.push_back(std::move(t));
+  }
+  auto outcomes = [&](const std::vector<compare::TenantSpec>& v, const compare::Run& run, bool lines) {
+    std::vector<ProcessOutcome> out = Outcomes(v, run);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const uint64_t quota = run.tenants[i].quota_bytes;
+      out[i].options = {{"quota", std::to_string(quota)}};
+      if (lines) {
+        out[i].line =
+            "strata_context_options.quota_bytes = " + std::to_string(quota) + " (" + tool::HumanBytes(quota) + ")";
+      }
+    }
+    return out;
+  };
+  compare::Run run;
+  if (!compare::RunStrataTenants(specs, r.total_bytes, compaction, &run, error)) return false;
+  r.given = outcomes(specs, run, false);
+  r.all_complete = AllComplete(r.given);
+  std::vector<compare::TenantSpec> solved = specs;
+  for (compare::TenantSpec& t : solved) t.quota_bytes = 0;  // its max load
+  compare::Run together;
+  if (!compare::RunStrataTenants(solved, r.total_bytes, compaction, &together, error)) return false;
+  r.solution = outcomes(solved, together, true);
+  r.solved = AllComplete(r.solution);
+  if (!r.solved) {
+    r.why = "each context's quota is its workload's peak, and together they still do not complete on " +
+            tool::HumanBytes(r.total_bytes) + (compaction ? "" : " without compaction");
+  }
+  *report = r;
+  return true;
+}
+
 bool FitProcesses(const std::vector<Process>& processes, const devices::Device& device, const Options& options,
                   ProcessReport* report, std::string* error) {
+  if (IsStrata(processes.front().policy)) return FitContexts(processes, device, report, error);
+  for (const Process& p : processes) {
+    if (IsStrata(p.policy)) {
+      *error = "--process: Strata's contexts and GPU framework processes do not share a device";
+      return false;
+    }
+  }
   if (device.kind != devices::Kind::kGpu) {
     *error = "--process runs framework processes on a GPU; " + std::string(device.name) + " is a TPU";
     return false;
@@ -128,9 +205,11 @@ bool FitProcesses(const std::vector<Process>& processes, const devices::Device& 
 }
 
 std::string ProcessesText(const ProcessReport& r) {
-  std::string out = std::to_string(r.given.size()) + " processes on " + r.device + " (" +
-                    tool::HumanBytes(r.total_bytes) + ", a CUDA context of " + tool::HumanBytes(r.context_bytes) +
-                    " each, started in this order):\n";
+  std::string out = r.strata ? std::to_string(r.given.size()) + " contexts on " + r.device + " (" +
+                                   tool::HumanBytes(r.total_bytes) + ", a quota each, started in this order):\n"
+                             : std::to_string(r.given.size()) + " processes on " + r.device + " (" +
+                                   tool::HumanBytes(r.total_bytes) + ", a CUDA context of " +
+                                   tool::HumanBytes(r.context_bytes) + " each, started in this order):\n";
   auto list = [&](const std::vector<ProcessOutcome>& v, bool lines) {
     for (const ProcessOutcome& p : v) {
       out += "  " + tool::Printable(p.name) + ": " +
@@ -177,6 +256,7 @@ std::string ProcessesJson(const ProcessReport& r) {
   j["device"] = r.device;
   j["total_bytes"] = r.total_bytes;
   j["context_bytes"] = r.context_bytes;
+  j["strata"] = r.strata;
   j["processes"] = list(r.given);
   j["all_complete"] = r.all_complete;
   j["solved"] = r.solved;
