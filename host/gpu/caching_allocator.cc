@@ -1,4 +1,4 @@
-// PyTorch's DeviceCachingAllocator (c10/cuda/CUDACachingAllocator.cpp), reference gpu-policies.md §1.8-1.9.
+// PyTorch's DeviceCachingAllocator (c10/cuda/CUDACachingAllocator.cpp), docs/gpu-policies.md P5-P6.
 // Each method names the PyTorch function it follows; the control flow and the statistics updates keep
 // PyTorch's order, because the order decides when segments are created, released and when an OOM happens.
 #include "caching_allocator.h"

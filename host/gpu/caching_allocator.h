@@ -1,6 +1,6 @@
 // PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator), rule for
-// rule from the gpu-policies digest (docs/gpu-policies.md) §1.8 (native segments) and §1.9 (expandable segments), over
-// a GpuDriver. Function names below are PyTorch's; the reference read the stored version @001074d2.
+// rule as docs/gpu-policies.md P5 (native segments) and P6 (expandable segments) state it, over
+// a GpuDriver. Function names below are PyTorch's; read at commit 001074d2 of pytorch/pytorch.
 //
 // Deliberate simplifications (each says why):
 //  * One stream. PyTorch keys its pools by (stream, size, ptr); a replay of a single-stream trace never
@@ -25,7 +25,7 @@
 
 namespace strata::gpu {
 
-// Constants of CUDACachingAllocator.cpp (reference §1.8 table).
+// Constants of CUDACachingAllocator.cpp (docs/gpu-policies.md P5).
 inline constexpr uint64_t kTorchLargeBuffer = 20ull << 20;    // kLargeBuffer: 20 MiB
 inline constexpr uint64_t kTorchMinBlockSize = 512;           // kMinBlockSize
 inline constexpr uint64_t kTorchSmallSize = 1ull << 20;       // kSmallSize: largest "small" request
@@ -40,7 +40,7 @@ struct CachingConfig {
   bool expandable_segments = false;
   uint64_t max_split_size = std::numeric_limits<uint64_t>::max();  // SIZE_MAX = unlimited (snapshot: -1)
   // Newer PyTorch (max_non_split_rounding_mb): how much larger than a >= max_split_size request a cached
-  // block may be; the reference's version hard-codes kLargeBuffer.
+  // block may be; commit 001074d2 hard-codes kLargeBuffer there.
   uint64_t max_non_split_rounding = kTorchLargeBuffer;
   double garbage_collection_threshold = 0;  // 0 = off; only acts with a memory fraction set
   std::array<uint64_t, kTorchRoundUpIntervals> roundup_power2_divisions{};  // 0 = plain 512 B rounding

@@ -1,4 +1,4 @@
-// The PyTorch policies "torch" and "torch-expandable" (reference gpu-policies.md §1.8-1.9): their settings
+// The PyTorch policies "torch" and "torch-expandable" (docs/gpu-policies.md P5-P6): their settings
 // from PYTORCH_CUDA_ALLOC_CONF, parsed with PyTorch's grammar (c10/cuda/CUDAAllocatorConfig.cpp: lexArgs,
 // parseArgs, consumeToken, parseMaxSplitSize, parseGarbageCollectionThreshold,
 // parseRoundUpPower2Divisions), and the explicit options that override it.
@@ -300,7 +300,7 @@ bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyC
     }
   }
   // torch-expandable is expandable whatever the settings say; torch with expandable_segments:True is the
-  // same allocator (§1.9: "same malloc path").
+  // same allocator (P6: the same malloc chain).
   if (name == "torch-expandable") c.expandable_segments = true;
   *out = std::make_unique<CachingAllocator>(c.expandable_segments ? "torch-expandable" : "torch", driver, c);
   return true;

@@ -1,5 +1,5 @@
-// An emulated GPU in host memory: physical pages separate from virtual addresses (reference
-// gpu-policies.md §6). A device-level allocation fails only when there are not enough free pages;
+// An emulated GPU in host memory: physical pages separate from virtual addresses
+// (docs/gpu-policies.md P7). A device-level allocation fails only when there are not enough free pages;
 // fragmentation can therefore arise only inside a policy's pools, as on a real GPU.
 #ifndef STRATA_HOST_GPU_EMU_GPU_H_
 #define STRATA_HOST_GPU_EMU_GPU_H_

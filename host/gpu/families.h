@@ -18,22 +18,22 @@ using PolicyFactory = bool (*)(const std::string& name, GpuDriver& driver, const
                                std::unique_ptr<Policy>* out, std::string* error);
 using PolicyOptionsFn = std::vector<PolicyOption> (*)(const std::string& name);
 
-// bfc_policies.cc: jax, jax-growth, tf, tf-growth (XLA/TSL BFC, reference §1.0-1.2, §1.5-1.6)
+// bfc_policies.cc: jax, jax-growth, tf, tf-growth (XLA/TSL BFC, docs/gpu-policies.md "The BFC's rules, by source")
 bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
                    std::string* error);
 std::vector<PolicyOption> BfcPolicyOptions(const std::string& name);
-// platform_policy.cc: jax-platform (one device allocation per buffer, reference §1.3)
+// platform_policy.cc: jax-platform (one device allocation per buffer, docs/gpu-policies.md P1)
 bool MakePlatformPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                         std::unique_ptr<Policy>* out, std::string* error);
 std::vector<PolicyOption> PlatformPolicyOptions(const std::string& name);
-// caching_policy.cc: torch, torch-expandable (PyTorch CUDACachingAllocator, reference §1.8-1.9)
+// caching_policy.cc: torch, torch-expandable (PyTorch CUDACachingAllocator, docs/gpu-policies.md P5-P6)
 bool MakeCachingPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                        std::unique_ptr<Policy>* out, std::string* error);
 std::vector<PolicyOption> CachingPolicyOptions(const std::string& name);
 // The least max_split_size_mb the PyTorch release named by the option torch_version (default 2.9) accepts: 20 from
 // 2.9, 21 up to 2.8 (docs/gpu-policies.md). False, with the message, for a torch_version that is not a release.
 bool LeastMaxSplitSizeMb(const std::map<std::string, std::string>& options, uint64_t* mb, std::string* error);
-// async_policy.cc: jax-async, tf-async (cudaMallocAsync default pool, page-level model, reference §1.4, §1.7)
+// async_policy.cc: jax-async, tf-async (cudaMallocAsync default pool, page-level model, docs/gpu-policies.md P2-P4)
 bool MakeAsyncPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                      std::unique_ptr<Policy>* out, std::string* error);
 std::vector<PolicyOption> AsyncPolicyOptions(const std::string& name);

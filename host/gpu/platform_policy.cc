@@ -1,4 +1,4 @@
-// The platform policy (reference §1.3): JAX's XLA_PYTHON_CLIENT_ALLOCATOR=platform|address, a
+// The platform policy (docs/gpu-policies.md P1): JAX's XLA_PYTHON_CLIENT_ALLOCATOR=platform|address, a
 // StreamExecutorMemoryAllocator with "no BFC caching or pooled growth" (xla_gpu_allocator_config.h:31-34;
 // se_gpu_pjrt_client.cc:1377-1425). Every buffer is one device allocation, page-granular as the 2026 VMM
 // path pads each request to the allocation granularity (cuda_device_allocator.cc:216-223); every free is
@@ -6,8 +6,7 @@
 // failing: no retry, no cache to release.
 //
 // The same model serves TF's TF_GPU_ALLOCATOR=cuda_malloc (GPUcudaMallocAllocator: plain cudaMalloc per
-// buffer), named "tf-cuda-malloc"; its per-allocation packing below the page is not modelled (§6.2 "page"
-// mode).
+// buffer), named "tf-cuda-malloc"; its per-allocation packing below the page is not modelled (P1).
 #include <algorithm>
 #include <map>
 

@@ -41,7 +41,7 @@ struct Oom {
   std::string message;             // e.g. PyTorch's "CUDA out of memory. Tried to allocate ..."
 };
 
-// The union of the frameworks' statistics under their names (reference §2.1).
+// The union of the frameworks' statistics under their names (docs/gpu-policies.md P8).
 struct PolicyStats {
   uint64_t bytes_in_use = 0;  // tsl: chunk sizes in use; PyTorch: allocated_bytes
   uint64_t peak_bytes_in_use = 0;

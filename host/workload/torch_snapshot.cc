@@ -1,5 +1,5 @@
 // PyTorch memory snapshots (torch.cuda.memory._snapshot(), pickled by _dump_snapshot or written as JSON)
-// to buffer lifetimes, following MemoryViz.js's process_alloc_data (reference/gpu-policies.md §3.2).
+// to buffer lifetimes, following MemoryViz.js's process_alloc_data (torch/utils/viz/MemoryViz.js; docs/workloads.md).
 #include <string>
 #include <unordered_map>
 

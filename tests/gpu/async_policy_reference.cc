@@ -9,9 +9,9 @@
 // The original header comment follows.
 //
 // The cudaMallocAsync policies "jax-async" (XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async, reference
-// gpu-policies.md §1.4) and "tf-async" (TF_GPU_ALLOCATOR=cuda_malloc_async, §1.7): XLA's
+// docs/gpu-policies.md P2) and "tf-async" (TF_GPU_ALLOCATOR=cuda_malloc_async, P3): XLA's
 // GpuCudaMallocAsyncAllocator (xla/stream_executor/gpu/gpu_cudamallocasync_allocator.cc) over the device's
-// default memory pool, with the pool itself as a PAGE-LEVEL MODEL (§1.4 last point, §6.8).
+// default memory pool, with the pool itself as a PAGE-LEVEL MODEL (P4).
 //
 // What the pool does inside is undocumented (driver-internal). The model, labelled "model" wherever it
 // shows:
@@ -56,7 +56,7 @@ class AsyncPoolPolicy final : public Policy {
  public:
   AsyncPoolPolicy(GpuDriver& driver, AsyncSettings settings)
       : driver_(driver), s_(std::move(settings)), page_(driver.page_bytes()) {
-    // The constructor's preallocation (gpu_cudamallocasync_allocator.cc, §1.4): one allocation of the
+    // The constructor's preallocation (gpu_cudamallocasync_allocator.cc, P2): one allocation of the
     // whole amount, then a free, so the pool keeps it (the threshold is at least as large), then
     // ClearStats(). A failure here is what the real allocator logs and ignores.
     if (s_.prealloc_bytes > 0) {
@@ -150,7 +150,7 @@ class AsyncPoolPolicy final : public Policy {
     s.oom_fragmentation = oom_fragmentation_;
     s.num_alloc_retries = retries_;
     s.segments = pages_.empty() ? 0 : 1;  // one default pool
-    // Not reported by XLA (§1.4); the model's values: free pages can be remapped into one range.
+    // Not reported by XLA (P2); the model's values: free pages can be remapped into one range.
     s.largest_free_block_bytes = LargestFree();
     const uint64_t free_bytes = s.pool_bytes - used_rounded_;
     if (free_bytes > 0) {

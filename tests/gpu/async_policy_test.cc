@@ -1,4 +1,4 @@
-// The cudaMallocAsync policies (jax-async, tf-async): reference gpu-policies.md §1.4, §1.7 and the §6
+// The cudaMallocAsync policies (jax-async, tf-async): docs/gpu-policies.md P2-P4 and the P7
 // validation case, over the page-level pool model of async_policy.cc.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The PyTorch caching-allocator policies (torch, torch-expandable) against the validation cases of
-// reference gpu-policies.md §6 and the rules of §1.8-1.9, plus a property test over random traces.
+// docs/gpu-policies.md P7 and the rules of P5-P6, plus a property test over random traces.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,7 +79,7 @@ TEST(TorchCaching, RoundSizeAndAllocationSize) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// §6 validation cases.
+// P7 validation cases.
 
 TEST(TorchCaching, FourBytesTakeA2MiBSmallSegment) {
   EmuGpu gpu(Spec(80 * kGiB, 512 * kMiB));
@@ -309,7 +309,7 @@ TEST(TorchCaching, AlignmentAbove512IsHonoured) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Expandable segments (§1.9).
+// Expandable segments (P6).
 
 TEST(TorchExpandable, LargeGrowsIn20MiBStepsSmallIn2MiB) {
   EmuGpu gpu(Spec(80 * kGiB, 512 * kMiB));

@@ -1,4 +1,4 @@
-// EmuGpu (reference §6): physical pages apart from virtual addresses, sparse data, VMM mapping, counters.
+// EmuGpu (docs/gpu-policies.md P7): physical pages apart from virtual addresses, sparse data, VMM mapping, counters.
 #include "emu_gpu.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// jax-platform (reference §1.3): one device allocation per buffer, one device free (and sync) per free.
+// jax-platform (docs/gpu-policies.md P1): one device allocation per buffer, one device free (and sync) per free.
 #include <gtest/gtest.h>
 
 #include <memory>

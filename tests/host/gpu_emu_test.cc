@@ -102,7 +102,7 @@ TEST(GpuEmuOptions, CppDeviceRefusesBadNamedOptions) {
 }
 
 // JAX's default: bytes_limit = roundup(0.75 x total, 2 MiB); a request beyond it fails with kind "cap" while
-// a quarter of the device is free (reference §6).
+// a quarter of the device is free (docs/gpu-policies.md P7).
 TEST(GpuEmuPolicies, JaxCapsAtThreeQuartersOfTotal) {
   strata_device* d = nullptr;
   ASSERT_EQ(OpenGpu({Str("policy", "jax"), Int("total_bytes", 1000 * kMiB), Int("context_bytes", 0)}, &d), STRATA_OK)
