@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "advice.h"
+#include "compaction_cost.h"
 #include "compare_timeline.h"
 #include "emu_gpu.h"
 #include "gpu_replay.h"
@@ -25,11 +26,6 @@ namespace strata::compare {
 namespace {
 
 constexpr uint32_t kGranule = alloc::kDefaultGranuleBytes;  // the firmware's granule (docs/allocator.md)
-// What compaction copies cost on the model: HBM2 HBM->HBM at 116.6 B per device cycle, the bytes-weighted rate
-// of the traces that compact GBs on `strata-replay --backend sim` with the default HBM controller (tiny_bert
-// 114.0, resnet50 121.2, bert_base 116.4; docs/runtime.md). Host runs of Strata's allocator estimate
-// compaction cycles with it and say so.
-constexpr double kCopyBytesPerCycle = 116.6;
 
 uint64_t RoundDown(uint64_t x, uint64_t m) { return x / m * m; }
 
@@ -38,8 +34,9 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
 }
 
 // Strata's firmware allocator on the host (the same library the firmware links; same decisions).
+// `cost`: the compaction cost model of the HBM preset the copies' cycles are estimated for (nullptr: none).
 bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capacity, bool record, Run* run,
-                   std::string* error, int64_t snapshot_event = -1,
+                   std::string* error, const CompactionCostModel* cost = nullptr, int64_t snapshot_event = -1,
                    std::vector<replay::PlacedBuffer>* snapshot = nullptr) {
   replay::ReplayOptions o;
   o.compaction_on_oom = c.compaction;
@@ -75,6 +72,7 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
                   (c.compaction ? "" : " (compaction off)");
     };
   }
+  if (cost != nullptr) o.move_cycles = [cost](uint64_t bytes) { return MoveCycles(*cost, bytes); };
   replay::ReplayResult rr;
   if (!replay::Replay(trace, o, &rr, error)) return false;
   r.events = rr.events;
@@ -84,9 +82,9 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
   r.cost.compactions = rr.compactions;
   r.cost.moves = rr.moves;
   r.cost.bytes_moved = rr.bytes_moved;
-  r.cost.compaction_cycles =
-      static_cast<uint64_t>(std::llround(static_cast<double>(rr.bytes_moved) / kCopyBytesPerCycle));
-  r.cost.cycles_source = rr.bytes_moved ? "estimate" : "none";
+  r.cost.compaction_cycles = static_cast<uint64_t>(std::llround(rr.move_cycles_estimate));
+  r.cost.cycles_source = rr.bytes_moved && cost != nullptr ? "estimate" : "none";
+  if (r.cost.cycles_source == "estimate") r.cost.cycles_error_bound = cost->error_bound;
   if (snapshot) *snapshot = std::move(rr.snapshot);
   return true;
 }
@@ -391,7 +389,7 @@ bool RunContender(const replay::Trace& trace, const Contender& c, uint64_t capac
     run->backend = "host";
     run->allocator = std::string("Strata firmware allocator (TLSF, 256 B granule), compaction ") +
                      (c.compaction ? "HBM->HBM on OOM" : "off");
-    ok = RunStrataHost(trace, c, capacity, record, run, error);
+    ok = RunStrataHost(trace, c, capacity, record, run, error, CompactionCostFor(options.hbm_preset));
   } else {
     run->backend = "gpu-emu";
     run->allocator = c.policy + " policy on an emulated GPU" +
@@ -518,7 +516,8 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
     if (options.occupancy && c.name == "strata") {
       Run again;
       std::vector<replay::PlacedBuffer> placed;
-      if (!RunStrataHost(trace, c, capacity, false, &again, error, static_cast<int64_t>(peak_event), &placed)) {
+      if (!RunStrataHost(trace, c, capacity, false, &again, error, nullptr, static_cast<int64_t>(peak_event),
+                         &placed)) {
         return false;
       }
       Occupancy occ{c.name, peak_event, capacity, {}};

@@ -58,7 +58,8 @@ struct FirstOom {
 struct Cost {
   uint64_t compactions = 0, moves = 0, bytes_moved = 0;  // strata: HBM->HBM
   uint64_t compaction_cycles = 0;
-  std::string cycles_source = "none";  // "device" (measured on the model), "estimate" (bytes / copy rate), "none"
+  std::string cycles_source = "none";  // "device" (measured on the model), "estimate" (compaction_cost.h), "none"
+  double cycles_error_bound = 0;       // "estimate": the model's bound on its relative error (0.03: +-3%)
   uint64_t defragmentations = 0, host_bytes_copied = 0;  // jax+defrag: over PCIe, both ways
   uint64_t device_allocs = 0, device_frees = 0, device_syncs = 0, stream_syncs = 0, maps = 0, unmaps = 0;
   uint64_t retries = 0;

@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "compaction_cost.h"
 #include "compare.h"
 #include "devices.h"
+#include "hbm/hbm_config.h"
 #include "names.h"
 #include "regular_file.h"
 #include "report.h"
@@ -30,9 +32,9 @@ namespace {
 
 constexpr const char* kSynopsis =
     "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
-    "                      [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search] [--no-advice]\n"
-    "                      [--format F] [--device N] [--json FILE] [--csv FILE] [--timeline FILE] [--quiet]\n"
-    "                      [--no-table] [--list-devices]\n"
+    "                      [--hbm PRESET] [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search]\n"
+    "                      [--no-advice] [--format F] [--device N] [--json FILE] [--csv FILE] [--timeline FILE]\n"
+    "                      [--quiet] [--no-table] [--list-devices]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
     "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]";
@@ -110,8 +112,8 @@ int Main(int argc, char** argv) {
         return "";
       },
       "where Strata runs at the capacity: host (default; the firmware's allocator\n"
-      "library on the host, the same decisions, compaction cycles estimated at the\n"
-      "model's measured 116.6 B/cycle) or sim (the Strata model through the driver: real\n"
+      "library on the host, the same decisions, compaction cycles estimated by a cost\n"
+      "model fitted on the model, with its error bound) or sim (the Strata model through the driver: real\n"
       "device cycles; slow for GB of compaction). The capacity search runs on the host");
   strata::cli::AddTaken(
       app, "--cuda", "M",
@@ -155,6 +157,23 @@ int Main(int argc, char** argv) {
         passthrough.push_back("--no-search");
       },
       "skip the minimum-capacity search");
+  strata::cli::AddTaken(
+      app, "--hbm", "PRESET",
+      [&](const std::string& v) -> std::string {
+        const std::vector<std::string> names = strata::tool::NamesOf(strata::hbm::HbmPresets());
+        if (!strata::tool::IsOneOf(v, names)) {
+          return "unknown HBM preset '" + v + "' (" + strata::tool::JoinNames(names, ", ", " or ") + ")";
+        }
+        if (compare::CompactionCostFor(v) == nullptr) {
+          return "HBM preset '" + v + "' has no compaction cost model yet (bench/compaction/cost_model.py fits one)";
+        }
+        options.hbm_preset = v;
+        pass("--hbm", v);
+        return "";
+      },
+      std::string("the HBM preset of Strata's device: its compaction cycles, estimated on the host\n"
+                  "(docs/comparison.md) or measured with --backend sim (default ") +
+          strata::hbm::kDefaultHbmPreset + ")");
   app.add_flag_callback(
       "--no-advice",
       [&] {

@@ -104,6 +104,7 @@ Json RunJson(const Run& r) {
            {"bytes_moved", c.bytes_moved},
            {"compaction_cycles", c.compaction_cycles},
            {"cycles_source", c.cycles_source},
+           {"cycles_error_bound", c.cycles_error_bound},
            {"defragmentations", c.defragmentations},
            {"host_bytes_copied", c.host_bytes_copied},
            {"device_allocs", c.device_allocs},
@@ -156,6 +157,7 @@ Run RunFrom(const Json& j) {
   r.cost.bytes_moved = U64(c.at("bytes_moved"));
   r.cost.compaction_cycles = U64(c.at("compaction_cycles"));
   r.cost.cycles_source = c.at("cycles_source").get<std::string>();
+  r.cost.cycles_error_bound = c.value("cycles_error_bound", 0.0);
   r.cost.defragmentations = U64(c.at("defragmentations"));
   r.cost.host_bytes_copied = U64(c.at("host_bytes_copied"));
   r.cost.device_allocs = U64(c.at("device_allocs"));
@@ -238,6 +240,13 @@ std::string Ratio(double r) {
   return buf;
 }
 
+// An estimate's error bound: "+-3%", "+-5.5%".
+std::string Bound(double bound) {
+  char b[32];
+  std::snprintf(b, sizeof b, "+-%g%%", bound * 100);
+  return b;
+}
+
 std::string Count(uint64_t n) {
   char buf[32];
   if (n >= 10'000'000) {
@@ -254,7 +263,7 @@ std::string CostCell(const Run& r) {
   if (r.family == "strata") {
     if (c.bytes_moved == 0) return "no compaction";
     return tool::HumanBytes(c.bytes_moved) + " HBM->HBM, " + Count(c.moves) + " moves, " + Count(c.compaction_cycles) +
-           " cycles" + (c.cycles_source == "estimate" ? " (est.)" : "");
+           " cycles" + (c.cycles_source == "estimate" ? " (est. " + Bound(c.cycles_error_bound) + ")" : "");
   }
   std::string s;
   if (c.defragmentations) {
@@ -275,8 +284,8 @@ std::string Verdict(const WorkloadReport& w) {
       ok += (ok.empty() ? "" : ", ") + Printable(r.contender);
       if (r.cost.bytes_moved) {
         ok += " (compacted: " + tool::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
-              Count(r.cost.compaction_cycles) + " device cycles" + (r.cost.cycles_source == "estimate" ? " est." : "") +
-              ")";
+              Count(r.cost.compaction_cycles) + " device cycles" +
+              (r.cost.cycles_source == "estimate" ? " est. " + Bound(r.cost.cycles_error_bound) : "") + ")";
       } else if (r.cost.defragmentations) {
         ok += " (" + std::to_string(r.cost.defragmentations) + " host-bounce defragmentations, " +
               tool::HumanBytes(r.cost.host_bytes_copied) + " over PCIe)";

@@ -75,15 +75,22 @@ bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t pe
         r->slide_baseline_bytes += slide_all;
         const uint64_t moved_before = allocator.GetStats().compaction_bytes_moved;
         const auto t2 = Clock::now();
-        // The trace holds no data: the copy callback only tracks the highest address a move reaches.
+        // The trace holds no data: the copy callback tracks the highest address a move reaches and prices each move.
+        struct Track {
+          uint64_t* footprint;
+          const std::function<double(uint64_t)>* cost;
+          double* cycles;
+        } track_ctx{&footprint, &options.move_cycles, &r->move_cycles_estimate};
         auto track = [](void* ctx, const alloc::Move* m, uint32_t n) {
+          Track& t = *static_cast<Track*>(ctx);
           for (uint32_t k = 0; k < n; ++k) {
-            *static_cast<uint64_t*>(ctx) = std::max(*static_cast<uint64_t*>(ctx), m[k].dst_offset + m[k].bytes);
+            *t.footprint = std::max(*t.footprint, m[k].dst_offset + m[k].bytes);
+            if (*t.cost) *t.cycles += (*t.cost)(m[k].bytes);
           }
           return STRATA_OK;
         };
         st = allocator.AllocateWithCompaction(b.size, 0, alloc::CompactionBudget{}, moves.data(),
-                                              static_cast<uint32_t>(moves.size()), +track, &footprint, &h);
+                                              static_cast<uint32_t>(moves.size()), +track, &track_ctx, &h);
         alloc_time -= t2 - t1;
         if (options.verbose) {
           std::fprintf(stderr,

@@ -32,6 +32,8 @@ struct ReplayOptions {
   std::function<void(const struct ReplayStep&)> step;
   // >= 0: after this event (index in replay order) record every live buffer's place in ReplayResult::snapshot.
   int64_t snapshot_event = -1;
+  // When set: the cycles one compaction move of this many bytes costs, summed into move_cycles_estimate.
+  std::function<double(uint64_t bytes)> move_cycles;
 };
 
 // What ReplayOptions::step sees after each event.
@@ -67,6 +69,7 @@ struct ReplayResult {
   uint64_t compactions = 0;
   uint64_t moves = 0;
   uint64_t bytes_moved = 0;
+  double move_cycles_estimate = 0;    // ReplayOptions::move_cycles over every move
   uint64_t slide_baseline_bytes = 0;  // what sliding every buffer down at each compaction would copy
   uint64_t bytes_allocated = 0;       // sum of the granule-rounded sizes of successful allocations
   double bytes_moved_fraction = 0;    // bytes_moved / bytes_allocated

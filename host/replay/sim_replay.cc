@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "hbm/hbm_config.h"
 #include "strata/named_options.hpp"
 #include "strata/protocol.h"
 #include "strata/strata.h"
@@ -24,7 +25,7 @@ using tool::JsonRound;
 namespace {
 
 constexpr uint64_t kStagingBytes = uint64_t{STRATA_RT_STAGING_SLOTS} * STRATA_RT_STAGING_SLOT_BYTES;  // above the heap
-constexpr uint64_t kHbmStripe = 256ull * 1024;  // HBM capacity granularity of every preset
+constexpr uint64_t kHbmStripe = 256ull * 1024;  // the runtime's heap stripe
 
 std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
 
@@ -119,8 +120,15 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
   o.struct_size = sizeof o;
   o.hbm_preset = options.hbm_preset.c_str();
   // A device below the runtime's minimum is grown to it; the pad buffer below keeps the trace at `capacity`.
-  o.hbm_capacity_bytes = std::max<uint64_t>((capacity + kStagingBytes + kHbmStripe - 1) / kHbmStripe * kHbmStripe,
-                                            STRATA_RT_MIN_HBM_BYTES);
+  // Whole stripes, and whole rows in every bank of the preset (HBM3's rows span 512 KiB): the stride is a multiple
+  // of the stripe in every preset.
+  uint64_t stride = kHbmStripe;
+  hbm::HbmConfig preset;
+  if (hbm::HbmConfig::FromName(options.hbm_preset.empty() ? hbm::kDefaultHbmPreset : options.hbm_preset, &preset)) {
+    stride = std::max(stride, preset.CapacityStride());
+  }
+  o.hbm_capacity_bytes =
+      std::max<uint64_t>((capacity + kStagingBytes + stride - 1) / stride * stride, STRATA_RT_MIN_HBM_BYTES);
   o.firmware_path = options.firmware_path.empty() ? nullptr : options.firmware_path.c_str();
   std::unique_ptr<NamedOptions> named;
   try {

@@ -106,7 +106,7 @@ std::string HbmConfig::Validate() const {
   if (queue_depth > 65535) err << "queue_depth must be <= 65535 (the scheduler's same-atom counts are 16-bit); ";
   if (!IsPowerOfTwo(backing_page_bytes) || backing_page_bytes < 64)
     err << "backing_page_bytes must be a power of two >= 64; ";
-  uint64_t stride = static_cast<uint64_t>(PseudoChannelCount()) * BanksPerPseudoChannel() * row_bytes;
+  const uint64_t stride = CapacityStride();
   if (err.tellp() == 0 && (capacity_bytes == 0 || capacity_bytes % stride != 0))
     err << "capacity_bytes must be a nonzero multiple of " << stride << " (one row in every bank); ";
   if (timing.tRC < timing.tRAS) err << "tRC must be >= tRAS; ";

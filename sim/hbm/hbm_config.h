@@ -116,6 +116,10 @@ struct HbmConfig {
   uint32_t BurstBytes() const { return pc_dq_bits / 8 * burst_length; }
   uint32_t PseudoChannelCount() const { return channels * pseudo_channels; }
   uint32_t BanksPerPseudoChannel() const { return bank_groups * banks_per_group; }
+  // One row in every bank: capacity_bytes is a multiple of it (256 KiB for HBM2 and HBM2e, 512 KiB for HBM3).
+  uint64_t CapacityStride() const {
+    return static_cast<uint64_t>(PseudoChannelCount()) * BanksPerPseudoChannel() * row_bytes;
+  }
   // Peak data bandwidth of the whole device (all pseudo-channels' data pins), bytes per second.
   double PeakBytesPerSecond() const;
   double PeakBytesPerCycle() const { return PeakBytesPerSecond() / (core_clock_ghz * 1e9); }
