@@ -160,10 +160,9 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--hbm", "PRESET",
       [&](const std::string& v) -> std::string {
-        const std::vector<std::string> names = strata::tool::NamesOf(strata::hbm::HbmPresets());
-        if (!strata::tool::IsOneOf(v, names)) {
-          return "unknown HBM preset '" + v + "' (" + strata::tool::JoinNames(names, ", ", " or ") + ")";
-        }
+        const std::string unknown =
+            strata::tool::UnknownName("HBM preset", v, strata::tool::NamesOf(strata::hbm::HbmPresets()));
+        if (!unknown.empty()) return unknown;
         if (compare::CompactionCostFor(v) == nullptr) {
           return "HBM preset '" + v + "' has no compaction cost model yet (bench/compaction/cost_model.py fits one)";
         }

@@ -236,12 +236,8 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--backend", "B",
       [&](const std::string& v) -> std::string {
-        const std::vector<std::string> names = strata::tool::NamesOf(strata::replay::ReplayBackends());
-        if (!strata::tool::IsOneOf(v, names)) {
-          return "unknown backend '" + v + "' (" + strata::tool::JoinNames(names, ", ", " or ") + ")";
-        }
         backend = v;
-        return "";
+        return strata::tool::UnknownName("backend", v, strata::tool::NamesOf(strata::replay::ReplayBackends()));
       },
       BackendsHelp());
   CLI::Option* policy_opt = app.add_option("--policy", policy_text, PolicyHelp())->type_name("P");
@@ -312,12 +308,8 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--hbm", "PRESET",
       [&](const std::string& v) -> std::string {
-        const std::vector<std::string> names = strata::tool::NamesOf(strata::hbm::HbmPresets());
-        if (!strata::tool::IsOneOf(v, names)) {
-          return "unknown HBM preset '" + v + "' (" + strata::tool::JoinNames(names, ", ", " or ") + ")";
-        }
         hbm_preset = v;
-        return "";
+        return strata::tool::UnknownName("HBM preset", v, strata::tool::NamesOf(strata::hbm::HbmPresets()));
       },
       std::string("sim: HBM preset (default ") + strata::hbm::kDefaultHbmPreset + ")");
   app.add_option("--firmware", firmware_path,

@@ -47,6 +47,13 @@ inline bool IsOneOf(const std::string& name, const std::vector<std::string>& nam
   return false;
 }
 
+// Empty when `name` is one of `names`; else "unknown WHAT 'name' (a, b or c)", the message every tool gives.
+inline std::string UnknownName(const std::string& what, const std::string& name,
+                               const std::vector<std::string>& names) {
+  if (IsOneOf(name, names)) return "";
+  return "unknown " + what + " '" + name + "' (" + JoinNames(names, ", ", " or ") + ")";
+}
+
 }  // namespace strata::tool
 
 #endif  // STRATA_HOST_TOOL_NAMES_H_
