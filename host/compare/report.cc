@@ -240,10 +240,11 @@ std::string Ratio(double r) {
   return buf;
 }
 
-// An estimate's error bound: "+-3%", "+-5.5%".
-std::string Bound(double bound) {
-  char b[32];
-  std::snprintf(b, sizeof b, "+-%g%%", bound * 100);
+// An estimate and its error bound: "est. +-5%", "est. +-5.5%"; "est." alone for a report written before bounds.
+std::string Estimated(double bound) {
+  if (!(bound > 0)) return "est.";
+  char b[48];
+  std::snprintf(b, sizeof b, "est. +-%g%%", bound * 100);
   return b;
 }
 
@@ -263,7 +264,7 @@ std::string CostCell(const Run& r) {
   if (r.family == "strata") {
     if (c.bytes_moved == 0) return "no compaction";
     return tool::HumanBytes(c.bytes_moved) + " HBM->HBM, " + Count(c.moves) + " moves, " + Count(c.compaction_cycles) +
-           " cycles" + (c.cycles_source == "estimate" ? " (est. " + Bound(c.cycles_error_bound) + ")" : "");
+           " cycles" + (c.cycles_source == "estimate" ? " (" + Estimated(c.cycles_error_bound) + ")" : "");
   }
   std::string s;
   if (c.defragmentations) {
@@ -285,7 +286,7 @@ std::string Verdict(const WorkloadReport& w) {
       if (r.cost.bytes_moved) {
         ok += " (compacted: " + tool::HumanBytes(r.cost.bytes_moved) + " moved HBM->HBM, " +
               Count(r.cost.compaction_cycles) + " device cycles" +
-              (r.cost.cycles_source == "estimate" ? " est. " + Bound(r.cost.cycles_error_bound) : "") + ")";
+              (r.cost.cycles_source == "estimate" ? " " + Estimated(r.cost.cycles_error_bound) : "") + ")";
       } else if (r.cost.defragmentations) {
         ok += " (" + std::to_string(r.cost.defragmentations) + " host-bounce defragmentations, " +
               tool::HumanBytes(r.cost.host_bytes_copied) + " over PCIe)";
