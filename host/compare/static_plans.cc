@@ -54,6 +54,63 @@ bool CheckPlacement(const replay::Trace& trace, const std::vector<uint64_t>& off
   return true;
 }
 
+namespace {
+
+// The placed buffers, found by time: those live at a point (a segment tree over the trace's distinct times, each
+// buffer in the O(log T) nodes that cover its [lower, upper)), and those that start inside an interval (by lower).
+// A query costs O(log T + the buffers it returns), where scanning every placed buffer cost O(placed).
+class PlacedByTime {
+ public:
+  explicit PlacedByTime(const replay::Trace& trace) : trace_(trace) {
+    for (const replay::TraceBuffer& b : trace.buffers) times_.insert(times_.end(), {b.lower, b.upper});
+    std::sort(times_.begin(), times_.end());
+    times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
+    leaves_ = 1;
+    while (leaves_ < times_.size()) leaves_ *= 2;
+    nodes_.resize(2 * leaves_);
+  }
+
+  void Insert(uint32_t k) {
+    const replay::TraceBuffer& b = trace_.buffers[k];
+    by_lower_.emplace(b.lower, k);
+    // Leaves [Index(lower), Index(upper)): the distinct times t with lower <= t < upper.
+    for (size_t lo = Index(b.lower) + leaves_, hi = Index(b.upper) + leaves_; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) nodes_[lo++].push_back(k);
+      if (hi & 1) nodes_[--hi].push_back(k);
+    }
+  }
+
+  // Every placed buffer whose [lower, upper) meets b's (q.lower < b.upper and b.lower < q.upper), in no order.
+  template <typename F>
+  void ForEachOverlapping(const replay::TraceBuffer& b, F&& f) const {
+    auto overlaps = [&](uint32_t k) {
+      const replay::TraceBuffer& q = trace_.buffers[k];
+      return q.lower < b.upper && b.lower < q.upper;
+    };
+    // Those that start at or before b.lower: live at b.lower.
+    for (size_t i = Index(b.lower) + leaves_; i >= 1; i /= 2) {
+      for (uint32_t k : nodes_[i]) {
+        if (overlaps(k)) f(k);
+      }
+    }
+    // Those that start after b.lower and before b.upper.
+    for (auto it = by_lower_.upper_bound(b.lower); it != by_lower_.end() && it->first < b.upper; ++it) {
+      if (overlaps(it->second)) f(it->second);
+    }
+  }
+
+ private:
+  size_t Index(uint64_t t) const { return std::lower_bound(times_.begin(), times_.end(), t) - times_.begin(); }
+
+  const replay::Trace& trace_;
+  std::vector<uint64_t> times_;
+  size_t leaves_ = 1;
+  std::vector<std::vector<uint32_t>> nodes_;
+  std::multimap<uint64_t, uint32_t> by_lower_;
+};
+
+}  // namespace
+
 std::vector<uint64_t> BestFitDecreasing(const replay::Trace& trace) {
   const size_t n = trace.buffers.size();
   std::vector<uint32_t> order(n);
@@ -65,15 +122,13 @@ std::vector<uint64_t> BestFitDecreasing(const replay::Trace& trace) {
     return a.upper - a.lower > b.upper - b.lower;
   });
   std::vector<uint64_t> offsets(n, 0);
-  std::vector<uint32_t> placed;
+  PlacedByTime placed(trace);
   std::vector<std::pair<uint64_t, uint64_t>> busy;  // [offset, end) of the placed buffers live with this one
   for (uint32_t k : order) {
     const replay::TraceBuffer& b = trace.buffers[k];
     busy.clear();
-    for (uint32_t p : placed) {
-      const replay::TraceBuffer& q = trace.buffers[p];
-      if (q.lower < b.upper && b.lower < q.upper) busy.emplace_back(offsets[p], offsets[p] + q.size);
-    }
+    placed.ForEachOverlapping(b,
+                              [&](uint32_t p) { busy.emplace_back(offsets[p], offsets[p] + trace.buffers[p].size); });
     std::sort(busy.begin(), busy.end());
     uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
     for (const auto& [start, end] : busy) {
@@ -84,7 +139,7 @@ std::vector<uint64_t> BestFitDecreasing(const replay::Trace& trace) {
       cursor = std::max(cursor, end);
     }
     offsets[k] = best != UINT64_MAX ? best : cursor;
-    placed.push_back(k);
+    placed.Insert(k);
   }
   return offsets;
 }

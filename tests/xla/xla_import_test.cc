@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -73,6 +74,72 @@ TEST_P(Programs, StaticPlans) {
   EXPECT_LE(bound, xla_peak);
   EXPECT_LE(bound, bfd_peak);
   EXPECT_LE(bfd_peak, xla_peak);  // these small programs: the offline packing is never worse
+}
+
+// Best-fit-decreasing finds the buffers live beside each one through an index by time; it must place every buffer
+// exactly where the plain scan over every placed buffer (this reference, the code it replaced) places it. Random
+// traces: few and many distinct times, zero-length and equal intervals, repeated sizes.
+std::vector<uint64_t> BestFitDecreasingByScan(const replay::Trace& trace) {
+  const size_t n = trace.buffers.size();
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const replay::TraceBuffer& a = trace.buffers[x];
+    const replay::TraceBuffer& b = trace.buffers[y];
+    if (a.size != b.size) return a.size > b.size;
+    return a.upper - a.lower > b.upper - b.lower;
+  });
+  std::vector<uint64_t> offsets(n, 0);
+  std::vector<uint32_t> placed;
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  for (uint32_t k : order) {
+    const replay::TraceBuffer& b = trace.buffers[k];
+    busy.clear();
+    for (uint32_t p : placed) {
+      const replay::TraceBuffer& q = trace.buffers[p];
+      if (q.lower < b.upper && b.lower < q.upper) busy.emplace_back(offsets[p], offsets[p] + q.size);
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
+    for (const auto& [start, end] : busy) {
+      if (start > cursor && start - cursor >= b.size && start - cursor < best_gap) {
+        best = cursor;
+        best_gap = start - cursor;
+      }
+      cursor = std::max(cursor, end);
+    }
+    offsets[k] = best != UINT64_MAX ? best : cursor;
+    placed.push_back(k);
+  }
+  return offsets;
+}
+
+TEST(StaticPlans, BestFitDecreasingPlacesAsTheScanDoes) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&](uint64_t bound) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state % bound;
+  };
+  size_t buffers = 0;
+  for (int run = 0; run < 60; ++run) {
+    replay::Trace t;
+    const uint64_t span = 1 + next(run % 3 == 0 ? 8 : 2000);  // few distinct times, or many
+    const size_t n = 1 + next(400);
+    for (size_t i = 0; i < n; ++i) {
+      replay::TraceBuffer b;
+      b.id = static_cast<int64_t>(i);
+      b.lower = next(span);
+      b.upper = b.lower + next(span / 2 + 2);  // zero-length ones too
+      b.size = run % 2 ? 256 * (1 + next(8)) : 1 + next(1 << 20);
+      t.buffers.push_back(b);
+    }
+    buffers += n;
+    const std::vector<uint64_t> got = compare::BestFitDecreasing(t);
+    ASSERT_EQ(got, BestFitDecreasingByScan(t)) << "run " << run << ", " << n << " buffers over " << span << " times";
+  }
+  EXPECT_GT(buffers, 5000u);
 }
 
 // Steps: arguments live throughout, donated ones carry over as their outputs; each call adds its temp allocation
