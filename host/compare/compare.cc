@@ -389,7 +389,9 @@ bool RunContender(const replay::Trace& trace, const Contender& c, uint64_t capac
     run->backend = "host";
     run->allocator = std::string("Strata firmware allocator (TLSF, 256 B granule), compaction ") +
                      (c.compaction ? "HBM->HBM on OOM" : "off");
-    ok = RunStrataHost(trace, c, capacity, record, run, error, CompactionCostFor(options.hbm_preset));
+    // Cycles are estimated for recorded runs only: the search asks nothing but completion.
+    ok =
+        RunStrataHost(trace, c, capacity, record, run, error, record ? CompactionCostFor(options.hbm_preset) : nullptr);
   } else {
     run->backend = "gpu-emu";
     run->allocator = c.policy + " policy on an emulated GPU" +

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compare.h"
 #include "devices.h"
 #include "families.h"
 #include "fit.h"
@@ -164,8 +165,11 @@ int Main(int argc, char** argv) {
         rest = rest.substr(0, last);
       }
       p.workload = rest;
-      std::vector<std::string> names = gpu::PolicyNames();
-      names.insert(names.begin(), {"strata", "strata-no-compact"});  // contexts with quotas on a Strata device
+      std::vector<std::string> names;  // Strata's contenders (contexts with quotas), then the GPU policies
+      for (const compare::Contender& c : compare::AllContenders()) {
+        if (c.strata) names.push_back(c.name);
+      }
+      for (const std::string& n : gpu::PolicyNames()) names.push_back(n);
       if (std::find(names.begin(), names.end(), p.policy) == names.end()) {
         std::string list;
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;

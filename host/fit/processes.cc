@@ -57,7 +57,11 @@ std::string FractionOption(const std::string& policy) {
   return "";  // jax-platform: no pool, nothing to limit
 }
 
-bool IsStrata(const std::string& policy) { return policy == "strata" || policy == "strata-no-compact"; }
+// A Strata contender (compare's table): its processes are contexts on a Strata device.
+bool IsStrata(const std::string& policy) {
+  compare::Contender c;
+  return compare::FindContender(policy, &c) && c.strata;
+}
 
 // Contexts on one Strata device with the memory a process gets on `device` (as strata-fit's strata column): who
 // fails under the quotas given, then the solve: each context's least quota is its workload's max load (the runtime's
@@ -65,7 +69,9 @@ bool IsStrata(const std::string& policy) { return policy == "strata" || policy =
 // together with those.
 bool FitContexts(const std::vector<Process>& processes, const devices::Device& device, ProcessReport* report,
                  std::string* error) {
-  const bool compaction = processes.front().policy == "strata";
+  compare::Contender contender;
+  compare::FindContender(processes.front().policy, &contender);
+  const bool compaction = contender.compaction;
   ProcessReport r;
   r.device = std::string(device.name) + " as a Strata device";
   r.total_bytes = device.total_bytes - device.context_bytes;
@@ -73,11 +79,6 @@ bool FitContexts(const std::vector<Process>& processes, const devices::Device& d
   std::vector<compare::TenantSpec> specs;
   for (size_t i = 0; i < processes.size(); ++i) {
     const Process& p = processes[i];
-    if (!IsStrata(p.policy)) {
-      *error = "--process: Strata's contexts and GPU framework processes do not share a device (process " +
-               std::to_string(i + 1) + " is " + p.policy + ")";
-      return false;
-    }
     if (p.policy != processes.front().policy) {
       *error = "--process: Strata's contexts share one device and one compaction setting: every process is " +
                processes.front().policy + " (process " + std::to_string(i + 1) + " is " + p.policy + ")";
@@ -128,13 +129,15 @@ bool FitContexts(const std::vector<Process>& processes, const devices::Device& d
 
 bool FitProcesses(const std::vector<Process>& processes, const devices::Device& device, const Options& options,
                   ProcessReport* report, std::string* error) {
-  if (IsStrata(processes.front().policy)) return FitContexts(processes, device, report, error);
-  for (const Process& p : processes) {
-    if (IsStrata(p.policy)) {
-      *error = "--process: Strata's contexts and GPU framework processes do not share a device";
+  const bool strata = IsStrata(processes.front().policy);
+  for (size_t i = 0; i < processes.size(); ++i) {
+    if (IsStrata(processes[i].policy) != strata) {
+      *error = "--process: Strata's contexts and GPU framework processes do not share a device (process " +
+               std::to_string(i + 1) + " is " + processes[i].policy + ")";
       return false;
     }
   }
+  if (strata) return FitContexts(processes, device, report, error);
   if (device.kind != devices::Kind::kGpu) {
     *error = "--process runs framework processes on a GPU; " + std::string(device.name) + " is a TPU";
     return false;
