@@ -22,8 +22,8 @@ bool IsRegularFile(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// The folder of the shared object or program that holds this function: dladdr names it as it was loaded
-// (the main program possibly by a relative name, hence /proc/self/exe when realpath cannot resolve it).
+}  // namespace
+
 std::string ModuleDir() {
   Dl_info info{};
   char resolved[PATH_MAX];
@@ -38,7 +38,14 @@ std::string ModuleDir() {
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
-}  // namespace
+std::string GtkwaveSymbolsCommand() {
+  const std::string dir = ModuleDir();
+  const std::string installed = dir + "/strata-gtkwave-symbols";
+  if (!dir.empty() && IsRegularFile(installed) && IsRegularFile(dir + "/../share/strata/firmware/runtime.elf")) {
+    return installed;
+  }
+  return "scripts/gtkwave_symbols.py";
+}
 
 std::string FirmwareImagePath(const std::string& app) {
   if (strata_installed_firmware_dir != nullptr) {

@@ -13,6 +13,15 @@ namespace strata::sim {
 // not exist either: the loader then names it in its error).
 std::string FirmwareImagePath(const std::string& app);
 
+// The folder of the shared object or program that holds this code: dladdr names it as it was loaded (the main
+// program possibly by a relative name, hence /proc/self/exe when realpath cannot resolve it). Empty if unknown.
+std::string ModuleDir();
+
+// How a user runs the GTKWave symbol-view writer from where this program is: the installed
+// <prefix>/bin/strata-gtkwave-symbols beside an installed program, else the source tree's
+// scripts/gtkwave_symbols.py (a program of the build tree, run from the repository's root).
+std::string GtkwaveSymbolsCommand();
+
 }  // namespace strata::sim
 
 #endif  // STRATA_SIM_FIRMWARE_IMAGE_H_

@@ -12,6 +12,7 @@
 
 #include "chip_model.h"
 #include "elf_loader.h"
+#include "firmware_image.h"
 #include "hbm/hbm_model.h"
 #include "platform.h"
 #include "regular_file.h"
@@ -165,10 +166,10 @@ int SimMain(int argc, char* argv[]) {
     if (!config.trace.path.empty()) {
       std::fprintf(stderr, "  waveform      %s\n", config.trace.path.c_str());
       // The core's view with function names and decoded instructions (docs/waveforms.md).
-      std::fprintf(stderr,
-                   "  view it with  scripts/gtkwave_symbols.py %s -o out/core-symbols.gtkw --wave %s"
-                   " && gtkwave out/core-symbols.gtkw\n",
-                   elf_path.c_str(), config.trace.path.c_str());
+      const std::string symbols = strata::sim::GtkwaveSymbolsCommand();
+      const char* view = symbols.rfind("scripts/", 0) == 0 ? "out/core-symbols.gtkw" : "core-symbols.gtkw";
+      std::fprintf(stderr, "  view it with  %s %s -o %s --wave %s && gtkwave %s\n", symbols.c_str(), elf_path.c_str(),
+                   view, config.trace.path.c_str(), view);
     }
   }
   switch (r.outcome) {

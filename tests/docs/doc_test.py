@@ -23,6 +23,7 @@ import tempfile
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 DIRECTIVE = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 ELLIPSIS = "..."
+DIRECTIVES = ("skip=", "status=", "timeout=", "shell", "file=")
 # Durations and rates vary from run to run: a number right before " s" (seconds: "wall time 12.9 s", the wall
 # column's "0.00 s") or before a unit per second ("0.69 M device cycles/s", "12.3 MB/s") matches any number.
 VARYING = [re.compile(r"\d+(?:\.\d+)?(?= s\b)"), re.compile(r"\d+(?:\.\d+)?(?=(?: [A-Za-z]+)* ?[A-Za-z]*/s\b)")]
@@ -43,9 +44,9 @@ def blocks(path):
         m = DIRECTIVE.match(lines[i])
         if m:
             for word in shlex.split(m.group(1)):
-                key, _, value = word.partition("=")
-                if key not in ("skip", "status", "timeout"):
-                    raise SystemExit(f"{path}:{i + 1}: unknown doc-test directive {key!r} (skip=, status=, timeout=)")
+                key, eq, value = word.partition("=")
+                if key + eq not in DIRECTIVES:
+                    raise SystemExit(f"{path}:{i + 1}: unknown doc-test directive {key!r} ({', '.join(DIRECTIVES)})")
                 pending[key] = value
             i += 1
             continue
@@ -131,18 +132,98 @@ def workdir(root, build):
     return tmp
 
 
-def run_console(block, env, cwd):
-    """A block whose first line is '$ command': each '$ ' line runs, the lines after it are its output."""
-    failures = 0
-    status = int(block.directives.get("status", "0"))
-    timeout = float(block.directives.get("timeout", "600"))
+class Shell:
+    """The state that a page's `shell` blocks share, as one terminal would: the current folder and the exported
+    variables, carried from one command to the next through two files that bash reads before and writes after each
+    command. HOME is a scratch folder in the page's folder, with strata/ linked to the SDK prefix that test
+    sdk.install makes (build/sdk-prefix), so that `$HOME/strata` is an installed Strata as the pages assume."""
+
+    def __init__(self, env, cwd, build):
+        self.dir = os.path.join(cwd, ".doc-shell")
+        os.mkdir(self.dir)
+        home = os.path.join(cwd, "home")
+        os.mkdir(home)
+        prefix = os.path.join(build, "sdk-prefix")
+        if os.path.isdir(prefix):
+            os.symlink(prefix, os.path.join(home, "strata"))
+        self.prefix = prefix
+        self.env = dict(env, HOME=home)
+        self.cwd_file, self.env_file = os.path.join(self.dir, "cwd"), os.path.join(self.dir, "env")
+        with open(self.cwd_file, "w") as f:
+            f.write(cwd + "\n")
+        open(self.env_file, "w").close()
+        self.status = 0  # the last command's, for `$?`
+
+    def cwd(self):
+        with open(self.cwd_file) as f:
+            return f.read().rstrip("\n")
+
+    def script(self, command):
+        q = shlex.quote
+        return (f". {q(self.env_file)}\ncd \"$(cat {q(self.cwd_file)})\" || exit 125\n(exit {self.status})\n{command}\n"
+                f"__doc_status=$?\npwd > {q(self.cwd_file)}\nexport -p > {q(self.env_file)}\nexit $__doc_status\n")
+
+
+def steps_of(block):
     steps = []
     for n, text in enumerate(block.lines):
         if text.startswith("$ "):
             steps.append([block.line + 1 + n, text[2:], []])
         elif steps:
             steps[-1][2].append(text)
-    for line, command, expected in steps:
+    return steps
+
+
+def run_shell(block, shell):
+    """A `shell` block: each '$ ' line runs in bash, in the page's one shell state (Shell), and its output is what a
+    terminal shows, standard output and error in the order written. Its exit status must be
+    the block's (0 unless status=), except for a command followed by `$ echo $?`, whose line shows it."""
+    if not os.path.isdir(shell.prefix):
+        print(f"{block.path}:{block.line}: {shell.prefix} is missing: the shell examples use the SDK that test"
+              " sdk.install installs there (ctest -R 'sdk.install|docs')")
+        return 1
+    failures = 0
+    status = int(block.directives.get("status", "0"))
+    timeout = float(block.directives.get("timeout", "600"))
+    steps = steps_of(block)
+    for k, (line, command, expected) in enumerate(steps):
+        shown_next = k + 1 < len(steps) and steps[k + 1][1].strip() == "echo $?"
+        try:
+            proc = subprocess.run(["bash", "-c", shell.script(command)], cwd=shell.cwd(), env=shell.env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print(f"{block.path}:{line}: could not run: {command}: {e}")
+            return failures + 1
+        shell.status = proc.returncode
+        actual = proc.stdout.decode("utf-8", "replace").split("\n")
+        if proc.returncode != status and not shown_next:
+            report(block, line, command, expected, actual, f"exit status {proc.returncode}, the doc expects {status}")
+            return failures + 1  # the commands after it depend on it
+        if not output_matches(expected, actual):
+            report(block, line, command, expected, actual, "output differs")
+            failures += 1
+    return failures
+
+
+def write_file(block, shell):
+    """A `file=NAME` block: its text is written to NAME in the shell's current folder, as the page tells the reader
+    to save it."""
+    name = block.directives["file"]
+    if not name or os.path.isabs(name) or ".." in name.split("/"):
+        raise SystemExit(f"{block.path}:{block.line}: file= needs a relative path inside the page's folder, not {name!r}")
+    target = os.path.join(shell.cwd(), name)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write("\n".join(block.lines) + "\n")
+
+
+def run_console(block, env, cwd):
+    """A block whose first line is '$ command': each '$ ' line runs, the lines after it are its output."""
+    failures = 0
+    status = int(block.directives.get("status", "0"))
+    timeout = float(block.directives.get("timeout", "600"))
+    for line, command, expected in steps_of(block):
         words = shlex.split(command)
         merge = bool(words) and words[-1] == "2>&1"
         if merge:
@@ -216,16 +297,25 @@ def test_file(args):
     cwd = workdir(root, build)
     all_blocks = blocks(path)
     failures = ran = skipped = 0
-    session = None
+    session = shell = None
     try:
         for k, block in enumerate(all_blocks):
             console = block.lines and block.lines[0].startswith("$ ")
             python = block.lang == "python"
-            if not console and not python:
-                continue
-            if "skip" in block.directives:
+            if "skip" in block.directives and (console or python):
                 print(f"{block.path}:{block.line}: skipped: {block.directives['skip'] or 'no reason given'}")
                 skipped += 1
+                continue
+            if ("shell" in block.directives or "file" in block.directives) and shell is None:
+                shell = Shell(env, cwd, build)
+            if "file" in block.directives:
+                write_file(block, shell)
+                continue
+            if not console and not python:
+                continue
+            if console and "shell" in block.directives:
+                ran += 1
+                failures += run_shell(block, shell)
                 continue
             if console:
                 ran += 1
