@@ -161,6 +161,18 @@ def main():
     with open(os.path.join(out, "evil.pickle"), "wb") as f:
         f.write(b"\x80\x04\x95\x1c\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94\x8c\x06system\x94\x93\x94\x8c\x04"
                 b"true\x94\x85\x94R\x94.")
+    # The refusals docs/workloads.md shows, one file each.
+    with open(os.path.join(out, "huge_string.pickle"), "wb") as f:
+        f.write(b"\x80\x02}X\xff\xff\xff\xff" + b"segments" + b"\x00" * 4)  # a 4 GiB string in a 16-byte file
+    with open(os.path.join(out, "deep.pickle"), "wb") as f:
+        f.write(b"\x80\x02" + b"(" * 2000 + b".")
+    with open(os.path.join(out, "no_size.json"), "w") as f:
+        f.write('{"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096}]]}\n')
+    with open(os.path.join(out, "cut.json"), "w") as f:
+        f.write('{"segments": []')
+    with open(os.path.join(out, "bad_pointer.rmm.csv"), "w") as f:
+        f.write("Thread,Time,Action,Pointer,Size,Stream\n"
+                "140,12:00:00.000001,allocate,0xZZ,256,0x0\n")
     print("wrote snapshots to", out)
 
 
