@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "advice.h"
@@ -35,8 +39,10 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
 
 // Strata's firmware allocator on the host (the same library the firmware links; same decisions).
 // `cost`: the compaction cost model of the HBM preset the copies' cycles are estimated for (nullptr: none).
-bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capacity, bool record, Run* run,
-                   std::string* error, const CompactionCostModel* cost = nullptr, int64_t snapshot_event = -1,
+// `events`: the trace's, when the caller has them (Options::events).
+bool RunStrataHost(const replay::Trace& trace, const std::vector<replay::Event>* events, const Contender& c,
+                   uint64_t capacity, bool record, Run* run, std::string* error,
+                   const CompactionCostModel* cost = nullptr, int64_t snapshot_event = -1,
                    std::vector<replay::PlacedBuffer>* snapshot = nullptr) {
   replay::ReplayOptions o;
   o.compaction_on_oom = c.compaction;
@@ -73,6 +79,7 @@ bool RunStrataHost(const replay::Trace& trace, const Contender& c, uint64_t capa
     };
   }
   if (cost != nullptr) o.move_cycles = [cost](uint64_t bytes) { return MoveCycles(*cost, bytes); };
+  o.events = events;
   replay::ReplayResult rr;
   if (!replay::Replay(trace, o, &rr, error)) return false;
   r.events = rr.events;
@@ -134,6 +141,7 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
   o.backend = backend;
   o.policy = c.policy;
   o.defragment_on_oom = c.defragment;
+  o.events = options.events;
   if (backend != "cuda") {
     o.total_bytes = capacity;
     o.options["context_bytes"] = std::to_string(context_bytes);
@@ -191,7 +199,9 @@ bool GpuOccupancy(const replay::Trace& trace, const Contender& c, uint64_t capac
   gpu::EmuGpu device(spec);
   std::unique_ptr<gpu::Policy> policy;
   if (!gpu::MakePolicy(c.policy, device, config, &policy, error)) return false;
-  const std::vector<replay::Event> events = replay::BuildEvents(trace);
+  std::vector<replay::Event> built;
+  if (options.events == nullptr) built = replay::BuildEvents(trace);
+  const std::vector<replay::Event>& events = options.events != nullptr ? *options.events : built;
   std::vector<uint64_t> ptr(trace.buffers.size(), 0);
   for (size_t i = 0; i < events.size() && i <= at_event; ++i) {
     const replay::Event& e = events[i];
@@ -390,8 +400,8 @@ bool RunContender(const replay::Trace& trace, const Contender& c, uint64_t capac
     run->allocator = std::string("Strata firmware allocator (TLSF, 256 B granule), compaction ") +
                      (c.compaction ? "HBM->HBM on OOM" : "off");
     // Cycles are estimated for recorded runs only: the search asks nothing but completion.
-    ok =
-        RunStrataHost(trace, c, capacity, record, run, error, record ? CompactionCostFor(options.hbm_preset) : nullptr);
+    ok = RunStrataHost(trace, options.events, c, capacity, record, run, error,
+                       record ? CompactionCostFor(options.hbm_preset) : nullptr);
   } else {
     run->backend = "gpu-emu";
     run->allocator = c.policy + " policy on an emulated GPU" +
@@ -459,7 +469,8 @@ bool SearchCapacity(uint64_t max_load, const Options& options, const CompletesAt
 bool SearchMinCapacity(const replay::Trace& trace, const Contender& c, const Options& options, MinCapacity* out,
                        std::string* error) {
   return SearchCapacity(
-      replay::MaxLoad(trace, kGranule), options,
+      options.events != nullptr ? replay::MaxLoad(trace, *options.events, kGranule) : replay::MaxLoad(trace, kGranule),
+      options,
       [&](uint64_t capacity, bool* ok, std::string* e) {
         Run r;
         if (!RunContender(trace, c, capacity, 0, false, options, &r, e)) return false;
@@ -491,6 +502,131 @@ bool AdviseRun(const replay::Trace& trace, const Contender& c, uint64_t capacity
   return true;
 }
 
+// What one contender's share of a comparison produced: its run at the capacity (advice and search included), the
+// occupancy pictures it draws, its progress lines, or the error that stopped it.
+struct ContenderResult {
+  Run run;
+  std::vector<Occupancy> occupancy;
+  std::vector<std::string> progress;
+  bool ok = false;
+  std::string error;
+};
+
+// One contender of CompareWorkload, up to its capacity search: what may run beside the other contenders.
+bool CompareContender(const replay::Trace& trace, const WorkloadReport& w, const Contender& c, uint64_t context,
+                      const Options& options, ContenderResult* out) {
+  std::string* error = &out->error;
+  Run& run = out->run;
+  // Strata has no CUDA context: with a GPU preset it gets what a process on that GPU could use.
+  const uint64_t capacity = c.strata ? w.capacity_bytes - context : w.capacity_bytes;
+  if (!RunContender(trace, c, capacity, c.strata ? 0 : context, true, options, &run, error)) {
+    *error = c.name + ": " + *error;
+    return false;
+  }
+  const uint64_t peak_event = PeakEvent(run.series);
+  if (options.occupancy && c.name == "strata") {
+    Run again;
+    std::vector<replay::PlacedBuffer> placed;
+    if (!RunStrataHost(trace, options.events, c, capacity, false, &again, error, nullptr,
+                       static_cast<int64_t>(peak_event), &placed)) {
+      return false;
+    }
+    Occupancy occ{c.name, peak_event, capacity, {}};
+    for (const replay::PlacedBuffer& p : placed) occ.blocks.push_back({p.offset, p.bytes, trace.buffers[p.buffer].id});
+    out->occupancy.push_back(std::move(occ));
+  }
+  if (options.occupancy && c.name == "jax") {
+    Occupancy occ;
+    if (!GpuOccupancy(trace, c, capacity, context, peak_event, options, &occ, error)) return false;
+    out->occupancy.push_back(std::move(occ));
+  }
+#ifdef STRATA_COMPARE_HAVE_SIM
+  if (c.strata && options.strata_backend == "sim") {
+    if (options.progress) options.progress(c.name + ": on the model (sim backend)...");
+    if (!RunStrataSim(trace, c, capacity, options, &run, error)) {
+      *error = c.name + " on the sim backend: " + *error;
+      return false;
+    }
+  }
+#else
+  if (c.strata && options.strata_backend == "sim") {
+    *error = "this build has no sim backend";
+    return false;
+  }
+#endif
+  if (options.advice && !run.completed()) {
+    if (options.progress) options.progress(w.name + ": " + c.name + " fails; searching its framework's settings...");
+    if (!AdviseRun(trace, c, w.capacity_bytes, options, &run, error)) {
+      *error = c.name + " (settings): " + *error;
+      return false;
+    }
+  }
+  if (options.search) {
+    if (!SearchMinCapacity(trace, c, options, &run.min_capacity, error)) {
+      *error = c.name + " (capacity search): " + *error;
+      return false;
+    }
+  }
+  if (options.progress) {
+    options.progress(w.name + ": " + c.name + (run.completed() ? " completes" : " fails") +
+                     (options.search ? ", min capacity " + std::to_string(run.min_capacity.ratio).substr(0, 5) + "x (" +
+                                           std::to_string(run.min_capacity.probes) + " replays)"
+                                     : std::string()));
+  }
+  return true;
+}
+
+// Runs `work(k)` for k in [0, n) on up to `jobs` threads (the calling thread one of them) and hands each finished k
+// to `done(k)` on the calling thread, in order. `done` returning false stops handing out more work.
+void InOrder(size_t n, unsigned jobs, const std::function<void(size_t)>& work,
+             const std::function<bool(size_t)>& done) {
+  std::mutex mutex;
+  std::condition_variable finished_cv;
+  std::vector<char> finished(n, 0);
+  size_t next = 0;
+  bool stop = false;
+  auto take = [&](size_t* k) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (stop || next == n) return false;
+    *k = next++;
+    return true;
+  };
+  auto worker = [&] {
+    size_t k;
+    while (take(&k)) {
+      work(k);
+      std::lock_guard<std::mutex> lock(mutex);
+      finished[k] = 1;
+      finished_cv.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs && t < n; ++t) threads.emplace_back(worker);
+  for (size_t k = 0; k < n; ++k) {
+    std::unique_lock<std::mutex> lock(mutex);
+    // The calling thread works too while the next result in order is not ready.
+    while (!finished[k]) {
+      if (!stop && next < n) {
+        const size_t mine = next++;
+        lock.unlock();
+        work(mine);
+        lock.lock();
+        finished[mine] = 1;
+        finished_cv.notify_all();
+      } else {
+        finished_cv.wait(lock);
+      }
+    }
+    lock.unlock();
+    if (!done(k)) {
+      std::lock_guard<std::mutex> stop_lock(mutex);
+      stop = true;
+      break;
+    }
+  }
+  for (std::thread& t : threads) t.join();
+}
+
 }  // namespace
 
 bool CompareWorkload(const replay::Trace& trace, const std::string& source, const Options& options,
@@ -501,72 +637,42 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
   w.source = source;
   w.buffers = trace.buffers.size();
   w.events = 2 * trace.buffers.size();
-  w.max_load_bytes = replay::MaxLoad(trace, kGranule);
+  const std::vector<replay::Event> events = replay::BuildEvents(trace);
+  w.max_load_bytes = replay::MaxLoad(trace, events, kGranule);
   w.capacity_text = options.capacity.text;
   w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
   const uint64_t context = options.capacity.kind == CapacitySpec::Kind::kPreset ? options.capacity.context_bytes : 0;
-  for (const Contender& c : options.contenders) {
+  const std::vector<Contender>& contenders = options.contenders;
+  for (const Contender& c : contenders) {
     if (!c.strata) w.gpu_page_bytes = GpuPageBytes(options);
-    Run run;
-    // Strata has no CUDA context: with a GPU preset it gets what a process on that GPU could use.
-    const uint64_t capacity = c.strata ? w.capacity_bytes - context : w.capacity_bytes;
-    if (!RunContender(trace, c, capacity, c.strata ? 0 : context, true, options, &run, error)) {
-      *error = c.name + ": " + *error;
+  }
+  // The sim backend's model and a real GPU are one each: their runs stay one after another, as do the progress lines
+  // of a model run (it reports while it runs).
+  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (options.strata_backend == "sim" || options.cuda) jobs = 1;
+  std::vector<ContenderResult> results(contenders.size());
+  auto work = [&](size_t k) {
+    Options o = options;
+    o.events = &events;
+    if (jobs > 1 && options.progress) {  // said in order by the calling thread, when the contender's turn comes
+      o.progress = [&r = results[k]](const std::string& line) { r.progress.push_back(line); };
+    }
+    results[k].ok = CompareContender(trace, w, contenders[k], context, o, &results[k]);
+  };
+  bool ok = true;
+  InOrder(contenders.size(), jobs, work, [&](size_t k) {
+    ContenderResult& r = results[k];
+    for (const std::string& line : r.progress) options.progress(line);
+    if (!r.ok) {
+      *error = r.error;
+      ok = false;
       return false;
     }
-    const uint64_t peak_event = PeakEvent(run.series);
-    if (options.occupancy && c.name == "strata") {
-      Run again;
-      std::vector<replay::PlacedBuffer> placed;
-      if (!RunStrataHost(trace, c, capacity, false, &again, error, nullptr, static_cast<int64_t>(peak_event),
-                         &placed)) {
-        return false;
-      }
-      Occupancy occ{c.name, peak_event, capacity, {}};
-      for (const replay::PlacedBuffer& p : placed)
-        occ.blocks.push_back({p.offset, p.bytes, trace.buffers[p.buffer].id});
-      w.occupancy.push_back(std::move(occ));
-    }
-    if (options.occupancy && c.name == "jax") {
-      Occupancy occ;
-      if (!GpuOccupancy(trace, c, capacity, context, peak_event, options, &occ, error)) return false;
-      w.occupancy.push_back(std::move(occ));
-    }
-#ifdef STRATA_COMPARE_HAVE_SIM
-    if (c.strata && options.strata_backend == "sim") {
-      if (options.progress) options.progress(c.name + ": on the model (sim backend)...");
-      if (!RunStrataSim(trace, c, capacity, options, &run, error)) {
-        *error = c.name + " on the sim backend: " + *error;
-        return false;
-      }
-    }
-#else
-    if (c.strata && options.strata_backend == "sim") {
-      *error = "this build has no sim backend";
-      return false;
-    }
-#endif
-    if (options.advice && !run.completed()) {
-      if (options.progress) options.progress(w.name + ": " + c.name + " fails; searching its framework's settings...");
-      if (!AdviseRun(trace, c, w.capacity_bytes, options, &run, error)) {
-        *error = c.name + " (settings): " + *error;
-        return false;
-      }
-    }
+    const Contender& c = contenders[k];
+    Run& run = r.run;
+    for (Occupancy& occ : r.occupancy) w.occupancy.push_back(std::move(occ));
     if (options.timeline != nullptr) WriteRunTimeline(*options.timeline, w.name, run);
     run.series = Downsample(run.series, options.series_points);
-    if (options.search) {
-      if (!SearchMinCapacity(trace, c, options, &run.min_capacity, error)) {
-        *error = c.name + " (capacity search): " + *error;
-        return false;
-      }
-    }
-    if (options.progress) {
-      options.progress(w.name + ": " + c.name + (run.completed() ? " completes" : " fails") +
-                       (options.search ? ", min capacity " + std::to_string(run.min_capacity.ratio).substr(0, 5) +
-                                             "x (" + std::to_string(run.min_capacity.probes) + " replays)"
-                                       : std::string()));
-    }
     w.runs.push_back(std::move(run));
     if (options.cuda && !c.strata) {
       Run real;
@@ -575,8 +681,11 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       real.backend = "cuda";
       real.allocator = c.policy + " policy on the real GPU through CUDA (its own memory)";
       const auto t0 = std::chrono::steady_clock::now();
-      if (!RunGpu(trace, c, "cuda", 0, 0, true, options, &real, error)) {
+      Options o = options;
+      o.events = &events;
+      if (!RunGpu(trace, c, "cuda", 0, 0, true, o, &real, error)) {
         *error = c.name + " on cuda: " + *error;
+        ok = false;
         return false;
       }
       real.wall_seconds = Seconds(t0);
@@ -584,7 +693,9 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       real.series = Downsample(real.series, options.series_points);
       w.runs.push_back(std::move(real));
     }
-  }
+    return true;
+  });
+  if (!ok) return false;
   // A workload with a static planner's offsets (an XLA import) also gets the ahead-of-time rows.
   if (!trace.planned_offsets.empty()) AppendStaticPlanRuns(trace, &w);
   return true;

@@ -160,6 +160,13 @@ struct Options {
   // setting (mem_fraction, ...). A policy that does not know a name refuses it.
   std::map<std::string, std::string> gpu_options;
   std::function<void(const std::string&)> progress;  // one line per finished run or probe batch
+  // Contenders replayed side by side on this many threads (0: one per hardware thread). The report, the progress
+  // lines and the timeline are the same whatever the number: progress comes in contender order, from the calling
+  // thread. With the sim backend or cuda the contenders run one after another.
+  unsigned jobs = 0;
+  // The trace's events (replay::BuildEvents), when the caller has them: every replay of a comparison walks the
+  // same events, sorted once. Null: each replay builds its own. CompareWorkload sets it for its contenders.
+  const std::vector<replay::Event>* events = nullptr;
   // --timeline: each recorded run becomes a process of this file (compare_timeline.h). Null: none.
   timeline::TraceFile* timeline = nullptr;
 };

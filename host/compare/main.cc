@@ -33,8 +33,8 @@ namespace {
 constexpr const char* kSynopsis =
     "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
     "                      [--hbm PRESET] [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search]\n"
-    "                      [--no-advice] [--format F] [--device N] [--json FILE] [--csv FILE] [--timeline FILE]\n"
-    "                      [--quiet] [--no-table] [--list-devices]\n"
+    "                      [--no-advice] [--jobs N] [--format F] [--device N] [--json FILE] [--csv FILE]\n"
+    "                      [--timeline FILE] [--quiet] [--no-table] [--list-devices]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
     "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]";
@@ -181,6 +181,17 @@ int Main(int argc, char** argv) {
       },
       "no search of the frameworks' settings for what would have saved each failure\n"
       "(the verdict's advice lines; docs/fit.md)");
+  strata::cli::AddTaken(
+      app, "--jobs", "N",
+      [&](const std::string& v) -> std::string {
+        uint64_t n;
+        if (!workload::ParseCount(v, &n) || n < 1 || n > 256)
+          return "--jobs '" + v + "': a number of threads, 1 to 256";
+        options.jobs = static_cast<unsigned>(n);
+        return "";
+      },
+      "contenders replayed side by side on N threads (default: one per hardware thread;\n"
+      "the report is the same for any N; 1 with --backend sim or a real GPU)");
   strata::cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {

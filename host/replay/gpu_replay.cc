@@ -138,7 +138,9 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     if (options.total_bytes != 0 || options.options.count("total_bytes") != 0) r.gpu += " resized";
   }
 
-  const std::vector<Event> events = BuildEvents(trace);
+  std::vector<Event> built;
+  if (options.events == nullptr) built = BuildEvents(trace);
+  const std::vector<Event>& events = options.events != nullptr ? *options.events : built;
   r.events_total = events.size();
   std::vector<strata_buffer> handles(trace.buffers.size(), 0);
   uint64_t trace_live_bytes = 0;  // the trace's own view: every buffer between its allocation and its free

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "replay.h"
 
@@ -42,6 +43,8 @@ struct GpuReplayOptions {
   // measured on bert_base.csv (11,240 events, 1.5x): jax 0.02 s with and without it, jax-async 0.04 s -> 0.06 s
   // (its stats walk the pool's pages); strata-compare asks for it only for the run it draws, not in its search.
   std::function<void(const GpuSeriesRow&)> series;
+  // The trace's events (BuildEvents) when the caller already has them (ReplayOptions::events). Null: built here.
+  const std::vector<Event>* events = nullptr;
 };
 
 struct GpuReplayResult {

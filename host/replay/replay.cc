@@ -204,7 +204,9 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
     for (const TraceBuffer& b : trace.buffers) sum += RoundUp(b.size, options.granule_bytes);
     capacity = sum;
   }
-  const std::vector<Event> events = BuildEvents(trace);
+  std::vector<Event> built;
+  if (options.events == nullptr) built = BuildEvents(trace);
+  const std::vector<Event>& events = options.events != nullptr ? *options.events : built;
   const uint32_t peak_live = PeakLiveCount(events);
   bool ok;
   if (alloc::Allocator::NodesForLiveBuffers(peak_live) <= alloc::Allocator::kMaxNodes) {

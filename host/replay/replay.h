@@ -34,6 +34,9 @@ struct ReplayOptions {
   int64_t snapshot_event = -1;
   // When set: the cycles one compaction move of this many bytes costs, summed into move_cycles_estimate.
   std::function<double(uint64_t bytes)> move_cycles;
+  // The trace's events (BuildEvents) when the caller already has them: a search replays one trace many times and
+  // sorts its events once. Null: built here.
+  const std::vector<Event>* events = nullptr;
 };
 
 // What ReplayOptions::step sees after each event.

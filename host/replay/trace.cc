@@ -164,7 +164,10 @@ std::vector<Event> BuildEvents(const Trace& trace) {
 }
 
 uint64_t MaxLoad(const Trace& trace, uint32_t granule_bytes) {
-  const std::vector<Event> events = BuildEvents(trace);
+  return MaxLoad(trace, BuildEvents(trace), granule_bytes);
+}
+
+uint64_t MaxLoad(const Trace& trace, const std::vector<Event>& events, uint32_t granule_bytes) {
   uint64_t live = 0, peak = 0;
   for (const Event& e : events) {
     const uint64_t size = RoundUp(trace.buffers[e.buffer].size, granule_bytes);

@@ -52,6 +52,8 @@ std::vector<Event> BuildEvents(const Trace& trace);
 
 // Peak of the summed live sizes, each rounded up to the granule: the least memory any allocator needs.
 uint64_t MaxLoad(const Trace& trace, uint32_t granule_bytes);
+// The same from the trace's events, when the caller has them.
+uint64_t MaxLoad(const Trace& trace, const std::vector<Event>& events, uint32_t granule_bytes);
 
 // "1.0x" (times max load) or a byte count with an optional K/M/G/T (or KiB/MiB/GiB/TiB) suffix.
 bool ParseCapacity(const std::string& text, uint64_t max_load, uint32_t granule, uint64_t* bytes, std::string* error);
