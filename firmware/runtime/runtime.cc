@@ -20,6 +20,7 @@
 #include "lib/mem.h"
 #include "runtime/decoder.h"
 #include "strata/protocol.h"
+#include "strata/quota.h"
 #include "strata/regmap.h"
 
 // Found by the host through the ELF symbol table (STRATA_RT_HEADER_SYMBOL).
@@ -244,7 +245,9 @@ Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* ha
   const uint64_t rounded = (a.bytes + granule - 1) & ~(granule - 1);  // bytes <= heap: no overflow
   // Only a quota that was asked for refuses as a quota: a context without one that fills the heap is out of
   // device memory (the allocator says so below), not over a quota it never had (issue #32).
-  if (ctx.has_quota && rounded > ctx.quota - ctx.bytes_in_use) return {STRATA_RESOURCE_EXHAUSTED, STRATA_FIELD_QUOTA};
+  if (ctx.has_quota && !strata_quota_admits(ctx.quota, ctx.bytes_in_use, rounded)) {
+    return {STRATA_RESOURCE_EXHAUSTED, STRATA_FIELD_QUOTA};
+  }
   Handle h;
   strata_status s;
   if (cmd.flags & STRATA_ALLOC_NO_COMPACT) {

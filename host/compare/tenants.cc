@@ -4,8 +4,7 @@
 // policy object per tenant): a JAX process preallocates its fraction of the *total* memory whatever the
 // others hold, TensorFlow takes what is free when it starts, and each one's OOMs are its own.
 // Strata: every tenant is a context on one device; a context's quota is what its workload needs at its
-// peak, checked before the allocator as the runtime does
-// (firmware/runtime/runtime.cc: rounded > quota - bytes_in_use fails with the quota field), and
+// peak, checked before the allocator by the runtime's own rule (strata/quota.h), and
 // compaction serves every context at once (it moves any context's buffers).
 #include <algorithm>
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "compare.h"
 #include "emu_gpu.h"
 #include "policy.h"
+#include "strata/quota.h"
 #include "text.h"
 
 namespace strata::compare {
@@ -131,7 +131,7 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<Ten
     numbers.request_bytes = b.size;
     numbers.reserved_bytes = capacity;
     numbers.limit_bytes = t.quota_bytes;
-    if (rounded > t.quota_bytes - in_use[tenant]) {
+    if (!strata_quota_admits(t.quota_bytes, in_use[tenant], rounded)) {  // the runtime's rule
       const alloc::Stats now = allocator.GetStats();
       numbers.live_bytes = now.bytes_in_use;
       numbers.largest_free_bytes = now.largest_free_block_bytes;

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "strata/quota.h"
+
 namespace strata::driver {
 namespace {
 
@@ -133,8 +135,7 @@ Error GpuPolicyBackend::CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, 
   Tenant& t = tenants_[id - 1];
   std::string error;
   if (!gpu::MakePolicy(policy_, *driver_, config_, &t.policy, &error)) return {STRATA_INVALID_ARGUMENT, error};
-  t.quota = quota_ppm != 0 ? static_cast<uint64_t>(static_cast<double>(driver_->total_bytes()) * quota_ppm / 1e6)
-                           : quota_bytes;
+  t.quota = strata_quota_bytes(quota_bytes, quota_ppm, driver_->total_bytes());
   t.bytes = 0;
   t.buffers = 0;
   *out = id;
@@ -174,7 +175,7 @@ Error GpuPolicyBackend::Alloc(strata_context context, uint64_t bytes, uint64_t a
                                            ", more than any device (the device has " +
                                            GpuBytes(driver_->total_bytes()) + ")"};
   }
-  if (t->quota != 0 && bytes > t->quota - t->bytes) {  // t->bytes <= t->quota always; no sum to wrap
+  if (t->quota != 0 && !strata_quota_admits(t->quota, t->bytes, bytes)) {
     RecordOom(*t, bytes, gpu::OomKind::kCap, t->quota);
     ++t->quota_ooms;
     return {STRATA_RESOURCE_EXHAUSTED, "the context's memory quota has no room for this: requested " + GpuBytes(bytes) +
