@@ -134,8 +134,10 @@ bool RunStrataSim(const replay::Trace& trace, const Contender& c, uint64_t capac
 }
 #endif
 
-bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& backend, uint64_t capacity,
-            uint64_t context_bytes, bool record, const Options& options, Run* run, std::string* error) {
+// A GPU contender's replay through the C API: its policy on `backend`, of `capacity` with a CUDA context of
+// `context_bytes` (gpu-emu; a real GPU has its own).
+replay::GpuReplayOptions GpuRunOptions(const Contender& c, const std::string& backend, uint64_t capacity,
+                                       uint64_t context_bytes, const Options& options) {
   replay::GpuReplayOptions o;
   o.options = options.gpu_options;
   o.backend = backend;
@@ -146,6 +148,12 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
     o.total_bytes = capacity;
     o.options["context_bytes"] = std::to_string(context_bytes);
   }
+  return o;
+}
+
+bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& backend, uint64_t capacity,
+            uint64_t context_bytes, bool record, const Options& options, Run* run, std::string* error) {
+  replay::GpuReplayOptions o = GpuRunOptions(c, backend, capacity, context_bytes, options);
   Run& r = *run;
   if (record) {  // one strata_get_memory_stats per event: not for the search, which asks only for completion
     o.series = [&](const replay::GpuSeriesRow& row) {
@@ -186,43 +194,22 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
   return true;
 }
 
-// A GPU policy's pool at one event, from the policy itself (the C API hands out no device addresses): the
-// same allocations in the same order, over an emulated GPU of the same size. Offsets are from the lowest
-// address the policy obtained from the device.
+// A GPU policy's pool at one event: the same replay through the C API up to that event, with every live buffer's
+// device address from the backend's events. Offsets are from the lowest address the policy obtained from the device.
 bool GpuOccupancy(const replay::Trace& trace, const Contender& c, uint64_t capacity, uint64_t context_bytes,
                   uint64_t at_event, const Options& options, Occupancy* out, std::string* error) {
-  gpu::GpuSpec spec;
-  spec.total_bytes = capacity;
-  spec.context_bytes = context_bytes;
-  gpu::PolicyConfig config;
-  if (!ApplyGpuOptions(options, c.policy, &spec.page_bytes, &config.options, error)) return false;
-  gpu::EmuGpu device(spec);
-  std::unique_ptr<gpu::Policy> policy;
-  if (!gpu::MakePolicy(c.policy, device, config, &policy, error)) return false;
-  std::vector<replay::Event> built;
-  if (options.events == nullptr) built = replay::BuildEvents(trace);
-  const std::vector<replay::Event>& events = options.events != nullptr ? *options.events : built;
-  std::vector<uint64_t> ptr(trace.buffers.size(), 0);
-  for (size_t i = 0; i < events.size() && i <= at_event; ++i) {
-    const replay::Event& e = events[i];
-    const replay::TraceBuffer& b = trace.buffers[e.buffer];
-    if (e.kind == 1) {
-      gpu::Oom oom;
-      if (b.size != 0) ptr[e.buffer] = policy->Allocate(b.size, 0, &oom);
-    } else if (ptr[e.buffer] != 0) {
-      policy->Deallocate(ptr[e.buffer]);
-      ptr[e.buffer] = 0;
-    }
-  }
+  replay::GpuReplayOptions o = GpuRunOptions(c, "gpu-emu", capacity, context_bytes, options);
+  o.snapshot_event = static_cast<int64_t>(at_event);
+  o.max_events = at_event + 1;
+  replay::GpuReplayResult g;
+  if (!replay::GpuReplay(trace, o, &g, error)) return false;
   out->contender = c.name;
   out->event = at_event;
-  out->extent_bytes = policy->Stats().pool_bytes;
+  out->extent_bytes = g.snapshot_pool_bytes;
   uint64_t base = UINT64_MAX;
-  for (size_t k = 0; k < ptr.size(); ++k) {
-    if (ptr[k] != 0) {
-      base = std::min(base, ptr[k]);
-      out->blocks.push_back({ptr[k], trace.buffers[k].size, trace.buffers[k].id});
-    }
+  for (const replay::PlacedBuffer& p : g.snapshot) {
+    base = std::min(base, p.offset);
+    out->blocks.push_back({p.offset, p.bytes, trace.buffers[p.buffer].id});
   }
   for (Block& b : out->blocks) b.offset -= base;
   std::sort(out->blocks.begin(), out->blocks.end(), [](const Block& a, const Block& b) { return a.offset < b.offset; });

@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "emu_gpu.h"
@@ -82,6 +84,28 @@ bool Allocate(strata_device* d, strata_context ctx, const TraceBuffer& b, size_t
   return true;
 }
 
+// Every live buffer's device address, from the backend's "heap" instants: "alloc" (id, address), "free" (id) and
+// "move" (id, address -> to_address: JAX's Defragment()). The sink runs inside the call that allocates, so the
+// newest "alloc" is the buffer that call returned.
+struct HeapAddresses {
+  std::unordered_map<uint64_t, uint64_t> by_id;
+  uint64_t newest_alloc = 0;
+
+  static void Sink(void* user, const strata_event* e) {
+    auto* self = static_cast<HeapAddresses*>(user);
+    if (e->struct_size < sizeof(strata_event) || !(e->flags & STRATA_EVENT_FLAG_ADDRESS)) return;
+    if (std::strcmp(e->track, "heap") != 0) return;
+    if (std::strcmp(e->name, "alloc") == 0) {
+      self->by_id[e->id] = e->address;
+      self->newest_alloc = e->id;
+    } else if (std::strcmp(e->name, "free") == 0) {
+      self->by_id.erase(e->id);
+    } else if (std::strcmp(e->name, "move") == 0) {
+      self->by_id[e->id] = e->to_address;
+    }
+  }
+};
+
 }  // namespace
 
 bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error) {
@@ -143,6 +167,15 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   const std::vector<Event>& events = options.events != nullptr ? *options.events : built;
   r.events_total = events.size();
   std::vector<strata_buffer> handles(trace.buffers.size(), 0);
+  HeapAddresses heap;
+  std::vector<uint64_t> heap_ids;  // each live buffer's id in the backend's events
+  if (options.snapshot_event >= 0) {
+    heap_ids.assign(trace.buffers.size(), 0);
+    if (strata_set_event_sink(d, &HeapAddresses::Sink, &heap) != STRATA_OK) {
+      *error = ApiError("strata_set_event_sink (for the snapshot's addresses)");
+      return false;
+    }
+  }
   uint64_t trace_live_bytes = 0;  // the trace's own view: every buffer between its allocation and its free
   for (size_t i = 0; i < events.size(); ++i) {
     if (options.max_events != 0 && r.events >= options.max_events) break;
@@ -167,6 +200,26 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
       if (b.size != 0 && !Allocate(d, ctx, b, i, options.defragment_on_oom, &handles[e.buffer], &failed, &r, error)) {
         return false;
       }
+      if (!heap_ids.empty() && handles[e.buffer] != 0) heap_ids[e.buffer] = heap.newest_alloc;
+    }
+    if (static_cast<int64_t>(i) == options.snapshot_event) {
+      for (uint32_t k = 0; k < handles.size(); ++k) {
+        if (handles[k] == 0) continue;
+        const auto at = heap.by_id.find(heap_ids[k]);
+        if (at == heap.by_id.end()) {
+          *error =
+              "the backend's events gave no address for the buffer at line " + std::to_string(trace.buffers[k].line);
+          return false;
+        }
+        r.snapshot.push_back({at->second, trace.buffers[k].size, k});
+      }
+      strata_memory_stats then{};
+      then.struct_size = sizeof then;
+      if (strata_get_memory_stats(d, 0, &then) != STRATA_OK) {
+        *error = ApiError("strata_get_memory_stats");
+        return false;
+      }
+      r.snapshot_pool_bytes = then.pool_bytes;
     }
     if (r.stopped) break;  // Defragment() lost buffers: nothing after this event can be replayed faithfully
     if (options.series) {

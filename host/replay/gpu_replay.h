@@ -45,6 +45,9 @@ struct GpuReplayOptions {
   std::function<void(const GpuSeriesRow&)> series;
   // The trace's events (BuildEvents) when the caller already has them (ReplayOptions::events). Null: built here.
   const std::vector<Event>* events = nullptr;
+  // >= 0: after this event (index in replay order) record every live buffer's device address, from the backend's
+  // "heap" events (API 1.4), in GpuReplayResult::snapshot, and the pool's bytes then.
+  int64_t snapshot_event = -1;
 };
 
 struct GpuReplayResult {
@@ -67,6 +70,9 @@ struct GpuReplayResult {
   // GpuReplay failed because the backend refused the options (INVALID_ARGUMENT: an unknown policy or GPU
   // preset, a bad value): the caller's input, not a device that failed.
   bool options_refused = false;
+  // With snapshot_event: the live buffers then, offset = device address, bytes = the trace's size; and pool_bytes.
+  std::vector<PlacedBuffer> snapshot;
+  uint64_t snapshot_pool_bytes = 0;
   // Defragment() could not place every buffer again (a fragmentation OOM that lost buffers): the replay stopped at
   // first_oom_event, so events < events_total.
   bool stopped = false;
