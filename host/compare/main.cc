@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,7 +32,7 @@
 namespace {
 
 constexpr const char* kSynopsis =
-    "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend host|sim]\n"
+    "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend STRATA_BACKENDS]\n"
     "                      [--hbm PRESET] [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search]\n"
     "                      [--no-advice] [--jobs N] [--format F] [--device N] [--json FILE] [--csv FILE]\n"
     "                      [--timeline FILE] [--quiet] [--no-table] [--list-devices]\n"
@@ -86,7 +87,12 @@ int Main(int argc, char** argv) {
     passthrough.insert(passthrough.end(), {option, v});
   };
   CLI::App app{kDescription, "strata-compare"};
-  strata::cli::Setup(app, kSynopsis, kFooter);
+  // The synopsis names Strata's backends from their table.
+  std::string synopsis = kSynopsis;
+  const std::string backends_slot = "STRATA_BACKENDS";
+  synopsis.replace(synopsis.find(backends_slot), backends_slot.size(),
+                   tool::JoinNames(replay::StrataBackendNames(), "|", "|"));
+  strata::cli::Setup(app, synopsis, kFooter);
   app.add_option("WORKLOAD", inputs,
                  "a trace CSV (id,lower,upper,size), a PyTorch memory snapshot (pickle or JSON)\n"
                  "or an RMM log; strata-import converts any of them to CSV (with --merge: reports)");
@@ -104,8 +110,10 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--backend", "B",
       [&](const std::string& v) -> std::string {
-        if (v != "host" && v != "sim") {
-          return "--backend '" + v + "': host or sim (the GPU policies run on gpu-emu, and on cuda with --cuda)";
+        const std::vector<std::string> names = replay::StrataBackendNames();
+        if (std::find(names.begin(), names.end(), v) == names.end()) {
+          return "--backend '" + v + "': " + tool::JoinNames(names, ", ", " or ") +
+                 " (the GPU policies run on gpu-emu, and on cuda with --cuda)";
         }
         options.strata_backend = v;
         pass("--backend", v);

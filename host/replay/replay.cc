@@ -232,21 +232,32 @@ std::string Num(double v, int digits) {
 
 const std::vector<ReplayBackend>& ReplayBackends() {
   static const std::vector<ReplayBackend> backends{
-      {"host", "the allocator library on the host, nothing else."},
+      {"host", "the allocator library on the host, nothing else.", true},
       {"sim",
        "the same host replay, then the trace once more through the driver's\n"
        "C API on the Strata model (runtime firmware, cycle-level HBM): device cycles\n"
        "per allocate/free, compaction bytes and cycles, beside the host figures.\n"
        "The model runs ~1,000 API calls per wall second and copies ~1 GB of\n"
-       "compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)"},
+       "compaction traffic per 20-40 s; progress goes to stderr (docs/runtime.md)",
+       true},
       {"gpu-emu",
        "the trace through the driver's C API on an emulated GPU under a\n"
-       "framework's allocation policy (--policy; docs/gpu-policies.md) instead"},
+       "framework's allocation policy (--policy; docs/gpu-policies.md) instead",
+       false},
       {"cuda",
        "the same on the real GPU through CUDA (exit status 3 with the CUDA\n"
-       "error where there is no GPU or driver)"},
+       "error where there is no GPU or driver)",
+       false},
   };
   return backends;
+}
+
+std::vector<std::string> StrataBackendNames() {
+  std::vector<std::string> names;
+  for (const ReplayBackend& b : ReplayBackends()) {
+    if (b.strata) names.emplace_back(b.name);
+  }
+  return names;
 }
 
 std::string HostPolicyNames() {

@@ -99,8 +99,12 @@ std::string ToTable(const ReplayResult& result);  // human-readable, several lin
 struct ReplayBackend {
   const char* name;  // "host", "sim", "gpu-emu", "cuda"
   const char* help;  // what a run on it does, for --help (may span lines)
+  bool strata;       // Strata's own allocator runs there (the host library, the model): strata-compare --backend
 };
 const std::vector<ReplayBackend>& ReplayBackends();
+// The names of the backends Strata's allocator runs on, from ReplayBackends(): strata-compare's --backend and
+// strata.compare(backend=...) ("host", "sim").
+std::vector<std::string> StrataBackendNames();
 constexpr const char* kDefaultReplayBackend = "host";
 
 // The host allocator's policies, "tlsf, best-fit, first-fit" (alloc::PolicyName's names, not typed again).

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <sstream>
@@ -165,7 +166,10 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   std::string error;
   if (!strata::compare::ParseCapacitySpec(capacity, &options.capacity, &error)) BadInput(error);
   if (!strata::compare::ParseContenders(contenders, &options.contenders, &error)) BadInput(error);
-  if (backend != "host" && backend != "sim") BadInput("backend '" + backend + "': host or sim");
+  const std::vector<std::string> strata_backends = strata::replay::StrataBackendNames();
+  if (std::find(strata_backends.begin(), strata_backends.end(), backend) == strata_backends.end()) {
+    BadInput("backend '" + backend + "': " + strata::tool::JoinNames(strata_backends, ", ", " or "));
+  }
   if (!(resolution > 0) || resolution > 1) BadInput("resolution: a fraction of the max load in (0, 1]");
   options.strata_backend = backend;
   options.firmware_path = firmware_path;

@@ -98,6 +98,11 @@ def main():
         c.has("strata-import --help", text, name + (" (default)" if name == formats["default"] else "") + ": ")
     _, text = run([compare, "--help"])
     c.has("strata-compare --help", text, with_default(formats["names"], formats["default"]) + " (strata-import --help)")
+    # strata-compare and strata.compare: Strata's backends, the subset of the replay backends it runs on.
+    strata_backends = tables["strata_backends"]["names"]
+    c.has("strata-compare --help", text, "[--backend " + "|".join(strata_backends) + "]")
+    _, text = run([compare, "t.csv", "--backend", "nope"])
+    c.has("strata-compare --backend nope", text, "--backend 'nope': " + join(strata_backends, last=" or ") + " (")
     _, text = run([compare, "t.csv", "--contenders", "nope"])
     c.has("strata-compare --contenders nope", text, "a comma-separated list of: " + join(contenders["names"]) + ")")
 
@@ -125,10 +130,15 @@ def main():
             "    unknown = ''\n"
             "except ValueError as e:\n"
             "    unknown = str(e)\n"
+            "try:\n"
+            "    strata.compare([(0, 0, 1, 256)], backend='nope')\n"
+            "    unknown_compare = ''\n"
+            "except ValueError as e:\n"
+            "    unknown_compare = str(e)\n"
             "print(json.dumps({'HBM_PRESETS': list(strata.HBM_PRESETS), 'FORMATS': list(strata.FORMATS),\n"
             "    'REPLAY_BACKENDS': list(strata.REPLAY_BACKENDS), 'gpu_policies': strata.gpu_policies(),\n"
             "    'contenders': strata.contenders(), 'TPU_PRESETS': list(strata.workload.TPU_PRESETS.items()),\n"
-            "    'hbm_preset_help': help, 'unknown_backend': unknown}))\n")
+            "    'hbm_preset_help': help, 'unknown_backend': unknown, 'unknown_compare_backend': unknown_compare}))\n")
         status, out = run([python, "-c", script], env=env)
         if status != 0:
             c.failures.append(f"python: failed:\n{out}")
@@ -142,6 +152,8 @@ def main():
             c.equal("strata.workload.TPU_PRESETS", py["TPU_PRESETS"], [list(p) for p in zip(tpu["names"],
                                                                                              tpu["hbm_bytes"])])
             c.has("strata.replay(backend='nope')", py["unknown_backend"], "(" + join(backends["names"]) + ")")
+            c.has("strata.compare(backend='nope')", py["unknown_compare_backend"],
+                  "backend 'nope': " + join(strata_backends, last=" or "))
             for text in py["hbm_preset_help"]:  # none where the build has no sim backend
                 c.has("strata.backend_options('sim') hbm_preset", text, join(hbm["names"], ", ", " or "))
 

@@ -32,6 +32,7 @@ int main() {
   Print("hbm_presets", NamesOf(strata::hbm::HbmPresets()), strata::hbm::kDefaultHbmPreset);
   Print("formats", NamesOf(strata::workload::Formats()), "auto");
   Print("replay_backends", NamesOf(strata::replay::ReplayBackends()), strata::replay::kDefaultReplayBackend);
+  Print("strata_backends", strata::replay::StrataBackendNames(), strata::replay::kDefaultReplayBackend);
   Print("gpu_policies", strata::gpu::PolicyNames(), "jax");
   std::vector<std::string> host_policies;
   for (uint32_t p = 0; p < strata::alloc::kNumPolicies; ++p) {
