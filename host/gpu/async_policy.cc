@@ -61,19 +61,10 @@ uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 // at least `len` long, in O(log n) expected; Longest() is O(1). Addresses are unique (holes never overlap).
 class HoleIndex {
  public:
-  void Insert(uint64_t addr, uint64_t len) {
-    const uint32_t n = NewNode(addr, len);
-    uint32_t lo = 0, hi = 0;
-    Split(root_, addr, &lo, &hi);
-    root_ = Merge(Merge(lo, n), hi);
-  }
-  void Erase(uint64_t addr) {
-    uint32_t lo = 0, mid = 0, hi = 0;
-    Split(root_, addr, &lo, &mid);
-    Split(mid, addr + 1, &mid, &hi);
-    if (mid != 0) free_.push_back(mid);  // exactly one node: addresses are unique
-    root_ = Merge(lo, hi);
-  }
+  // Down the path to where the node belongs by priority, and only the subtree there split: not the whole tree.
+  void Insert(uint64_t addr, uint64_t len) { root_ = Insert(root_, NewNode(addr, len)); }
+  // The node's two subtrees merged in its place.
+  void Erase(uint64_t addr) { root_ = Erase(root_, addr); }
   // The hole at `addr` becomes [to, to + len): no other hole may lie between addr and to (the order stays), so the
   // node changes in place, without the splits and merges of an erase and an insert.
   void Move(uint64_t addr, uint64_t to, uint64_t len) { Move(root_, addr, to, len); }
@@ -108,6 +99,36 @@ class HoleIndex {
   void Update(uint32_t n) {
     Node& x = nodes_[n];
     x.longest = std::max({x.len, x.left ? nodes_[x.left].longest : 0, x.right ? nodes_[x.right].longest : 0});
+  }
+  uint32_t Insert(uint32_t t, uint32_t n) {
+    if (t == 0) return n;
+    if (nodes_[n].priority > nodes_[t].priority) {
+      Split(t, nodes_[n].addr, &nodes_[n].left, &nodes_[n].right);
+      Update(n);
+      return n;
+    }
+    if (nodes_[n].addr < nodes_[t].addr) {
+      nodes_[t].left = Insert(nodes_[t].left, n);
+    } else {
+      nodes_[t].right = Insert(nodes_[t].right, n);
+    }
+    Update(t);
+    return t;
+  }
+  uint32_t Erase(uint32_t t, uint64_t addr) {
+    if (t == 0) return 0;
+    if (nodes_[t].addr == addr) {
+      const uint32_t rest = Merge(nodes_[t].left, nodes_[t].right);
+      free_.push_back(t);
+      return rest;
+    }
+    if (addr < nodes_[t].addr) {
+      nodes_[t].left = Erase(nodes_[t].left, addr);
+    } else {
+      nodes_[t].right = Erase(nodes_[t].right, addr);
+    }
+    Update(t);
+    return t;
   }
   // Nodes with addr < key go to *lo, the rest to *hi.
   void Split(uint32_t t, uint64_t key, uint32_t* lo, uint32_t* hi) {
