@@ -50,6 +50,12 @@ uint64_t EmuGpu::Malloc(uint64_t bytes) {
     ++counters_.failed_device_allocs;
     return 0;
   }
+  return TakePages(pages);
+}
+
+// Out of line: the BFC's region growth asks again and again with halved sizes (a million failed calls in one
+// comparison of a small trace), and the failure above then costs no more than its test.
+[[gnu::noinline]] uint64_t EmuGpu::TakePages(uint64_t pages) {
   used_pages_ += pages;
   const uint64_t va = next_va_;
   next_va_ += pages * spec_.page_bytes;

@@ -139,6 +139,8 @@ class EmuGpu final : public GpuDriver {
   bool MayHoldData(uint64_t va, uint64_t bytes) const override;
 
  private:
+  // Malloc's success: `pages` fresh pages at fresh VA.
+  uint64_t TakePages(uint64_t pages);
   // Unmap's work on a range every page of which is mapped: the books, the data, the count.
   void ReturnPages(uint64_t va, uint64_t bytes);
 
