@@ -13,8 +13,8 @@
 
 #include "alloc/allocator.h"
 #include "alloc_harness.h"
-#include "common/json_line.h"
 #include "common/pair_stream.h"
+#include "json_lines.h"
 #include "replay.h"
 
 namespace {
@@ -24,12 +24,12 @@ using strata::alloc::Handle;
 using strata::alloc::Policy;
 using Clock = std::chrono::steady_clock;
 
-using strata::bench::Json;
-using strata::bench::Round;
+using strata::tool::Json;
+using strata::tool::JsonRound;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-void Print(const Json& line) { strata::bench::PrintJsonLine(line); }
+void Print(const Json& line) { strata::tool::PrintJsonLine(line); }
 
 // Steady state with `live` buffers (bench/common/pair_stream.h), then Check().
 void BenchPairs(Policy policy, uint32_t live, uint64_t pairs) {
@@ -53,7 +53,7 @@ void BenchPairs(Policy policy, uint32_t live, uint64_t pairs) {
   line["policy"] = strata::alloc::PolicyName(policy);
   line["live_buffers"] = live;
   line["pairs"] = pairs;
-  line["ns_per_pair"] = Round(ns, 1);
+  line["ns_per_pair"] = JsonRound(ns, 1);
   line["failed_allocs"] = failures;
   line["check_ok"] = ok;
   Print(line);
@@ -82,7 +82,7 @@ void BenchHarness(Policy policy) {
   line["bench"] = "alloc_random_ops";
   line["policy"] = strata::alloc::PolicyName(policy);
   line["ops"] = ops;
-  line["ns_per_op"] = Round(s * 1e9 / ops, 1);
+  line["ns_per_op"] = JsonRound(s * 1e9 / ops, 1);
   line["compactions"] = st.compactions;
   line["bytes_moved"] = st.compaction_bytes_moved;
   line["ok"] = ok;
@@ -115,9 +115,9 @@ void BenchTrace(const std::string& dir, const std::string& file) {
       line["compaction"] = compaction ? "on-oom" : "off";
       line["buffers"] = trace.buffers.size();
       line["max_load_bytes"] = unbounded.max_load_bytes;
-      line["footprint_ratio"] = Round(unbounded.footprint_ratio, 6);
-      line["ns_per_alloc"] = Round(unbounded.ns_per_alloc, 1);
-      line["ns_per_free"] = Round(unbounded.ns_per_free, 1);
+      line["footprint_ratio"] = JsonRound(unbounded.footprint_ratio, 6);
+      line["ns_per_alloc"] = JsonRound(unbounded.ns_per_alloc, 1);
+      line["ns_per_free"] = JsonRound(unbounded.ns_per_free, 1);
       for (const char* factor : {"1.0", "1.05", "1.1"}) {
         uint64_t capacity;
         strata::replay::ParseCapacity(std::string(factor) + "x", unbounded.max_load_bytes, options.granule_bytes,
@@ -131,7 +131,7 @@ void BenchTrace(const std::string& dir, const std::string& file) {
         const std::string key = std::string(factor) + "x";
         line["failed_allocs_" + key] = r.failed_allocs;
         line["bytes_moved_" + key] = r.bytes_moved;
-        line["bytes_moved_fraction_" + key] = Round(r.bytes_moved_fraction, 6);
+        line["bytes_moved_fraction_" + key] = JsonRound(r.bytes_moved_fraction, 6);
         line["slide_baseline_bytes_" + key] = r.slide_baseline_bytes;
       }
       Print(line);

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "Vtpu_systolic_array.h"
-#include "common/json_line.h"
+#include "json_lines.h"
 #include "strata/reference_gemm.h"
 #include "tool_cli.h"
 #include "verilated.h"
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   top->final();
 
-  strata::bench::Json line;
+  strata::tool::Json line;
   line["bench"] = "array_speed";
   line["n"] = kN;
   line["cycles"] = cycles;
@@ -136,9 +136,9 @@ int main(int argc, char** argv) {
   line["swap_delay"] = swap_delay;
   line["rows_out"] = rows_out;
   if (check) line["mismatched_values"] = mismatches;
-  line["wall_seconds"] = strata::bench::Round(seconds, 3);
+  line["wall_seconds"] = strata::tool::JsonRound(seconds, 3);
   line["cycles_per_second"] = std::llround(static_cast<double>(cycles) / seconds);
-  line["ns_per_pe_cycle"] = strata::bench::Round(seconds * 1e9 / static_cast<double>(cycles) / (kN * kN), 3);
-  strata::bench::PrintJsonLine(line);
+  line["ns_per_pe_cycle"] = strata::tool::JsonRound(seconds * 1e9 / static_cast<double>(cycles) / (kN * kN), 3);
+  strata::tool::PrintJsonLine(line);
   return mismatches == 0 ? 0 : 1;
 }

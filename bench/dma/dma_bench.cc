@@ -13,17 +13,17 @@
 #include <string>
 #include <vector>
 
-#include "common/json_line.h"
 #include "device.h"
 #include "dma_client.h"
 #include "hbm/hbm_model.h"
 #include "host_link.h"
+#include "json_lines.h"
 
 namespace {
 
-using strata::bench::Json;
-using strata::bench::PrintJsonLine;
-using strata::bench::Round;
+using strata::tool::Json;
+using strata::tool::JsonRound;
+using strata::tool::PrintJsonLine;
 
 using strata::sim::Device;
 using strata::sim::DmaClient;
@@ -61,11 +61,11 @@ void Report(const char* bench, const strata::hbm::HbmConfig& hbm, uint64_t bytes
   line["hbm_row_hit_cap"] = hbm.row_hit_cap;
   line["bytes"] = bytes;
   line["cycles"] = r.cycles;
-  line["bytes_per_cycle"] = Round(bpc, 2);
-  line["gb_per_s"] = Round(bpc, 1);
-  line["best_bytes_per_cycle"] = Round(best_bytes_per_cycle, 1);
+  line["bytes_per_cycle"] = JsonRound(bpc, 2);
+  line["gb_per_s"] = JsonRound(bpc, 1);
+  line["best_bytes_per_cycle"] = JsonRound(best_bytes_per_cycle, 1);
   line["best"] = best_what;
-  line["fraction_of_peak"] = Round(bpc / best_bytes_per_cycle, 4);
+  line["fraction_of_peak"] = JsonRound(bpc / best_bytes_per_cycle, 4);
   line["sim_cycles_per_second"] = std::llround(r.cycles / r.wall);
   PrintJsonLine(line);
 }
@@ -144,9 +144,9 @@ int main(int argc, char** argv) {
       line["direction"] = to_device ? "host_to_hbm" : "hbm_to_host";
       line["bytes"] = buf.size();
       line["cycles"] = cycles;
-      line["gb_per_s"] = Round(bpc, 2);
-      line["preset_gb_per_s"] = Round(pcie.bytes_per_cycle, 2);
-      line["fraction_of_peak"] = Round(bpc / pcie.bytes_per_cycle, 4);
+      line["gb_per_s"] = JsonRound(bpc, 2);
+      line["preset_gb_per_s"] = JsonRound(pcie.bytes_per_cycle, 2);
+      line["fraction_of_peak"] = JsonRound(bpc / pcie.bytes_per_cycle, 4);
       line["sim_cycles_per_second"] = std::llround(cycles / wall);
       PrintJsonLine(line);
     }

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "common/json_line.h"
 #include "cuda_gpu.h"
+#include "json_lines.h"
 #include "tool_cli.h"
 
 namespace {
 
-using strata::bench::Json;
-using strata::bench::PrintJsonLine;
-using strata::bench::Round;
+using strata::tool::Json;
+using strata::tool::JsonRound;
+using strata::tool::PrintJsonLine;
 
 constexpr uint64_t kMiB = 1ull << 20;
 
@@ -53,8 +53,8 @@ void Measure(const char* call, uint64_t bytes, int reps, const std::function<voi
   line["call"] = call;
   line["bytes"] = bytes;
   line["reps"] = reps;
-  line["median_us"] = Round(us[us.size() / 2], 2);
-  line["min_us"] = Round(us.front(), 2);
+  line["median_us"] = JsonRound(us[us.size() / 2], 2);
+  line["min_us"] = JsonRound(us.front(), 2);
   PrintJsonLine(line);
 }
 
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   dev["context_and_others_bytes"] = gpu->total_bytes() - free_at_open;  // the CUDA context, and any other user
   dev["page_bytes"] = page;
   dev["vmm"] = gpu->has_vmm();
-  dev["open_ms"] = Round(open_ms, 1);
+  dev["open_ms"] = JsonRound(open_ms, 1);
   PrintJsonLine(dev);
 
   auto nothing = [] {};

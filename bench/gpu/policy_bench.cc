@@ -9,22 +9,22 @@
 #include <vector>
 
 #include "alloc/allocator.h"
-#include "common/json_line.h"
 #include "common/pair_stream.h"
 #include "emu_gpu.h"
+#include "json_lines.h"
 #include "policy.h"
 
 namespace {
 
 void Print(const char* allocator, uint32_t live, uint64_t pairs, double ns, uint64_t failures) {
-  strata::bench::Json line;
+  strata::tool::Json line;
   line["bench"] = "gpu_policy_alloc_free_pair";
   line["allocator"] = allocator;
   line["live_buffers"] = live;
   line["pairs"] = pairs;
-  line["ns_per_pair"] = strata::bench::Round(ns, 1);
+  line["ns_per_pair"] = strata::tool::JsonRound(ns, 1);
   line["failed_allocs"] = failures;
-  strata::bench::PrintJsonLine(line);
+  strata::tool::PrintJsonLine(line);
 }
 
 bool BenchPolicy(const std::string& name, uint32_t live, uint64_t pairs) {

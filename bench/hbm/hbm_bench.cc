@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "common/json_line.h"
 #include "hbm/hbm_model.h"
+#include "json_lines.h"
 
 namespace {
 
@@ -32,9 +32,9 @@ using strata::hbm::RefreshMode;
 
 double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-using strata::bench::Json;
-using strata::bench::Round;
-void Print(const Json& line) { strata::bench::PrintJsonLine(line); }
+using strata::tool::Json;
+using strata::tool::JsonRound;
+void Print(const Json& line) { strata::tool::PrintJsonLine(line); }
 
 // A line that starts with the bench name and the settings every line names, so that a bandwidth is never quoted
 // without its queue depth.
@@ -84,14 +84,14 @@ void Stream(const HbmConfig& cfg, uint64_t cycles, const char* name, const Json&
   line.update(extra_json);
   line["cycles"] = cycles;
   line["bytes"] = bytes;
-  line["bytes_per_cycle"] = Round(bpc, 2);
-  line["gb_per_s"] = Round(bpc * cfg.core_clock_ghz, 1);
-  line["peak_gb_per_s"] = Round(cfg.PeakBytesPerSecond() / 1e9, 1);
-  line["fraction_of_peak"] = Round(bpc / cfg.PeakBytesPerCycle(), 4);
-  line["row_hit_rate"] = Round(total.RowHitRate(), 4);
+  line["bytes_per_cycle"] = JsonRound(bpc, 2);
+  line["gb_per_s"] = JsonRound(bpc * cfg.core_clock_ghz, 1);
+  line["peak_gb_per_s"] = JsonRound(cfg.PeakBytesPerSecond() / 1e9, 1);
+  line["fraction_of_peak"] = JsonRound(bpc / cfg.PeakBytesPerCycle(), 4);
+  line["row_hit_rate"] = JsonRound(total.RowHitRate(), 4);
   line["columns_per_act"] =
-      Round(total.activates ? static_cast<double>(total.reads + total.writes) / total.activates : 0, 2);
-  line["latency_avg"] = Round(total.AverageLatency(), 1);
+      JsonRound(total.activates ? static_cast<double>(total.reads + total.writes) / total.activates : 0, 2);
+  line["latency_avg"] = JsonRound(total.AverageLatency(), 1);
   line["latency_max"] = total.latency_max;
   line["sim_cycles_per_second"] = std::llround(cycles / secs);
   Print(line);
@@ -267,10 +267,10 @@ void ModelSpeed(const HbmConfig& cfg, uint64_t cycles, const char* workload) {
   Json line = ConfigJson("hbm_model_speed", cfg);
   line["workload"] = workload;
   line["cycles"] = cycles;
-  line["bytes_per_cycle"] = Round(static_cast<double>(bytes) / cycles, 2);
-  line["wall_seconds"] = Round(secs, 3);
+  line["bytes_per_cycle"] = JsonRound(static_cast<double>(bytes) / cycles, 2);
+  line["wall_seconds"] = JsonRound(secs, 3);
   line["sim_cycles_per_second"] = std::llround(cycles / secs);
-  line["ns_per_cycle"] = Round(secs * 1e9 / cycles, 1);
+  line["ns_per_cycle"] = JsonRound(secs * 1e9 / cycles, 1);
   Print(line);
 }
 

@@ -15,15 +15,15 @@
 #include <random>
 #include <vector>
 
-#include "common/json_line.h"
 #include "hbm/hbm_config.h"
+#include "json_lines.h"
 #include "strata/strata.h"
 
 namespace {
 
-using strata::bench::Json;
-using strata::bench::PrintJsonLine;
-using strata::bench::Round;
+using strata::tool::Json;
+using strata::tool::JsonRound;
+using strata::tool::PrintJsonLine;
 
 #define CHECK_OK(call)                                                             \
   do {                                                                             \
@@ -167,11 +167,11 @@ int main(int argc, char** argv) {
     line["bytes_moved"] = r.bytes_moved;
     line["cycles"] = copy_cycles;
     line["command_cycles"] = r.device_cycles;
-    line["bytes_per_cycle"] = Round(bpc, 2);
-    line["peak_bytes_per_cycle"] = Round(peak, 2);
-    line["fraction_of_peak"] = Round(bpc / peak, 4);
-    line["fragmentation_before"] = Round(before.fragmentation, 4);
-    line["fragmentation_after"] = Round(after.fragmentation, 4);
+    line["bytes_per_cycle"] = JsonRound(bpc, 2);
+    line["peak_bytes_per_cycle"] = JsonRound(peak, 2);
+    line["fraction_of_peak"] = JsonRound(bpc / peak, 4);
+    line["fragmentation_before"] = JsonRound(before.fragmentation, 4);
+    line["fragmentation_after"] = JsonRound(after.fragmentation, 4);
     line["sim_cycles_per_second"] = std::llround(r.device_cycles / wall);
     PrintJsonLine(line);
   }
@@ -236,8 +236,8 @@ int main(int argc, char** argv) {
     line["array"] = after.mxu_array_n;
     line["cycles"] = cycles;
     line["firmware_cycles"] = after.last_command_cycles;
-    line["utilization"] = Round(macs / (n2 * after.last_command_cycles), 4);
-    line["utilization_host_view"] = Round(macs / (n2 * cycles), 4);
+    line["utilization"] = JsonRound(macs / (n2 * after.last_command_cycles), 4);
+    line["utilization_host_view"] = JsonRound(macs / (n2 * cycles), 4);
     line["sim_cycles_per_second"] = std::llround(cycles / s);
     PrintJsonLine(line);
     for (strata_buffer h : {a, b, c}) CHECK_OK(strata_free(dev, ctx, h));

@@ -29,21 +29,24 @@
 //
 // Cost: every hole of every partly used page is also in one index ordered by address that knows the longest hole
 // below each node (HoleIndex), so the first fit and the largest free block take O(log holes), not a walk over
-// the holes; what is left per event is per page of the request (the driver calls the model counts). The decisions
-// are the plain walk's: tests/gpu/async_differential_test.cc holds this to the unindexed model it replaced.
+// the holes. Pages are booked in runs: free pages as runs of addresses, and the whole pages of an allocation not at
+// all (only partly used pages have a book of their own), so a request of n pages costs O(log) books, not O(n); the
+// n single-page Unmap calls of a remap, which the driver sees and counts, go to it in one GpuDriver::UnmapPages. The
+// decisions and counts are the page-by-page walk's: tests/gpu/async_differential_test.cc holds this to the model it
+// replaced, event by event.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <random>
-#include <set>
 #include <unordered_map>
 #include <vector>
 
 #include "families.h"
 #include "numbers.h"
 #include "tf_memory.h"
+#include "va_books.h"
 
 namespace strata::gpu {
 namespace {
@@ -58,19 +61,10 @@ uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 // at least `len` long, in O(log n) expected; Longest() is O(1). Addresses are unique (holes never overlap).
 class HoleIndex {
  public:
-  void Insert(uint64_t addr, uint64_t len) {
-    const uint32_t n = NewNode(addr, len);
-    uint32_t lo = 0, hi = 0;
-    Split(root_, addr, &lo, &hi);
-    root_ = Merge(Merge(lo, n), hi);
-  }
-  void Erase(uint64_t addr) {
-    uint32_t lo = 0, mid = 0, hi = 0;
-    Split(root_, addr, &lo, &mid);
-    Split(mid, addr + 1, &mid, &hi);
-    if (mid != 0) free_.push_back(mid);  // exactly one node: addresses are unique
-    root_ = Merge(lo, hi);
-  }
+  // Down the path to where the node belongs by priority, and only the subtree there split: not the whole tree.
+  void Insert(uint64_t addr, uint64_t len) { root_ = Insert(root_, NewNode(addr, len)); }
+  // The node's two subtrees merged in its place.
+  void Erase(uint64_t addr) { root_ = Erase(root_, addr); }
   // The hole at `addr` becomes [to, to + len): no other hole may lie between addr and to (the order stays), so the
   // node changes in place, without the splits and merges of an erase and an insert.
   void Move(uint64_t addr, uint64_t to, uint64_t len) { Move(root_, addr, to, len); }
@@ -105,6 +99,36 @@ class HoleIndex {
   void Update(uint32_t n) {
     Node& x = nodes_[n];
     x.longest = std::max({x.len, x.left ? nodes_[x.left].longest : 0, x.right ? nodes_[x.right].longest : 0});
+  }
+  uint32_t Insert(uint32_t t, uint32_t n) {
+    if (t == 0) return n;
+    if (nodes_[n].priority > nodes_[t].priority) {
+      Split(t, nodes_[n].addr, &nodes_[n].left, &nodes_[n].right);
+      Update(n);
+      return n;
+    }
+    if (nodes_[n].addr < nodes_[t].addr) {
+      nodes_[t].left = Insert(nodes_[t].left, n);
+    } else {
+      nodes_[t].right = Insert(nodes_[t].right, n);
+    }
+    Update(t);
+    return t;
+  }
+  uint32_t Erase(uint32_t t, uint64_t addr) {
+    if (t == 0) return 0;
+    if (nodes_[t].addr == addr) {
+      const uint32_t rest = Merge(nodes_[t].left, nodes_[t].right);
+      free_.push_back(t);
+      return rest;
+    }
+    if (addr < nodes_[t].addr) {
+      nodes_[t].left = Erase(nodes_[t].left, addr);
+    } else {
+      nodes_[t].right = Erase(nodes_[t].right, addr);
+    }
+    Update(t);
+    return t;
   }
   // Nodes with addr < key go to *lo, the rest to *hi.
   void Split(uint32_t t, uint64_t key, uint32_t* lo, uint32_t* hi) {
@@ -182,7 +206,12 @@ class AsyncPoolPolicy final : public Policy {
     }
   }
   ~AsyncPoolPolicy() override {
+    // Every page of the pool, one Unmap each: partly used pages, whole pages of live allocations, free pages.
     for (const auto& [va, page] : pages_) driver_.Unmap(va, page_);
+    for (const auto& [va, live] : live_) {
+      if (const uint64_t whole = WholePages(va, live.rounded); whole != 0) driver_.UnmapPages(va, whole * page_);
+    }
+    for (const auto& [lo, hi] : free_.runs()) driver_.UnmapPages(lo, hi - lo);
   }
 
   const char* name() const override { return s_.name.c_str(); }
@@ -228,16 +257,22 @@ class AsyncPoolPolicy final : public Policy {
     bytes_in_use_ -= it->second.requested;
     live_.erase(it);
     ++num_frees_;
-    const uint64_t first = ptr / page_ * page_;
-    for (uint64_t p = first; p < ptr + rounded; p += page_) {
-      Page& page = pages_.at(p);
+    // The pages the allocation covers whole had it as their one user: they become free pages, as one run. The
+    // pages it covers in part (at most one at each end) lose a user and gain a hole.
+    if (const uint64_t whole = WholePages(ptr, rounded); whole != 0) free_.Insert(ptr, ptr + whole * page_);
+    const uint64_t first = ptr / page_ * page_, last = (ptr + rounded - 1) / page_ * page_;
+    for (uint64_t p = first; p <= last; p += last - first == 0 ? page_ : last - first) {
+      if (p >= ptr && p + page_ <= ptr + rounded) continue;  // covered whole
+      const auto it = pages_.find(p);
+      Page& page = it->second;
       const uint64_t lo = std::max(ptr, p) - p;
       const uint64_t hi = std::min(ptr + rounded, p + page_) - p;
       page.used -= hi - lo;
       --page.users;
       if (page.users == 0) {
         ClearHoles(p, page);
-        free_pages_.insert(p);
+        pages_.erase(it);
+        free_.Insert(p, p + page_);
       } else {
         AddHole(p, page, lo, hi - lo);
       }
@@ -259,7 +294,7 @@ class AsyncPoolPolicy final : public Policy {
     s.oom_capacity = oom_capacity_;
     s.oom_fragmentation = oom_fragmentation_;
     s.num_alloc_retries = retries_;
-    s.segments = pages_.empty() ? 0 : 1;  // one default pool
+    s.segments = pool_pages_ == 0 ? 0 : 1;  // one default pool
     // Not reported by XLA (P2); the model's values: free pages can be remapped into one range.
     s.largest_free_block_bytes = LargestFree();
     const uint64_t free_bytes = s.pool_bytes - used_rounded_;
@@ -284,6 +319,7 @@ class AsyncPoolPolicy final : public Policy {
   }
 
  private:
+  // A partly used page: one that sub-page allocations or an allocation's last, partly filled page use.
   struct Page {
     uint32_t users = 0;
     uint64_t used = 0;
@@ -293,10 +329,34 @@ class AsyncPoolPolicy final : public Policy {
     uint64_t rounded, requested;
   };
 
-  uint64_t PoolBytes() const { return pages_.size() * page_; }
+  uint64_t PoolBytes() const { return pool_pages_ * page_; }
 
   // Free pages can be remapped into one range; a hole serves only sub-page requests.
-  uint64_t LargestFree() const { return std::max<uint64_t>(free_pages_.size() * page_, holes_.Longest()); }
+  uint64_t LargestFree() const { return std::max<uint64_t>(free_.bytes(), holes_.Longest()); }
+
+  // How many pages from `ptr` on an allocation of `rounded` bytes covers whole: none for one inside a page (not
+  // page-aligned, or shorter than a page), else all but a partly filled last page.
+  uint64_t WholePages(uint64_t ptr, uint64_t rounded) const { return ptr % page_ != 0 ? 0 : rounded / page_; }
+
+  // The lowest free page (`lowest`) or the highest, out of the free pages.
+  uint64_t TakeFreePage(bool lowest) {
+    const auto run = lowest ? free_.runs().begin() : std::prev(free_.runs().end());
+    const uint64_t p = lowest ? run->first : run->second - page_;
+    free_.Erase(p, p + page_);
+    return p;
+  }
+  // The `count` lowest (`lowest`) or highest free pages unmapped, a call a page: they leave the pool.
+  void UnmapFreePages(uint64_t count, bool lowest) {
+    pool_pages_ -= count;
+    while (count > 0) {
+      const auto run = lowest ? free_.runs().begin() : std::prev(free_.runs().end());
+      const uint64_t n = std::min(count, (run->second - run->first) / page_);
+      const uint64_t lo = lowest ? run->first : run->second - n * page_;
+      free_.Erase(lo, lo + n * page_);
+      driver_.UnmapPages(lo, n * page_);
+      count -= n;
+    }
+  }
 
   // Every change to a page's holes goes through these three, which keep holes_ the same.
   void SetHole(uint64_t p, Page& page, uint64_t off, uint64_t len) {
@@ -349,22 +409,17 @@ class AsyncPoolPolicy final : public Policy {
 
   // Takes `count` physical pages for fresh VA: cached free pages first (remapped), then the driver.
   // False (nothing changed) when the pool's free pages and the driver's together are short.
-  bool MapFresh(uint64_t va, uint64_t count, uint64_t rounded) {
-    const uint64_t from_pool = std::min<uint64_t>(count, free_pages_.size());
+  // The pages are the pool's from here on; the caller books the partly filled last page, if any, in pages_.
+  bool MapFresh(uint64_t va, uint64_t count) {
+    const uint64_t from_pool = std::min<uint64_t>(count, free_.bytes() / page_);
     if (count - from_pool > driver_.free_bytes() / page_) return false;
-    for (uint64_t i = 0; i < from_pool; ++i) {
-      const uint64_t old = *free_pages_.begin();
-      free_pages_.erase(free_pages_.begin());
-      pages_.erase(old);
-      driver_.Unmap(old, page_);
-    }
+    UnmapFreePages(from_pool, true);
     if (!driver_.Map(va, count * page_)) {
       // Only another user of the device between the check and here could cause this; the remapped pages
       // are lost to the pool (they went back to the driver).
       return false;
     }
-    // Each page in use by the one request of `rounded` bytes that takes them.
-    for (uint64_t i = 0; i < count; ++i) pages_[va + i * page_] = Page{1, std::min(page_, rounded - i * page_), {}};
+    pool_pages_ += count;
     return true;
   }
 
@@ -399,39 +454,35 @@ class AsyncPoolPolicy final : public Policy {
       }
       // A cached free page at its own VA (no remapping needed), else a new one.
       uint64_t p = 0;
-      if (!free_pages_.empty()) {
-        p = *free_pages_.begin();
-        free_pages_.erase(free_pages_.begin());
+      if (!free_.empty()) {
+        p = TakeFreePage(true);
       } else {
         p = NewVa(page_, page_);
-        if (!MapFresh(p, 1, rounded)) return 0;
+        if (!MapFresh(p, 1)) return 0;
       }
-      Page& page = pages_.at(p);
-      page.users = 1;
-      page.used = rounded;
-      ClearHoles(p, page);
+      Page& page = pages_[p];
+      page = Page{1, rounded, {}};
       SetHole(p, page, rounded, page_ - rounded);
       return p;
     }
     const uint64_t count = (rounded + page_ - 1) / page_;
     const uint64_t va = NewVa(count * page_, align);
-    if (!MapFresh(va, count, rounded)) return 0;
+    if (!MapFresh(va, count)) return 0;
     const uint64_t tail = rounded % page_;
     if (tail != 0) {
       const uint64_t last = va + (count - 1) * page_;
-      SetHole(last, pages_.at(last), tail, page_ - tail);
+      Page& page = pages_[last];
+      page = Page{1, tail, {}};
+      SetHole(last, page, tail, page_ - tail);
     }
     return va;
   }
 
   // The release threshold at a synchronisation point: unmap cached free pages while above it.
   void Trim() {
-    while (PoolBytes() > s_.release_threshold && !free_pages_.empty()) {
-      const auto it = std::prev(free_pages_.end());
-      driver_.Unmap(*it, page_);
-      pages_.erase(*it);
-      free_pages_.erase(it);
-    }
+    if (PoolBytes() <= s_.release_threshold) return;
+    const uint64_t over = (PoolBytes() - s_.release_threshold + page_ - 1) / page_;
+    UnmapFreePages(std::min(over, free_.bytes() / page_), false);
   }
 
   void FillOom(uint64_t bytes, uint64_t rounded, Oom* oom) {
@@ -469,10 +520,14 @@ class AsyncPoolPolicy final : public Policy {
   GpuDriver& driver_;
   AsyncSettings s_;
   uint64_t page_;
-  std::unordered_map<uint64_t, Page> pages_;  // every mapped page of the pool (by VA, hashed)
-  std::set<uint64_t> free_pages_;             // mapped, no allocation on it
+  // The pool's mapped pages are the partly used ones (pages_), the free ones (free_, as runs) and the rest of the
+  // pages of live allocations, whole pages no other allocation shares (never booked page by page): a request of
+  // many pages costs O(log) in books, and the driver calls it stands for are counted in bulk (UnmapPages).
+  uint64_t pool_pages_ = 0;
+  std::unordered_map<uint64_t, Page> pages_;  // partly used pages (by VA, hashed)
+  PageRanges free_;                           // mapped, no allocation on them; lowest and highest taken first
   HoleIndex holes_;                           // every page's holes by address (page + offset)
-  std::map<uint64_t, Live> live_;
+  std::unordered_map<uint64_t, Live> live_;
   uint64_t va_next_ = 0, va_end_ = 0;
   uint64_t used_rounded_ = 0, bytes_in_use_ = 0, peak_bytes_in_use_ = 0, peak_pool_bytes_ = 0;
   uint64_t largest_alloc_ = 0, num_allocs_ = 0, num_frees_ = 0, num_failed_ = 0;

@@ -163,7 +163,11 @@ uint64_t BfcAllocator::FindChunkPtr(int bin_num, uint64_t rounded_bytes, uint64_
     // padding) wins. Chunks smaller than the request cannot fit whatever their padding: the walk starts at
     // the first that is not (the same chunk TF's walk from the bin's start reaches, without the walk).
     FreeSet& bin = bins_[bin_num];
-    for (auto citer = bin.lower_bound({rounded_bytes, 0}); citer != bin.end(); ++citer) {
+    // The lower bound without the tree walk where the bin's ends tell it (O(1)): none when even the largest chunk is
+    // short, the first chunk when even the smallest is long enough (every bin above the request's).
+    if (bin.empty() || bin.rbegin()->first < rounded_bytes) continue;
+    const auto start = bin.begin()->first >= rounded_bytes ? bin.begin() : bin.lower_bound({rounded_bytes, 0});
+    for (auto citer = start; citer != bin.end(); ++citer) {
       const auto [size, ptr] = *citer;
       const uint64_t padding = LowEndAlignmentPadding(ptr, alignment);
       if (size < rounded_bytes + padding) continue;

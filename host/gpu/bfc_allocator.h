@@ -104,6 +104,7 @@ class BfcAllocator {
   uint64_t regions_deallocated() const { return regions_deallocated_; }  // by garbage collection
   uint64_t garbage_collections() const { return garbage_collections_; }
   std::vector<BfcRegionInfo> Regions() const;  // address order
+  uint64_t RegionCount() const { return regions_.size(); }
   std::vector<BfcChunkInfo> Chunks() const;    // address order, every region
   uint64_t RequestedSize(uint64_t ptr) const;  // 0 if not a live allocation
   uint64_t AllocatedSize(uint64_t ptr) const;

@@ -234,7 +234,7 @@ class BfcPolicy final : public Policy {
                 "). Current allocation summary: bytes_in_use " + std::to_string(s.bytes_in_use) + ", pool_bytes " +
                 std::to_string(s.pool_bytes) + ", bytes_limit " + std::to_string(s.bytes_limit) +
                 ", largest_free_block_bytes " + std::to_string(s.largest_free_block_bytes) + ", regions " +
-                std::to_string(alloc_.Regions().size()) +
+                std::to_string(alloc_.RegionCount()) +
                 ". If this is caused by memory fragmentation, the environment variable "
                 "'TF_GPU_ALLOCATOR=cuda_malloc_async' may improve the situation.";
     if (oom != nullptr) *oom = o;
@@ -261,7 +261,7 @@ class BfcPolicy final : public Policy {
     s.num_failed_allocs = failed_;
     ooms_.CopyTo(&s);
     s.num_alloc_retries = alloc_.retries();
-    s.segments = alloc_.Regions().size();
+    s.segments = alloc_.RegionCount();
     s.fragmentation = alloc_.GetFragmentation();
     return s;
   }

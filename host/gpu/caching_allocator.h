@@ -19,6 +19,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "policy.h"
@@ -180,8 +182,9 @@ class CachingAllocator final : public Policy {
   bool set_fraction_ = false;
   uint64_t allowed_memory_maximum_ = 0;
   BlockPool large_blocks_, small_blocks_;
-  std::set<Block*, ByPtr> active_blocks_;
-  std::map<uint64_t, Block*> live_;               // returned address -> block
+  // PyTorch's active_blocks is a hash set (ska::flat_hash_set<Block*>): nothing walks it in order (Blocks() sorts).
+  std::unordered_set<Block*> active_blocks_;
+  std::unordered_map<uint64_t, Block*> live_;     // returned address -> block
   std::map<uint64_t, uint64_t> malloc_segments_;  // cudaMalloc base -> bytes
   std::vector<Segment*> expandable_segments_;
   uint64_t total_allocated_memory_ = 0;  // reserved bytes

@@ -78,8 +78,8 @@ class CudaGpu final : public GpuDriver {
   std::string name_;
   uint32_t cc_major_ = 0, cc_minor_ = 0;
   uint64_t total_bytes_ = 0;
-  uint64_t held_back_ = 0;   // the HoldBack allocation (0: none)
-  VaBooks<uint64_t> books_;  // the page (the granule), mallocs, reservations, mapped pages' handles
+  uint64_t held_back_ = 0;              // the HoldBack allocation (0: none)
+  VaBooks<PagesByVa<uint64_t>> books_;  // the page (the granule), mallocs, reservations, mapped pages' handles
   mutable std::string last_error_;
 };
 

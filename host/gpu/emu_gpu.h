@@ -84,6 +84,15 @@ class GpuDriver {
   virtual uint64_t ReserveVa(uint64_t bytes) = 0;
   virtual bool Map(uint64_t va, uint64_t bytes) = 0;
   virtual bool Unmap(uint64_t va, uint64_t bytes) = 0;
+  // Every page of [va, va + bytes) unmapped by a call of its own, lowest first, as a pool that hands pages back
+  // one by one does: bytes / page Unmap calls, counted as such. False at the first page that fails (the pages
+  // before it stay unmapped). EmuGpu does it in one step with the same outcome and counts.
+  virtual bool UnmapPages(uint64_t va, uint64_t bytes) {
+    for (uint64_t p = va; p < va + bytes; p += page_bytes()) {
+      if (!Unmap(p, page_bytes())) return false;
+    }
+    return true;
+  }
 
   virtual void DeviceSynchronize() { ++counters_.device_syncs; }
   virtual void StreamSynchronize() { ++counters_.stream_syncs; }
@@ -122,6 +131,7 @@ class EmuGpu final : public GpuDriver {
   uint64_t ReserveVa(uint64_t bytes) override;
   bool Map(uint64_t va, uint64_t bytes) override;
   bool Unmap(uint64_t va, uint64_t bytes) override;
+  bool UnmapPages(uint64_t va, uint64_t bytes) override;
 
   // Data, kept sparsely (pages materialise on first write; unwritten bytes read as 0).
   bool Write(uint64_t va, const void* src, uint64_t bytes) override;
@@ -129,11 +139,16 @@ class EmuGpu final : public GpuDriver {
   bool MayHoldData(uint64_t va, uint64_t bytes) const override;
 
  private:
+  // Malloc's success: `pages` fresh pages at fresh VA.
+  uint64_t TakePages(uint64_t pages);
+  // Unmap's work on a range every page of which is mapped: the books, the data, the count.
+  void ReturnPages(uint64_t va, uint64_t bytes);
+
   GpuSpec spec_;
   uint64_t capacity_pages_;  // (total - context) / page
   uint64_t used_pages_ = 0;
   uint64_t next_va_;                               // bump allocator in a 2^47-byte VA
-  VaBooks<bool> books_;                            // mallocs (page-rounded), reservations, mapped pages
+  VaBooks<PageRanges> books_;                      // mallocs (page-rounded), reservations, mapped pages
   std::map<uint64_t, std::vector<uint8_t>> data_;  // page va -> contents (materialised on write)
 };
 

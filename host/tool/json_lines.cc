@@ -2,10 +2,16 @@
 #include "json_lines.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace strata::tool {
 
 std::string JsonLine(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+void PrintJsonLine(const Json& value) {
+  std::printf("%s\n", JsonLine(value).c_str());
+  std::fflush(stdout);
+}
 
 double JsonRound(double x, int digits) {
   const double scale = std::pow(10.0, digits);

@@ -12,6 +12,8 @@ using Json = nlohmann::ordered_json;
 
 // `value` as one line of JSON text, no trailing newline.
 std::string JsonLine(const Json& value);
+// `value` as one line on stdout, flushed at once (a benchmark's result line shows as it comes).
+void PrintJsonLine(const Json& value);
 // x to `digits` decimals, for JSON numbers (the shortest text for it is printed).
 double JsonRound(double x, int digits);
 // The body of a JSON string for `s` (quotes, backslashes and control characters escaped), by nlohmann-json; for
