@@ -630,8 +630,8 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
   w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
   const uint64_t context = options.capacity.kind == CapacitySpec::Kind::kPreset ? options.capacity.context_bytes : 0;
   const std::vector<Contender>& contenders = options.contenders;
-  for (const Contender& c : contenders) {
-    if (!c.strata) w.gpu_page_bytes = GpuPageBytes(options);
+  if (std::any_of(contenders.begin(), contenders.end(), [](const Contender& c) { return !c.strata; })) {
+    w.gpu_page_bytes = GpuPageBytes(options);
   }
   // The sim backend's model and a real GPU are one each: their runs stay one after another, as do the progress lines
   // of a model run (it reports while it runs).
