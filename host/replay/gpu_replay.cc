@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "emu_gpu.h"
+#include "runner.h"
 #include "strata/named_options.hpp"
 #include "strata/strata.h"
 
@@ -15,98 +15,7 @@ namespace strata::replay {
 
 using tool::JsonLine;
 using tool::JsonRound;
-namespace {
-
-std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
-
-// Counts a failed allocation of `b` (event `event`, whose OOM is `oom`) and records it if it is the first.
-void CountFailure(const TraceBuffer& b, size_t event, const strata_oom_info& oom, const std::string& message,
-                  strata_buffer* handle, strata_oom_kind* failed, GpuReplayResult* result) {
-  GpuReplayResult& r = *result;
-  ++r.failed_allocs;
-  *handle = 0;
-  *failed = oom.kind;
-  if (r.first_oom_event >= 0) return;
-  r.first_oom_event = static_cast<int64_t>(event);
-  r.first_oom_buffer_id = b.id;
-  r.first_oom_kind = strata_oom_kind_name(oom.kind);
-  r.first_oom_message = message;
-  r.first_oom_reserved_bytes = oom.reserved_bytes;
-  r.first_oom_live_bytes = oom.live_bytes;
-  r.first_oom_request_bytes = oom.request_bytes;
-  r.first_oom_largest_free_bytes = oom.largest_free_block_bytes;
-  r.first_oom_limit_bytes = oom.limit_bytes;
-}
-
-// Allocates `b` (event `event`): on RESOURCE_EXHAUSTED counts the failure, records the first one, sets *failed to
-// its kind and leaves *handle 0; with `defragment`, a fragmentation OOM first gets JAX's Defragment() and one retry.
-// Any other error returns false with *error.
-bool Allocate(strata_device* d, strata_context ctx, const TraceBuffer& b, size_t event, bool defragment,
-              strata_buffer* handle, strata_oom_kind* failed, GpuReplayResult* result, std::string* error) {
-  GpuReplayResult& r = *result;
-  strata_status st = strata_alloc(d, ctx, b.size, 0, 0, handle);
-  if (st == STRATA_RESOURCE_EXHAUSTED) {
-    strata_oom_info oom{};
-    oom.struct_size = sizeof oom;
-    const std::string message = strata_last_error_message();
-    if (strata_get_last_oom(d, &oom) != STRATA_OK) {
-      *error = ApiError("strata_get_last_oom");
-      return false;
-    }
-    if (defragment && oom.kind == STRATA_OOM_FRAGMENTATION) {
-      strata_compact_result cr{};
-      cr.struct_size = sizeof cr;
-      const strata_status cs = strata_compact(d, ctx, nullptr, &cr);
-      if (cs == STRATA_DATA_LOSS) {
-        // Defragment() could not place every buffer again: those buffers are lost and the run cannot go on. This
-        // request fails (fragmentation) and the replay stops here (result->stopped).
-        CountFailure(b, event, oom, message + " Then Defragment(): " + strata_last_error_message(), handle, failed, &r);
-        r.stopped = true;
-        return true;
-      }
-      if (cs != STRATA_OK) {
-        *error = ApiError("strata_compact");
-        return false;
-      }
-      ++r.defragmentations;
-      r.defrag_bytes += cr.bytes_moved;
-      st = strata_alloc(d, ctx, b.size, 0, 0, handle);
-    }
-    if (st == STRATA_RESOURCE_EXHAUSTED) {
-      CountFailure(b, event, oom, message, handle, failed, &r);
-      return true;
-    }
-  }
-  if (st != STRATA_OK) {
-    *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
-    return false;
-  }
-  return true;
-}
-
-// Every live buffer's device address, from the backend's "heap" instants: "alloc" (id, address), "free" (id) and
-// "move" (id, address -> to_address: JAX's Defragment()). The sink runs inside the call that allocates, so the
-// newest "alloc" is the buffer that call returned.
-struct HeapAddresses {
-  std::unordered_map<uint64_t, uint64_t> by_id;
-  uint64_t newest_alloc = 0;
-
-  static void Sink(void* user, const strata_event* e) {
-    auto* self = static_cast<HeapAddresses*>(user);
-    if (e->struct_size < sizeof(strata_event) || !(e->flags & STRATA_EVENT_FLAG_ADDRESS)) return;
-    if (std::strcmp(e->track, "heap") != 0) return;
-    if (std::strcmp(e->name, "alloc") == 0) {
-      self->by_id[e->id] = e->address;
-      self->newest_alloc = e->id;
-    } else if (std::strcmp(e->name, "free") == 0) {
-      self->by_id.erase(e->id);
-    } else if (std::strcmp(e->name, "move") == 0) {
-      self->by_id[e->id] = e->to_address;
-    }
-  }
-};
-
-}  // namespace
+namespace {}  // namespace
 
 bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayResult* result, std::string* error) {
   GpuReplayResult& r = *result;
@@ -165,64 +74,15 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   std::vector<Event> built;
   if (options.events == nullptr) built = BuildEvents(trace);
   const std::vector<Event>& events = options.events != nullptr ? *options.events : built;
-  r.events_total = events.size();
-  std::vector<strata_buffer> handles(trace.buffers.size(), 0);
-  HeapAddresses heap;
-  std::vector<uint64_t> heap_ids;  // each live buffer's id in the backend's events
-  if (options.snapshot_event >= 0) {
-    heap_ids.assign(trace.buffers.size(), 0);
-    if (strata_set_event_sink(d, &HeapAddresses::Sink, &heap) != STRATA_OK) {
-      *error = ApiError("strata_set_event_sink (for the snapshot's addresses)");
-      return false;
-    }
-  }
-  uint64_t trace_live_bytes = 0;  // the trace's own view: every buffer between its allocation and its free
-  for (size_t i = 0; i < events.size(); ++i) {
-    if (options.max_events != 0 && r.events >= options.max_events) break;
-    ++r.events;
-    const Event& e = events[i];
-    const TraceBuffer& b = trace.buffers[e.buffer];
-    strata_oom_kind failed = STRATA_OOM_NONE;
-    if (e.kind == 0) {
-      trace_live_bytes -= b.size;
-      if (handles[e.buffer] != 0) {
-        ++r.frees;
-        if (strata_free(d, ctx, handles[e.buffer]) != STRATA_OK) {
-          *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
-          return false;
-        }
-        handles[e.buffer] = 0;
-      }
-    } else {
-      ++r.allocs;
-      trace_live_bytes += b.size;
-      // A 0-byte buffer allocates nothing (the frameworks return no memory for 0 bytes).
-      if (b.size != 0 && !Allocate(d, ctx, b, i, options.defragment_on_oom, &handles[e.buffer], &failed, &r, error)) {
-        return false;
-      }
-      if (!heap_ids.empty() && handles[e.buffer] != 0) heap_ids[e.buffer] = heap.newest_alloc;
-    }
-    if (static_cast<int64_t>(i) == options.snapshot_event) {
-      for (uint32_t k = 0; k < handles.size(); ++k) {
-        if (handles[k] == 0) continue;
-        const auto at = heap.by_id.find(heap_ids[k]);
-        if (at == heap.by_id.end()) {
-          *error =
-              "the backend's events gave no address for the buffer at line " + std::to_string(trace.buffers[k].line);
-          return false;
-        }
-        r.snapshot.push_back({at->second, trace.buffers[k].size, k});
-      }
-      strata_memory_stats then{};
-      then.struct_size = sizeof then;
-      if (strata_get_memory_stats(d, 0, &then) != STRATA_OK) {
-        *error = ApiError("strata_get_memory_stats");
-        return false;
-      }
-      r.snapshot_pool_bytes = then.pool_bytes;
-    }
-    if (r.stopped) break;  // Defragment() lost buffers: nothing after this event can be replayed faithfully
-    if (options.series) {
+  RunOptions ro;
+  ro.oom_info = true;
+  ro.defragment_on_oom = options.defragment_on_oom;
+  ro.skip_zero_bytes = true;  // the frameworks return no memory for 0 bytes
+  ro.max_events = options.max_events;
+  ro.snapshot_event = options.snapshot_event;
+  RunResult run;
+  if (options.series) {
+    ro.after_event = [&](const RunStep& step) {
       strata_memory_stats now{};
       now.struct_size = sizeof now;
       if (strata_get_memory_stats(d, 0, &now) != STRATA_OK) {
@@ -230,19 +90,43 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
         return false;
       }
       GpuSeriesRow row;
-      row.event = i;
-      row.time = e.time;
-      row.alloc = e.kind == 1;
-      row.buffer_id = b.id;
-      row.size = b.size;
-      row.live_bytes = trace_live_bytes;
+      row.event = step.index;
+      row.time = step.event->time;
+      row.alloc = step.alloc;
+      row.buffer_id = step.buffer->id;
+      row.size = step.buffer->size;
+      row.live_bytes = step.live_bytes;
       row.in_use_bytes = now.bytes_in_use;
       row.reserved_bytes = now.pool_bytes;
       row.largest_free_bytes = now.largest_free_block_bytes;
-      row.moved_bytes = r.defrag_bytes;
-      row.oom = failed == STRATA_OOM_NONE ? "none" : strata_oom_kind_name(failed);
+      row.moved_bytes = run.defrag_bytes;
+      row.oom = step.failed == STRATA_OOM_NONE ? "none" : strata_oom_kind_name(step.failed);
       options.series(row);
-    }
+      return true;
+    };
+  }
+  if (!RunEvents(d, {{&trace, ctx}}, events, nullptr, ro, &run, error)) return false;
+  r.events = run.events;
+  r.events_total = run.events_total;
+  r.allocs = run.allocs;
+  r.frees = run.frees;
+  r.failed_allocs = run.failed_allocs;
+  r.defragmentations = run.defragmentations;
+  r.defrag_bytes = run.defrag_bytes;
+  r.stopped = run.stopped;
+  r.snapshot = std::move(run.snapshot);
+  r.snapshot_pool_bytes = run.snapshot_pool_bytes;
+  if (run.first_oom.event >= 0) {
+    const RunOom& f = run.first_oom;
+    r.first_oom_event = f.event;
+    r.first_oom_buffer_id = f.buffer_id;
+    r.first_oom_kind = strata_oom_kind_name(f.kind);
+    r.first_oom_message = f.message;
+    r.first_oom_reserved_bytes = f.info.reserved_bytes;
+    r.first_oom_live_bytes = f.info.live_bytes;
+    r.first_oom_request_bytes = f.info.request_bytes;
+    r.first_oom_largest_free_bytes = f.info.largest_free_block_bytes;
+    r.first_oom_limit_bytes = f.info.limit_bytes;
   }
   strata_memory_stats s{};
   s.struct_size = sizeof s;

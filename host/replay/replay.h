@@ -53,12 +53,6 @@ struct ReplayStep {
   uint64_t bytes_moved = 0;      // by compaction so far
 };
 
-// A live buffer's place in the heap.
-struct PlacedBuffer {
-  uint64_t offset = 0, bytes = 0;  // bytes: granule-rounded
-  uint32_t buffer = 0;             // index into Trace::buffers
-};
-
 struct ReplayResult {
   std::string trace;
   std::string policy;

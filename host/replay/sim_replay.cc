@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hbm/hbm_config.h"
+#include "runner.h"
 #include "strata/named_options.hpp"
 #include "strata/protocol.h"
 #include "strata/strata.h"
@@ -26,8 +27,6 @@ namespace {
 
 constexpr uint64_t kStagingBytes = uint64_t{STRATA_RT_STAGING_SLOTS} * STRATA_RT_STAGING_SLOT_BYTES;  // above the heap
 constexpr uint64_t kHbmStripe = 256ull * 1024;  // the runtime's heap stripe
-
-std::string ApiError(const char* what) { return std::string(what) + ": " + strata_last_error_message(); }
 
 CycleSummary Summarize(std::vector<uint64_t> v) {
   CycleSummary s;
@@ -200,91 +199,73 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
   const uint64_t cycles0 = info.device_cycles;
 
   const std::vector<Event> events = BuildEvents(trace);
-  r.events_total = events.size();
-  std::vector<strata_buffer> handles(trace.buffers.size(), 0);
   std::vector<uint64_t> alloc_fw, alloc_rt, free_fw, free_rt;
-  const uint32_t flags = options.compaction_on_oom ? 0u : STRATA_ALLOC_FLAG_NO_COMPACT;
   LongCallWatch watch(options.long_call);
-  for (const Event& e : events) {
-    if (options.max_events != 0 && r.events >= options.max_events) break;
-    ++r.events;
-    const TraceBuffer& b = trace.buffers[e.buffer];
-    if (e.kind == 1) {
-      ++r.allocs;
-      if (b.size > capacity) {  // larger than the heap: the decoder would refuse the size itself
-        if (r.failed_allocs++ == 0) {
-          r.first_oom_buffer_id = b.id;
-          r.first_oom_event = static_cast<int64_t>(r.events - 1);
-          r.first_oom_message = "requested " + std::to_string(b.size) + " B, more than the capacity of " +
-                                std::to_string(capacity) + " B (not sent to the device)";
-        }
-        continue;
-      }
-      if (!get_info()) return false;  // the clock now (a STATS round trip may have run since the last call)
-      const uint64_t t0 = info.device_cycles;
-      const auto w0 = Clock::now();
-      strata_buffer h = 0;
-      watch.Begin(b.line, b.size);
-      const strata_status st = strata_alloc(d, ctx, b.size, 0, flags, &h);
-      watch.End();
-      const std::string message = strata_last_error_message();
+  RunOptions ro;
+  ro.alloc_flags = options.compaction_on_oom ? 0u : STRATA_ALLOC_FLAG_NO_COMPACT;
+  ro.max_events = options.max_events;
+  ro.fail_above_bytes = capacity;  // larger than the heap: the decoder would refuse the size itself
+  ro.fail_above_message = "more than the capacity of " + std::to_string(capacity) + " B (not sent to the device)";
+  uint64_t t0 = 0;  // the device clock before the call
+  Clock::time_point w0;
+  ro.before_call = [&](const RunStep& step) {
+    if (!get_info()) return false;  // the clock now (a STATS round trip may have run since the last call)
+    t0 = info.device_cycles;
+    w0 = Clock::now();
+    if (step.alloc) watch.Begin(step.buffer->line, step.buffer->size);
+    return true;
+  };
+  ro.after_event = [&](const RunStep& step) {
+    if (step.alloc && !step.called) return true;  // failed without a call
+    if (step.called) {
+      if (step.alloc) watch.End();
       if (!get_info()) return false;
-      alloc_fw.push_back(info.last_command_cycles);
-      alloc_rt.push_back(info.device_cycles - t0);
-      if (st == STRATA_OK) {
-        handles[e.buffer] = h;
-        r.bytes_allocated += (b.size + 255) / 256 * 256;
-      } else if (st == STRATA_RESOURCE_EXHAUSTED) {
-        if (r.failed_allocs++ == 0) {
-          r.first_oom_buffer_id = b.id;
-          r.first_oom_event = static_cast<int64_t>(r.events - 1);
-          r.first_oom_message = message;
-        }
-      } else {
-        *error = "line " + std::to_string(b.line) + ": " + message;
+      (step.alloc ? alloc_fw : free_fw).push_back(info.last_command_cycles);
+      (step.alloc ? alloc_rt : free_rt).push_back(info.device_cycles - t0);
+    }
+    if (step.alloc && step.status == STRATA_OK) r.bytes_allocated += (step.buffer->size + 255) / 256 * 256;
+    if (step.alloc && options.compaction_on_oom) {
+      // One STATS round trip per allocation tells which ones compacted and how much they moved.
+      if (strata_get_memory_stats(d, 0, &stats) != STRATA_OK) {
+        *error = ApiError("strata_get_memory_stats");
         return false;
       }
-      if (options.compaction_on_oom) {
-        // One STATS round trip per allocation tells which ones compacted and how much they moved.
-        if (strata_get_memory_stats(d, 0, &stats) != STRATA_OK) {
-          *error = ApiError("strata_get_memory_stats");
-          return false;
+      if (stats.compactions != last.compactions || stats.compaction_bytes_moved != last.compaction_bytes_moved) {
+        ++r.compaction_allocs;
+        r.compaction_alloc_cycles += info.last_command_cycles;
+        if (options.verbose) {
+          const TraceBuffer& b = *step.buffer;
+          std::fprintf(stderr,
+                       "sim: compaction at line %u (t=%llu): request %llu B, moved %llu B in %llu moves, allocation "
+                       "took %u firmware cycles (%llu copying), %.1f s wall: %s\n",
+                       b.line, static_cast<unsigned long long>(b.lower), static_cast<unsigned long long>(b.size),
+                       static_cast<unsigned long long>(stats.compaction_bytes_moved - last.compaction_bytes_moved),
+                       static_cast<unsigned long long>(stats.compaction_moves - last.compaction_moves),
+                       info.last_command_cycles,
+                       static_cast<unsigned long long>(stats.compaction_cycles - last.compaction_cycles),
+                       std::chrono::duration<double>(Clock::now() - w0).count(), strata_status_name(step.status));
         }
-        if (stats.compactions != last.compactions || stats.compaction_bytes_moved != last.compaction_bytes_moved) {
-          ++r.compaction_allocs;
-          r.compaction_alloc_cycles += info.last_command_cycles;
-          if (options.verbose) {
-            std::fprintf(stderr,
-                         "sim: compaction at line %u (t=%llu): request %llu B, moved %llu B in %llu moves, allocation "
-                         "took %u firmware cycles (%llu copying), %.1f s wall: %s\n",
-                         b.line, static_cast<unsigned long long>(b.lower), static_cast<unsigned long long>(b.size),
-                         static_cast<unsigned long long>(stats.compaction_bytes_moved - last.compaction_bytes_moved),
-                         static_cast<unsigned long long>(stats.compaction_moves - last.compaction_moves),
-                         info.last_command_cycles,
-                         static_cast<unsigned long long>(stats.compaction_cycles - last.compaction_cycles),
-                         std::chrono::duration<double>(Clock::now() - w0).count(), strata_status_name(st));
-          }
-        }
-        last = stats;
       }
-    } else if (handles[e.buffer] != 0) {
-      ++r.frees;
-      if (!get_info()) return false;
-      const uint64_t t0 = info.device_cycles;
-      if (strata_free(d, ctx, handles[e.buffer]) != STRATA_OK) {
-        *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
-        return false;
-      }
-      handles[e.buffer] = 0;
-      if (!get_info()) return false;
-      free_fw.push_back(info.last_command_cycles);
-      free_rt.push_back(info.device_cycles - t0);
+      last = stats;
     }
     if (options.progress) {
-      options.progress({r.events, r.events_total, info.device_cycles - cycles0,
+      options.progress({step.index + 1, events.size(), info.device_cycles - cycles0,
                         last.compaction_bytes_moved - base.compaction_bytes_moved,
                         std::chrono::duration<double>(Clock::now() - wall0).count()});
     }
+    return true;
+  };
+  RunResult run;
+  if (!RunEvents(d, {{&trace, ctx}}, events, nullptr, ro, &run, error)) return false;
+  r.events = run.events;
+  r.events_total = run.events_total;
+  r.allocs = run.allocs;
+  r.frees = run.frees;
+  r.failed_allocs = run.failed_allocs;
+  if (run.first_oom.event >= 0) {
+    r.first_oom_buffer_id = run.first_oom.buffer_id;
+    r.first_oom_event = run.first_oom.event;
+    r.first_oom_message = run.first_oom.message;
   }
   if (strata_get_memory_stats(d, 0, &stats) != STRATA_OK) {
     *error = ApiError("strata_get_memory_stats");

@@ -47,6 +47,12 @@ struct Event {
   uint32_t kind;    // 0 free, 1 allocate: frees first at equal times
   uint32_t buffer;  // index into Trace::buffers
 };
+// A live buffer's place on a device at one moment of a replay.
+struct PlacedBuffer {
+  uint64_t offset = 0, bytes = 0;  // offset: the heap offset or device address; bytes: as the producer says
+  uint32_t buffer = 0;             // index into Trace::buffers
+};
+
 // Every buffer's allocation and free, in replay order (time, frees first, then file order).
 std::vector<Event> BuildEvents(const Trace& trace);
 
