@@ -37,6 +37,38 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A run's figures as the report gives them: what any device's run through the C API counted (runner.h), the first
+// OOM with the backend's numbers, and what the allocator asked of the device (its memory stats at the end).
+void FillRun(const replay::RunResult& run, Run* out) {
+  Run& r = *out;
+  const strata_memory_stats& s = run.stats;
+  r.events = run.events;
+  r.allocs = run.allocs;
+  r.failed_allocs = run.failed_allocs;
+  r.oom_capacity = s.oom_capacity;
+  r.oom_cap = s.oom_cap;
+  r.oom_fragmentation = s.oom_fragmentation;
+  if (run.first_oom.event >= 0) {
+    const replay::RunOom& from = run.first_oom;
+    FirstOom& f = r.first_oom;
+    f.event = from.event;
+    f.buffer_id = from.buffer_id;
+    f.kind = strata_oom_kind_name(from.kind);
+    f.request_bytes = from.info.request_bytes;
+    f.live_bytes = from.info.live_bytes;
+    f.reserved_bytes = from.info.reserved_bytes;
+    f.largest_free_bytes = from.info.largest_free_block_bytes;
+    f.limit_bytes = from.info.limit_bytes;
+    f.message = from.message;
+  }
+  r.peak_live_bytes = s.peak_bytes_in_use;
+  r.peak_reserved_bytes = s.peak_pool_bytes;
+  r.cost.defragmentations = run.defragmentations;
+  r.cost.host_bytes_copied = s.host_bytes_copied;
+  gpu::CopyDriverCosts(s, &r.cost);
+  r.cost.retries = s.num_alloc_retries;
+}
+
 // Strata's firmware allocator on the host (the same library the firmware links; same decisions).
 // `cost`: the compaction cost model of the HBM preset the copies' cycles are estimated for (nullptr: none).
 // `events`: the trace's, when the caller has them (Options::events).
@@ -166,30 +198,7 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
   }
   replay::GpuReplayResult g;
   if (!replay::GpuReplay(trace, o, &g, error)) return false;
-  r.events = g.events;
-  r.allocs = g.allocs;
-  r.failed_allocs = g.failed_allocs;
-  r.oom_capacity = g.oom_capacity;
-  r.oom_cap = g.oom_cap;
-  r.oom_fragmentation = g.oom_fragmentation;
-  if (g.first_oom_event >= 0) {
-    FirstOom& f = r.first_oom;
-    f.event = g.first_oom_event;
-    f.buffer_id = g.first_oom_buffer_id;
-    f.kind = g.first_oom_kind;
-    f.request_bytes = g.first_oom_request_bytes;
-    f.live_bytes = g.first_oom_live_bytes;
-    f.reserved_bytes = g.first_oom_reserved_bytes;
-    f.largest_free_bytes = g.first_oom_largest_free_bytes;
-    f.limit_bytes = g.first_oom_limit_bytes;
-    f.message = g.first_oom_message;
-  }
-  r.peak_live_bytes = g.peak_bytes_in_use;
-  r.peak_reserved_bytes = g.peak_pool_bytes;
-  r.cost.defragmentations = g.defragmentations;
-  r.cost.host_bytes_copied = g.host_bytes_copied;
-  gpu::CopyDriverCosts(g, &r.cost);
-  r.cost.retries = g.num_alloc_retries;
+  FillRun(g.run, &r);
   r.capacity_bytes = g.total_bytes;
   return true;
 }
@@ -205,9 +214,9 @@ bool GpuOccupancy(const replay::Trace& trace, const Contender& c, uint64_t capac
   if (!replay::GpuReplay(trace, o, &g, error)) return false;
   out->contender = c.name;
   out->event = at_event;
-  out->extent_bytes = g.snapshot_pool_bytes;
+  out->extent_bytes = g.run.snapshot_pool_bytes;
   uint64_t base = UINT64_MAX;
-  for (const replay::PlacedBuffer& p : g.snapshot) {
+  for (const replay::PlacedBuffer& p : g.run.snapshot) {
     base = std::min(base, p.offset);
     out->blocks.push_back({p.offset, p.bytes, trace.buffers[p.buffer].id});
   }

@@ -80,7 +80,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   ro.skip_zero_bytes = true;  // the frameworks return no memory for 0 bytes
   ro.max_events = options.max_events;
   ro.snapshot_event = options.snapshot_event;
-  RunResult run;
+  RunResult& run = r.run;
   if (options.series) {
     ro.after_event = [&](const RunStep& step) {
       strata_memory_stats now{};
@@ -106,48 +106,6 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     };
   }
   if (!RunEvents(d, {{&trace, ctx}}, events, nullptr, ro, &run, error)) return false;
-  r.events = run.events;
-  r.events_total = run.events_total;
-  r.allocs = run.allocs;
-  r.frees = run.frees;
-  r.failed_allocs = run.failed_allocs;
-  r.defragmentations = run.defragmentations;
-  r.defrag_bytes = run.defrag_bytes;
-  r.stopped = run.stopped;
-  r.snapshot = std::move(run.snapshot);
-  r.snapshot_pool_bytes = run.snapshot_pool_bytes;
-  if (run.first_oom.event >= 0) {
-    const RunOom& f = run.first_oom;
-    r.first_oom_event = f.event;
-    r.first_oom_buffer_id = f.buffer_id;
-    r.first_oom_kind = strata_oom_kind_name(f.kind);
-    r.first_oom_message = f.message;
-    r.first_oom_reserved_bytes = f.info.reserved_bytes;
-    r.first_oom_live_bytes = f.info.live_bytes;
-    r.first_oom_request_bytes = f.info.request_bytes;
-    r.first_oom_largest_free_bytes = f.info.largest_free_block_bytes;
-    r.first_oom_limit_bytes = f.info.limit_bytes;
-  }
-  strata_memory_stats s{};
-  s.struct_size = sizeof s;
-  if (strata_get_memory_stats(d, 0, &s) != STRATA_OK) {
-    *error = ApiError("strata_get_memory_stats");
-    return false;
-  }
-  r.oom_capacity = s.oom_capacity;
-  r.oom_cap = s.oom_cap;
-  r.oom_fragmentation = s.oom_fragmentation;
-  r.peak_bytes_in_use = s.peak_bytes_in_use;
-  r.peak_pool_bytes = s.peak_pool_bytes;
-  r.bytes_limit = s.bytes_limit;
-  r.device_allocs = s.device_allocs;
-  r.device_frees = s.device_frees;
-  r.device_syncs = s.device_syncs;
-  r.stream_syncs = s.stream_syncs;
-  r.maps = s.maps;
-  r.unmaps = s.unmaps;
-  r.num_alloc_retries = s.num_alloc_retries;
-  r.host_bytes_copied = s.host_bytes_copied;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   // Closed here rather than by Closer: closing finishes the timeline, and one that could not be written is an
   // error like any other (strata_close says STRATA_DATA_LOSS).
@@ -173,39 +131,40 @@ std::string GpuSeriesCsv(const GpuSeriesRow& row) {
 }
 
 Json GpuJsonObject(const GpuReplayResult& r) {
+  const strata_memory_stats& s = r.run.stats;
   Json j;
   j["backend"] = r.backend;
   j["policy"] = r.policy;
   j["gpu"] = r.gpu;
   j["total_bytes"] = r.total_bytes;
-  j["events"] = r.events;
-  j["events_total"] = r.events_total;
-  j["allocs"] = r.allocs;
-  j["frees"] = r.frees;
-  j["failed_allocs"] = r.failed_allocs;
-  j["first_oom_buffer_id"] = r.first_oom_buffer_id;
-  j["first_oom_event"] = r.first_oom_event;
-  j["first_oom_kind"] = r.first_oom_kind;
-  j["first_oom_reserved_bytes"] = r.first_oom_reserved_bytes;
-  j["first_oom_live_bytes"] = r.first_oom_live_bytes;
-  j["oom_capacity"] = r.oom_capacity;
-  j["oom_cap"] = r.oom_cap;
-  j["oom_fragmentation"] = r.oom_fragmentation;
-  j["peak_bytes_in_use"] = r.peak_bytes_in_use;
-  j["peak_pool_bytes"] = r.peak_pool_bytes;
-  j["bytes_limit"] = r.bytes_limit;
-  j["device_allocs"] = r.device_allocs;
-  j["device_frees"] = r.device_frees;
-  j["device_syncs"] = r.device_syncs;
-  j["stream_syncs"] = r.stream_syncs;
-  j["maps"] = r.maps;
-  j["unmaps"] = r.unmaps;
-  j["num_alloc_retries"] = r.num_alloc_retries;
-  j["defragmentations"] = r.defragmentations;
-  j["defrag_bytes"] = r.defrag_bytes;
-  j["host_bytes_copied"] = r.host_bytes_copied;
+  j["events"] = r.run.events;
+  j["events_total"] = r.run.events_total;
+  j["allocs"] = r.run.allocs;
+  j["frees"] = r.run.frees;
+  j["failed_allocs"] = r.run.failed_allocs;
+  j["first_oom_buffer_id"] = r.run.first_oom.event >= 0 ? r.run.first_oom.buffer_id : -1;
+  j["first_oom_event"] = r.run.first_oom.event;
+  j["first_oom_kind"] = strata_oom_kind_name(r.run.first_oom.kind);
+  j["first_oom_reserved_bytes"] = r.run.first_oom.info.reserved_bytes;
+  j["first_oom_live_bytes"] = r.run.first_oom.info.live_bytes;
+  j["oom_capacity"] = s.oom_capacity;
+  j["oom_cap"] = s.oom_cap;
+  j["oom_fragmentation"] = s.oom_fragmentation;
+  j["peak_bytes_in_use"] = s.peak_bytes_in_use;
+  j["peak_pool_bytes"] = s.peak_pool_bytes;
+  j["bytes_limit"] = s.bytes_limit;
+  j["device_allocs"] = s.device_allocs;
+  j["device_frees"] = s.device_frees;
+  j["device_syncs"] = s.device_syncs;
+  j["stream_syncs"] = s.stream_syncs;
+  j["maps"] = s.maps;
+  j["unmaps"] = s.unmaps;
+  j["num_alloc_retries"] = s.num_alloc_retries;
+  j["defragmentations"] = r.run.defragmentations;
+  j["defrag_bytes"] = r.run.defrag_bytes;
+  j["host_bytes_copied"] = s.host_bytes_copied;
   j["wall_seconds"] = JsonRound(r.wall_seconds, 4);
-  j["first_oom_message"] = r.first_oom_message;
+  j["first_oom_message"] = r.run.first_oom.message;
   return j;
 }
 
@@ -213,34 +172,36 @@ std::string GpuJson(const GpuReplayResult& r) { return JsonLine(GpuJsonObject(r)
 
 std::string GpuTable(const GpuReplayResult& r) {
   // Appended piece by piece: GCC 12's -Wrestrict misfires on "literal" + std::string chains.
+  const RunOom& oom = r.run.first_oom;
+  const strata_memory_stats& s = r.run.stats;
   std::string first_oom = "none";
-  if (r.first_oom_event >= 0) {
+  if (oom.event >= 0) {
     first_oom = "event ";
-    first_oom.append(std::to_string(r.first_oom_event)).append(", buffer ");
-    first_oom.append(std::to_string(r.first_oom_buffer_id)).append(", kind ").append(r.first_oom_kind);
+    first_oom.append(std::to_string(oom.event)).append(", buffer ");
+    first_oom.append(std::to_string(oom.buffer_id)).append(", kind ").append(strata_oom_kind_name(oom.kind));
   }
   char buf[2048];
   const double mib = 1024.0 * 1024.0;
-  std::snprintf(buf, sizeof buf,
-                "%s, policy %s, GPU %s (%.1f MiB total)\n"
-                "  events            %llu of %llu (%llu allocations, %llu frees)\n"
-                "  failed allocs     %llu (capacity %llu, cap %llu, fragmentation %llu)\n"
-                "  first OOM         %s\n"
-                "  peak in use       %.2f MiB, peak reserved %.2f MiB, limit %.2f MiB\n"
-                "  driver calls      %llu allocs, %llu frees, %llu maps, %llu unmaps; %llu device syncs, %llu "
-                "stream syncs, %llu retries\n"
-                "  defragmentations  %llu (%.2f MiB through the host, %.2f MiB copied)\n",
-                r.backend.c_str(), r.policy.c_str(), r.gpu.c_str(), r.total_bytes / mib, (unsigned long long)r.events,
-                (unsigned long long)r.events_total, (unsigned long long)r.allocs, (unsigned long long)r.frees,
-                (unsigned long long)r.failed_allocs, (unsigned long long)r.oom_capacity, (unsigned long long)r.oom_cap,
-                (unsigned long long)r.oom_fragmentation, first_oom.c_str(), r.peak_bytes_in_use / mib,
-                r.peak_pool_bytes / mib, r.bytes_limit / mib, (unsigned long long)r.device_allocs,
-                (unsigned long long)r.device_frees, (unsigned long long)r.maps, (unsigned long long)r.unmaps,
-                (unsigned long long)r.device_syncs, (unsigned long long)r.stream_syncs,
-                (unsigned long long)r.num_alloc_retries, (unsigned long long)r.defragmentations, r.defrag_bytes / mib,
-                r.host_bytes_copied / mib);
+  std::snprintf(
+      buf, sizeof buf,
+      "%s, policy %s, GPU %s (%.1f MiB total)\n"
+      "  events            %llu of %llu (%llu allocations, %llu frees)\n"
+      "  failed allocs     %llu (capacity %llu, cap %llu, fragmentation %llu)\n"
+      "  first OOM         %s\n"
+      "  peak in use       %.2f MiB, peak reserved %.2f MiB, limit %.2f MiB\n"
+      "  driver calls      %llu allocs, %llu frees, %llu maps, %llu unmaps; %llu device syncs, %llu "
+      "stream syncs, %llu retries\n"
+      "  defragmentations  %llu (%.2f MiB through the host, %.2f MiB copied)\n",
+      r.backend.c_str(), r.policy.c_str(), r.gpu.c_str(), r.total_bytes / mib, (unsigned long long)r.run.events,
+      (unsigned long long)r.run.events_total, (unsigned long long)r.run.allocs, (unsigned long long)r.run.frees,
+      (unsigned long long)r.run.failed_allocs, (unsigned long long)s.oom_capacity, (unsigned long long)s.oom_cap,
+      (unsigned long long)s.oom_fragmentation, first_oom.c_str(), s.peak_bytes_in_use / mib, s.peak_pool_bytes / mib,
+      s.bytes_limit / mib, (unsigned long long)s.device_allocs, (unsigned long long)s.device_frees,
+      (unsigned long long)s.maps, (unsigned long long)s.unmaps, (unsigned long long)s.device_syncs,
+      (unsigned long long)s.stream_syncs, (unsigned long long)s.num_alloc_retries,
+      (unsigned long long)r.run.defragmentations, r.run.defrag_bytes / mib, s.host_bytes_copied / mib);
   std::string out = buf;
-  if (!r.first_oom_message.empty()) out += "  message           " + r.first_oom_message + "\n";
+  if (!oom.message.empty()) out += "  message           " + oom.message + "\n";
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "replay.h"
+#include "runner.h"
 
 namespace strata::replay {
 
@@ -53,29 +54,15 @@ struct GpuReplayOptions {
 struct GpuReplayResult {
   std::string backend, policy, gpu;
   uint64_t total_bytes = 0;
-  uint64_t events = 0, events_total = 0;
-  uint64_t allocs = 0, frees = 0, failed_allocs = 0;
-  int64_t first_oom_buffer_id = -1;  // the trace's id; -1: none failed
-  int64_t first_oom_event = -1;      // index in replay order
-  std::string first_oom_kind = "none";
-  std::string first_oom_message;
-  uint64_t first_oom_reserved_bytes = 0, first_oom_live_bytes = 0;
-  uint64_t first_oom_request_bytes = 0, first_oom_largest_free_bytes = 0, first_oom_limit_bytes = 0;
-  uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0;
-  uint64_t peak_bytes_in_use = 0, peak_pool_bytes = 0, bytes_limit = 0;
-  uint64_t device_allocs = 0, device_frees = 0, device_syncs = 0, stream_syncs = 0, maps = 0, unmaps = 0;
-  uint64_t num_alloc_retries = 0;
-  uint64_t defragmentations = 0, defrag_bytes = 0, host_bytes_copied = 0;
+  // The run (runner.h): events, allocations and frees, the first OOM with the backend's numbers, Defragment()
+  // calls, what the policy asked of the driver (its memory stats at the end), the snapshot with snapshot_event. A
+  // Defragment() that could not place every buffer again (a fragmentation OOM that lost buffers) stopped it at the
+  // first OOM's event (run.stopped, run.events < run.events_total).
+  RunResult run;
   double wall_seconds = 0;
   // GpuReplay failed because the backend refused the options (INVALID_ARGUMENT: an unknown policy or GPU
   // preset, a bad value): the caller's input, not a device that failed.
   bool options_refused = false;
-  // With snapshot_event: the live buffers then, offset = device address, bytes = the trace's size; and pool_bytes.
-  std::vector<PlacedBuffer> snapshot;
-  uint64_t snapshot_pool_bytes = 0;
-  // Defragment() could not place every buffer again (a fragmentation OOM that lost buffers): the replay stopped at
-  // first_oom_event, so events < events_total.
-  bool stopped = false;
 };
 
 // A RESOURCE_EXHAUSTED allocation is counted and its buffer skipped; anything else returns false with *error.

@@ -181,7 +181,7 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
                 trace.buffers.size(), strata::replay::MaxLoad(trace, 256) / 1048576.0,
                 strata::replay::GpuTable(r).c_str());
   }
-  return r.failed_allocs != 0 ? 1 : 0;
+  return r.run.failed_allocs != 0 ? 1 : 0;
 #endif
 }
 

@@ -57,8 +57,13 @@ class Loop {
         return false;
       }
     }
-    const bool ok = Walk(events, stream_of);
+    bool ok = Walk(events, stream_of);
     if (sink_.track || o_.on_event) strata_set_event_sink(d_, nullptr, nullptr);
+    r_.stats.struct_size = sizeof r_.stats;
+    if (ok && strata_get_memory_stats(d_, 0, &r_.stats) != STRATA_OK) {
+      *error_ = ApiError("strata_get_memory_stats");
+      ok = false;
+    }
     return ok;
   }
 

@@ -83,6 +83,7 @@ struct RunResult {
   uint64_t defragmentations = 0, defrag_bytes = 0;  // defragment_on_oom: strata_compact calls and what they moved
   // A strata_compact lost buffers (DATA_LOSS): the run stopped at first_oom.event, so events < events_total.
   bool stopped = false;
+  strata_memory_stats stats{};         // device-wide, after the last event (driver costs, peaks, compactions, ...)
   std::vector<PlacedBuffer> snapshot;  // snapshot_event: by buffer index
   uint64_t snapshot_pool_bytes = 0;    // snapshot_event: the device's pool_bytes then (strata_memory_stats)
 };

@@ -84,12 +84,12 @@ TEST(GpuReplaySnapshot, AddressesAreThePolicysOwn) {
       uint64_t pool = 0;
       const std::map<uint32_t, uint64_t> want = Direct(trace, policy, capacity, at, &pool);
       std::map<uint32_t, uint64_t> got;
-      for (const PlacedBuffer& p : r.snapshot) {
+      for (const PlacedBuffer& p : r.run.snapshot) {
         EXPECT_EQ(p.bytes, trace.buffers[p.buffer].size);
         got[p.buffer] = p.offset;
       }
       ASSERT_EQ(got, want) << policy << " seed " << seed << " event " << at;
-      EXPECT_EQ(r.snapshot_pool_bytes, pool) << policy << " seed " << seed;
+      EXPECT_EQ(r.run.snapshot_pool_bytes, pool) << policy << " seed " << seed;
       compared += got.size();
     }
   }
@@ -104,7 +104,7 @@ TEST(GpuReplaySnapshot, NoneWithoutTheOption) {
   GpuReplayResult r;
   std::string error;
   ASSERT_TRUE(GpuReplay(trace, o, &r, &error)) << error;
-  EXPECT_TRUE(r.snapshot.empty());
+  EXPECT_TRUE(r.run.snapshot.empty());
 }
 
 }  // namespace
