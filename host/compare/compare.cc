@@ -146,21 +146,21 @@ bool RunStrataSim(const replay::Trace& trace, const Contender& c, uint64_t capac
   replay::SimReplayResult sr;
   if (!replay::SimReplay(trace, so, &sr, error)) return false;
   // The model and the host library must have made the same decisions (the runtime links the same allocator).
-  if (sr.failed_allocs != run->failed_allocs || sr.moves != run->cost.moves ||
+  if (sr.run.failed_allocs != run->failed_allocs || sr.moves != run->cost.moves ||
       sr.bytes_moved != run->cost.bytes_moved) {
-    run->note = "the model disagrees with the host allocator: failed " + std::to_string(sr.failed_allocs) + " vs " +
+    run->note = "the model disagrees with the host allocator: failed " + std::to_string(sr.run.failed_allocs) + " vs " +
                 std::to_string(run->failed_allocs) + ", moves " + std::to_string(sr.moves) + " vs " +
                 std::to_string(run->cost.moves) + ", bytes moved " + std::to_string(sr.bytes_moved) + " vs " +
                 std::to_string(run->cost.bytes_moved);
   } else {
-    run->note = "the model made the host allocator's decisions: " + std::to_string(sr.failed_allocs) + " failed, " +
+    run->note = "the model made the host allocator's decisions: " + std::to_string(sr.run.failed_allocs) + " failed, " +
                 std::to_string(sr.moves) + " moves, " + std::to_string(sr.bytes_moved) + " B moved";
   }
   run->backend = "sim";
   run->cost.compactions = sr.compactions;
   run->cost.compaction_cycles = sr.compaction_cycles;
   run->cost.cycles_source = "device";
-  if (sr.first_oom_event >= 0) run->first_oom.message = sr.first_oom_message;
+  if (sr.run.first_oom.event >= 0) run->first_oom.message = sr.run.first_oom.message;
   run->wall_seconds = sr.wall_seconds;
   return true;
 }

@@ -477,7 +477,7 @@ int Main(int argc, char** argv) {
     }
     json_line.update(strata::replay::SimJsonObject(sr));
     table = "host replay (allocator library, no device):\n" + table + strata::replay::SimTable(sr);
-    failed = failed || sr.failed_allocs != 0;
+    failed = failed || sr.run.failed_allocs != 0;
   }
 #endif
   if (json) {

@@ -255,18 +255,8 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
     }
     return true;
   };
-  RunResult run;
+  RunResult& run = r.run;
   if (!RunEvents(d, {{&trace, ctx}}, events, nullptr, ro, &run, error)) return false;
-  r.events = run.events;
-  r.events_total = run.events_total;
-  r.allocs = run.allocs;
-  r.frees = run.frees;
-  r.failed_allocs = run.failed_allocs;
-  if (run.first_oom.event >= 0) {
-    r.first_oom_buffer_id = run.first_oom.buffer_id;
-    r.first_oom_event = run.first_oom.event;
-    r.first_oom_message = run.first_oom.message;
-  }
   stats = run.stats;  // read once the last event was replayed
   if (!get_info()) return false;
   r.device_cycles = info.device_cycles - cycles0;
@@ -301,14 +291,14 @@ Json SimJsonObject(const SimReplayResult& r) {
   j["hbm_capacity_bytes"] = r.hbm_capacity_bytes;
   j["heap_bytes"] = r.heap_bytes;
   j["pad_bytes"] = r.pad_bytes;
-  j["device_events"] = r.events;
-  j["device_allocs"] = r.allocs;
-  j["device_frees"] = r.frees;
-  j["device_failed_allocs"] = r.failed_allocs;
-  if (r.failed_allocs != 0) {
-    j["device_first_oom_buffer_id"] = r.first_oom_buffer_id;
-    j["device_first_oom_event"] = r.first_oom_event;
-    j["device_first_oom_message"] = r.first_oom_message;
+  j["device_events"] = r.run.events;
+  j["device_allocs"] = r.run.allocs;
+  j["device_frees"] = r.run.frees;
+  j["device_failed_allocs"] = r.run.failed_allocs;
+  if (r.run.failed_allocs != 0) {
+    j["device_first_oom_buffer_id"] = r.run.first_oom.buffer_id;
+    j["device_first_oom_event"] = r.run.first_oom.event;
+    j["device_first_oom_message"] = r.run.first_oom.message;
   }
   j["device_compactions"] = r.compactions;
   j["device_compaction_allocs"] = r.compaction_allocs;
@@ -353,11 +343,11 @@ std::string SimTable(const SimReplayResult& r) {
   os << "device (sim backend, through the C API):\n";
   row("HBM", std::to_string(r.hbm_capacity_bytes) + " B, heap " + std::to_string(r.heap_bytes) + " B, pad " +
                  std::to_string(r.pad_bytes) + " B");
-  row("events", std::to_string(r.events) + " of " + std::to_string(r.events_total));
-  row("failed allocs", std::to_string(r.failed_allocs));
-  if (r.failed_allocs != 0) {
-    row("first OOM", "buffer " + std::to_string(r.first_oom_buffer_id) + " (event " +
-                         std::to_string(r.first_oom_event) + "): " + r.first_oom_message);
+  row("events", std::to_string(r.run.events) + " of " + std::to_string(r.run.events_total));
+  row("failed allocs", std::to_string(r.run.failed_allocs));
+  if (r.run.failed_allocs != 0) {
+    row("first OOM", "buffer " + std::to_string(r.run.first_oom.buffer_id) + " (event " +
+                         std::to_string(r.run.first_oom.event) + "): " + r.run.first_oom.message);
   }
   row("compactions", std::to_string(r.compaction_allocs) + " allocations compacted (" + std::to_string(r.compactions) +
                          " plans), " + std::to_string(r.moves) + " moves, " + std::to_string(r.bytes_moved) +

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "replay.h"
+#include "runner.h"
 
 namespace strata::replay {
 
@@ -54,17 +55,13 @@ struct CycleSummary {
 };
 
 struct SimReplayResult {
-  uint64_t events = 0, events_total = 0;
+  // The run (runner.h): events, allocations and frees, the first failed allocation (its buffer id, its event index
+  // and the driver's message, which carries the numbers: requested, free, largest free block, the context's quota
+  // and use).
+  RunResult run;
   uint64_t hbm_capacity_bytes = 0;  // the model's HBM (capacity + staging slots, rounded up to 256 KiB)
   uint64_t heap_bytes = 0;          // what the firmware's allocator manages
   uint64_t pad_bytes = 0;           // heap_bytes - capacity: held by a pad buffer allocated first (offset 0)
-  uint64_t allocs = 0, frees = 0;
-  uint64_t failed_allocs = 0;
-  // The first failed allocation: its buffer id, its event index (replay order) and the driver's message,
-  // which carries the numbers (requested, free, largest free block, the context's quota and use).
-  int64_t first_oom_buffer_id = -1;
-  int64_t first_oom_event = -1;
-  std::string first_oom_message;
   // The firmware allocator's stats (a moved pad would count). `compactions` counts committed plans: the
   // runtime plans at most 64 moves at a time, so one allocation may commit several.
   uint64_t compactions = 0, moves = 0, bytes_moved = 0;
