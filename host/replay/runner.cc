@@ -230,8 +230,16 @@ bool RunEvents(strata_device* device, const std::vector<RunStream>& streams, con
                const std::vector<uint32_t>* stream_of, const RunOptions& options, RunResult* result,
                std::string* error) {
   if (streams.empty() || (stream_of != nullptr && stream_of->size() != events.size())) {
-    *error = "RunEvents: no stream, or a stream index per event missing";
+    *error = "RunEvents: no stream, or not one stream index per event";
     return false;
+  }
+  if (stream_of != nullptr) {
+    for (const uint32_t s : *stream_of) {
+      if (s >= streams.size()) {
+        *error = "RunEvents: an event of stream " + std::to_string(s) + " of " + std::to_string(streams.size());
+        return false;
+      }
+    }
   }
   return Loop(device, streams, options, result, error).Run(events, stream_of);
 }
