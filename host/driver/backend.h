@@ -68,6 +68,13 @@ class Backend {
   virtual const char* name() const = 0;
   virtual Error GetInfo(strata_device_info* out) = 0;  // every field but struct_size
   virtual Error CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, strata_context* out) = 0;
+  // strata_context_create with named context options, already checked against BackendInfo::context_options (so a
+  // backend that declares none only ever gets none here). On any error no context exists.
+  virtual Error CreateContextWithOptions(uint64_t quota_bytes, uint32_t quota_ppm, const OpenOptions& options,
+                                         strata_context* out) {
+    (void)options;
+    return CreateContext(quota_bytes, quota_ppm, out);
+  }
   virtual Error DestroyContext(strata_context context) = 0;
   virtual Error Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t flags,
                       strata_buffer* out) = 0;
@@ -117,6 +124,8 @@ struct BackendInfo {
   // Why the backend cannot open on this machine ("no CUDA device"), for lists a person reads; null, or an empty
   // answer: nothing known against it (opening may still fail). Asked each time a list is made, never cached.
   std::string (*unavailable)() = nullptr;
+  // The named options strata_context_create takes (since API 1.9); none for most backends.
+  std::vector<OptionSpec> context_options = {};
 };
 
 // Options the driver core handles for every backend (the timeline: timeline.h); RegisterBackend appends

@@ -99,7 +99,7 @@ std::string CudaUnavailable() { return gpu::CudaGpu::Unavailable(); }
 
 void strata_register_backend_cuda() {
   RegisterBackend({"cuda", "a real GPU through CUDA under a JAX / TensorFlow / PyTorch allocation policy",
-                   CudaOptions(), OpenCuda, CudaUnavailable});
+                   CudaOptions(), OpenCuda, CudaUnavailable, GpuPolicyOptionSpecs()});
 }
 
 }  // namespace strata::driver

@@ -68,7 +68,7 @@ std::vector<OptionSpec> GpuEmuOptions() {
 
 void strata_register_backend_gpu_emu() {
   RegisterBackend({"gpu-emu", "an emulated GPU in host memory under a JAX / TensorFlow / PyTorch allocation policy",
-                   GpuEmuOptions(), OpenGpuEmu});
+                   GpuEmuOptions(), OpenGpuEmu, nullptr, GpuPolicyOptionSpecs()});
 }
 
 }  // namespace strata::driver

@@ -120,24 +120,45 @@ Error GpuPolicyBackend::GetInfo(strata_device_info* out) {
 }
 
 Error GpuPolicyBackend::CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, strata_context* out) {
+  return CreateContextWithOptions(quota_bytes, quota_ppm, OpenOptions{}, out);
+}
+
+Error GpuPolicyBackend::CreateContextWithOptions(uint64_t quota_bytes, uint32_t quota_ppm, const OpenOptions& options,
+                                                 strata_context* out) {
   uint32_t id = 0;
-  for (uint32_t i = 0; i < tenants_.size(); ++i) {
-    if (!tenants_[i].policy) {
-      id = i + 1;
-      break;
-    }
+  for (uint32_t i = 0; i < tenants_.size() && id == 0; ++i) {
+    if (!tenants_[i].policy) id = i + 1;
   }
+  if (id == 0 && tenants_.size() >= kMaxContexts) return {STRATA_RESOURCE_EXHAUSTED, "too many contexts"};
+  // The context's policy and settings: what it names, else the device's.
+  std::string policy = policy_;
+  gpu::PolicyConfig config = config_;
+  if (!options.AsText().empty()) {
+    OpenOptions named = options;
+    if (!named.Has("policy")) named.Set("policy", OpenOptions::Value{STRATA_VALUE_STRING, policy_});
+    gpu::PolicyConfig own;
+    Error e = GpuPolicyFromOptions(named, {}, &policy, &own);
+    if (!e.ok()) return e;
+    config.options.clear();
+    for (const gpu::PolicyOption& o : gpu::PolicyOptions(policy)) {  // the device's settings this policy has
+      const auto it = config_.options.find(o.name);
+      if (it != config_.options.end()) config.options[o.name] = it->second;
+    }
+    for (const auto& [name, value] : own.options) config.options[name] = value;
+  }
+  // Made before anything else changes: a refused policy leaves no context behind.
+  std::unique_ptr<gpu::Policy> made;
+  std::string error;
+  if (!gpu::MakePolicy(policy, *driver_, config, &made, &error)) return {STRATA_INVALID_ARGUMENT, error};
   if (id == 0) {
-    if (tenants_.size() >= kMaxContexts) return {STRATA_RESOURCE_EXHAUSTED, "too many contexts"};
     tenants_.emplace_back();
     id = static_cast<uint32_t>(tenants_.size());
   }
   Tenant& t = tenants_[id - 1];
-  std::string error;
-  if (!gpu::MakePolicy(policy_, *driver_, config_, &t.policy, &error)) return {STRATA_INVALID_ARGUMENT, error};
+  t = Tenant{};
+  t.policy = std::move(made);
+  t.policy_name = policy;
   t.quota = strata_quota_bytes(quota_bytes, quota_ppm, driver_->total_bytes());
-  t.bytes = 0;
-  t.buffers = 0;
   *out = id;
   return {};
 }
@@ -199,7 +220,7 @@ Error GpuPolicyBackend::Alloc(strata_context context, uint64_t bytes, uint64_t a
                 ", largest free block " + GpuBytes(oom.largest_free_block_bytes) + ", limit " +
                 (oom.limit_bytes ? GpuBytes(oom.limit_bytes) : std::string("none")) + ", device free " +
                 GpuBytes(driver_->free_bytes()) + (t->quota ? ", context quota " + GpuBytes(t->quota) : std::string()) +
-                ". " + policy_ + " says: " + oom.message};
+                ". " + t->policy_name + " says: " + oom.message};
   }
   if (index == slots_.size()) {
     slots_.emplace_back();
@@ -422,6 +443,9 @@ Error GpuPolicyBackend::MemoryStats(strata_context context, strata_memory_stats*
     out->context_bytes_in_use = only->bytes;
     out->context_quota_bytes = only->quota;
     out->context_buffers = only->buffers;
+    const gpu::PolicyStats s = only->policy->Stats();
+    out->context_allocated_bytes = s.bytes_in_use;
+    out->context_pool_bytes = s.pool_bytes;
   }
   gpu::CopyDriverCosts(driver_->counters(), out);
   out->host_bytes_copied = driver_->counters().host_bytes_copied;

@@ -23,7 +23,7 @@ namespace strata::driver {
 std::string GpuBytes(uint64_t b);
 
 // The open options every GPU backend has: `policy` and each policy's own settings (as text; the chosen
-// policy checks their values). A backend puts its own options in front.
+// policy checks their values). A backend puts its own options in front. They are its context options too.
 std::vector<OptionSpec> GpuPolicyOptionSpecs();
 
 // Splits the options given to a GPU backend: *policy gets `policy` (default jax), config->options every
@@ -45,7 +45,12 @@ class GpuPolicyBackend : public Backend {
 
   Error GetInfo(strata_device_info* out) override;
   Error CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, strata_context* out) override;
+  // Named context options (GpuPolicyOptionSpecs): `policy` and its settings; what is not given is the device's
+  // policy, and each of the device's settings that the context's policy has.
+  Error CreateContextWithOptions(uint64_t quota_bytes, uint32_t quota_ppm, const OpenOptions& options,
+                                 strata_context* out) override;
   Error DestroyContext(strata_context context) override;
+  // A policy's out of memory: the message ends with ". <the context's policy> says: " and the framework's own words.
   Error Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t flags, strata_buffer* out) override;
   Error Free(strata_context context, strata_buffer buffer) override;
   Error Write(strata_context context, strata_buffer buffer, uint64_t offset, const void* src, uint64_t bytes) override;
@@ -71,6 +76,7 @@ class GpuPolicyBackend : public Backend {
  private:
   struct Tenant {
     std::unique_ptr<gpu::Policy> policy;  // null: no such context
+    std::string policy_name;              // "jax", "torch", ... (the OOM message names it)
     uint64_t quota = 0;
     uint64_t bytes = 0;  // requested bytes live
     uint32_t buffers = 0;

@@ -182,12 +182,6 @@ const char* TypeName(strata_value_type t) {
   return "unknown";
 }
 
-std::string OptionList(const strata::driver::BackendInfo& b) {
-  std::string list;
-  for (const auto& o : b.options) list += (list.empty() ? "" : ", ") + o.name;
-  return list.empty() ? "none" : list;
-}
-
 // Each backend with what stands against it here: "gpu-emu, cuda (unavailable: no CUDA device), sim".
 std::string BackendList() {
   std::string list;
@@ -200,13 +194,16 @@ std::string BackendList() {
   return list.empty() ? "none" : list;
 }
 
-// Checks one named value against the backend's specs and stores it.
-Error AddOption(const strata::driver::BackendInfo& b, const std::string& name, strata::driver::OpenOptions::Value v,
-                strata::driver::OpenOptions* out) {
-  const auto spec = std::find_if(b.options.begin(), b.options.end(), [&](const auto& o) { return o.name == name; });
-  if (spec == b.options.end()) {
-    return {STRATA_INVALID_ARGUMENT,
-            "backend '" + b.name + "' has no option '" + name + "' (valid: " + OptionList(b) + ")"};
+// Checks one named value against the backend's specs (`what`: "option", or "context option" for
+// strata_context_create's) and stores it.
+Error AddOption(const std::string& backend, const std::vector<strata::driver::OptionSpec>& specs, const char* what,
+                const std::string& name, strata::driver::OpenOptions::Value v, strata::driver::OpenOptions* out) {
+  const auto spec = std::find_if(specs.begin(), specs.end(), [&](const auto& o) { return o.name == name; });
+  if (spec == specs.end()) {
+    std::string list;
+    for (const auto& o : specs) list += (list.empty() ? "" : ", ") + o.name;
+    return {STRATA_INVALID_ARGUMENT, "backend '" + backend + "' has no " + what + " '" + name +
+                                         "' (valid: " + (list.empty() ? "none" : list) + ")"};
   }
   if (v.type != spec->type) {
     if (spec->type == STRATA_VALUE_DOUBLE && v.type == STRATA_VALUE_INT64) {
@@ -214,10 +211,49 @@ Error AddOption(const strata::driver::BackendInfo& b, const std::string& name, s
       v.type = STRATA_VALUE_DOUBLE;
     } else {
       return {STRATA_INVALID_ARGUMENT,
-              "option '" + name + "' is a " + TypeName(spec->type) + ", not a " + TypeName(v.type)};
+              std::string(what) + " '" + name + "' is a " + TypeName(spec->type) + ", not a " + TypeName(v.type)};
     }
   }
   out->Set(name, std::move(v));
+  return {};
+}
+
+// The caller's named values (strata_open_options' or strata_context_options'), each checked and stored.
+Error AddNamedValues(const std::string& backend, const std::vector<strata::driver::OptionSpec>& specs, const char* what,
+                     const strata_named_value* values, uint32_t count, strata::driver::OpenOptions* out) {
+  using Value = strata::driver::OpenOptions::Value;
+  if (count == 0) return {};
+  if (values == nullptr) return {STRATA_INVALID_ARGUMENT, "named_options is NULL but num_named_options is not 0"};
+  for (uint32_t i = 0; i < count; ++i) {
+    const strata_named_value& nv = values[i];
+    if (nv.struct_size < sizeof(strata_named_value)) {
+      return {STRATA_INVALID_ARGUMENT, "named_options[" + std::to_string(i) + "].struct_size is too small"};
+    }
+    if (nv.name == nullptr) return {STRATA_INVALID_ARGUMENT, "named_options[" + std::to_string(i) + "].name is NULL"};
+    Value v{nv.type, "", 0, 0, false};
+    switch (nv.type) {
+      case STRATA_VALUE_STRING:
+        if (nv.string_value == nullptr)
+          return {STRATA_INVALID_ARGUMENT, std::string(what) + " '" + nv.name + "': NULL string"};
+        v.s = nv.string_value;
+        break;
+      case STRATA_VALUE_INT64:
+        v.i = nv.int64_value;
+        break;
+      case STRATA_VALUE_DOUBLE:
+        v.d = nv.double_value;
+        break;
+      case STRATA_VALUE_BOOL:
+        if (nv.bool_value > 1)
+          return {STRATA_INVALID_ARGUMENT, std::string(what) + " '" + nv.name + "': bool must be 0 or 1"};
+        v.b = nv.bool_value != 0;
+        break;
+      default:
+        return {STRATA_INVALID_ARGUMENT, std::string(what) + " '" + nv.name + "': unknown value type"};
+    }
+    Error e = AddOption(backend, specs, what, nv.name, std::move(v), out);
+    if (!e.ok()) return e;
+  }
   return {};
 }
 
@@ -250,43 +286,11 @@ Error BuildOptions(const strata::driver::BackendInfo& b, const strata_open_optio
     if (f.value.type == STRATA_VALUE_INT64 && f.value.i < 0) {
       return {STRATA_INVALID_ARGUMENT, std::string(f.name) + " is larger than 2^63 - 1"};
     }
-    Error e = AddOption(b, f.name, f.value, out);
+    Error e = AddOption(b.name, b.options, "option", f.name, f.value, out);
     if (!e.ok()) return e;
   }
-  if (!v12 || o->num_named_options == 0) return {};
-  if (o->named_options == nullptr)
-    return {STRATA_INVALID_ARGUMENT, "named_options is NULL but num_named_options is not 0"};
-  for (uint32_t i = 0; i < o->num_named_options; ++i) {
-    const strata_named_value& nv = o->named_options[i];
-    if (nv.struct_size < sizeof(strata_named_value)) {
-      return {STRATA_INVALID_ARGUMENT, "named_options[" + std::to_string(i) + "].struct_size is too small"};
-    }
-    if (nv.name == nullptr) return {STRATA_INVALID_ARGUMENT, "named_options[" + std::to_string(i) + "].name is NULL"};
-    Value v{nv.type, "", 0, 0, false};
-    switch (nv.type) {
-      case STRATA_VALUE_STRING:
-        if (nv.string_value == nullptr)
-          return {STRATA_INVALID_ARGUMENT, std::string("option '") + nv.name + "': NULL string"};
-        v.s = nv.string_value;
-        break;
-      case STRATA_VALUE_INT64:
-        v.i = nv.int64_value;
-        break;
-      case STRATA_VALUE_DOUBLE:
-        v.d = nv.double_value;
-        break;
-      case STRATA_VALUE_BOOL:
-        if (nv.bool_value > 1)
-          return {STRATA_INVALID_ARGUMENT, std::string("option '") + nv.name + "': bool must be 0 or 1"};
-        v.b = nv.bool_value != 0;
-        break;
-      default:
-        return {STRATA_INVALID_ARGUMENT, std::string("option '") + nv.name + "': unknown value type"};
-    }
-    Error e = AddOption(b, nv.name, std::move(v), out);
-    if (!e.ok()) return e;
-  }
-  return {};
+  if (!v12) return {};
+  return AddNamedValues(b.name, b.options, "option", o->named_options, o->num_named_options, out);
 }
 
 // The timeline's clock: device cycles where the backend has them, else the API call index.
@@ -579,10 +583,12 @@ strata_status strata_context_create(strata_device* device, const strata_context_
   if (out == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL");
   uint64_t quota_bytes = 0;
   uint32_t quota_ppm = 0;
+  bool named = false;  // the caller's struct has the 1.9 fields
   if (options != nullptr) {
-    if (options->struct_size < sizeof(strata_context_options)) {
+    if (options->struct_size < offsetof(strata_context_options, named_options)) {
       return Fail(kCall, STRATA_INVALID_ARGUMENT, "options->struct_size is too small");
     }
+    named = options->struct_size >= sizeof(strata_context_options);
     const double f = options->quota_fraction;
     if (options->quota_bytes != 0 && f != 0) {
       return Fail(kCall, STRATA_INVALID_ARGUMENT, "quota_bytes and quota_fraction are exclusive");
@@ -593,8 +599,16 @@ strata_status strata_context_create(strata_device* device, const strata_context_
   }
   STRATA_LOCK_DEVICE(kCall, device);
   return Guarded(kCall, [&] {
+    strata::driver::OpenOptions opts;
+    Error e;
+    if (named && options->num_named_options != 0) {
+      const strata::driver::BackendInfo* b = strata::driver::FindBackend(device->backend->name());
+      if (b == nullptr) return Fail(kCall, STRATA_INTERNAL, "the device's backend is not registered");
+      e = AddNamedValues(b->name, b->context_options, "context option", options->named_options,
+                         options->num_named_options, &opts);
+    }
     strata_context c = 0;
-    const Error e = device->backend->CreateContext(quota_bytes, quota_ppm, &c);
+    if (e.ok()) e = device->backend->CreateContextWithOptions(quota_bytes, quota_ppm, opts, &c);
     if (e.ok() && (c == 0 || c >> kBackendContextBits != 0)) {
       return Fail(kCall, STRATA_INTERNAL, "the backend returned context id " + std::to_string(c) + ", out of range");
     }

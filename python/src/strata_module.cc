@@ -269,7 +269,10 @@ class Device {
   }
 
   strata_context ContextCreate(uint64_t quota_bytes, double quota_fraction) const {
-    strata_context_options o{sizeof o, quota_bytes, quota_fraction};
+    strata_context_options o{};
+    o.struct_size = sizeof o;
+    o.quota_bytes = quota_bytes;
+    o.quota_fraction = quota_fraction;
     strata_context c = 0;
     Call("create_context", [&](strata_device* d) { return strata_context_create(d, &o, &c); });
     return c;

@@ -34,7 +34,7 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  8 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  9 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
        1.3: event sinks (strata_set_event_sink);                         \
@@ -42,7 +42,9 @@ extern "C" {
        1.5: sim open option trace_from_first_gemm;                       \
        1.6: strata_interrupt;                                            \
        1.7: memory stats num_device_alloc, num_device_free;              \
-       1.8: strata_get_backend_availability */
+       1.8: strata_get_backend_availability;                             \
+       1.9: named context options (a GPU policy per context),            \
+            memory stats context_allocated_bytes, _pool_bytes */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -167,11 +169,21 @@ typedef struct strata_device_info {
 strata_status strata_get_device_info(strata_device* device, strata_device_info* out);
 
 /* A context owns buffers; another context's handles are refused with PERMISSION_DENIED. quota_bytes and
- * quota_fraction (of the heap, like XLA_CLIENT_MEM_FRACTION) are exclusive; both 0 = no quota. */
+ * quota_fraction (of the heap, like XLA_CLIENT_MEM_FRACTION) are exclusive; both 0 = no quota.
+ *
+ * Named context options (since 1.9; a 1.8 caller's smaller struct gives none), typed as at strata_open. The GPU
+ * backends (gpu-emu, cuda) take `policy` and that policy's own settings, the same names, types and checks as their
+ * open options of those names: each context is one framework process with its own allocation policy, and what a
+ * context does not give is the device's choice at open (its policy; each of the device's settings that the
+ * context's policy has). The other backends take none. An unknown name, a value of another type, a setting the
+ * context's policy does not have or a bad value is INVALID_ARGUMENT naming it, and no context is created. */
 typedef struct strata_context_options {
   uint32_t struct_size;
   uint64_t quota_bytes;
   double quota_fraction; /* (0, 1] */
+  /* Since 1.9. */
+  const strata_named_value* named_options;
+  uint32_t num_named_options;
 } strata_context_options;
 strata_status strata_context_create(strata_device* device, const strata_context_options* options, strata_context* out);
 /* Frees every buffer of the context. NOT_FOUND for an unknown or destroyed context. */
@@ -273,6 +285,11 @@ typedef struct strata_memory_stats {
    * device_allocs counts every cuMemCreate (one per page). */
   uint64_t num_device_alloc;
   uint64_t num_device_free;
+  /* Since 1.9, of the context asked about (0 for device-wide, and on backends without a per-context allocator):
+   * on the GPU backends its own policy's bytes_in_use (what it charged for the context's live buffers, where
+   * context_bytes_in_use counts them as asked) and pool_bytes. */
+  uint64_t context_allocated_bytes;
+  uint64_t context_pool_bytes;
 } strata_memory_stats;
 /* context 0: device-wide figures only. */
 strata_status strata_get_memory_stats(strata_device* device, strata_context context, strata_memory_stats* out);

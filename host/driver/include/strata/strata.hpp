@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -263,7 +264,23 @@ class Device {
   void Close() { Check(strata_close(std::exchange(device_, nullptr))); }
 
   Context CreateContext(uint64_t quota_bytes = 0, double quota_fraction = 0) {
-    strata_context_options o{sizeof o, quota_bytes, quota_fraction};
+    return CreateContext(std::vector<Option>{}, quota_bytes, quota_fraction);
+  }
+  // Named context options (API 1.9), each typed as the backend's open option of that name: on a GPU backend the
+  // context's own policy and settings, dev.CreateContext({{"policy", "torch"}, {"memory_fraction", 0.5}}). Throws
+  // Error(INVALID_ARGUMENT) for a name the backend does not take per context; no context exists then.
+  Context CreateContext(const std::vector<Option>& options, uint64_t quota_bytes = 0, double quota_fraction = 0) {
+    strata_context_options o{};
+    o.struct_size = sizeof o;
+    o.quota_bytes = quota_bytes;
+    o.quota_fraction = quota_fraction;
+    std::unique_ptr<NamedOptions> named;
+    if (!options.empty()) {
+      named = std::make_unique<NamedOptions>(Info().backend);
+      for (const Option& option : options) named->Add(option.name, option.text);
+      o.named_options = named->data();
+      o.num_named_options = named->size();
+    }
     strata_context c = 0;
     Check(strata_context_create(device_, &o, &c));
     return Context(device_, c);
