@@ -9,6 +9,10 @@ after, then
 One JSON line per trace and output ("table", "json", "csv"), with "same" and, when they differ, the first line that
 does; exit status 1 when any differs, 2 on bad usage or a tool that failed. Extra strata-compare options go after
 --: `... TRACE.csv -- --option page_bytes=4096`. Nothing runs through a shell.
+
+Tenant runs (strata-compare --tenant): with --tenants each argument is one run, its tenants comma-separated,
+
+    python3 bench/compare/same_reports.py --baseline OLD --tool NEW --tenants jax:A.csv,tf:B.csv torch:A.csv,torch:C.csv
 """
 import argparse
 import json
@@ -47,10 +51,31 @@ def masked_csv(text):
     return "\n".join([lines[0]] + [line.rsplit(",", 1)[0] + ",<wall>" if line else line for line in lines[1:]])
 
 
-def run(tool, trace, extra, work, label):
+def workload_args(trace, tenants):
+    """strata-compare's arguments for one run: the trace, or with tenants one --tenant per POLICY:TRACE."""
+    if not tenants:
+        return [trace]
+    args = []
+    for tenant in trace.split(","):
+        args += ["--tenant", tenant]
+    return args
+
+
+def tenant_files(run_text):
+    """The trace files of a --tenants run ("jax:A.csv,tf:B.csv"); None when a tenant is not POLICY:FILE."""
+    files = []
+    for tenant in run_text.split(","):
+        policy, sep, path = tenant.partition(":")
+        if not policy or not sep or not path:
+            return None
+        files.append(path)
+    return files
+
+
+def run(tool, trace, extra, work, label, tenants=False):
     json_path = os.path.join(work, label + ".json")
     csv_path = os.path.join(work, label + ".csv")
-    argv = [tool, trace, "--cuda", "off", "--json", json_path, "--csv", csv_path] + extra
+    argv = [tool] + workload_args(trace, tenants) + ["--cuda", "off", "--json", json_path, "--csv", csv_path] + extra
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode not in (0, 1):  # 1: a contender failed at the capacity, a report all the same
         sys.stderr.write(f"same_reports: {tool} {trace} exited {done.returncode}: {done.stderr}")
@@ -82,21 +107,29 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="the strata-compare before the change")
     parser.add_argument("--tool", required=True, help="the strata-compare after it")
+    parser.add_argument("--tenants", action="store_true",
+                        help="each argument is a tenant run: POLICY:TRACE,POLICY:TRACE,...")
     parser.add_argument("traces", nargs="+", help="trace files (CSV or any format strata-compare reads)")
     args = parser.parse_args(argv)
     for tool in (args.baseline, args.tool):
         if not (os.path.isfile(tool) and os.access(tool, os.X_OK)):
             parser.error(f"'{tool}' is not an executable file")
     for trace in args.traces:
-        if not os.path.isfile(trace):
-            parser.error(f"'{trace}' is not a file")
+        files = tenant_files(trace) if args.tenants else [trace]
+        if files is None:
+            parser.error(f"'{trace}' is not POLICY:TRACE,POLICY:TRACE,...")
+        for path in files:
+            if not os.path.isfile(path):
+                parser.error(f"'{path}' is not a file")
     differ = False
     with tempfile.TemporaryDirectory() as work:
         for trace in args.traces:
-            before = run(args.baseline, trace, extra, work, "baseline")
-            after = run(args.tool, trace, extra, work, "tool")
+            before = run(args.baseline, trace, extra, work, "baseline", args.tenants)
+            after = run(args.tool, trace, extra, work, "tool", args.tenants)
+            name = ",".join(t.split(":", 1)[0] + ":" + os.path.basename(t.split(":", 1)[1])
+                            for t in trace.split(",")) if args.tenants else os.path.basename(trace)
             for output in ("table", "json", "csv"):
-                line = {"bench": "same_reports", "trace": os.path.basename(trace), "output": output,
+                line = {"bench": "same_reports", "trace": name, "output": output,
                         "same": before[output] == after[output]}
                 if not line["same"]:
                     differ = True

@@ -1,8 +1,9 @@
 // Several workloads on one device at once (strata-compare --tenant POLICY:WORKLOAD).
 //
-// GPU: every tenant is a process with its framework's policy over one emulated GPU (one EmuGpu, one
-// policy object per tenant): a JAX process preallocates its fraction of the *total* memory whatever the
-// others hold, TensorFlow takes what is free when it starts, and each one's OOMs are its own.
+// GPU: every tenant is a process with its framework's policy over one emulated GPU, through the C API (the gpu-emu
+// backend opened once, a context per tenant with its own policy and settings, API 1.9): a JAX process preallocates
+// its fraction of the *total* memory whatever the others hold, TensorFlow takes what is free when it starts, and each
+// one's OOMs are its own.
 // Strata: every tenant is a context on one device; a context's quota is what its workload needs at its
 // peak, checked before the allocator by the runtime's own rule (strata/quota.h), and
 // compaction serves every context at once (it moves any context's buffers).
@@ -14,7 +15,10 @@
 #include "compare.h"
 #include "emu_gpu.h"
 #include "policy.h"
+#include "runner.h"
 #include "strata/quota.h"
+#include "strata/strata.h"
+#include "strata/strata.hpp"
 #include "text.h"
 
 namespace strata::compare {
@@ -196,70 +200,155 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const std::vector<Ten
   return true;
 }
 
+// The framework's own words in an out-of-memory strata_alloc's message on a GPU backend, which ends with
+// ". <policy> says: " and them; the whole message if it does not.
+std::string PolicyWords(const std::string& message, const std::string& policy) {
+  const std::string says = ". " + policy + " says: ";
+  const size_t at = message.find(says);
+  return at == std::string::npos ? message : message.substr(at + says.size());
+}
+
 bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<TenantEvent>& events, uint64_t capacity,
                 bool record, const Options& options, Run* run, std::string* error) {
   Run& r = *run;
-  gpu::GpuSpec spec;
-  spec.total_bytes = capacity;
-  spec.context_bytes = 0;
-  std::vector<gpu::PolicyConfig> configs(tenants.size());
+  uint64_t page_bytes = gpu::GpuSpec{}.page_bytes, context_bytes = 0;
+  std::vector<std::map<std::string, std::string>> settings(tenants.size());
   for (size_t t = 0; t < tenants.size(); ++t) {
-    if (!ApplyGpuOptions(options, tenants[t].policy, &spec.page_bytes, &configs[t].options, error)) return false;
-    for (const auto& [k, v] : tenants[t].options) configs[t].options[k] = v;
-    spec.context_bytes += tenants[t].context_bytes;  // every process's own CUDA context
+    if (!ApplyGpuOptions(options, tenants[t].policy, &page_bytes, &settings[t], error)) return false;
+    for (const auto& [k, v] : tenants[t].options) settings[t][k] = v;
+    context_bytes += tenants[t].context_bytes;  // every process's own CUDA context
   }
-  if (spec.context_bytes >= spec.total_bytes) {
-    *error = "the tenants' CUDA contexts (" + tool::HumanBytes(spec.context_bytes) + ") leave nothing of " +
-             tool::HumanBytes(spec.total_bytes);
+  if (context_bytes >= capacity) {
+    *error = "the tenants' CUDA contexts (" + tool::HumanBytes(context_bytes) + ") leave nothing of " +
+             tool::HumanBytes(capacity);
     return false;
   }
-  gpu::EmuGpu device(spec);
-  std::vector<std::unique_ptr<gpu::Policy>> policies(tenants.size());
-  for (size_t t = 0; t < tenants.size(); ++t) {
-    if (!gpu::MakePolicy(tenants[t].policy, device, configs[t], &policies[t], error)) return false;
+  // One emulated GPU; every tenant a context with its own policy and settings (API 1.9).
+  std::unique_ptr<NamedOptions> named;
+  try {
+    named = std::make_unique<NamedOptions>("gpu-emu");
+    named->Add("total_bytes", capacity);
+    named->Add("context_bytes", context_bytes);
+    named->Add("page_bytes", page_bytes);
+  } catch (const strata::Error& e) {
+    *error = e.what();
+    return false;
   }
-  std::vector<std::vector<uint64_t>> ptr(tenants.size());
-  for (size_t t = 0; t < tenants.size(); ++t) ptr[t].assign(tenants[t].trace.buffers.size(), 0);
-  // Each tenant's stats, re-read only after its own events (the others' cannot have changed).
-  std::vector<gpu::PolicyStats> stats(tenants.size());
+  strata_open_options oo{};
+  oo.struct_size = sizeof oo;
+  oo.named_options = named->data();
+  oo.num_named_options = named->size();
+  strata_device* d = nullptr;
+  if (strata_open("gpu-emu", &oo, &d) != STRATA_OK) {
+    *error = replay::ApiError("opening the gpu-emu backend");
+    return false;
+  }
+  const std::unique_ptr<strata_device, strata_status (*)(strata_device*)> closer(d, strata_close);
+  std::vector<strata_context> contexts(tenants.size(), 0);
+  for (size_t t = 0; t < tenants.size(); ++t) {
+    std::vector<strata_named_value> values;
+    values.reserve(settings[t].size() + 1);
+    auto add = [&](const char* name, const char* value) {  // both outlive the call below
+      strata_named_value v{};
+      v.struct_size = sizeof v;
+      v.name = name;
+      v.type = STRATA_VALUE_STRING;  // the policy and its settings are strings (GPU context options)
+      v.string_value = value;
+      values.push_back(v);
+    };
+    add("policy", tenants[t].policy.c_str());
+    for (const auto& [k, v] : settings[t]) add(k.c_str(), v.c_str());
+    strata_context_options co{};
+    co.struct_size = sizeof co;
+    co.named_options = values.data();
+    co.num_named_options = static_cast<uint32_t>(values.size());
+    if (const strata_status st = strata_context_create(d, &co, &contexts[t]); st != STRATA_OK) {
+      // The policy's own words ("option X: ..."), as the tools have always said them: without "call: STATUS: ".
+      const std::string message = strata_last_error_message();
+      const std::string call = std::string("strata_context_create: ") + strata_status_name(st) + ": ";
+      *error = message.compare(0, call.size(), call) == 0 ? message.substr(call.size()) : message;
+      return false;
+    }
+  }
+  std::vector<std::vector<strata_buffer>> handles(tenants.size());
+  for (size_t t = 0; t < tenants.size(); ++t) handles[t].assign(tenants[t].trace.buffers.size(), 0);
+  // Each tenant's figures (its policy's bytes_in_use and pool_bytes), re-read only after its own events (the others'
+  // cannot have changed).
+  std::vector<uint64_t> in_use(tenants.size(), 0), pool(tenants.size(), 0);
   uint32_t acted = 0;
+  auto context_stats = [&](uint32_t tenant, strata_memory_stats* s) {
+    *s = strata_memory_stats{};
+    s->struct_size = sizeof *s;
+    if (strata_get_memory_stats(d, contexts[tenant], s) == STRATA_OK) return true;
+    *error = replay::ApiError("strata_get_memory_stats");
+    return false;
+  };
 
   auto allocate = [&](size_t i, uint32_t tenant, uint32_t buffer) {
     const replay::TraceBuffer& b = tenants[tenant].trace.buffers[buffer];
     acted = tenant;
     if (b.size == 0) return true;  // the frameworks return no memory for 0 bytes
-    gpu::Oom oom;
-    ptr[tenant][buffer] = policies[tenant]->Allocate(b.size, 0, &oom);
-    if (ptr[tenant][buffer] == 0) {
-      FirstOom numbers;
-      numbers.request_bytes = oom.request_bytes;
-      numbers.live_bytes = oom.live_bytes;
-      numbers.reserved_bytes = oom.reserved_bytes;
-      numbers.largest_free_bytes = oom.largest_free_block_bytes;
-      numbers.limit_bytes = oom.limit_bytes;
-      numbers.message = oom.message;
-      RecordOom(&r, &r.tenants[tenant], i, b, gpu::OomKindName(oom.kind), numbers);
+    const strata_status st = strata_alloc(d, contexts[tenant], b.size, 0, 0, &handles[tenant][buffer]);
+    if (st == STRATA_OK) return true;
+    handles[tenant][buffer] = 0;
+    if (st != STRATA_RESOURCE_EXHAUSTED) {
+      *error = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
+      return false;
     }
+    const std::string message = strata_last_error_message();
+    strata_oom_info oom{};
+    oom.struct_size = sizeof oom;
+    strata_memory_stats now;
+    if (strata_get_last_oom(d, &oom) != STRATA_OK) {
+      *error = replay::ApiError("strata_get_last_oom");
+      return false;
+    }
+    if (!context_stats(tenant, &now)) return false;  // a failed allocation leaves the policy as it failed
+    FirstOom numbers;
+    numbers.request_bytes = oom.request_bytes;
+    numbers.live_bytes = now.context_allocated_bytes;  // the tenant's policy's bytes_in_use
+    numbers.reserved_bytes = oom.reserved_bytes;
+    numbers.largest_free_bytes = oom.largest_free_block_bytes;
+    numbers.limit_bytes = oom.limit_bytes;
+    numbers.message = PolicyWords(message, tenants[tenant].policy);
+    RecordOom(&r, &r.tenants[tenant], i, b, strata_oom_kind_name(oom.kind), numbers);
     return true;
   };
   auto release = [&](uint32_t tenant, uint32_t buffer) {
     acted = tenant;
-    uint64_t& p = ptr[tenant][buffer];
-    if (p != 0) policies[tenant]->Deallocate(p);
-    p = 0;
+    strata_buffer& h = handles[tenant][buffer];
+    if (h != 0 && strata_free(d, contexts[tenant], h) != STRATA_OK) {
+      *error =
+          "line " + std::to_string(tenants[tenant].trace.buffers[buffer].line) + ": " + strata_last_error_message();
+      return false;
+    }
+    h = 0;
     return true;
   };
-  auto memory = [&](uint64_t* in_use, uint64_t* reserved) {
-    stats[acted] = policies[acted]->Stats();
-    r.tenants[acted].peak_in_use_bytes = std::max(r.tenants[acted].peak_in_use_bytes, stats[acted].bytes_in_use);
-    for (const gpu::PolicyStats& s : stats) {
-      *in_use += s.bytes_in_use;
-      *reserved += s.pool_bytes;
+  bool stats_ok = true;
+  auto memory = [&](uint64_t* now_in_use, uint64_t* reserved) {
+    strata_memory_stats s;
+    if (!context_stats(acted, &s)) {
+      stats_ok = false;
+      return;
+    }
+    in_use[acted] = s.context_allocated_bytes;
+    pool[acted] = s.context_pool_bytes;
+    r.tenants[acted].peak_in_use_bytes = std::max(r.tenants[acted].peak_in_use_bytes, in_use[acted]);
+    for (size_t t = 0; t < tenants.size(); ++t) {
+      *now_in_use += in_use[t];
+      *reserved += pool[t];
     }
   };
-  if (!RunMerged(tenants, events, record, run, allocate, release, memory)) return false;
-  gpu::CopyDriverCosts(device.counters(), &r.cost);
-  r.cost.retries = device.counters().retries;
+  if (!RunMerged(tenants, events, record, run, allocate, release, memory) || !stats_ok) return false;
+  strata_memory_stats device{};
+  device.struct_size = sizeof device;
+  if (strata_get_memory_stats(d, 0, &device) != STRATA_OK) {
+    *error = replay::ApiError("strata_get_memory_stats");
+    return false;
+  }
+  gpu::CopyDriverCosts(device, &r.cost);  // the emulated driver's counters, device-wide
+  r.cost.retries = device.num_alloc_retries;
   return true;
 }
 
