@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "backend.h"
 #include "device_timeline.h"
@@ -24,7 +25,9 @@
 struct strata_device {
   std::mutex mutex;
   std::unique_ptr<strata::driver::Backend> backend;
-  uint32_t tag = 0;    // this device's identity in its handles (1 .. kMaxTag)
+  uint32_t tag = 0;                                         // this device's identity in its handles (1 .. kMaxTag)
+  std::string backend_name;                                 // as opened (strata_list_backends)
+  std::vector<strata::driver::OptionSpec> context_options;  // what strata_context_create takes (BackendInfo)
   std::string failed;  // non-empty: the device failed (a timeout); every call but info/close is refused
   // The open option `timeline` (sim/timeline/device_timeline.h). The core then owns the backend's event sink and passes
   // each event to the timeline and to the caller's sink, if any.
@@ -519,6 +522,8 @@ strata_status strata_open(const char* backend, const strata_open_options* option
     if (e.ok()) e = TakeTimelineOptions(&opts, &timeline);
     if (!e.ok()) return Report(kCall, e);
     auto device = std::make_unique<strata_device>();
+    device->backend_name = b->name;
+    device->context_options = b->context_options;
     e = b->open(opts, &device->backend);
     if (e.ok()) e = StartTimeline(b->name, timeline, device.get());
     if (!e.ok()) return Report(kCall, e);
@@ -601,10 +606,8 @@ strata_status strata_context_create(strata_device* device, const strata_context_
   return Guarded(kCall, [&] {
     strata::driver::OpenOptions opts;
     Error e;
-    if (named && options->num_named_options != 0) {
-      const strata::driver::BackendInfo* b = strata::driver::FindBackend(device->backend->name());
-      if (b == nullptr) return Fail(kCall, STRATA_INTERNAL, "the device's backend is not registered");
-      e = AddNamedValues(b->name, b->context_options, "context option", options->named_options,
+    if (named) {
+      e = AddNamedValues(device->backend_name, device->context_options, "context option", options->named_options,
                          options->num_named_options, &opts);
     }
     strata_context c = 0;

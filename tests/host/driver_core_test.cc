@@ -29,6 +29,10 @@ class FakeBackend : public Backend {
     *out = ++contexts_;
     return {};
   }
+  Error CreateContextWithOptions(uint64_t q, uint32_t ppm, const OpenOptions& o, strata_context* out) override {
+    context_options_ = o.AsText();
+    return CreateContext(q, ppm, out);
+  }
   Error DestroyContext(strata_context c) override {
     return c >= 1 && c <= contexts_ ? Error{} : Error{STRATA_NOT_FOUND, "no such context"};
   }
@@ -66,6 +70,7 @@ class FakeBackend : public Backend {
   Error Synchronize() override { return {}; }
 
   std::map<std::string, std::string> options_;
+  std::map<std::string, std::string> context_options_;  // the last context's
 
  private:
   uint32_t contexts_ = 0;
@@ -94,6 +99,13 @@ class DriverCore : public ::testing::Test {
                       {"flag", STRATA_VALUE_BOOL, "false", "a switch"},
                       {"hbm_preset", STRATA_VALUE_STRING, "", "a classic field"}},
                      OpenFake});
+    // A backend with named context options (API 1.9), as the GPU backends' policy and its settings.
+    RegisterBackend({"fake-ctx",
+                     "a test backend with context options",
+                     {},
+                     OpenFake,
+                     nullptr,
+                     {{"policy", STRATA_VALUE_STRING, "a", "a name"}, {"level", STRATA_VALUE_INT64, "0", "a number"}}});
     // A backend that cannot open here is listed with the reason (as cuda without a GPU).
     RegisterBackend(
         {"fake-absent", "a test backend with no device", {}, OpenFake, [] { return std::string("no fake device"); }});
@@ -207,6 +219,67 @@ TEST_F(DriverCore, OlderCallersStructsStillWork) {
   ASSERT_EQ(strata_get_version(&v), STRATA_OK);
   EXPECT_EQ(v.api_major, 1u);  // a major bump breaks older callers: it must be a decision, not a drift
   EXPECT_EQ(v.api_minor, static_cast<uint32_t>(STRATA_API_VERSION_MINOR));  // what the header promises
+}
+
+// Named context options (API 1.9) reach the backend typed; a backend that declares none refuses any by name, a
+// mistyped or unknown one is refused too, and a refused call creates no context (the next id is the next one).
+TEST_F(DriverCore, NamedContextOptionsAreCheckedAgainstTheBackends) {
+  strata_device* plain = Open();
+  strata_context_options o{};
+  o.struct_size = sizeof o;
+  const strata_named_value policy[] = {Str("policy", "x")};
+  o.named_options = policy;
+  o.num_named_options = 1;
+  strata_context c = 12345;
+  EXPECT_EQ(strata_context_create(plain, &o, &c), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(
+      std::string(strata_last_error_message()).find("backend 'fake' has no context option 'policy' (valid: none)"),
+      std::string::npos)
+      << strata_last_error_message();
+  EXPECT_EQ(c, 12345u);
+  ASSERT_EQ(strata_context_create(plain, nullptr, &c), STRATA_OK);
+  EXPECT_EQ(c & 0xfffffu, 1u);  // the refused call took no id
+  EXPECT_EQ(strata_close(plain), STRATA_OK);
+
+  strata_device* d = nullptr;
+  ASSERT_EQ(strata_open("fake-ctx", nullptr, &d), STRATA_OK) << strata_last_error_message();
+  const strata_named_value good[] = {Str("policy", "b"), Int("level", 7)};
+  o.named_options = good;
+  o.num_named_options = 2;
+  ASSERT_EQ(strata_context_create(d, &o, &c), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(g_last->context_options_, (std::map<std::string, std::string>{{"level", "7"}, {"policy", "b"}}));
+  const strata_named_value mistyped[] = {Str("level", "7")};
+  o.named_options = mistyped;
+  o.num_named_options = 1;
+  EXPECT_EQ(strata_context_create(d, &o, &c), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("context option 'level' is a int64, not a string"),
+            std::string::npos)
+      << strata_last_error_message();
+  const strata_named_value unknown[] = {Str("policy", "b"), Int("levle", 1)};
+  o.named_options = unknown;
+  o.num_named_options = 2;
+  EXPECT_EQ(strata_context_create(d, &o, &c), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("no context option 'levle' (valid: policy, level)"),
+            std::string::npos)
+      << strata_last_error_message();
+  o.named_options = nullptr;  // with a count
+  EXPECT_EQ(strata_context_create(d, &o, &c), STRATA_INVALID_ARGUMENT);
+  // A 1.8 caller's struct ends before named_options: whatever lies after it is not read.
+  struct {
+    strata_context_options options;
+    char poison[8];
+  } old{};
+  std::memset(&old, 0xff, sizeof old);
+  old.options.struct_size = offsetof(strata_context_options, named_options);
+  old.options.quota_bytes = 4096;
+  old.options.quota_fraction = 0;
+  g_last->context_options_ = {{"stale", "1"}};
+  ASSERT_EQ(strata_context_create(d, &old.options, &c), STRATA_OK) << strata_last_error_message();
+  EXPECT_TRUE(g_last->context_options_.empty());
+  EXPECT_EQ(c & 0xfffffu, 2u);                                                 // the refused calls took no id
+  old.options.struct_size = offsetof(strata_context_options, quota_fraction);  // smaller than 1.0's
+  EXPECT_EQ(strata_context_create(d, &old.options, &c), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(strata_close(d), STRATA_OK);
 }
 
 TEST_F(DriverCore, HandlesAndContextsFromAnotherDeviceAreRefused) {
