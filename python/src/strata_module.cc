@@ -107,22 +107,28 @@ class InterruptScope {
 // (name, type, string, int64, double, bool): one open option as python/strata/device.py typed it.
 using OptionTuple = std::tuple<std::string, int, std::string, int64_t, double, bool>;
 
+// The tuples as the C API's named values (pointing into them: valid while `options` is).
+std::vector<strata_named_value> NamedValues(const std::vector<OptionTuple>& options) {
+  std::vector<strata_named_value> named;
+  named.reserve(options.size());
+  for (const OptionTuple& o : options) {
+    strata_named_value v{};
+    v.struct_size = sizeof v;
+    v.name = std::get<0>(o).c_str();
+    v.type = static_cast<strata_value_type>(std::get<1>(o));
+    v.string_value = std::get<2>(o).c_str();
+    v.int64_value = std::get<3>(o);
+    v.double_value = std::get<4>(o);
+    v.bool_value = std::get<5>(o) ? 1 : 0;
+    named.push_back(v);
+  }
+  return named;
+}
+
 class Device {
  public:
   Device(const std::string& backend, const std::vector<OptionTuple>& options) : backend_(backend) {
-    std::vector<strata_named_value> named;
-    named.reserve(options.size());
-    for (const OptionTuple& o : options) {
-      strata_named_value v{};
-      v.struct_size = sizeof v;
-      v.name = std::get<0>(o).c_str();
-      v.type = static_cast<strata_value_type>(std::get<1>(o));
-      v.string_value = std::get<2>(o).c_str();
-      v.int64_value = std::get<3>(o);
-      v.double_value = std::get<4>(o);
-      v.bool_value = std::get<5>(o) ? 1 : 0;
-      named.push_back(v);
-    }
+    const std::vector<strata_named_value> named = NamedValues(options);
     strata_open_options open{};
     open.struct_size = sizeof open;
     open.named_options = named.data();
@@ -243,6 +249,8 @@ class Device {
     STRATA_PY_STAT(oom_fragmentation);
     STRATA_PY_STAT(num_device_alloc);
     STRATA_PY_STAT(num_device_free);
+    STRATA_PY_STAT(context_allocated_bytes);
+    STRATA_PY_STAT(context_pool_bytes);
 #undef STRATA_PY_STAT
     return out;
   }
@@ -268,11 +276,15 @@ class Device {
     Call("synchronize", [](strata_device* d) { return strata_synchronize(d); });
   }
 
-  strata_context ContextCreate(uint64_t quota_bytes, double quota_fraction) const {
+  strata_context ContextCreate(uint64_t quota_bytes, double quota_fraction,
+                               const std::vector<OptionTuple>& options) const {
+    const std::vector<strata_named_value> named = NamedValues(options);
     strata_context_options o{};
     o.struct_size = sizeof o;
     o.quota_bytes = quota_bytes;
     o.quota_fraction = quota_fraction;
+    o.named_options = named.data();
+    o.num_named_options = static_cast<uint32_t>(named.size());
     strata_context c = 0;
     Call("create_context", [&](strata_device* d) { return strata_context_create(d, &o, &c); });
     return c;
@@ -441,7 +453,8 @@ PYBIND11_MODULE(_strata, m) {
       .def("memory_stats", &Device::MemoryStats, py::arg("context"))
       .def("last_oom", &Device::LastOom)
       .def("synchronize", &Device::Synchronize)
-      .def("context_create", &Device::ContextCreate, py::arg("quota_bytes"), py::arg("quota_fraction"))
+      .def("context_create", &Device::ContextCreate, py::arg("quota_bytes"), py::arg("quota_fraction"),
+           py::arg("options"))
       .def("context_destroy", &Device::ContextDestroy, py::arg("context"))
       .def("alloc", &Device::Alloc, py::arg("context"), py::arg("bytes"), py::arg("alignment"), py::arg("flags"))
       .def("free", &Device::Free, py::arg("context"), py::arg("buffer"))

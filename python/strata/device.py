@@ -159,22 +159,28 @@ def open(backend, **options):  # noqa: A001 (strata.open, like builtins.open, re
     return Device(backend, **options)
 
 
+def _typed_options(backend, options):
+    """Keywords as the driver's named values, each typed as the backend's open option of its name (None: left out). A
+    name the backend does not declare goes as a string: the driver refuses it by name and lists the valid ones."""
+    declared = {o["name"]: o["type"] for o in _strata.backend_options(backend)}
+    typed = []
+    for name, value in options.items():
+        if value is None:
+            continue
+        if name in declared:
+            typed.append(_typed_option(backend, name, value, declared[name]))
+        else:
+            typed.append((name, _strata.VALUE_STRING, str(value), 0, 0.0, False))
+    return typed
+
+
 class Device:
     """An open device. Close it with close() or a with block; garbage collection closes it too."""
 
     def __init__(self, backend, **options):
         if not isinstance(backend, str):
             raise TypeError(f"backend must be a str, not {type(backend).__name__}")
-        declared = {o["name"]: o["type"] for o in _strata.backend_options(backend)}
-        typed = []
-        for name, value in options.items():
-            if value is None:
-                continue
-            if name in declared:
-                typed.append(_typed_option(backend, name, value, declared[name]))
-            else:  # the driver refuses it by name and lists the valid ones
-                typed.append((name, _strata.VALUE_STRING, str(value), 0, 0.0, False))
-        self._core = _strata.Device(backend, typed)
+        self._core = _strata.Device(backend, _typed_options(backend, options))
         self._lock = threading.Lock()
         self._default_context = None
         self.last_gemm_cycles = 0  # device cycles of the last gemm on any of this device's contexts
@@ -232,15 +238,18 @@ class Device:
     def synchronize(self):
         self._core.synchronize()
 
-    def create_context(self, quota_bytes=None, quota_fraction=None):
-        """A new context. quota_bytes or quota_fraction (of the heap, (0, 1]) caps its memory; not both."""
+    def create_context(self, quota_bytes=None, quota_fraction=None, **options):
+        """A new context. quota_bytes or quota_fraction (of the heap, (0, 1]) caps its memory; not both. The keywords
+        are named context options (C API 1.9), typed as the backend's open options of those names: on a GPU backend
+        the context's own policy and its settings, create_context(policy="torch", memory_fraction=0.5); what it does
+        not give is the device's. A backend without context options (sim) refuses any, naming it."""
         quota = 0 if quota_bytes is None else _u64(quota_bytes, "quota_bytes")
         fraction = 0.0
         if quota_fraction is not None:
             if isinstance(quota_fraction, bool) or not isinstance(quota_fraction, (int, float, np.floating)):
                 raise TypeError(f"quota_fraction must be a number, not {type(quota_fraction).__name__}")
             fraction = float(quota_fraction)
-        return Context(self, self._core.context_create(quota, fraction))
+        return Context(self, self._core.context_create(quota, fraction, _typed_options(self.backend, options)))
 
     @property
     def context(self):

@@ -222,6 +222,25 @@ class ContextTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             self.dev.create_context(quota_fraction="half")
 
+    def test_a_policy_per_context(self):
+        # Named context options (C API 1.9): each context its own policy; what one does not give is the device's (jax).
+        jax = self.dev.create_context()
+        torch = self.dev.create_context(policy="torch", memory_fraction=0.1)
+        kept = [jax.alloc(1), torch.alloc(1)]
+        self.assertEqual(jax.memory_stats()["context_allocated_bytes"], 256)  # BFC's 256-byte granule
+        self.assertEqual(torch.memory_stats()["context_allocated_bytes"], 512)  # PyTorch's 512-byte block
+        self.assertEqual(self.dev.memory_stats()["context_allocated_bytes"], 0)  # device-wide: no context's
+        with self.assertRaises(strata.ResourceExhaustedError):
+            torch.alloc(GPU_EMU["total_bytes"] // 8)  # its own memory_fraction caps it (the device has room)
+        self.assertEqual(self.dev.last_oom()["kind"], "cap")
+        for bad, named in (({"polcy": "torch"}, "polcy"), ({"policy": "torch", "mem_fraction": 0.5}, "mem_fraction"),
+                           ({"policy": "jaxx"}, "jaxx")):
+            with self.subTest(options=bad), self.assertRaises(strata.InvalidArgumentError) as cm:
+                self.dev.create_context(**bad)
+            self.assertIn(named, cm.exception.message)
+        self.assertEqual(self.dev.memory_stats()["contexts"], 2)  # the refused ones created nothing
+        del kept
+
     def test_default_context(self):
         a = self.dev.context
         self.assertIs(self.dev.context, a)
