@@ -2,7 +2,8 @@
 """bench/compare/same_reports.py holds one strata-compare to another: the same tool on both sides is the same on all
 three outputs (exit 0); a tool whose reports differ (the same one with the GPU page at 4 KiB) differs on each of
 them, with the first differing line named (exit 1); a baseline that is not a program is refused (exit 2) before
-anything runs. Usage: check_same_reports.py SAME_REPORTS STRATA_COMPARE TRACE"""
+anything runs; tenant runs (--tenants) are held alike, and one that names no policy is refused. Usage:
+check_same_reports.py SAME_REPORTS STRATA_COMPARE TRACE"""
 import json
 import os
 import subprocess
@@ -32,6 +33,18 @@ def main():
     if same.returncode != 0 or [(g["trace"], g["output"], g["same"]) for g in got] != [
             (name, o, True) for o in ("table", "json", "csv")]:
         fail(f"the tool against itself: exit {same.returncode}, {got}, {same.stderr}")
+
+    # Tenant runs (--tenants): one run per argument, its tenants comma-separated; a run that is not POLICY:FILE,... is
+    # refused before anything runs.
+    tenants = f"jax:{trace},tf:{trace}"
+    same = run(script, "--baseline", tool, "--tool", tool, "--tenants", tenants)
+    got = lines_of(same)
+    if same.returncode != 0 or [(g["trace"], g["output"], g["same"]) for g in got] != [
+            (f"jax:{name},tf:{name}", o, True) for o in ("table", "json", "csv")]:
+        fail(f"a tenant run against itself: exit {same.returncode}, {got}, {same.stderr}")
+    bad = run(script, "--baseline", tool, "--tool", tool, "--tenants", trace)
+    if bad.returncode != 2 or bad.stdout or "is not POLICY:TRACE" not in bad.stderr:
+        fail(f"a tenant run without a policy: exit {bad.returncode}, {bad.stdout!r}, {bad.stderr!r}")
 
     with tempfile.TemporaryDirectory() as work:
         wrapper = os.path.join(work, "strata-compare-4k")
