@@ -273,9 +273,12 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
   std::vector<std::vector<strata_buffer>> handles(tenants.size());
   for (size_t t = 0; t < tenants.size(); ++t) handles[t].assign(tenants[t].trace.buffers.size(), 0);
   // Each tenant's figures (its policy's bytes_in_use and pool_bytes), re-read only after its own events (the others'
-  // cannot have changed).
+  // cannot have changed), and only after one that called the device (or its first: a policy may hold a pool from its
+  // start).
   std::vector<uint64_t> in_use(tenants.size(), 0), pool(tenants.size(), 0);
+  std::vector<bool> read(tenants.size(), false);
   uint32_t acted = 0;
+  bool called = false;
   auto context_stats = [&](uint32_t tenant, strata_memory_stats* s) {
     *s = strata_memory_stats{};
     s->struct_size = sizeof *s;
@@ -288,6 +291,7 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
     const replay::TraceBuffer& b = tenants[tenant].trace.buffers[buffer];
     acted = tenant;
     if (b.size == 0) return true;  // the frameworks return no memory for 0 bytes
+    called = true;
     const strata_status st = strata_alloc(d, contexts[tenant], b.size, 0, 0, &handles[tenant][buffer]);
     if (st == STRATA_OK) return true;
     handles[tenant][buffer] = 0;
@@ -317,6 +321,7 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
   auto release = [&](uint32_t tenant, uint32_t buffer) {
     acted = tenant;
     strata_buffer& h = handles[tenant][buffer];
+    called = h != 0;
     if (h != 0 && strata_free(d, contexts[tenant], h) != STRATA_OK) {
       *error =
           "line " + std::to_string(tenants[tenant].trace.buffers[buffer].line) + ": " + strata_last_error_message();
@@ -327,13 +332,17 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const std::vector<Tenant
   };
   bool stats_ok = true;
   auto memory = [&](uint64_t* now_in_use, uint64_t* reserved) {
-    strata_memory_stats s;
-    if (!context_stats(acted, &s)) {
-      stats_ok = false;
-      return;
+    if (called || !read[acted]) {
+      strata_memory_stats s;
+      if (!context_stats(acted, &s)) {
+        stats_ok = false;
+        return;
+      }
+      in_use[acted] = s.context_allocated_bytes;
+      pool[acted] = s.context_pool_bytes;
+      read[acted] = true;
     }
-    in_use[acted] = s.context_allocated_bytes;
-    pool[acted] = s.context_pool_bytes;
+    called = false;
     r.tenants[acted].peak_in_use_bytes = std::max(r.tenants[acted].peak_in_use_bytes, in_use[acted]);
     for (size_t t = 0; t < tenants.size(); ++t) {
       *now_in_use += in_use[t];
