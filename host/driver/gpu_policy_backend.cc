@@ -211,6 +211,7 @@ Error GpuPolicyBackend::Alloc(strata_context context, uint64_t bytes, uint64_t a
     return {STRATA_RESOURCE_EXHAUSTED, "too many live buffers"};
   }
   gpu::Oom oom;
+  t->stale = true;
   const uint64_t ptr = t->policy->Allocate(bytes, alignment, &oom);
   if (ptr == 0) {
     RecordOom(*t, bytes, oom.kind, oom.limit_bytes);
@@ -360,6 +361,7 @@ Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, stra
       return {STRATA_INTERNAL, "defragmentation could not copy a buffer to the host (nothing was freed)"};
     }
   }
+  for (Tenant& t : tenants_) t.stale = true;
   for (uint32_t i : live) Tenants(slots_[i].context).policy->Deallocate(slots_[i].ptr);
   for (size_t i = 0; i < live.size(); ++i) {
     Slot& s = slots_[live[i]];
@@ -397,17 +399,17 @@ Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, stra
 }
 
 Error GpuPolicyBackend::MemoryStats(strata_context context, strata_memory_stats* out) {
-  const Tenant* only = nullptr;
+  Tenant* only = nullptr;
   if (context != 0) {
     only = FindTenant(context);
     if (only == nullptr) return {STRATA_NOT_FOUND, kNoContext};
   }
   uint64_t free_in_pools = 0;
   uint32_t contexts = 0;
-  for (const Tenant& t : tenants_) {
+  for (Tenant& t : tenants_) {
     if (!t.policy) continue;
     ++contexts;
-    const gpu::PolicyStats s = t.policy->Stats();
+    const gpu::PolicyStats& s = StatsOf(t);
     out->live_buffers += t.buffers;
     out->bytes_in_use += s.bytes_in_use;
     out->peak_bytes_in_use += s.peak_bytes_in_use;
@@ -443,7 +445,7 @@ Error GpuPolicyBackend::MemoryStats(strata_context context, strata_memory_stats*
     out->context_bytes_in_use = only->bytes;
     out->context_quota_bytes = only->quota;
     out->context_buffers = only->buffers;
-    const gpu::PolicyStats s = only->policy->Stats();
+    const gpu::PolicyStats& s = StatsOf(*only);
     out->context_allocated_bytes = s.bytes_in_use;
     out->context_pool_bytes = s.pool_bytes;
   }
@@ -473,7 +475,15 @@ uint64_t GpuPolicyBackend::LiveBytes() const {
   return sum;
 }
 
-void GpuPolicyBackend::RecordOom(const Tenant& t, uint64_t bytes, gpu::OomKind kind, uint64_t limit) {
+const gpu::PolicyStats& GpuPolicyBackend::StatsOf(Tenant& t) {
+  if (t.stale) {
+    t.stats = t.policy->Stats();
+    t.stale = false;
+  }
+  return t.stats;
+}
+
+void GpuPolicyBackend::RecordOom(Tenant& t, uint64_t bytes, gpu::OomKind kind, uint64_t limit) {
   last_oom_ = strata_oom_info{};
   last_oom_.kind = ToC(kind);
   last_oom_.request_bytes = bytes;
@@ -482,7 +492,7 @@ void GpuPolicyBackend::RecordOom(const Tenant& t, uint64_t bytes, gpu::OomKind k
   last_oom_.device_free_bytes = driver_->free_bytes();
   last_oom_.context_bytes_in_use = t.bytes;
   last_oom_.context_quota_bytes = t.quota;
-  const gpu::PolicyStats s = t.policy->Stats();  // the state at the failure
+  const gpu::PolicyStats& s = StatsOf(t);  // the state at the failure
   last_oom_.reserved_bytes = s.pool_bytes;
   last_oom_.largest_free_block_bytes = s.largest_free_block_bytes;
 }
@@ -531,6 +541,7 @@ void GpuPolicyBackend::HeapEvent(const char* name, uint32_t index, uint64_t addr
 void GpuPolicyBackend::Release(uint32_t index) {
   Slot& s = slots_[index];
   Tenant& t = Tenants(s.context);
+  t.stale = true;
   t.policy->Deallocate(s.ptr);
   t.bytes -= s.bytes;
   --t.buffers;

@@ -81,6 +81,11 @@ class GpuPolicyBackend : public Backend {
     uint64_t bytes = 0;  // requested bytes live
     uint32_t buffers = 0;
     uint64_t quota_ooms = 0;
+    // Its policy's Stats() as last read; stale after any call into the policy. A policy changes only through its own
+    // calls (none reads the driver's state for its statistics), so the others' stay valid: strata_get_memory_stats
+    // after each event asks one policy, not every one.
+    gpu::PolicyStats stats;
+    bool stale = true;
   };
   struct Slot {
     uint32_t generation = 1;
@@ -92,7 +97,8 @@ class GpuPolicyBackend : public Backend {
   Tenant* FindTenant(strata_context c);
   Tenant& Tenants(strata_context c) { return tenants_[c - 1]; }
   uint64_t LiveBytes() const;
-  void RecordOom(const Tenant& t, uint64_t bytes, gpu::OomKind kind, uint64_t limit);
+  void RecordOom(Tenant& t, uint64_t bytes, gpu::OomKind kind, uint64_t limit);
+  const gpu::PolicyStats& StatsOf(Tenant& t);
   // what: "" for the transfer calls, "buffer A/B/C" for GEMM operands (named in the message).
   Error Resolve(strata_context context, strata_buffer h, const std::string& what, uint32_t* index);
   // Resolve for a transfer: [offset, offset + bytes) must lie inside the buffer's requested size.

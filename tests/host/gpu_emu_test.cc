@@ -3,6 +3,7 @@
 // total on a GPU of a chosen size. Links no simulator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -151,9 +152,9 @@ strata_status CreateContext(strata_device* d, const std::vector<strata_named_val
 
 // Two contexts with different policies (API 1.9) on one gpu-emu device behave as two instances of those policies
 // made directly (gpu::MakePolicy) over one emulated GPU of the same shape: on random traces the same allocations
-// fail, with the same kind, and after every call each context's bytes_in_use and pool_bytes are its instance's, as
-// are the driver's counters at the end. The device's own policy (jax) is neither's, and the first context gets a
-// setting of its policy.
+// fail, with the same kind, and after every call each context's bytes_in_use and pool_bytes are its instance's and the
+// device-wide figures the two instances' sums (the backend's cached statistics are never stale), as are the driver's
+// counters at the end. The device's own policy (jax) is neither's, and the first context gets a setting of its policy.
 TEST(GpuEmuContextPolicies, EachContextIsItsOwnPolicyInstance) {
   const std::vector<std::pair<std::string, std::string>> pairs = {
       {"jax", "tf"},        {"torch", "jax-async"},        {"tf-async", "torch-expandable"},
@@ -225,12 +226,33 @@ TEST(GpuEmuContextPolicies, EachContextIsItsOwnPolicyInstance) {
             ++failures;
           }
         }
+        gpu::PolicyStats sum;  // the device-wide figures the two instances add up to
         for (int j = 0; j < 2; ++j) {
           const gpu::PolicyStats want = policies[j]->Stats();
           const auto [in_use, pool] = ContextFigures(d, contexts[j]);
           ASSERT_EQ(in_use, want.bytes_in_use) << "step " << step << ", " << names[j];
           ASSERT_EQ(pool, want.pool_bytes) << "step " << step << ", " << names[j];
+          sum.bytes_in_use += want.bytes_in_use;
+          sum.peak_bytes_in_use += want.peak_bytes_in_use;
+          sum.pool_bytes += want.pool_bytes;
+          sum.requested_bytes += want.requested_bytes;
+          sum.inactive_split_bytes += want.inactive_split_bytes;
+          sum.largest_free_block_bytes = std::max(sum.largest_free_block_bytes, want.largest_free_block_bytes);
+          sum.num_allocs += want.num_allocs;
+          sum.num_frees += want.num_frees;
+          sum.num_failed_allocs += want.num_failed_allocs;
+          sum.num_alloc_retries += want.num_alloc_retries;
         }
+        strata_memory_stats all{};
+        all.struct_size = sizeof all;
+        ASSERT_EQ(strata_get_memory_stats(d, 0, &all), STRATA_OK);
+        ASSERT_EQ(std::vector<uint64_t>({all.bytes_in_use, all.peak_bytes_in_use, all.pool_bytes, all.requested_bytes,
+                                         all.inactive_split_bytes, all.largest_free_block_bytes, all.num_allocs,
+                                         all.num_frees, all.num_failed_allocs, all.num_alloc_retries}),
+                  std::vector<uint64_t>({sum.bytes_in_use, sum.peak_bytes_in_use, sum.pool_bytes, sum.requested_bytes,
+                                         sum.inactive_split_bytes, sum.largest_free_block_bytes, sum.num_allocs,
+                                         sum.num_frees, sum.num_failed_allocs, sum.num_alloc_retries}))
+            << "step " << step;
       }
       strata_memory_stats all{};
       all.struct_size = sizeof all;
