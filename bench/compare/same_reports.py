@@ -98,12 +98,20 @@ def first_difference(a, b):
     return {"line": min(a.count("\n"), b.count("\n")) + 1, "baseline": "<end>", "tool": "<end>"}
 
 
+def split_extra(argv):
+    """(the script's own arguments, the strata-compare options after --)."""
+    if "--" not in argv:
+        return argv, []
+    return argv[:argv.index("--")], argv[argv.index("--") + 1:]
+
+
+def tenant_run_name(run):
+    """"jax:A.csv,tf:B.csv" for the run "jax:/path/A.csv,tf:/path/B.csv"."""
+    return ",".join(t.split(":", 1)[0] + ":" + os.path.basename(t.split(":", 1)[1]) for t in run.split(","))
+
+
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    argv, extra = split_extra(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="the strata-compare before the change")
     parser.add_argument("--tool", required=True, help="the strata-compare after it")
@@ -126,8 +134,7 @@ def main():
         for trace in args.traces:
             before = run(args.baseline, trace, extra, work, "baseline", args.tenants)
             after = run(args.tool, trace, extra, work, "tool", args.tenants)
-            name = ",".join(t.split(":", 1)[0] + ":" + os.path.basename(t.split(":", 1)[1])
-                            for t in trace.split(",")) if args.tenants else os.path.basename(trace)
+            name = tenant_run_name(trace) if args.tenants else os.path.basename(trace)
             for output in ("table", "json", "csv"):
                 line = {"bench": "same_reports", "trace": name, "output": output,
                         "same": before[output] == after[output]}

@@ -20,14 +20,14 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from same_reports import split_extra, tenant_files, tenant_run_name, workload_args  # noqa: E402 (after the path)
+
 COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def argv_of(tool, run, extra):
-    argv = [tool]
-    for tenant in run.split(","):
-        argv += ["--tenant", tenant]
-    return argv + ["--cuda", "off", "--jobs", "1", "--json", os.devnull] + extra
+    return [tool] + workload_args(run, True) + ["--cuda", "off", "--jobs", "1", "--json", os.devnull] + extra
 
 
 def check(done, argv):
@@ -60,22 +60,8 @@ def instructions(tool, run, extra, work):
     return int(found.group(1))
 
 
-def tenant_files(run):
-    files = []
-    for tenant in run.split(","):
-        policy, sep, path = tenant.partition(":")
-        if not policy or not sep or not path:
-            return None
-        files.append(path)
-    return files
-
-
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    argv, extra = split_extra(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="the strata-compare before the change")
     parser.add_argument("--tool", required=True, help="the strata-compare after it")
@@ -99,8 +85,7 @@ def main():
                 parser.error(f"'{path}' is not a file")
     with tempfile.TemporaryDirectory() as work:
         for run in args.runs:
-            name = ",".join(t.split(":", 1)[0] + ":" + os.path.basename(t.split(":", 1)[1]) for t in run.split(","))
-            line = {"bench": "tenant_cost", "run": name, "options": " ".join(extra)}
+            line = {"bench": "tenant_cost", "run": tenant_run_name(run), "options": " ".join(extra)}
             line["baseline_wall_s"] = round(wall(args.baseline, run, extra, args.repeat), 4)
             line["tool_wall_s"] = round(wall(args.tool, run, extra, args.repeat), 4)
             line["wall_ratio"] = round(line["tool_wall_s"] / line["baseline_wall_s"], 3)

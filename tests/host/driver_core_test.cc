@@ -265,14 +265,7 @@ TEST_F(DriverCore, NamedContextOptionsAreCheckedAgainstTheBackends) {
   o.named_options = nullptr;  // with a count
   EXPECT_EQ(strata_context_create(d, &o, &c), STRATA_INVALID_ARGUMENT);
   // A 1.8 caller's struct ends before named_options: whatever lies after it is not read.
-  struct {
-    strata_context_options options;
-    char poison[8];
-  } old{};
-  std::memset(&old, 0xff, sizeof old);
-  old.options.struct_size = offsetof(strata_context_options, named_options);
-  old.options.quota_bytes = 4096;
-  old.options.quota_fraction = 0;
+  strata::test_values::OldContextOptions old(4096);
   g_last->context_options_ = {{"stale", "1"}};
   ASSERT_EQ(strata_context_create(d, &old.options, &c), STRATA_OK) << strata_last_error_message();
   EXPECT_TRUE(g_last->context_options_.empty());

@@ -500,7 +500,7 @@ TEST_F(DriverTest, ConcurrentThreadsEachWithAContext) {
 
 TEST_F(DriverTest, QuotasInBytesAndAsAFraction) {
   Open(8 * kMiB);
-  strata_context_options o{sizeof o, 64 * kKiB, 0};
+  strata_context_options o{sizeof o, 64 * kKiB, 0, nullptr, 0};
   strata_context small = 0;
   ASSERT_EQ(strata_context_create(dev_, &o, &small), STRATA_OK) << strata_last_error_message();
   strata_buffer a = 0, b = 0;
@@ -514,16 +514,34 @@ TEST_F(DriverTest, QuotasInBytesAndAsAFraction) {
   ASSERT_EQ(strata_free(dev_, small, a), STRATA_OK);
   ASSERT_EQ(strata_alloc(dev_, small, 40 * kKiB, 0, 0, &a), STRATA_OK) << "freeing returns quota";
 
-  strata_context_options f{sizeof f, 0, 0.25};
+  strata_context_options f{sizeof f, 0, 0.25, nullptr, 0};
   strata_context quarter = 0;
   ASSERT_EQ(strata_context_create(dev_, &f, &quarter), STRATA_OK);
   EXPECT_EQ(Stats(quarter).context_quota_bytes, 7 * kMiB / 4);
-  strata_context_options bad{sizeof bad, 1, 0.5};
+  strata_context_options bad{sizeof bad, 1, 0.5, nullptr, 0};
   strata_context c = 0;
   EXPECT_EQ(strata_context_create(dev_, &bad, &c), STRATA_INVALID_ARGUMENT);
-  bad = {sizeof bad, 1ull << 40, 0};
+  bad = {sizeof bad, 1ull << 40, 0, nullptr, 0};
   EXPECT_EQ(strata_context_create(dev_, &bad, &c), STRATA_INVALID_ARGUMENT);
   EXPECT_NE(std::string(strata_last_error_message()).find("quota"), std::string::npos);
+}
+
+// The sim backend takes no named context options (API 1.9): any is refused by name, and no context is created.
+TEST_F(DriverTest, NamedContextOptionsAreRefusedOnSim) {
+  Open(8 * kMiB);
+  const uint32_t contexts = Stats(0).contexts;
+  const strata_named_value policy[] = {{sizeof(strata_named_value), "policy", STRATA_VALUE_STRING, "torch", 0, 0, 0}};
+  strata_context_options o{sizeof o, 0, 0, policy, 1};
+  strata_context c = 12345;
+  EXPECT_EQ(strata_context_create(dev_, &o, &c), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("backend 'sim' has no context option 'policy' (valid: none)"),
+            std::string::npos)
+      << strata_last_error_message();
+  EXPECT_EQ(c, 12345u);
+  EXPECT_EQ(Stats(0).contexts, contexts);
+  o.num_named_options = 0;  // the same struct without them works
+  ASSERT_EQ(strata_context_create(dev_, &o, &c), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(Stats(0).contexts, contexts + 1);
 }
 
 TEST_F(DriverTest, AFullHeapIsACapacityOomForAContextWithoutAQuota) {

@@ -335,14 +335,7 @@ TEST(GpuEmuContextPolicies, WhatAContextDoesNotGiveIsTheDevices) {
   ASSERT_EQ(strata_alloc(d, torch, 1, 0, 0, &b), STRATA_OK);
   EXPECT_EQ(ContextFigures(d, torch).first, 512u);
   // A 1.8 caller's struct: what lies after it is not read.
-  struct {
-    strata_context_options options;
-    char poison[8];
-  } old{};
-  std::memset(&old, 0xff, sizeof old);
-  old.options.struct_size = offsetof(strata_context_options, named_options);
-  old.options.quota_bytes = 0;
-  old.options.quota_fraction = 0;
+  const test_values::OldContextOptions old;
   strata_context from_old = 0;
   ASSERT_EQ(strata_context_create(d, &old.options, &from_old), STRATA_OK) << strata_last_error_message();
   ASSERT_EQ(strata_alloc(d, from_old, 1, 0, 0, &b), STRATA_OK);
