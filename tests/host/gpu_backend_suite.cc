@@ -221,6 +221,46 @@ TEST_P(GpuBackendTest, QuotaFailsWithKindCapAndNumbers) {
   EXPECT_EQ(oom.context_bytes_in_use, 6 * kMiB);
 }
 
+// Named context options (API 1.9): on a GPU backend a context may run another framework's policy beside the device's
+// (here PyTorch's, which rounds 1 B to its 512-byte block, or TF's BFC and its 256-byte granule beside a PyTorch
+// device); the model takes none and says so. A refused one creates nothing.
+TEST_P(GpuBackendTest, AContextMayNameItsOwnPolicy) {
+  const bool torch_device = std::string(GetParam().policy).rfind("torch", 0) == 0;
+  const char* other = torch_device ? "tf-growth" : "torch";
+  const strata_named_value policy[] = {Str("policy", other)};
+  strata_context_options o{};
+  o.struct_size = sizeof o;
+  o.named_options = policy;
+  o.num_named_options = 1;
+  const uint32_t contexts = Stats().contexts;
+  strata_context c = 0;
+  if (OnModel()) {
+    EXPECT_EQ(strata_context_create(dev_, &o, &c), STRATA_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(strata_last_error_message()).find("has no context option 'policy'"), std::string::npos)
+        << strata_last_error_message();
+    EXPECT_EQ(Stats().contexts, contexts);
+    return;
+  }
+  ASSERT_EQ(strata_context_create(dev_, &o, &c), STRATA_OK) << strata_last_error_message();
+  strata_buffer b = 0;
+  ASSERT_EQ(strata_alloc(dev_, c, 1, 0, 0, &b), STRATA_OK) << strata_last_error_message();
+  strata_memory_stats s{};
+  s.struct_size = sizeof s;
+  ASSERT_EQ(strata_get_memory_stats(dev_, c, &s), STRATA_OK);
+  EXPECT_EQ(s.context_allocated_bytes, torch_device ? 256u : 512u);
+  EXPECT_GT(s.context_pool_bytes, 0u);
+  const strata_named_value bad[] = {Str("policy", other), Str("no_such_setting", "1")};
+  o.named_options = bad;
+  o.num_named_options = 2;
+  strata_context refused = 0;
+  EXPECT_EQ(strata_context_create(dev_, &o, &refused), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("no_such_setting"), std::string::npos);
+  EXPECT_EQ(refused, 0u);
+  EXPECT_EQ(Stats().contexts, contexts + 1);
+  EXPECT_EQ(strata_free(dev_, c, b), STRATA_OK);
+  EXPECT_EQ(strata_context_destroy(dev_, c), STRATA_OK);
+}
+
 TEST_P(GpuBackendTest, MoreThanTheDeviceFailsWithKindCapacity) {
   const uint64_t request = 2 * TotalBytes();
   strata_buffer b;
