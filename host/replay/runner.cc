@@ -172,6 +172,9 @@ class Loop {
 
   // Counts a failed allocation, and records it if it is the stream's or the run's first.
   void Fail(RunStep& step, RunOom oom) {
+    oom.event = static_cast<int64_t>(step.index);
+    oom.buffer_id = step.buffer->id;
+    oom.stream = step.stream;
     step.failed = oom.kind;
     step.status = STRATA_RESOURCE_EXHAUSTED;
     ++r_.failed_allocs;
@@ -180,11 +183,10 @@ class Loop {
     if (oom.kind == STRATA_OOM_FRAGMENTATION) ++r_.oom_fragmentation;
     RunStreamResult& s = r_.streams[step.stream];
     ++s.failed_allocs;
-    oom.event = static_cast<int64_t>(step.index);
-    oom.buffer_id = step.buffer->id;
-    oom.stream = step.stream;
     if (s.first_oom.event < 0) s.first_oom = oom;
-    if (r_.first_oom.event < 0) r_.first_oom = std::move(oom);
+    if (r_.first_oom.event < 0) r_.first_oom = oom;
+    last_oom_ = std::move(oom);
+    step.oom = &last_oom_;
   }
 
   bool Snapshot() {
@@ -220,6 +222,7 @@ class Loop {
   std::vector<uint64_t> live_;                       // per stream: the trace's own live bytes
   std::vector<uint64_t> heap_ids_;                   // stream 0's live buffers' ids in the backend's events
   Sink sink_;
+  RunOom last_oom_;  // the failure RunStep::oom points to
 };
 
 }  // namespace

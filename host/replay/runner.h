@@ -49,6 +49,7 @@ struct RunStep {
   bool called = false;                       // the device was called (else: a free of a failed buffer, ...)
   strata_status status = STRATA_OK;          // of the allocation or free
   strata_oom_kind failed = STRATA_OOM_NONE;  // the failed allocation's kind (kind NONE without oom_info)
+  const RunOom* oom = nullptr;               // a failed allocation: what the device said of it (else null)
   uint64_t live_bytes = 0;                   // the stream's trace: every buffer between its allocation and its free
 };
 

@@ -127,8 +127,14 @@ TEST(Runner, StreamsKeepTheirOwnBooks) {
     RunOptions o;
     o.oom_info = true;
     o.skip_zero_bytes = true;
-    size_t hooked = 0;
+    size_t hooked = 0, failures_hooked = 0;
     o.after_event = [&](const RunStep& step) {
+      if (step.oom != nullptr) {  // every failure, with what the device said of it
+        ++failures_hooked;
+        EXPECT_EQ(step.oom->event, static_cast<int64_t>(step.index));
+        EXPECT_EQ(step.oom->info.context_quota_bytes, quota[step.stream]);
+        EXPECT_EQ(step.oom->info.request_bytes, step.buffer->size);
+      }
       EXPECT_EQ(step.index, hooked);
       EXPECT_EQ(step.stream, stream_of[step.index]);
       EXPECT_EQ(step.live_bytes, expected_live[step.index]) << "seed " << seed << " event " << step.index;
@@ -155,6 +161,7 @@ TEST(Runner, StreamsKeepTheirOwnBooks) {
       failed += book[s].failed;
     }
     EXPECT_EQ(r.failed_allocs, failed);
+    EXPECT_EQ(failures_hooked, failed);
     EXPECT_EQ(r.oom_cap, failed);
     EXPECT_EQ(r.stats.num_failed_allocs, failed);  // the device counted the same refusals
     const int64_t first = std::min<uint64_t>(book[0].first_oom, book[1].first_oom);
