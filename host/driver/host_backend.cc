@@ -45,19 +45,11 @@
 namespace strata::driver {
 namespace {
 
-constexpr uint64_t kMaxAlignment = uint64_t{1} << 30;  // strata.h: alignment up to 1 GiB
 // The most live buffers the node array may be sized for: 2^24 (800 MB of 24-byte nodes), far beyond any trace.
 constexpr int64_t kMaxLiveBuffersOption = int64_t{1} << 24;
-constexpr char kNoContext[] = "no such context (never created or destroyed)";
 constexpr char kNoData[] =
     "the host backend models placement only (Strata's allocator on the host: buffers have addresses, no data); "
     "use the sim backend for ";
-
-// As the other backends answer: 0 is never a context (strata.h), any other unknown id is not found.
-Error NoContext(strata_context c) {
-  return c == 0 ? Error{STRATA_INVALID_ARGUMENT, "context 0 is never a valid context"}
-                : Error{STRATA_NOT_FOUND, kNoContext};
-}
 
 // "tlsf, best-fit or first-fit": alloc::PolicyName's names.
 std::string PolicyNames(const char* last) {
@@ -130,7 +122,7 @@ class HostBackend final : public Backend {
 
   Error DestroyContext(strata_context context) override {
     Context* c = Find(context);
-    if (c == nullptr) return NoContext(context);
+    if (c == nullptr) return NoSuchContext(context);
     std::vector<alloc::Handle> mine;
     allocator_.ForEachBlock([&](uint64_t, uint64_t, bool live, alloc::Handle h) {
       if (live && owner_[Node(h)] == context) mine.push_back(h);
@@ -145,11 +137,9 @@ class HostBackend final : public Backend {
 
   Error Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t flags, strata_buffer* out) override {
     Context* c = Find(context);
-    if (c == nullptr) return NoContext(context);
-    if (bytes == 0) return {STRATA_INVALID_ARGUMENT, "bytes must be positive"};
-    if (alignment != 0 && ((alignment & (alignment - 1)) != 0 || alignment > kMaxAlignment)) {
-      return {STRATA_INVALID_ARGUMENT, "alignment must be 0 or a power of two up to 1 GiB"};
-    }
+    if (c == nullptr) return NoSuchContext(context);
+    const Error bad = CheckAllocRequest(bytes, alignment);
+    if (!bad.ok()) return bad;
     ++events_;
     const uint64_t granule = allocator_.granule_bytes();
     // Saturated, not wrapped, for a request near 2^64 (the allocator refuses anything above the heap anyway).
@@ -215,7 +205,7 @@ class HostBackend final : public Backend {
 
   Error Free(strata_context context, strata_buffer buffer) override {
     Context* c = Find(context);
-    if (c == nullptr) return NoContext(context);
+    if (c == nullptr) return NoSuchContext(context);
     const alloc::Handle h{buffer};
     alloc::BufferInfo info;
     const strata_status st = allocator_.GetInfo(h, &info);
@@ -239,7 +229,7 @@ class HostBackend final : public Backend {
 
   // The runtime's COMPACT: PlanCompaction rounds within the budget until a plan moves nothing.
   Error Compact(strata_context context, uint64_t max_bytes, uint32_t max_moves, strata_compact_result* out) override {
-    if (context != 0 && Find(context) == nullptr) return NoContext(context);  // 0: the whole heap
+    if (context != 0 && Find(context) == nullptr) return NoSuchContext(context);  // 0: the whole heap
     uint64_t bytes_left = max_bytes == 0 ? UINT64_MAX : max_bytes;
     uint32_t moves_left = max_moves == 0 ? UINT32_MAX : max_moves;
     uint64_t bytes = 0;
@@ -273,7 +263,7 @@ class HostBackend final : public Backend {
     const Context* only = nullptr;
     if (context != 0) {
       only = Find(context);
-      if (only == nullptr) return NoContext(context);
+      if (only == nullptr) return NoSuchContext(context);
     }
     const alloc::Stats s = allocator_.GetStats();
     out->live_buffers = s.live_buffers;
