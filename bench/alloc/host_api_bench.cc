@@ -31,8 +31,9 @@ struct ApiRun {
 void CountEvent(void* user, const strata_event*) { ++*static_cast<uint64_t*>(user); }
 
 // One replay through the C API; false with a message on stderr if a call fails otherwise than out of memory.
-bool ApiReplay(const strata::replay::Trace& trace, const std::vector<strata::replay::Event>& events, uint32_t peak,
-               uint64_t capacity, bool sink, ApiRun* out) {
+__attribute__((noinline)) bool ApiReplay(const strata::replay::Trace& trace,
+                                         const std::vector<strata::replay::Event>& events, uint32_t peak,
+                                         uint64_t capacity, bool sink, ApiRun* out) {
   strata::NamedOptions named("host");
   named.Add("capacity_bytes", std::to_string(capacity));
   named.Add("max_live_buffers", std::to_string(peak));
@@ -79,8 +80,9 @@ bool ApiReplay(const strata::replay::Trace& trace, const std::vector<strata::rep
 // The allocator called directly with nothing else (no clock reads per call, no max-load pass): what the library
 // itself costs, the floor under both. Returns the footprint.
 template <typename A>
-uint64_t BareReplay(const strata::replay::Trace& trace, const std::vector<strata::replay::Event>& events, uint32_t peak,
-                    uint64_t capacity) {
+__attribute__((noinline)) uint64_t BareReplay(const strata::replay::Trace& trace,
+                                              const std::vector<strata::replay::Event>& events, uint32_t peak,
+                                              uint64_t capacity) {
   std::vector<typename A::Node> nodes(A::NodesForLiveBuffers(peak));
   std::vector<strata::alloc::Move> moves(peak);
   A a;
@@ -114,6 +116,17 @@ uint64_t BareReplay(const strata::replay::Trace& trace, const std::vector<strata
     }
   }
   return footprint;
+}
+
+// Each side a function of its own (noinline), so that valgrind --tool=callgrind counts their instructions apart:
+// the stable figure on a loaded machine.
+__attribute__((noinline)) bool ApiPlain(const strata::replay::Trace& t, const std::vector<strata::replay::Event>& e,
+                                        uint32_t peak, uint64_t capacity, ApiRun* out) {
+  return ApiReplay(t, e, peak, capacity, false, out);
+}
+__attribute__((noinline)) bool ApiWithSink(const strata::replay::Trace& t, const std::vector<strata::replay::Event>& e,
+                                           uint32_t peak, uint64_t capacity, ApiRun* out) {
+  return ApiReplay(t, e, peak, capacity, true, out);
 }
 
 // The best wall time of `fn` over repetitions that take at least min_seconds together (and at least 3).
@@ -185,9 +198,9 @@ int main(int argc, char** argv) {
     });
     ApiRun api, api_sink;
     const double api_s =
-        BestSeconds(min_seconds, [&] { return ApiReplay(trace, events, peak, options.capacity_bytes, false, &api); });
-    const double sink_s = BestSeconds(
-        min_seconds, [&] { return ApiReplay(trace, events, peak, options.capacity_bytes, true, &api_sink); });
+        BestSeconds(min_seconds, [&] { return ApiPlain(trace, events, peak, options.capacity_bytes, &api); });
+    const double sink_s =
+        BestSeconds(min_seconds, [&] { return ApiWithSink(trace, events, peak, options.capacity_bytes, &api_sink); });
     if (direct_s < 0 || api_s < 0 || sink_s < 0) {
       std::fprintf(stderr, "host_api_bench: %s: %s\n", trace.name.c_str(), error.c_str());
       status = 1;
