@@ -23,6 +23,7 @@
 //     "alloc"  a buffer placed at `address` (its heap offset)
 //     "free"   a buffer freed (strata_free, or strata_context_destroy for each of the context's buffers)
 //     "move"   a buffer a compaction moved from `address` to `to_address`, in plan order
+//     "extent" each time a sink is set: the heap, [0, value) (id 0), as on sim
 //   track "compaction", value = bytes:
 //     "slide_baseline"  before each defragment-on-OOM attempt: what sliding every live buffer down to the bottom of
 //                       the heap would copy (strata-replay's slide_baseline_bytes is their sum)
@@ -307,6 +308,12 @@ class HostBackend final : public Backend {
   Error SetEventSink(strata_event_fn fn, void* user) override {
     sink_.fn = fn;
     sink_.user = user;
+    if (sink_.on()) {  // the heap's extent, for pictures of it (scripts/plot_memory.py), as sim reports it
+      sim::Event extent{"heap", "extent", events_, events_, static_cast<int64_t>(allocator_.capacity_bytes())};
+      extent.kind = sim::EventKind::kInstant;
+      extent.has_address = true;
+      sink_.OnEvent(extent);
+    }
     return {};
   }
 

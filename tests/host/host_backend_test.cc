@@ -70,7 +70,7 @@ strata_context Context(strata_device* d, uint64_t quota_bytes = 0, double fracti
 
 // What the events of a run add up to, and every live buffer's place at one event of the replay.
 struct Recorder {
-  uint64_t bytes_allocated = 0, slide_baseline = 0, moves = 0, move_bytes = 0, on_oom = 0, on_oom_bytes = 0;
+  uint64_t extent = 0, bytes_allocated = 0, slide_baseline = 0, moves = 0, move_bytes = 0, on_oom = 0, on_oom_bytes = 0;
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> live;  // event id (backend handle) -> address, bytes
   bool ok = true;
   std::string problem;
@@ -80,7 +80,9 @@ struct Recorder {
     if (track == "heap") {
       if ((e->flags & STRATA_EVENT_FLAG_ADDRESS) == 0 || e->kind != STRATA_EVENT_INSTANT) r.Fail("heap event form");
       const uint64_t bytes = static_cast<uint64_t>(e->value);
-      if (name == "alloc") {
+      if (name == "extent") {
+        r.extent = bytes;
+      } else if (name == "alloc") {
         if (!r.live.emplace(e->id, std::make_pair(e->address, bytes)).second) r.Fail("alloc of a live id");
         r.bytes_allocated += bytes;
       } else if (name == "free") {
@@ -182,6 +184,7 @@ ApiResult ApiReplay(const Trace& trace, const replay::ReplayOptions& o, bool che
     }
   }
   EXPECT_TRUE(rec.ok) << rec.problem;
+  EXPECT_EQ(rec.extent, o.capacity_bytes);  // reported when the sink was set
   const strata_memory_stats s = Stats(dev.d);
   out.r.compactions = s.compactions;
   out.r.moves = s.compaction_moves;
@@ -566,6 +569,7 @@ TEST(HostBackend, AlignmentAndCompact) {
   EXPECT_EQ(rec.moves, r.moves);
   EXPECT_EQ(rec.move_bytes, r.bytes_moved);
   EXPECT_TRUE(rec.ok) << rec.problem;
+  EXPECT_EQ(rec.extent, uint64_t{16} << 20);  // reported when the sink was set
   const strata_memory_stats s = Stats(dev.d);
   EXPECT_EQ(s.compaction_moves, r.moves);
   EXPECT_EQ(s.live_buffers, 10u);
