@@ -113,11 +113,15 @@ class HostBackend final : public Backend {
     if (slot == STRATA_RT_MAX_CONTEXTS) return {STRATA_RESOURCE_EXHAUSTED, "too many contexts"};
     if (slot == contexts_.size()) contexts_.emplace_back();
     Context& c = contexts_[slot];
+    // As the runtime numbers them: slot + 1 in the low 8 bits, a generation above (12 bits here, so that ids stay
+    // below 2^20), so that a destroyed context's id does not name the next context in its slot.
+    const uint32_t generation = c.id >> 8 == 0xfff ? 1 : (c.id >> 8) + 1;
     c = Context{};
+    c.id = generation << 8 | (slot + 1);
     c.open = true;
     c.has_quota = quota_bytes != 0 || quota_ppm != 0;  // the runtime's rule: only a quota asked for refuses
     c.quota = strata_quota_bytes(quota_bytes, quota_ppm, allocator_.capacity_bytes());
-    *out = slot + 1;
+    *out = c.id;
     return {};
   }
 
@@ -319,6 +323,7 @@ class HostBackend final : public Backend {
 
  private:
   struct Context {
+    strata_context id = 0;  // kept when destroyed: the next context in the slot takes the next generation
     bool open = false;
     bool has_quota = false;
     uint64_t quota = 0;
@@ -329,8 +334,9 @@ class HostBackend final : public Backend {
   static uint32_t Node(alloc::Handle h) { return static_cast<uint32_t>(h.value) - 1; }
 
   Context* Find(strata_context id) {
-    if (id == 0 || id > contexts_.size() || !contexts_[id - 1].open) return nullptr;
-    return &contexts_[id - 1];
+    const uint32_t slot = (id & 0xffu) - 1;
+    if (id == 0 || slot >= contexts_.size() || !contexts_[slot].open || contexts_[slot].id != id) return nullptr;
+    return &contexts_[slot];
   }
 
   // The copy callback: no data to copy; each move raises the footprint and is reported.
@@ -414,7 +420,7 @@ class HostBackend final : public Backend {
   alloc::Options config_;
   A allocator_;
   bool check_every_op_ = false;
-  std::vector<Context> contexts_;  // context id = index + 1
+  std::vector<Context> contexts_;  // by slot: the low 8 bits of a context id, less 1
   uint64_t events_ = 0;            // allocations, frees, compactions: the timeline's clock
   uint64_t footprint_ = 0;         // highest heap address reached
   uint64_t largest_alloc_ = 0;

@@ -433,6 +433,11 @@ TEST(HostBackend, QuotasAtTheRulesBoundary) {
     strata_memory_stats s{};
     s.struct_size = sizeof s;
     EXPECT_EQ(strata_get_memory_stats(dev.d, c1, &s), STRATA_NOT_FOUND);
+    // The next context takes c1's place, under another id: c1 names nothing still.
+    const strata_context c4 = Context(dev.d);
+    EXPECT_NE(c4, c1);
+    EXPECT_EQ(strata_alloc(dev.d, c1, 256, 0, 0, &h), STRATA_NOT_FOUND);
+    EXPECT_EQ(Stats(dev.d).contexts, 3u);
     strata_close(dev.d);
   }
 }
