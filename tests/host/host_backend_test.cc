@@ -130,7 +130,8 @@ struct ApiResult {
 };
 
 // The loop a runner makes: each event of the trace through strata_alloc / strata_free on one context.
-ApiResult ApiReplay(const Trace& trace, const replay::ReplayOptions& o, bool check_every_op = false) {
+// max_live: the metadata's size, 0 for the trace's peak (as replay::Replay sizes it).
+ApiResult ApiReplay(const Trace& trace, const replay::ReplayOptions& o, bool check_every_op, uint32_t max_live) {
   const std::vector<replay::Event> events = replay::BuildEvents(trace);
   uint32_t live = 0, peak = 1;
   for (const replay::Event& e : events) {
@@ -141,7 +142,7 @@ ApiResult ApiReplay(const Trace& trace, const replay::ReplayOptions& o, bool che
   Opened dev = OpenHost({{"capacity_bytes", std::to_string(o.capacity_bytes)},
                          {"granule_bytes", std::to_string(o.granule_bytes)},
                          {"policy", alloc::PolicyName(o.policy)},
-                         {"max_live_buffers", std::to_string(peak)},
+                         {"max_live_buffers", std::to_string(max_live != 0 ? max_live : peak)},
                          {"check_every_op", check_every_op ? "1" : "0"}});
   EXPECT_EQ(dev.status, STRATA_OK) << dev.message;
   if (dev.d == nullptr) return out;
@@ -205,13 +206,13 @@ ApiResult ApiReplay(const Trace& trace, const replay::ReplayOptions& o, bool che
 
 // Runs both and compares. Returns the reference's result for the spread checks.
 replay::ReplayResult Differential(const Trace& trace, replay::ReplayOptions o, uint32_t seed,
-                                  bool check_every_op = false) {
+                                  bool check_every_op = false, uint32_t max_live = 0) {
   const size_t n_events = 2 * trace.buffers.size();
   o.snapshot_event = static_cast<int64_t>(std::mt19937(seed)() % n_events);
   replay::ReplayResult want;
   std::string error;
   EXPECT_TRUE(replay::Replay(trace, o, &want, &error)) << error;
-  const ApiResult got = ApiReplay(trace, o, check_every_op);
+  const ApiResult got = ApiReplay(trace, o, check_every_op, max_live);
   const std::string what = trace.name + " " + alloc::PolicyName(o.policy) + " granule " +
                            std::to_string(o.granule_bytes) + " capacity " + std::to_string(o.capacity_bytes) +
                            (o.compaction_on_oom ? " compaction on" : " compaction off");
@@ -306,6 +307,20 @@ TEST(HostBackend, CheckEveryOpSameRun) {
   o.compaction_on_oom = true;
   o.capacity_bytes = replay::MaxLoad(trace, o.granule_bytes) * 21 / 20 / 256 * 256;
   Differential(trace, o, 5, /*check_every_op=*/true);
+}
+
+// Metadata for more than 32,767 live buffers: the backend takes the WideAllocator (24-byte nodes) where replay::Replay,
+// sized by the trace's peak, takes the Allocator; the same placements either way.
+TEST(HostBackend, WideAllocatorSameRun) {
+  const Trace trace = RandomTrace(7, 400);
+  for (uint32_t p = 0; p < alloc::kNumPolicies; ++p) {
+    replay::ReplayOptions o;
+    o.policy = static_cast<alloc::Policy>(p);
+    o.compaction_on_oom = true;
+    o.capacity_bytes = replay::MaxLoad(trace, o.granule_bytes) / 256 * 256;
+    const replay::ReplayResult want = Differential(trace, o, 11 + p, false, 40000);
+    EXPECT_GT(want.compactions, 0u);
+  }
 }
 
 // The shared traces (tests/data/traces), every policy, at the max load and a little above, compaction on and off.
