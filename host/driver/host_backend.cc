@@ -271,21 +271,16 @@ class HostBackend final : public Backend {
       if (only == nullptr) return NoSuchContext(context);
     }
     const alloc::Stats s = allocator_.GetStats();
+    // The allocator's figures the runtime reports (strata/protocol.h's list, as on sim), then what differs here.
+#define STRATA_COPY_(type, name) out->name = s.name;
+    STRATA_RT_STATS_FROM_ALLOCATOR_64(STRATA_COPY_)
+#undef STRATA_COPY_
     out->live_buffers = s.live_buffers;
-    out->bytes_in_use = s.bytes_in_use;
-    out->peak_bytes_in_use = s.peak_bytes_in_use;
-    out->bytes_limit = s.bytes_limit;
-    out->bytes_free = s.bytes_free;
-    out->largest_free_block_bytes = s.largest_free_block_bytes;
-    out->num_allocs = s.num_allocs;
-    out->num_frees = s.num_frees;
-    out->num_failed_allocs = oom_counts_[STRATA_OOM_CAPACITY] + oom_counts_[STRATA_OOM_CAP] +
-                             oom_counts_[STRATA_OOM_FRAGMENTATION];  // failed strata_alloc calls
     out->fragmentation = s.fragmentation;
-    out->compactions = s.compactions;
-    out->compaction_moves = s.compaction_moves;
-    out->compaction_bytes_moved = s.compaction_bytes_moved;
-    out->compaction_cycles = 0;
+    // Failed strata_alloc calls, quota refusals included (the allocator counts its own attempts: a defragment on
+    // OOM is a second one).
+    out->num_failed_allocs =
+        oom_counts_[STRATA_OOM_CAPACITY] + oom_counts_[STRATA_OOM_CAP] + oom_counts_[STRATA_OOM_FRAGMENTATION];
     out->contexts = static_cast<uint32_t>(
         std::count_if(contexts_.begin(), contexts_.end(), [](const Context& c) { return c.open; }));
     if (only != nullptr) {
