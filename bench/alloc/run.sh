@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Allocator benchmarks: host (ns per alloc+free pair per policy, harness throughput, every shared trace)
-# and device (core cycles per allocate/free on strata-sim). Usage: run.sh BUILD_DIR [--quick]
+# Allocator benchmarks: host (ns per alloc+free pair per policy, harness throughput, every shared trace; a host
+# replay through the C API against the direct one) and device (core cycles per allocate/free on strata-sim). Usage: run.sh BUILD_DIR [--quick]
 # stdout: JSON lines only; progress and the firmware's other console lines go to stderr.
 set -euo pipefail
 build="${1:?usage: run.sh BUILD_DIR [--quick]}"
@@ -18,6 +18,23 @@ if [ -x "$host" ]; then
   "$host" "$@" | split || { echo "alloc: host benchmark failed" >&2; status=1; }
 else
   echo "alloc: no host benchmark at $host" >&2
+  status=1
+fi
+
+# The C API's cost on a host replay: bert_base and a generated 100k-buffer trace (bench/compare/gen_trace.py, seed 1),
+# replay::Replay against strata.h on the host backend (host_api_bench).
+api="$build/bench/alloc/host_api_bench"
+if [ -x "$api" ]; then
+  echo "alloc: host replay through the C API ($api)" >&2
+  work=$(mktemp -d)
+  large=100000
+  [ "${1:-}" = "--quick" ] && large=10000
+  python3 "$(dirname "$0")/../compare/gen_trace.py" --buffers "$large" --seed 1 --out "$work/generated_$large.csv"
+  "$api" "$(dirname "$0")/../../tests/data/traces/bert_base.csv" "$work/generated_$large.csv" | split ||
+    { echo "alloc: host_api_bench failed" >&2; status=1; }
+  rm -rf "$work"
+else
+  echo "alloc: no host_api_bench at $api" >&2
   status=1
 fi
 

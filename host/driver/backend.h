@@ -56,6 +56,24 @@ class OpenOptions {
   std::map<std::string, Value> values_;
 };
 
+// What a host-side backend (host, gpu-emu, cuda) answers for a context it does not have, as the model's decoder
+// answers: 0 is never a context (strata.h), any other unknown id is not found.
+constexpr char kNoSuchContext[] = "no such context (never created or destroyed)";
+inline Error NoSuchContext(strata_context c) {
+  return c == 0 ? Error{STRATA_INVALID_ARGUMENT, "context 0 is never a valid context"}
+                : Error{STRATA_NOT_FOUND, kNoSuchContext};
+}
+
+// strata_alloc's size and alignment rule (strata.h) for the host-side backends: bytes > 0, alignment 0 or a power
+// of two up to 1 GiB.
+inline Error CheckAllocRequest(uint64_t bytes, uint64_t alignment) {
+  if (bytes == 0) return {STRATA_INVALID_ARGUMENT, "bytes must be positive"};
+  if (alignment != 0 && ((alignment & (alignment - 1)) != 0 || alignment > (uint64_t{1} << 30))) {
+    return {STRATA_INVALID_ARGUMENT, "alignment must be 0 or a power of two up to 1 GiB"};
+  }
+  return {};
+}
+
 // Backend handles: the core puts the device's identity in the top bits of every buffer handle and
 // context id, so a backend's own values must leave them free.
 constexpr int kBackendBufferBits = 54;   // buffer handles below 2^54 (the firmware's: index + 22-bit generation)

@@ -13,15 +13,8 @@ namespace {
 
 constexpr uint32_t kMaxContexts = 64;
 constexpr uint32_t kMaxLiveBuffers = 1u << 20;
-constexpr uint32_t kGenerationBits = 21;  // index + 1 in the low 32 bits: handles stay below 2^53
-constexpr uint64_t kMaxAlignment = 1ull << 30;
+constexpr uint32_t kGenerationBits = 21;           // index + 1 in the low 32 bits: handles stay below 2^53
 constexpr uint64_t kMaxRequestBytes = 1ull << 62;  // 4 EiB: no device; far from where round-ups wrap
-constexpr char kNoContext[] = "no such context (never created or destroyed)";
-// As the model's decoder answers: 0 is never a context (strata.h), any other unknown id is not found.
-Error NoTenant(strata_context c) {
-  return c == 0 ? Error{STRATA_INVALID_ARGUMENT, "context 0 is never a valid context"}
-                : Error{STRATA_NOT_FOUND, kNoContext};
-}
 
 strata_oom_kind ToC(gpu::OomKind k) {
   switch (k) {
@@ -165,7 +158,7 @@ Error GpuPolicyBackend::CreateContextWithOptions(uint64_t quota_bytes, uint32_t 
 
 Error GpuPolicyBackend::DestroyContext(strata_context context) {
   Tenant* t = FindTenant(context);
-  if (t == nullptr) return NoTenant(context);
+  if (t == nullptr) return NoSuchContext(context);
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     Slot& s = slots_[i];
     if (s.live && s.context == context) {
@@ -181,11 +174,9 @@ Error GpuPolicyBackend::DestroyContext(strata_context context) {
 Error GpuPolicyBackend::Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t,
                               strata_buffer* out) {
   Tenant* t = FindTenant(context);
-  if (t == nullptr) return NoTenant(context);
-  if (bytes == 0) return {STRATA_INVALID_ARGUMENT, "bytes must be positive"};
-  if (alignment != 0 && ((alignment & (alignment - 1)) != 0 || alignment > kMaxAlignment)) {
-    return {STRATA_INVALID_ARGUMENT, "alignment must be 0 or a power of two up to 1 GiB"};
-  }
+  if (t == nullptr) return NoSuchContext(context);
+  const Error bad = CheckAllocRequest(bytes, alignment);
+  if (!bad.ok()) return bad;
   ++events_;
   // A request beyond any device is refused before the policy sees it: the policies' round-ups (PyTorch's, BFC's)
   // are written for real sizes and wrap to a small one near 2^64. Below this bound the policy answers, in its
@@ -277,7 +268,7 @@ Error GpuPolicyBackend::Read(strata_context context, strata_buffer buffer, uint6
 
 // The model's argument rules (docs/runtime.md, GEMM), then RunGemm on the buffers' device addresses.
 Error GpuPolicyBackend::Gemm(strata_context context, const strata_gemm_args& g) {
-  if (FindTenant(context) == nullptr) return NoTenant(context);
+  if (FindTenant(context) == nullptr) return NoSuchContext(context);
   const uint32_t f = g.flags;
   const bool int8 = f & STRATA_GEMM_FLAG_INT8;
   if (g.m == 0 || g.n == 0 || g.k == 0 || g.m > STRATA_GEMM_MAX_DIM || g.n > STRATA_GEMM_MAX_DIM ||
@@ -343,7 +334,7 @@ Error GpuPolicyBackend::RunGemm(uint64_t pa, uint64_t pb, uint64_t pc, const ref
 // JAX's Defragment(): copy every live buffer of every tenant to the host, free them all, allocate them again
 // in the same order, copy them back. Nothing moves on the device itself; the cost is host-link bytes and syncs.
 Error GpuPolicyBackend::Compact(strata_context context, uint64_t, uint32_t, strata_compact_result* out) {
-  if (context != 0 && FindTenant(context) == nullptr) return NoTenant(context);  // 0: every context
+  if (context != 0 && FindTenant(context) == nullptr) return NoSuchContext(context);  // 0: every context
   std::vector<uint32_t> live;
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].live) live.push_back(i);
@@ -402,7 +393,7 @@ Error GpuPolicyBackend::MemoryStats(strata_context context, strata_memory_stats*
   Tenant* only = nullptr;
   if (context != 0) {
     only = FindTenant(context);
-    if (only == nullptr) return {STRATA_NOT_FOUND, kNoContext};
+    if (only == nullptr) return {STRATA_NOT_FOUND, kNoSuchContext};
   }
   uint64_t free_in_pools = 0;
   uint32_t contexts = 0;
@@ -499,7 +490,7 @@ void GpuPolicyBackend::RecordOom(Tenant& t, uint64_t bytes, gpu::OomKind kind, u
 
 Error GpuPolicyBackend::Resolve(strata_context context, strata_buffer h, const std::string& what, uint32_t* index) {
   const std::string prefix = what.empty() ? "" : what + ": ";
-  if (FindTenant(context) == nullptr) return NoTenant(context);
+  if (FindTenant(context) == nullptr) return NoSuchContext(context);
   const uint64_t low = h & 0xffffffffull;
   const uint64_t gen = h >> 32;
   if (low == 0 || low > slots_.size() || gen == 0 || gen >= (1ull << kGenerationBits)) {
