@@ -10,8 +10,11 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
+#include "runner.h"
+#include "strata/strata.hpp"
 #include "text.h"
 
 namespace strata::replay {
@@ -33,148 +36,26 @@ uint32_t PeakLiveCount(const std::vector<Event>& events) {
   return peak;
 }
 
-template <typename A>
-bool RunReplay(const Trace& trace, const std::vector<Event>& events, uint32_t peak_live, const ReplayOptions& options,
-               uint64_t capacity, ReplayResult* r, std::string* error) {
-  std::vector<typename A::Node> nodes(A::NodesForLiveBuffers(std::max<uint32_t>(peak_live, 1)));
-  A allocator;
-  alloc::Options ao;
-  ao.capacity_bytes = capacity;
-  ao.granule_bytes = options.granule_bytes;
-  ao.policy = options.policy;
-  strata_status st = allocator.Init(nodes.data(), static_cast<uint32_t>(nodes.size()), ao);
-  if (st != STRATA_OK) {
-    *error = std::string("allocator Init failed (") + strata_status_name(st) + "): capacity " +
-             std::to_string(capacity) + " bytes at granule " + std::to_string(options.granule_bytes) +
-             " exceeds 2^40 granules or the granule is not a power of two <= 65536";
-    return false;
+// The host backend for one replay: Strata's allocator with the replay's heap, granule and policy, its node array sized
+// for the trace's most live buffers.
+strata_device* OpenHost(const ReplayOptions& options, uint64_t capacity, uint32_t peak_live, std::string* error) {
+  strata_device* d = nullptr;
+  try {
+    NamedOptions named("host");
+    named.Add("capacity_bytes", std::to_string(capacity));
+    named.Add("granule_bytes", std::to_string(options.granule_bytes));
+    named.Add("policy", alloc::PolicyName(options.policy));
+    named.Add("max_live_buffers", std::to_string(std::max<uint32_t>(peak_live, 1)));
+    if (options.check_every_op) named.Add("check_every_op", "true");
+    strata_open_options o{};
+    o.struct_size = sizeof o;
+    o.named_options = named.data();
+    o.num_named_options = named.size();
+    if (strata_open("host", &o, &d) != STRATA_OK) *error = ApiError("opening the host backend");
+  } catch (const strata::Error& e) {
+    *error = e.what();
   }
-  std::vector<alloc::Move> moves(std::max<uint32_t>(peak_live, 1));
-  std::vector<alloc::Handle> handles(trace.buffers.size());
-  using Clock = std::chrono::steady_clock;
-  Clock::duration alloc_time{}, free_time{};
-  uint64_t allocs = 0, frees = 0, footprint = 0, trace_live = 0;
-  uint64_t done = 0;
-  for (const Event& e : events) {
-    if (options.max_events != 0 && r->events >= options.max_events) break;
-    ++r->events;
-    const TraceBuffer& b = trace.buffers[e.buffer];
-    if (e.kind == 1) {
-      alloc::Handle h;
-      const auto t0 = Clock::now();
-      st = allocator.Allocate(b.size, 0, &h);
-      if (st == STRATA_RESOURCE_EXHAUSTED && options.compaction_on_oom) {
-        // Outside the timed region: what sliding every buffer down would have copied (the baseline).
-        const auto t1 = Clock::now();
-        uint64_t slide_all = 0, free_bytes = 0;
-        bool hole = false;
-        allocator.ForEachBlock([&](uint64_t, uint64_t size, bool live, alloc::Handle) {
-          if (!live) hole = true, free_bytes += size;
-          if (live && hole) slide_all += size;
-        });
-        r->slide_baseline_bytes += slide_all;
-        const uint64_t moved_before = allocator.GetStats().compaction_bytes_moved;
-        const auto t2 = Clock::now();
-        // The trace holds no data: the copy callback tracks the highest address a move reaches and prices each move.
-        struct Track {
-          uint64_t* footprint;
-          const std::function<double(uint64_t)>* cost;
-          double* cycles;
-        } track_ctx{&footprint, &options.move_cycles, &r->move_cycles_estimate};
-        auto track = [](void* ctx, const alloc::Move* m, uint32_t n) {
-          Track& t = *static_cast<Track*>(ctx);
-          for (uint32_t k = 0; k < n; ++k) {
-            *t.footprint = std::max(*t.footprint, m[k].dst_offset + m[k].bytes);
-            if (*t.cost) *t.cycles += (*t.cost)(m[k].bytes);
-          }
-          return STRATA_OK;
-        };
-        st = allocator.AllocateWithCompaction(b.size, 0, alloc::CompactionBudget{}, moves.data(),
-                                              static_cast<uint32_t>(moves.size()), +track, &track_ctx, &h);
-        alloc_time -= t2 - t1;
-        if (options.verbose) {
-          std::fprintf(stderr,
-                       "compaction at line %u (t=%llu): request %llu B, free %llu B, moved %llu B, "
-                       "slide-everything %llu B: %s\n",
-                       b.line, static_cast<unsigned long long>(b.lower), static_cast<unsigned long long>(b.size),
-                       static_cast<unsigned long long>(free_bytes),
-                       static_cast<unsigned long long>(allocator.GetStats().compaction_bytes_moved - moved_before),
-                       static_cast<unsigned long long>(slide_all), strata_status_name(st));
-        }
-      }
-      alloc_time += Clock::now() - t0;
-      ++allocs;
-      if (st == STRATA_OK) {
-        handles[e.buffer] = h;
-        alloc::BufferInfo info;
-        allocator.GetInfo(h, &info);
-        footprint = std::max(footprint, info.offset + info.allocated_bytes);
-        r->bytes_allocated += info.allocated_bytes;
-      } else if (st == STRATA_RESOURCE_EXHAUSTED) {
-        ++r->failed_allocs;
-      } else {
-        *error = "line " + std::to_string(b.line) + ": Allocate returned " + strata_status_name(st);
-        return false;
-      }
-    } else if (!handles[e.buffer].IsNull()) {
-      const auto t0 = Clock::now();
-      st = allocator.Free(handles[e.buffer]);
-      free_time += Clock::now() - t0;
-      ++frees;
-      if (st != STRATA_OK) {
-        *error = "line " + std::to_string(b.line) + ": Free returned " + strata_status_name(st);
-        return false;
-      }
-      handles[e.buffer] = alloc::Handle{};
-    }
-    if (options.check_every_op) {
-      const alloc::CheckResult c = allocator.Check();
-      if (!c.ok()) {
-        *error = "line " + std::to_string(b.line) + ": Check() failed: " + c.invariant;
-        return false;
-      }
-    }
-    trace_live = e.kind == 1 ? trace_live + b.size : trace_live - b.size;
-    if (options.step) {
-      ReplayStep step;
-      step.live_bytes = trace_live;
-      step.event = r->events - 1;
-      step.alloc = e.kind == 1;
-      step.buffer = e.buffer;
-      step.failed = e.kind == 1 && st == STRATA_RESOURCE_EXHAUSTED;
-      const alloc::Stats now = allocator.GetStats();
-      step.in_use_bytes = now.bytes_in_use;
-      step.free_bytes = now.bytes_free;
-      step.largest_free_block_bytes = now.largest_free_block_bytes;
-      step.footprint_bytes = footprint;
-      step.bytes_moved = now.compaction_bytes_moved;
-      options.step(step);
-    }
-    if (options.snapshot_event >= 0 && r->events - 1 == static_cast<uint64_t>(options.snapshot_event)) {
-      for (uint32_t k = 0; k < handles.size(); ++k) {
-        alloc::BufferInfo info;
-        if (!handles[k].IsNull() && allocator.GetInfo(handles[k], &info) == STRATA_OK) {
-          r->snapshot.push_back({info.offset, info.allocated_bytes, k});
-        }
-      }
-      std::sort(r->snapshot.begin(), r->snapshot.end(),
-                [](const PlacedBuffer& a, const PlacedBuffer& b) { return a.offset < b.offset; });
-    }
-    if (options.progress && (++done % 4096) == 0) options.progress(done, events.size());
-  }
-  const alloc::Stats s = allocator.GetStats();
-  const alloc::CheckResult c = allocator.Check();
-  if (!c.ok()) {
-    *error = std::string("Check() failed after the replay: ") + c.invariant;
-    return false;
-  }
-  r->footprint_bytes = footprint;
-  r->compactions = s.compactions;
-  r->moves = s.compaction_moves;
-  r->bytes_moved = s.compaction_bytes_moved;
-  r->ns_per_alloc = allocs ? std::chrono::duration<double, std::nano>(alloc_time).count() / allocs : 0;
-  r->ns_per_free = frees ? std::chrono::duration<double, std::nano>(free_time).count() / frees : 0;
-  return true;
+  return d;
 }
 
 }  // namespace
@@ -192,7 +73,6 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
   r.compaction = options.compaction_on_oom ? "on-oom" : "off";
   r.buffers = trace.buffers.size();
   r.granule_bytes = options.granule_bytes;
-  r.max_load_bytes = MaxLoad(trace, options.granule_bytes);
   r.capacity_bytes = options.capacity_bytes;
   r.events_total = 2 * static_cast<uint64_t>(trace.buffers.size());
   r.events_bounded = options.max_events != 0;
@@ -207,14 +87,108 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
   std::vector<Event> built;
   if (options.events == nullptr) built = BuildEvents(trace);
   const std::vector<Event>& events = options.events != nullptr ? *options.events : built;
-  const uint32_t peak_live = PeakLiveCount(events);
-  bool ok;
-  if (alloc::Allocator::NodesForLiveBuffers(peak_live) <= alloc::Allocator::kMaxNodes) {
-    ok = RunReplay<alloc::Allocator>(trace, events, peak_live, options, capacity, &r, error);
-  } else {
-    ok = RunReplay<alloc::WideAllocator>(trace, events, peak_live, options, capacity, &r, error);
+  r.max_load_bytes = MaxLoad(trace, events, options.granule_bytes);
+  strata_device* d = OpenHost(options, capacity, PeakLiveCount(events), error);
+  if (d == nullptr) return false;
+  const std::unique_ptr<strata_device, strata_status (*)(strata_device*)> closer(d, strata_close);
+  strata_context ctx = 0;
+  if (strata_context_create(d, nullptr, &ctx) != STRATA_OK) {
+    *error = ApiError("strata_context_create");
+    return false;
   }
-  if (!ok) return false;
+  auto stats_now = [&](strata_memory_stats* s) {
+    s->struct_size = sizeof *s;
+    if (strata_get_memory_stats(d, 0, s) == STRATA_OK) return true;
+    *error = ApiError("strata_get_memory_stats");
+    return false;
+  };
+
+  RunOptions ro;
+  ro.alloc_flags = options.compaction_on_oom ? 0u : STRATA_ALLOC_FLAG_NO_COMPACT;
+  ro.max_events = options.max_events;
+  ro.snapshot_event = options.snapshot_event;
+  ro.snapshot_allocated_bytes = true;
+  // The backend's compaction events: the slide-everything baseline before each attempt, each move (priced by
+  // move_cycles), and what an allocation that compacted moved (for --verbose).
+  uint64_t attempt_baseline = 0, attempt_moved = 0;
+  bool attempted = false;
+  if (options.compaction_on_oom) {
+    ro.on_event = [&](const strata_event& e) {
+      if (std::strcmp(e.name, "slide_baseline") == 0 && std::strcmp(e.track, "compaction") == 0) {
+        r.slide_baseline_bytes += static_cast<uint64_t>(e.value);
+        attempted = true;
+        attempt_baseline = static_cast<uint64_t>(e.value);
+      } else if (std::strcmp(e.name, "move") == 0 && std::strcmp(e.track, "heap") == 0) {
+        if (options.move_cycles) r.move_cycles_estimate += options.move_cycles(static_cast<uint64_t>(e.value));
+      } else if (std::strcmp(e.name, "on_oom") == 0 && std::strcmp(e.track, "compaction") == 0) {
+        attempt_moved = static_cast<uint64_t>(e.value);
+      }
+    };
+  }
+  using Clock = std::chrono::steady_clock;
+  Clock::duration alloc_time{}, free_time{};
+  Clock::time_point t0;
+  uint64_t allocs = 0, frees = 0, free_before = 0;
+  ro.before_call = [&](const RunStep& step) {
+    if (options.verbose && step.alloc && options.compaction_on_oom) {
+      strata_memory_stats s{};
+      if (!stats_now(&s)) return false;
+      free_before = s.bytes_free;
+      attempted = false;
+      attempt_moved = 0;
+    }
+    t0 = Clock::now();
+    return true;
+  };
+  ro.after_event = [&](const RunStep& step) {
+    const TraceBuffer& b = *step.buffer;
+    if (step.called) {
+      (step.alloc ? alloc_time : free_time) += Clock::now() - t0;
+      ++(step.alloc ? allocs : frees);
+    }
+    if (step.alloc && step.status == STRATA_OK) r.bytes_allocated += RoundUp(b.size, options.granule_bytes);
+    if (options.verbose && attempted && step.alloc) {
+      std::fprintf(stderr,
+                   "compaction at line %u (t=%llu): request %llu B, free %llu B, moved %llu B, "
+                   "slide-everything %llu B: %s\n",
+                   b.line, static_cast<unsigned long long>(b.lower), static_cast<unsigned long long>(b.size),
+                   static_cast<unsigned long long>(free_before), static_cast<unsigned long long>(attempt_moved),
+                   static_cast<unsigned long long>(attempt_baseline), strata_status_name(step.status));
+      attempted = false;
+    }
+    if (options.step) {
+      strata_memory_stats now{};
+      if (!stats_now(&now)) return false;
+      ReplayStep s;
+      s.event = step.index;
+      s.alloc = step.alloc;
+      s.buffer = step.event->buffer;
+      s.failed = step.alloc && step.status == STRATA_RESOURCE_EXHAUSTED;
+      s.live_bytes = step.live_bytes;
+      s.in_use_bytes = now.bytes_in_use;
+      s.free_bytes = now.bytes_free;
+      s.largest_free_block_bytes = now.largest_free_block_bytes;
+      s.footprint_bytes = now.pool_bytes;
+      s.bytes_moved = now.compaction_bytes_moved;
+      options.step(s);
+    }
+    if (options.progress && (step.index + 1) % 4096 == 0) options.progress(step.index + 1, events.size());
+    return true;
+  };
+  RunResult run;
+  if (!RunEvents(d, {{&trace, ctx}}, events, nullptr, ro, &run, error)) return false;
+  const strata_memory_stats& s = run.stats;
+  r.events = run.events;
+  r.failed_allocs = run.failed_allocs;
+  r.footprint_bytes = s.pool_bytes;
+  r.compactions = s.compactions;
+  r.moves = s.compaction_moves;
+  r.bytes_moved = s.compaction_bytes_moved;
+  r.ns_per_alloc = allocs ? std::chrono::duration<double, std::nano>(alloc_time).count() / allocs : 0;
+  r.ns_per_free = frees ? std::chrono::duration<double, std::nano>(free_time).count() / frees : 0;
+  r.snapshot = std::move(run.snapshot);
+  std::sort(r.snapshot.begin(), r.snapshot.end(),
+            [](const PlacedBuffer& a, const PlacedBuffer& b) { return a.offset < b.offset; });
   r.footprint_ratio = r.max_load_bytes ? double(r.footprint_bytes) / double(r.max_load_bytes) : 0;
   r.bytes_moved_fraction = r.bytes_allocated ? double(r.bytes_moved) / double(r.bytes_allocated) : 0;
   return true;

@@ -1,9 +1,10 @@
 // The host backend (host/driver/host_backend.cc): Strata's allocator through the C API.
 //  * Differential: random traces (a spread of seeds, sizes, lifetimes, capacities tight enough to fail and to
 //    compact, granules 256 and 4096, every policy, compaction on and off) and the shared traces, replayed through
-//    strata.h on `host` by a small loop here and by replay::Replay (host/replay/replay.cc), the independent
-//    reference: the same failures, compactions, moves, bytes moved and allocated, footprint, slide baseline, and
-//    every live buffer's address at a random event (from the heap events against ReplayOptions::snapshot_event).
+//    strata.h on `host` by a small loop here, by replay::Replay (which runs through the runner on this backend) and
+//    by the allocator library called directly (direct_replay.h), the independent reference: the same failures,
+//    compactions, moves, bytes moved and allocated, footprint, slide baseline, and every live buffer's address at a
+//    random event (from the heap events against ReplayOptions::snapshot_event).
 //  * Quotas: two contexts, refused at exactly the runtime's rule (strata/quota.h) and no sooner.
 //  * Bad open options and bad calls: a clear error, nothing changed.
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "alloc/allocator.h"
+#include "direct_replay.h"
 #include "replay.h"
 #include "strata/quota.h"
 #include "strata/strata.h"
@@ -204,18 +206,38 @@ ApiResult ApiReplay(const Trace& trace, const replay::ReplayOptions& o, bool che
   return out;
 }
 
-// Runs both and compares. Returns the reference's result for the spread checks.
+// A result without its wall-clock figures.
+replay::ReplayResult Masked(replay::ReplayResult r) {
+  r.ns_per_alloc = r.ns_per_free = 0;
+  return r;
+}
+
+// Runs the backend through a loop of its own, replay::Replay (the runner on this backend) and the direct reference, and
+// compares. Returns the reference's result for the spread checks.
 replay::ReplayResult Differential(const Trace& trace, replay::ReplayOptions o, uint32_t seed,
                                   bool check_every_op = false, uint32_t max_live = 0) {
   const size_t n_events = 2 * trace.buffers.size();
   o.snapshot_event = static_cast<int64_t>(std::mt19937(seed)() % n_events);
+  o.move_cycles = [](uint64_t bytes) { return 7.0 + static_cast<double>(bytes) / 32.0; };
   replay::ReplayResult want;
   std::string error;
-  EXPECT_TRUE(replay::Replay(trace, o, &want, &error)) << error;
+  EXPECT_TRUE(replay::DirectReplay(trace, o, &want, &error)) << error;
   const ApiResult got = ApiReplay(trace, o, check_every_op, max_live);
   const std::string what = trace.name + " " + alloc::PolicyName(o.policy) + " granule " +
                            std::to_string(o.granule_bytes) + " capacity " + std::to_string(o.capacity_bytes) +
                            (o.compaction_on_oom ? " compaction on" : " compaction off");
+  // strata-replay's host replay, which runs through the runner on this backend, reports what the direct loop does.
+  replay::ReplayResult tool;
+  o.check_every_op = check_every_op;
+  EXPECT_TRUE(replay::Replay(trace, o, &tool, &error)) << error;
+  EXPECT_EQ(replay::ToJsonObject(Masked(tool)), replay::ToJsonObject(Masked(want))) << what;
+  EXPECT_EQ(tool.move_cycles_estimate, want.move_cycles_estimate) << what;
+  EXPECT_EQ(tool.snapshot.size(), want.snapshot.size()) << what;
+  for (size_t k = 0; k < std::min(tool.snapshot.size(), want.snapshot.size()); ++k) {
+    EXPECT_TRUE(tool.snapshot[k].offset == want.snapshot[k].offset &&
+                tool.snapshot[k].bytes == want.snapshot[k].bytes && tool.snapshot[k].buffer == want.snapshot[k].buffer)
+        << what << " buffer " << k;
+  }
   EXPECT_EQ(got.r.failed_allocs, want.failed_allocs) << what;
   EXPECT_EQ(got.r.compactions, want.compactions) << what;
   EXPECT_EQ(got.r.moves, want.moves) << what;

@@ -20,7 +20,8 @@ STRATA_KEYS = ["live_buffers", "bytes_free", "num_frees", "num_failed_allocs", "
                "compaction_moves", "compaction_bytes_moved", "compaction_cycles", "context_bytes_in_use",
                "context_quota_bytes", "context_buffers", "contexts", "requested_bytes", "inactive_split_bytes",
                "device_allocs", "device_frees", "device_syncs", "stream_syncs", "maps", "unmaps",
-               "host_bytes_copied", "oom_capacity", "oom_cap", "oom_fragmentation"]
+               "host_bytes_copied", "oom_capacity", "oom_cap", "oom_fragmentation", "context_allocated_bytes",
+               "context_pool_bytes"]
 
 
 class MemoryStatsTest(unittest.TestCase):
