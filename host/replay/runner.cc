@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <unordered_map>
+#include <utility>
 
 namespace strata::replay {
 namespace {
@@ -39,7 +40,7 @@ class Loop {
  public:
   Loop(strata_device* device, const std::vector<RunStream>& streams, const RunOptions& options, RunResult* result,
        std::string* error)
-      : d_(device), streams_(streams), o_(options), r_(*result), error_(error) {}
+      : d_(device), streams_(streams), o_(options), r_(*result), error_(error), before_(options.before_call) {}
 
   bool Run(const std::vector<Event>& events, const std::vector<uint32_t>* stream_of) {
     r_ = RunResult{};
@@ -69,8 +70,9 @@ class Loop {
 
  private:
   bool Walk(const std::vector<Event>& events, const std::vector<uint32_t>* stream_of) {
-    for (size_t i = 0; i < events.size(); ++i) {
-      if (o_.max_events != 0 && r_.events >= o_.max_events) break;
+    const size_t n = o_.max_events != 0 && o_.max_events < events.size() ? o_.max_events : events.size();
+    const bool after = static_cast<bool>(o_.after_event);
+    for (size_t i = 0; i < n; ++i) {
       ++r_.events;
       RunStep step;
       step.index = i;
@@ -81,7 +83,7 @@ class Loop {
       if (!(step.alloc ? Allocate(&step) : Release(&step))) return false;
       if (static_cast<int64_t>(i) == o_.snapshot_event && !Snapshot()) return false;
       if (r_.stopped) break;  // buffers were lost: nothing after this event can be replayed faithfully
-      if (o_.after_event && !o_.after_event(step)) return false;
+      if (after && !o_.after_event(step)) return false;
     }
     return true;
   }
@@ -92,7 +94,7 @@ class Loop {
     step->live_bytes = live_[step->stream];
     strata_buffer& h = handles_[step->stream][step->event->buffer];
     if (h == 0) return true;  // its allocation failed (or took nothing)
-    if (o_.before_call && !o_.before_call(*step)) return false;
+    if (before_ && !o_.before_call(*step)) return false;
     step->called = true;
     ++r_.frees;
     ++r_.streams[step->stream].frees;
@@ -115,10 +117,10 @@ class Loop {
     if (o_.fail_above_bytes != 0 && b.size > o_.fail_above_bytes) {
       RunOom oom;
       oom.message = "requested " + std::to_string(b.size) + " B, " + o_.fail_above_message;
-      Fail(*step, oom);
+      Fail(*step, std::move(oom));
       return true;
     }
-    if (o_.before_call && !o_.before_call(*step)) return false;
+    if (before_ && !o_.before_call(*step)) return false;
     step->called = true;
     const strata_context ctx = streams_[step->stream].context;
     strata_buffer& h = handles_[step->stream][step->event->buffer];
@@ -143,7 +145,7 @@ class Loop {
           // This request fails (fragmentation) and the run stops here.
           oom.message += std::string(" Then Defragment(): ") + strata_last_error_message();
           h = 0;
-          Fail(*step, oom);
+          Fail(*step, std::move(oom));
           step->status = st;
           r_.stopped = true;
           return true;
@@ -158,7 +160,7 @@ class Loop {
       }
       if (st == STRATA_RESOURCE_EXHAUSTED) {
         h = 0;
-        Fail(*step, oom);
+        Fail(*step, std::move(oom));
       }
     }
     step->status = st;
@@ -171,7 +173,7 @@ class Loop {
   }
 
   // Counts a failed allocation, and records it if it is the stream's or the run's first.
-  void Fail(RunStep& step, RunOom oom) {
+  void Fail(RunStep& step, RunOom&& oom) {
     oom.event = static_cast<int64_t>(step.index);
     oom.buffer_id = step.buffer->id;
     oom.stream = step.stream;
@@ -218,6 +220,7 @@ class Loop {
   const RunOptions& o_;
   RunResult& r_;
   std::string* error_;
+  const bool before_;                                // a before_call hook is set
   std::vector<std::vector<strata_buffer>> handles_;  // per stream, per buffer: 0 when not live
   std::vector<uint64_t> live_;                       // per stream: the trace's own live bytes
   std::vector<uint64_t> heap_ids_;                   // stream 0's live buffers' ids in the backend's events
