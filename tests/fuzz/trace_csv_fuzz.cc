@@ -1,13 +1,15 @@
 // libFuzzer target: arbitrary bytes as a buffer-lifetime trace CSV through replay::ParseTrace (strata-replay's
 // and strata-import's reader). Beyond not crashing: an accepted trace holds only valid buffers, the CSV
 // exporter writes it and ParseTrace reads that back to the same buffers, and replaying it on an unbounded heap
-// (Check() after every operation) never fails an allocation.
+// (the allocator library called directly, tests/host/direct_replay.h, with Check() after every operation) never
+// fails an allocation.
 #include <stddef.h>
 #include <stdint.h>
 
 #include <sstream>
 #include <string>
 
+#include "direct_replay.h"
 #include "fuzz_check.h"
 #include "replay.h"
 #include "workload.h"
@@ -59,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.policy = static_cast<alloc::Policy>(size % alloc::kNumPolicies);
   options.check_every_op = true;
   replay::ReplayResult result;
-  if (!replay::Replay(trace, options, &result, &error)) {
+  if (!replay::DirectReplay(trace, options, &result, &error)) {
     // Sizes near 2^62 need more granules than the allocator addresses: refused at Init, nothing else.
     FUZZ_CHECK(error.rfind("allocator Init failed", 0) == 0, error);
     return 0;
