@@ -14,6 +14,7 @@
 #include "alloc/allocator.h"
 #include "alloc_harness.h"
 #include "common/pair_stream.h"
+#include "direct_replay.h"
 #include "json_lines.h"
 #include "replay.h"
 
@@ -104,7 +105,7 @@ void BenchTrace(const std::string& dir, const std::string& file) {
       options.policy = static_cast<Policy>(p);
       options.compaction_on_oom = compaction;
       strata::replay::ReplayResult unbounded;
-      if (!strata::replay::Replay(trace, options, &unbounded, &error)) {
+      if (!strata::replay::DirectReplay(trace, options, &unbounded, &error)) {
         std::fprintf(stderr, "alloc_bench: %s\n", error.c_str());
         return;
       }
@@ -124,7 +125,7 @@ void BenchTrace(const std::string& dir, const std::string& file) {
                                       &capacity, &error);
         options.capacity_bytes = capacity;
         strata::replay::ReplayResult r;
-        if (!strata::replay::Replay(trace, options, &r, &error)) {
+        if (!strata::replay::DirectReplay(trace, options, &r, &error)) {
           std::fprintf(stderr, "alloc_bench: %s\n", error.c_str());
           return;
         }

@@ -1,9 +1,10 @@
-// What the C API costs a host replay: each trace given replayed by replay::Replay (the allocator called directly,
-// each call timed: strata-replay's ns_per_alloc), by a bare loop over the allocator (the floor) and through strata.h on
-// the `host` backend (one strata_alloc / strata_free per event, as a runner makes them), without and with an event
-// sink, at the trace's max load with defragment on OOM. The same run on both sides (the figures that must agree are
-// checked; "same" says so); the time is the best of several repetitions, in one process, so that the ratio compares
-// like with like. One JSON line per trace. Usage: host_api_bench [--min-seconds S] TRACE...
+// What the C API costs a host replay: each trace given replayed by replay::DirectReplay (the allocator called
+// directly, each call timed: tests/host/direct_replay.h, the reference the host backend is tested against), by a bare
+// loop over the allocator (the floor) and through strata.h on the `host` backend (one strata_alloc / strata_free per
+// event, as a runner makes them), without and with an event sink, at the trace's max load with defragment on OOM. The
+// same run on both sides (the figures that must agree are checked; "same" says so); the time is the best of several
+// repetitions, in one process, so that the ratio compares like with like. One JSON line per trace. Usage:
+// host_api_bench [--min-seconds S] TRACE...
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "alloc/allocator.h"
+#include "direct_replay.h"
 #include "json_lines.h"
 #include "replay.h"
 #include "strata/strata.h"
@@ -188,7 +190,7 @@ int main(int argc, char** argv) {
     options.events = &events;
     strata::replay::ReplayResult direct;
     const double direct_s =
-        BestSeconds(min_seconds, [&] { return strata::replay::Replay(trace, options, &direct, &error); });
+        BestSeconds(min_seconds, [&] { return strata::replay::DirectReplay(trace, options, &direct, &error); });
     uint64_t bare_footprint = 0;
     const bool wide = strata::alloc::Allocator::NodesForLiveBuffers(peak) > strata::alloc::Allocator::kMaxNodes;
     const double bare_s = BestSeconds(min_seconds, [&] {

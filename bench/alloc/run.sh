@@ -22,7 +22,7 @@ else
 fi
 
 # The C API's cost on a host replay: bert_base and a generated 100k-buffer trace (bench/compare/gen_trace.py, seed 1),
-# replay::Replay against strata.h on the host backend (host_api_bench).
+# the allocator called directly (replay::DirectReplay) against strata.h on the host backend (host_api_bench).
 api="$build/bench/alloc/host_api_bench"
 if [ -x "$api" ]; then
   echo "alloc: host replay through the C API ($api)" >&2
