@@ -97,9 +97,9 @@ struct TenantDevice {
 };
 
 // The merged run through the runner (replay::RunEvents), with what every device counts alike: events, allocations,
-// each tenant's failures, the trace's live bytes and the series.
+// each tenant's failures, the trace's live bytes and the series; *stats: the device's figures after the last event.
 bool RunMerged(const std::vector<TenantSpec>& tenants, const Merged& merged, bool record, TenantDevice& device,
-               Run* run, std::string* error) {
+               Run* run, strata_memory_stats* stats, std::string* error) {
   Run& r = *run;
   std::vector<replay::RunStream> streams;
   for (size_t t = 0; t < tenants.size(); ++t) streams.push_back({&tenants[t].trace, device.contexts[t]});
@@ -131,6 +131,7 @@ bool RunMerged(const std::vector<TenantSpec>& tenants, const Merged& merged, boo
   r.events = result.events;
   r.allocs = result.allocs;
   for (size_t t = 0; t < tenants.size(); ++t) r.tenants[t].allocs = result.streams[t].allocs;
+  *stats = result.stats;
   return true;
 }
 
@@ -215,13 +216,8 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const Merged& merged,
     *reserved = s.pool_bytes;  // the highest heap address used so far
     return true;
   };
-  if (!RunMerged(tenants, merged, record, device, run, error)) return false;
-  strata_memory_stats s{};
-  s.struct_size = sizeof s;
-  if (strata_get_memory_stats(device.d, 0, &s) != STRATA_OK) {
-    *error = replay::ApiError("strata_get_memory_stats");
-    return false;
-  }
+  strata_memory_stats s;  // device-wide, after the last event
+  if (!RunMerged(tenants, merged, record, device, run, &s, error)) return false;
   r.cost.compactions = s.compactions;
   r.cost.moves = s.compaction_moves;
   r.cost.bytes_moved = s.compaction_bytes_moved;
@@ -333,13 +329,8 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const Merged& merged, ui
     }
     return true;
   };
-  if (!RunMerged(tenants, merged, record, device, run, error)) return false;
-  strata_memory_stats total{};
-  total.struct_size = sizeof total;
-  if (strata_get_memory_stats(d, 0, &total) != STRATA_OK) {
-    *error = replay::ApiError("strata_get_memory_stats");
-    return false;
-  }
+  strata_memory_stats total;  // device-wide, after the last event
+  if (!RunMerged(tenants, merged, record, device, run, &total, error)) return false;
   gpu::CopyDriverCosts(total, &r.cost);  // the emulated driver's counters, device-wide
   r.cost.retries = total.num_alloc_retries;
   return true;

@@ -114,14 +114,17 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
   bool attempted = false;
   if (options.compaction_on_oom) {
     ro.on_event = [&](const strata_event& e) {
-      if (std::strcmp(e.name, "slide_baseline") == 0 && std::strcmp(e.track, "compaction") == 0) {
-        r.slide_baseline_bytes += static_cast<uint64_t>(e.value);
-        attempted = true;
-        attempt_baseline = static_cast<uint64_t>(e.value);
-      } else if (std::strcmp(e.name, "move") == 0 && std::strcmp(e.track, "heap") == 0) {
-        if (options.move_cycles) r.move_cycles_estimate += options.move_cycles(static_cast<uint64_t>(e.value));
-      } else if (std::strcmp(e.name, "on_oom") == 0 && std::strcmp(e.track, "compaction") == 0) {
-        attempt_moved = static_cast<uint64_t>(e.value);
+      const uint64_t value = static_cast<uint64_t>(e.value);
+      if (std::strcmp(e.track, "compaction") == 0) {
+        if (std::strcmp(e.name, "slide_baseline") == 0) {
+          r.slide_baseline_bytes += value;
+          attempted = true;
+          attempt_baseline = value;
+        } else if (std::strcmp(e.name, "on_oom") == 0) {
+          attempt_moved = value;
+        }
+      } else if (options.move_cycles && std::strcmp(e.name, "move") == 0) {  // a "heap" event
+        r.move_cycles_estimate += options.move_cycles(value);
       }
     };
   }

@@ -180,9 +180,6 @@ class Loop {
     step.failed = oom.kind;
     step.status = STRATA_RESOURCE_EXHAUSTED;
     ++r_.failed_allocs;
-    if (oom.kind == STRATA_OOM_CAPACITY) ++r_.oom_capacity;
-    if (oom.kind == STRATA_OOM_CAP) ++r_.oom_cap;
-    if (oom.kind == STRATA_OOM_FRAGMENTATION) ++r_.oom_fragmentation;
     RunStreamResult& s = r_.streams[step.stream];
     ++s.failed_allocs;
     if (s.first_oom.event < 0) s.first_oom = oom;

@@ -78,7 +78,6 @@ struct RunOptions {
 struct RunResult {
   uint64_t events = 0, events_total = 0;
   uint64_t allocs = 0, frees = 0, failed_allocs = 0;
-  uint64_t oom_capacity = 0, oom_cap = 0, oom_fragmentation = 0;  // failed allocations by kind (with oom_info)
   RunOom first_oom;
   std::vector<RunStreamResult> streams;             // one per RunStream
   uint64_t defragmentations = 0, defrag_bytes = 0;  // defragment_on_oom: strata_compact calls and what they moved
