@@ -1,6 +1,6 @@
 # python.install: cmake --install into a fresh prefix, then import strata from there (not from the build tree) and
 # use it: the package, its modules and (with the shared driver) libstrata.so must all come from the prefix.
-# -DBUILD_DIR= -DPREFIX= -DPYTHON= -DSHARED=ON|OFF
+# -DBUILD_DIR= -DPREFIX= -DPYTHON= -DSHARED=ON|OFF [-DCHECK_RUNPATH=tests/check_runpath.py]
 file(REMOVE_RECURSE ${PREFIX})
 set(components python)
 if(SHARED)
@@ -36,4 +36,13 @@ print("import strata from", os.path.dirname(strata.__file__), "backends", strata
 execute_process(COMMAND ${PYTHON} -c "${check}" ${PREFIX} WORKING_DIRECTORY ${PREFIX} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the installed package failed (${rc})")
+endif()
+
+# The installed modules and libstrata.so find their libraries only in absolute folders or $ORIGIN (never an empty
+# or relative RUNPATH entry, which is the importer's current directory).
+if(CHECK_RUNPATH)
+  execute_process(COMMAND ${PYTHON} ${CHECK_RUNPATH} ${PREFIX} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the installed tree has a library search path that is not absolute (${rc})")
+  endif()
 endif()
