@@ -2,9 +2,15 @@
 # every request served and bit-exact. Over the group, fragmentation must have forced at least one
 # defragment-on-OOM (unless ALLOW_NO_OOM), so a change that stops the churn from fragmenting memory fails too.
 # usage: cmake -DMLP=strata-mlp -DFIRST=1 -DLAST=10 -DDIR=out/ [-DARGS=a;b] [-DALLOW_NO_OOM=ON] -P mlp_seeds.cmake
+#        (or -DSEEDS=1;15;30 instead of FIRST and LAST: those seeds only)
 file(MAKE_DIRECTORY ${DIR})
 set(oom_seeds 0)
-foreach(seed RANGE ${FIRST} ${LAST})
+if(NOT DEFINED SEEDS)
+  foreach(seed RANGE ${FIRST} ${LAST})
+    list(APPEND SEEDS ${seed})
+  endforeach()
+endif()
+foreach(seed IN LISTS SEEDS)
   set(report ${DIR}/mlp-seed${seed}.json)
   file(REMOVE ${report})
   execute_process(COMMAND ${MLP} --quiet --trace none --seed ${seed} --report ${report} ${ARGS}
@@ -24,6 +30,6 @@ foreach(seed RANGE ${FIRST} ${LAST})
   endif()
 endforeach()
 if(oom_seeds EQUAL 0 AND NOT ALLOW_NO_OOM)
-  message(FATAL_ERROR "seeds ${FIRST}..${LAST} ${ARGS}: no run needed a defragment-on-OOM: the churn no longer fragments memory")
+  message(FATAL_ERROR "seeds ${SEEDS} ${ARGS}: no run needed a defragment-on-OOM: the churn no longer fragments memory")
 endif()
-message(STATUS "seeds ${FIRST}..${LAST} ${ARGS}: all served and bit-exact; ${oom_seeds} needed a defragment-on-OOM")
+message(STATUS "seeds ${SEEDS} ${ARGS}: all served and bit-exact; ${oom_seeds} needed a defragment-on-OOM")
