@@ -11,10 +11,17 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-# Only what the main job runs (strata-mlp with the runtime firmware, strata-compare, strata-sim) and the Python
-# package (import strata with PYTHONPATH=build/python; docs/python.md; scripts/setup.sh installs what it needs):
-# about half of the build's commands; scripts/test.sh builds the rest.
-./scripts/build.sh strata-mlp strata-compare strata-sim strata_python
+# What the main job runs (strata-mlp with the runtime firmware, strata-compare, strata-sim), the tools the README
+# names next (strata-fit, strata-explain, strata-replay, strata-import) and the Python package (import strata with
+# PYTHONPATH=build/python; docs/python.md): about half of the build's commands; scripts/test.sh builds the rest. No
+# Python virtual environment: only the tests need one (scripts/setup.sh --python).
+if [ ! -f build/CMakeCache.txt ]; then
+  echo "run: first run on this checkout: installs the Debian packages it lacks (scripts/setup.sh: about 1.4 GB of" \
+    "downloads on a new machine) and builds the main job and the tools (about 10 minutes on 2 cores, mostly" \
+    "Verilator's C++); later runs rebuild only what changed" >&2
+fi
+./scripts/build.sh strata-mlp strata-compare strata-sim strata_python strata-fit strata-explain strata-replay \
+  strata-import
 mkdir -p out
 if [ -n "${STRATA_FIRMWARE:-}" ]; then
   echo "run: strata-sim $STRATA_FIRMWARE (waveform: out/strata.fst, first 20000 cycles)" >&2

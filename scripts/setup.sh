@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Strata needs, then the project's own Python virtual environment .venv/ with JAX
-# for CPU (docs/jax.md: the JAX examples and tests). Idempotent; silent when everything is present.
+# Installs the Debian 12 packages Strata needs to build and run (the main job and every tool: about 1.5 GB, a few
+# minutes the first time). With --python it also makes the project's own Python virtual environment .venv/ with JAX
+# for CPU and TensorFlow's compiled BFC allocator (about 1.9 GB from PyPI, 5-10 minutes the first time), which only
+# the tests use (docs/jax.md: the JAX examples and tests; the fidelity.bfc.* tests): scripts/test.sh asks for it,
+# scripts/run.sh does not. STRATA_NO_VENV=1 leaves the venv out even then. Idempotent; silent when all is present.
+# usage: scripts/setup.sh [--python]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+with_venv=0
+for arg in "$@"; do
+  case "$arg" in
+    --python) with_venv=1 ;;
+    -h|--help) sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown argument '$arg' (usage: scripts/setup.sh [--python])" >&2; exit 2 ;;
+  esac
+done
+[ "${STRATA_NO_VENV:-0}" = 1 ] && with_venv=0
 
 packages=(
   build-essential cmake ninja-build pkg-config python3
@@ -29,7 +42,7 @@ venv() {
   local py="$root/.venv/bin/python" stamp="$root/.venv/strata-jax-$jax_version"
   local wheel_stamp="$root/.venv/strata-wheel-tools-${build_tools[*]// /-}"
   if ! { [ -x "$py" ] && [ -f "$stamp" ]; }; then
-    echo "setup: creating .venv with jax[cpu]==$jax_version" >&2
+    echo "setup: creating .venv with jax[cpu]==$jax_version (for the tests; about 1 GB from PyPI, a few minutes)" >&2
     if ! { /usr/bin/python3 -m venv "$root/.venv" >&2 &&
            "$py" -m pip install -q --disable-pip-version-check "jax[cpu]==$jax_version" >&2 && touch "$stamp"; }; then
       echo "setup: warning: could not install jax into .venv (the JAX tests will skip)" >&2
@@ -72,11 +85,12 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "${STRATA_NO_VENV:-0}" = 1 ] || { venv; tf_wheel; }
+  [ "$with_venv" = 0 ] || { venv; tf_wheel; }
   exit 0
 fi
 
-echo "setup: installing ${missing[*]}" >&2
+echo "setup: installing ${#missing[@]} Debian packages with apt-get (about 1.5 GB and a few minutes on a new" \
+  "machine; once): ${missing[*]}" >&2
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
@@ -85,4 +99,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-[ "${STRATA_NO_VENV:-0}" = 1 ] || { venv; tf_wheel; }
+[ "$with_venv" = 0 ] || { venv; tf_wheel; }

@@ -4,6 +4,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# The tests also use the project's .venv (JAX, TensorFlow's BFC library, the wheel tools): made before the build
+# configures, which looks for it. The first time it downloads about 1.9 GB (setup says so before it starts).
+./scripts/setup.sh --python
 ./scripts/build.sh
 . ./scripts/compiler-cache.sh  # for the builds the tests start too (python.wheel); after setup installed ccache
 ctest --preset default
