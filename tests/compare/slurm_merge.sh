@@ -8,10 +8,18 @@ set -euo pipefail
 tool=$1 work=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-# The Slurm scripts/slurm-local.sh starts, unless SLURM_CONF names another.
-local_conf="${STRATA_SLURM_DIR:-${TMPDIR:-/tmp}/strata-slurm}/slurm.conf"
-if [ -z "${SLURM_CONF:-}" ] && [ -f "$local_conf" ]; then
-  export SLURM_CONF="$local_conf"
+# The Slurm scripts/slurm-local.sh starts, unless SLURM_CONF names another. Its `conf` checks that only root or
+# this user could have written that config (a planted one would send the jobs wherever it says): 3 = none there,
+# 1 = refused, and then this test fails rather than take it.
+if [ -z "${SLURM_CONF:-}" ]; then
+  rc=0
+  local_conf=$("$here/../../scripts/slurm-local.sh" conf 2>&1) || rc=$?
+  if [ "$rc" = 0 ]; then
+    export SLURM_CONF="$local_conf"
+  elif [ "$rc" != 3 ]; then
+    echo "slurm_merge: $local_conf"
+    exit 1
+  fi
 fi
 if ! command -v sbatch >/dev/null; then
   echo "slurm_merge: skipped: Slurm is not installed (scripts/slurm-local.sh start installs and starts it)"
