@@ -26,7 +26,7 @@ constexpr uint64_t kMaxBytes = uint64_t{1} << 63;  // a size, sum or product at 
 // A size token longer than this is refused before it is converted: no framework prints 40 characters of one number.
 constexpr size_t kMaxNumberChars = 40;
 
-enum class Read { kNone, kOk, kBad };  // no size there; a size; a size it cannot read (`bad()` says why)
+enum class Read { kNone, kOk, kBad };  // no size there; a size; a size it cannot read (Scanner::bad() says why)
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
@@ -80,7 +80,7 @@ class Scanner {
       size_t end = 0;
       const Read r = SizeAt(i, bytes, &end);
       if (r == Read::kNone || t_.substr(end).substr(0, then.size()) != then) continue;
-      return r;
+      return Keep(r);
     }
     return Read::kNone;
   }
@@ -105,15 +105,22 @@ class Scanner {
       size_t end = 0;
       const Read r = SizeAt(b, bytes, &end);
       if (r == Read::kNone || end != at) continue;
-      return r;
+      return Keep(r);
     }
     return Read::kNone;
   }
 
-  // Why the last kBad was bad.
+  // Why the first size After or Before refused was bad.
   const std::string& bad() const { return bad_; }
 
  private:
+  // A refusal counts once After or Before returns it: a bad size that was not the field's (no `then` after it) is no
+  // error.
+  Read Keep(Read r) {
+    if (r == Read::kBad && bad_.empty()) bad_ = why_;
+    return r;
+  }
+
   size_t DigitsBack(size_t b) const {
     while (b > 0 && IsDigit(t_[b - 1])) --b;
     return b;
@@ -151,7 +158,7 @@ class Scanner {
         *end = w;
       } else if (LooksLikeUnit(t_.substr(u, w - u))) {
         *end = w;
-        bad_ = "a size in the message has a unit strata-explain does not read: " + Quote(t_.substr(i, w - i)) +
+        why_ = "a size in the message has a unit strata-explain does not read: " + Quote(t_.substr(i, w - i)) +
                " (it reads bytes, B, K, M, G, T and KiB ... TiB, KB ... TB)";
         return Read::kBad;
       } else if (u == k) {
@@ -161,12 +168,12 @@ class Scanner {
       }
     }
     if (number.size() > kMaxNumberChars) {
-      bad_ = "a size in the message is out of range: " + Quote(number) + " is too long to be a size";
+      why_ = "a size in the message is out of range: " + Quote(number) + " is too long to be a size";
       return Read::kBad;
     }
     const double v = std::strtod(std::string(number).c_str(), nullptr) * scale;
     if (!std::isfinite(v) || v >= static_cast<double>(kMaxBytes)) {
-      bad_ = "a size in the message is out of range: " + Quote(t_.substr(i, *end - i)) + " is 2^63 bytes or more";
+      why_ = "a size in the message is out of range: " + Quote(t_.substr(i, *end - i)) + " is 2^63 bytes or more";
       return Read::kBad;
     }
     *bytes = static_cast<uint64_t>(std::llround(v));
@@ -174,6 +181,7 @@ class Scanner {
   }
 
   std::string_view t_;
+  std::string why_;  // why SizeAt refused its last size
   std::string bad_;
 };
 
