@@ -4,6 +4,7 @@
 #ifndef STRATA_HOST_FIT_EXPLAIN_H_
 #define STRATA_HOST_FIT_EXPLAIN_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <string>
@@ -24,12 +25,20 @@ struct Explanation {
   uint64_t total_bytes = 0;     // PyTorch: the GPU's total capacity; else --device's
   uint64_t free_bytes = 0;      // PyTorch: free on the GPU; TPU: free HBM
   uint64_t largest_free_bytes = 0;
-  std::string kind = "unknown";  // capacity, cap, fragmentation, or unknown when the numbers do not say
-  std::string why;               // the classification in words, with its numbers
+  // capacity, cap, fragmentation; unknown when the numbers do not say; inconsistent when they cannot all be true
+  // (allocated above reserved, sums past 2^63 bytes, a cap beyond the GPU's total).
+  std::string kind = "unknown";
+  std::string why;  // the classification in words, with its numbers
   std::vector<std::string> advice;
 };
 
-// False with *error when the text is none of the known formats or a number in it cannot be read.
+// The longest message Explain reads (64 KiB): an OOM error with the allocator's statistics is a few KB; a longer text
+// is a log, refused with an error that says so. Reading is linear in the message (explain.cc says why no regex).
+constexpr size_t kMaxMessageBytes = 64 * 1024;
+
+// False with *error when the text is none of the known formats, longer than kMaxMessageBytes, or a number in it
+// cannot be read (a size or a tensor's bytes at or past 2^63). Touches nothing but its arguments: the Python module
+// calls it without the GIL.
 // `device_total` / `device_context`: the device's memory (0: unknown), for formats that do not state it.
 bool Explain(const std::string& message, uint64_t device_total, uint64_t device_context, Explanation* out,
              std::string* error);

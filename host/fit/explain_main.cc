@@ -10,13 +10,14 @@
 
 namespace {
 
-constexpr const char* kSynopsis = "strata-explain MESSAGE [--device NAME] [--json]";
+constexpr const char* kSynopsis = "strata-explain MESSAGE|- [--device NAME] [--json]";
 constexpr const char* kDescription =
     "Reads an out-of-memory message as PyTorch (\"CUDA out of memory. Tried to allocate ...\"), XLA's BFC\n"
     "(\"ran out of memory trying to allocate ...\" with its statistics), XLA (\"Out of memory while trying\n"
     "to allocate N bytes\"), TensorFlow (\"OOM when allocating tensor with shape[...]\") or the TPU runtime\n"
     "(\"... Due to fragmentation, the largest contiguous region of free memory is ...\") prints it, says\n"
-    "which kind of OOM it is (capacity, cap, fragmentation) and which settings its numbers support.";
+    "which kind of OOM it is (capacity, cap, fragmentation) and which settings its numbers support.\n"
+    "A message of at most 64 KiB is read; - reads it from standard input.";
 constexpr const char* kFooter = "Exit status: 0 when the message was read, 2 on bad usage or a message it cannot read.";
 
 int Main(int argc, char** argv) {
@@ -25,12 +26,20 @@ int Main(int argc, char** argv) {
   bool json = false;
   CLI::App app{kDescription, "strata-explain"};
   cli::Setup(app, kSynopsis, kFooter);
-  app.add_option("MESSAGE", message, "the message, quoted as one argument (several lines are fine)");
+  app.add_option("MESSAGE", message,
+                 "the message, quoted as one argument (several lines are fine), or - to read it from standard input");
   app.add_option("--device", device_name,
                  "the device it ran on (strata-fit --list-devices): its memory, for messages that do not say it")
       ->type_name("NAME");
   app.add_flag("--json", json, "one JSON object instead of the text");
   if (int rc = cli::Parse(app, argc, argv); rc != cli::kContinue) return rc;
+  if (message == "-") {
+    // At most one byte past the cap: a longer input is refused by Explain without being read whole.
+    message.resize(fit::kMaxMessageBytes + 1);
+    std::cin.read(message.data(), static_cast<std::streamsize>(message.size()));
+    message.resize(static_cast<size_t>(std::cin.gcount()));
+    if (std::cin.bad()) return cli::Usage("strata-explain", "standard input could not be read");
+  }
   if (message.empty()) return cli::Usage("strata-explain", "no message");
   uint64_t total = 0, context = 0;
   if (!device_name.empty()) {

@@ -222,7 +222,8 @@ std::vector<std::pair<std::string, uint64_t>> TpuPresets() {
 
 namespace {
 
-// strata-explain's reading of an OOM message (host/fit/explain.h), as its JSON line.
+// strata-explain's reading of an OOM message (host/fit/explain.h), as its JSON line. A message over 64 KiB
+// (strata::fit::kMaxMessageBytes) is a ValueError, as any message it cannot read.
 std::string Explain(const std::string& message, const std::string& device) {
   uint64_t total = 0, context = 0;
   if (!device.empty()) {
@@ -232,9 +233,16 @@ std::string Explain(const std::string& message, const std::string& device) {
     context = d->context_bytes;
   }
   strata::fit::Explanation e;
-  std::string error;
-  if (!strata::fit::Explain(message, total, context, &e, &error)) BadInput(error);
-  return strata::fit::ExplainJson(e);
+  std::string error, json;
+  bool read = false;
+  {
+    // Reading uses no Python object (the message is already a std::string): other threads run meanwhile.
+    py::gil_scoped_release nogil;
+    read = strata::fit::Explain(message, total, context, &e, &error);
+    if (read) json = strata::fit::ExplainJson(e);
+  }
+  if (!read) BadInput(error);
+  return json;
 }
 
 }  // namespace

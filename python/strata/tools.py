@@ -56,7 +56,8 @@ def explain(message, device=None):
     """strata-explain in-process (docs/fit.md): an OOM message of PyTorch, XLA's BFC, XLA, TensorFlow or the TPU
     runtime read into its numbers, its kind (capacity, cap, fragmentation, or unknown when the message does not say)
     and the settings its numbers support, as a dict. `device`: a device of strata-fit --list-devices, for messages
-    that do not state the device's memory. A message it cannot read raises ValueError."""
+    that do not state the device's memory. A message it cannot read, or one longer than 64 KiB (65536 bytes in
+    UTF-8), raises ValueError. Other threads run while it reads (the GIL is released)."""
     if not isinstance(message, str):
         raise TypeError(f"message must be text, not {type(message).__name__}")
     tools = _need_tools()

@@ -110,4 +110,23 @@ err = read("CUDA out of memory. Tried to allocate 99999999999999.00 TiB.", statu
 expect("out of range" in err, "huge size refused")
 err = read("CUDA out of memory. Tried to allocate 2.00 GiB.", "--device", "h999", status=2)
 expect("unknown device 'h999'" in err, "unknown device refused")
+
+# Numbers read whole and checked (issue 45): an exponent is part of the number, a size at 2^63 bytes is out of range,
+# and numbers that cannot all be true are "inconsistent", with no setting advised from them.
+m = read("Out of memory while trying to allocate 1.5e3 MiB.")
+expect(m["request_bytes"] == 1500 * MiB, "an exponent with a unit")
+err = read("Out of memory while trying to allocate 1e19 bytes.", status=2)
+expect("out of range: '1e19 bytes' is 2^63 bytes or more" in err, "1e19 bytes refused: " + err)
+err = read("Out of memory while trying to allocate 8.00 EiB.", status=2)
+expect("a unit strata-explain does not read: '8.00 EiB'" in err, "an unknown unit is refused, not read as 8 B: " + err)
+# A cap on a GPU smaller than what the process holds: the fraction would be above 1, which PyTorch refuses.
+m = read("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 1.00 GiB of which 40.00 GiB "
+         "is free. 39.55 GiB allowed; Of the allocated memory 38.00 GiB is allocated by PyTorch, and 1.00 GiB is "
+         "reserved by PyTorch but unallocated.")
+expect(m["kind"] == "inconsistent" and not any("fraction(" in a for a in m["advice"]), "a fraction above 1: " + str(m))
+# Free plus reserved past 2^63 bytes (each size alone below it).
+m = read("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 8000000.00 TiB of which "
+         "8000000.00 TiB is free. Of the allocated memory 1.00 GiB is allocated by PyTorch, and 8000000.00 TiB is "
+         "reserved by PyTorch but unallocated.")
+expect(m["kind"] == "inconsistent" and "reach 2^63 bytes" in m["why"], "free plus reserved past 2^63: " + str(m))
 print(f"check_explain: {checks} checks passed")

@@ -3,6 +3,9 @@ and from rows, bad input as ValueError / TypeError."""
 import json
 import os
 import subprocess
+import sys
+import threading
+import time
 import unittest
 
 import strata
@@ -245,6 +248,49 @@ class ExplainTest(unittest.TestCase):
             strata.explain(self.TORCH, device="h999")
         with self.assertRaises(TypeError):
             strata.explain(b"bytes")
+
+    def test_long_messages(self):
+        """Issue 45: a long run of digits crashed the interpreter (std::regex's recursion overflowed the stack); now a
+        60 KB one is read past, and a message over 64 KiB is a ValueError."""
+        e = strata.explain(self.TORCH + " " + "7" * 60000)
+        self.assertEqual(e["request_bytes"], 530 << 20)
+        self.assertEqual(e["kind"], "fragmentation")
+        with self.assertRaisesRegex(ValueError, "longer than 65536 bytes"):
+            strata.explain(self.TORCH + " " + "9" * (1 << 20))
+
+    def test_other_threads_run(self):
+        """Issue 45: the GIL is released while a message is read. The switch interval is set so long that the
+        interpreter never takes the GIL from this thread by itself: the counter, which waits for the GIL after every
+        step, can only advance during a call if explain lets go of it. Each call is a chance for it to run, so the
+        loop tries until it does (at once, normally), within a deadline that only a held GIL reaches."""
+        message = self.TORCH + " " + "x" * 60000
+        count = 0
+        started, stop = threading.Event(), threading.Event()
+
+        def counter():
+            nonlocal count
+            started.set()
+            while not stop.is_set():
+                count += 1
+                time.sleep(0)  # lets go of the GIL, then waits for it
+
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1000)
+        thread = threading.Thread(target=counter)
+        advanced, calls = False, 0
+        try:
+            thread.start()
+            started.wait()
+            deadline = time.monotonic() + 20
+            while not advanced and time.monotonic() < deadline:
+                before = count
+                self.assertEqual(strata.explain(message)["kind"], "fragmentation")
+                advanced, calls = count != before, calls + 1
+        finally:
+            stop.set()
+            thread.join()
+            sys.setswitchinterval(interval)
+        self.assertTrue(advanced, f"no other thread ran during {calls} calls of strata.explain: it holds the GIL")
 
 
 class DevicesTest(unittest.TestCase):
