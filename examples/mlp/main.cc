@@ -608,9 +608,16 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  // Each output its own file (the waveform, the report and the allocation trace are written at different times).
+  // Each output its own file (the waveform, the report and the allocation trace are written at different times),
+  // and none the firmware the device boots. The open options count as given (a later one overrides).
+  std::string timeline, firmware;
+  for (const std::string& kv : o.options) {
+    if (kv.rfind("timeline=", 0) == 0) timeline = kv.substr(9);
+    if (kv.rfind("firmware_path=", 0) == 0) firmware = kv.substr(14);
+  }
   if (const std::string clash = strata::tool::CheckOutputsApart(
-          {}, {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}});
+          {{"--option firmware_path", firmware}},
+          {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}, {"--timeline", timeline}});
       !clash.empty()) {
     std::fprintf(stderr, "strata-mlp: %s\n", clash.c_str());
     return 2;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "names.h"
 #include "regular_file.h"
@@ -76,8 +77,9 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "strata-import: %s: cannot write it: %s\n", output.c_str(), why.c_str());
       return 2;
     }
-    if (const std::string clash = strata::tool::CheckOutputsApart({{"the input", input}}, {{"-o", output}});
-        !clash.empty()) {
+    std::vector<strata::tool::NamedFile> inputs;  // the input and, for an XLA dump, the module files it may read
+    AddImportInputs("the input", input, &inputs);
+    if (const std::string clash = strata::tool::CheckOutputsApart(inputs, {{"-o", output}}); !clash.empty()) {
       std::fprintf(stderr, "strata-import: %s\n", clash.c_str());
       return 2;
     }
