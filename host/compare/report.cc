@@ -206,16 +206,6 @@ Run RunFrom(const Json& j) {
   return r;
 }
 
-// A CSV field for a string: always quoted, quotes doubled, and a ' before a leading =, +, -, @, tab or CR, which a
-// spreadsheet would otherwise run as a formula (OWASP's CSV-injection rule): a report's strings come from file
-// names and from reports that --merge reads.
-std::string CsvText(const std::string& s) {
-  std::string q = "\"";
-  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) q += '\'';
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 // The first of a run's names that holds a control character, or null: --merge refuses such a report. strata-compare
 // writes these from fixed lists (contenders, families, backends, OOM kinds) and a parsed capacity, so one that
 // holds a control character was not written by it. (A workload's name is its file's name, which may hold anything;
@@ -422,11 +412,12 @@ std::string ToCsv(const WorkloadReport& w) {
   for (const Run& r : w.runs) {
     const MinCapacity& m = r.min_capacity;
     const Cost& c = r.cost;
-    os << CsvText(w.name) << ',' << CsvText(r.contender) << ',' << CsvText(r.family) << ',' << CsvText(r.backend) << ','
-       << r.capacity_bytes << ',' << w.max_load_bytes << ',' << (r.completed() ? "true" : "false") << ','
-       << r.failed_allocs << ',' << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ','
-       << r.oom_quota << ',' << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ','
-       << CsvText(r.first_oom.kind) << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
+    os << tool::CsvText(w.name) << ',' << tool::CsvText(r.contender) << ',' << tool::CsvText(r.family) << ','
+       << tool::CsvText(r.backend) << ',' << r.capacity_bytes << ',' << w.max_load_bytes << ','
+       << (r.completed() ? "true" : "false") << ',' << r.failed_allocs << ',' << r.oom_capacity << ',' << r.oom_cap
+       << ',' << r.oom_fragmentation << ',' << r.oom_quota << ',' << r.first_oom.event << ','
+       << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ',' << tool::CsvText(r.first_oom.kind) << ','
+       << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
     if (m.searched) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.6f", m.ratio);
@@ -438,9 +429,9 @@ std::string ToCsv(const WorkloadReport& w) {
     char wall[32];
     std::snprintf(wall, sizeof wall, "%.4f", r.wall_seconds);
     os << c.compactions << ',' << c.moves << ',' << c.bytes_moved << ',' << c.compaction_cycles << ','
-       << CsvText(c.cycles_source) << ',' << c.defragmentations << ',' << c.host_bytes_copied << ',' << c.device_allocs
-       << ',' << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps << ',' << c.unmaps
-       << ',' << wall << '\n';
+       << tool::CsvText(c.cycles_source) << ',' << c.defragmentations << ',' << c.host_bytes_copied << ','
+       << c.device_allocs << ',' << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps
+       << ',' << c.unmaps << ',' << wall << '\n';
   }
   return os.str();
 }

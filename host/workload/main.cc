@@ -9,6 +9,7 @@
 
 #include "names.h"
 #include "regular_file.h"
+#include "text.h"
 #include "tool_cli.h"
 #include "workload.h"
 #include "xla_cli.h"
@@ -109,7 +110,8 @@ int Main(int argc, char** argv) {
       return 1;
     }
   }
-  std::fprintf(stderr, "strata-import: %s\n", SummaryLine(trace, stats).c_str());
+  // The summary names the module, the file and a snapshot's actions: escaped, so a name cannot drive the terminal.
+  std::fprintf(stderr, "strata-import: %s\n", strata::tool::Printable(SummaryLine(trace, stats)).c_str());
   return 0;
 }
 
