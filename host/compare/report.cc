@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "names.h"
+#include "policy.h"
+#include "static_plans.h"
 #include "text.h"
 
 namespace strata::compare {
@@ -222,6 +225,55 @@ const char* ControlCharacterIn(const WorkloadReport& w, const Run& r) {
     }
   }
   return nullptr;
+}
+
+// "" when strata-compare runs a contender of this name on this backend; else what is wrong. The names a report may
+// hold: the contenders (AllContenders: Strata's on host or sim, the GPU policies on gpu-emu or cuda), the static plans'
+// rows (host) and the tenant runs ("gpu: jax + tf" on gpu-emu, "strata: 2 contexts" on host). --merge refuses any
+// other: a report strata-compare did not write would be merged, ranked, and read as if it had been measured.
+std::string UnknownRun(const Run& r) {
+  const std::vector<Contender> all = AllContenders();
+  std::vector<std::string> backends;
+  for (const Contender& c : all) {
+    if (c.name == r.contender) {
+      backends = c.strata ? std::vector<std::string>{"host", "sim"} : std::vector<std::string>{"gpu-emu", "cuda"};
+    }
+  }
+  for (const char* name : kStaticPlanRows) {
+    if (r.contender == name) backends = {"host"};
+  }
+  const std::vector<std::string> policies = gpu::PolicyNames();
+  if (r.contender.rfind("gpu: ", 0) == 0) {  // the tenants' policies, " + " between them
+    bool all_policies = true;
+    for (size_t start = 5;;) {
+      const size_t plus = r.contender.find(" + ", start);
+      const std::string p = r.contender.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+      all_policies = all_policies && std::find(policies.begin(), policies.end(), p) != policies.end();
+      if (plus == std::string::npos) break;
+      start = plus + 3;
+    }
+    if (all_policies) backends = {"gpu-emu"};
+  }
+  for (const char* kind : {"strata: ", "strata-no-compact: "}) {  // "strata: N contexts"
+    const std::string k = kind;
+    if (r.contender.rfind(k, 0) != 0 || r.contender.size() <= k.size() + 9 ||
+        r.contender.compare(r.contender.size() - 9, 9, " contexts") != 0) {
+      continue;
+    }
+    const std::string n = r.contender.substr(k.size(), r.contender.size() - k.size() - 9);
+    if (n.find_first_not_of("0123456789") == std::string::npos) backends = {"host"};
+  }
+  if (backends.empty()) {
+    std::string names;
+    for (const Contender& c : all) names += (names.empty() ? "" : ", ") + c.name;
+    return "unknown contender '" + Printable(r.contender) + "' (strata-compare runs " + names +
+           ", the static plans and tenant runs; not a report strata-compare wrote)";
+  }
+  if (std::find(backends.begin(), backends.end(), r.backend) == backends.end()) {
+    return "contender '" + Printable(r.contender) + "' on backend '" + Printable(r.backend) + "' (it runs on " +
+           tool::JoinNames(backends, ", ", " or ") + "; not a report strata-compare wrote)";
+  }
+  return "";
 }
 
 std::string Ratio(double r) {
@@ -566,6 +618,10 @@ bool Merge(const std::vector<std::vector<WorkloadReport>>& parts, std::vector<Wo
         if (const char* field = ControlCharacterIn(w, r)) {
           *error = "workload '" + tool::Printable(w.name) + "': run '" + tool::Printable(r.contender) +
                    "': a control character in its " + field + " (not a report strata-compare wrote)";
+          return false;
+        }
+        if (const std::string why = UnknownRun(r); !why.empty()) {
+          *error = "workload '" + tool::Printable(w.name) + "': run '" + tool::Printable(r.contender) + "': " + why;
           return false;
         }
         for (const Run& have : m.runs) {
