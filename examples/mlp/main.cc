@@ -41,6 +41,7 @@
 #include "names.h"
 #include "regular_file.h"
 #include "strata/named_options.hpp"
+#include "strata/protocol.h"
 #include "strata/reference_gemm.h"
 #include "strata/strata.hpp"
 #include "tool_cli.h"
@@ -72,8 +73,14 @@ constexpr const char* kDescription =
     "result against a CPU reference and prints a report.";
 constexpr const char* kFooter = "Exit status: 0 all results match, 1 a mismatch or device error, 2 bad arguments.";
 
-// Decimal digits and an optional K/M/G suffix, as documented (strtoull's base 0 took hex and read "010" as 8).
-bool ParseBytes(const std::string& s, uint64_t* out) {
+// --hbm-capacity's range: what the service needs at least, and the most HBM the runtime firmware manages.
+constexpr uint64_t kMinHbmCapacity = 3 * kMiB;
+constexpr uint64_t kMaxHbmCapacity = STRATA_RT_MAX_HBM_BYTES;
+
+// Decimal digits and an optional K/M/G/T suffix, as documented (strtoull's base 0 took hex and read "010" as 8).
+// "" with *out set, else the message: a malformed size, or one out of range with the bound it passed ("1T" read
+// "at least 3M" when T was no suffix; a too-large size now names the upper bound).
+std::string ParseCapacity(const std::string& s, uint64_t* out) {
   std::string_view digits = s;
   uint64_t mult = 1;
   if (!digits.empty()) {
@@ -81,13 +88,22 @@ bool ParseBytes(const std::string& s, uint64_t* out) {
     mult = unit == 'K' || unit == 'k'   ? kKiB
            : unit == 'M' || unit == 'm' ? kMiB
            : unit == 'G' || unit == 'g' ? kMiB * 1024
+           : unit == 'T' || unit == 't' ? kMiB * 1024 * 1024
                                         : 1;
     if (mult != 1) digits.remove_suffix(1);
   }
-  uint64_t v = 0;
-  if (!strata::cli::ParseDecimal(digits, 1, (uint64_t{1} << 40) / mult, &v)) return false;
-  *out = v * mult;
-  return true;
+  const std::string range = "from 3M to 1T (1024G, the most the runtime firmware manages)";
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return "--hbm-capacity wants a size like 6M (digits and a K, M, G or T suffix, " + range + "), not '" + s + "'";
+  }
+  uint64_t v = 0, bytes = 0;
+  if (!strata::cli::ParseDecimal(digits, 0, UINT64_MAX, &v) || !strata::cli::MultiplyChecked(v, mult, &bytes) ||
+      bytes > kMaxHbmCapacity) {
+    return "--hbm-capacity wants a size of at most 1T (1024G, the most the runtime firmware manages), not '" + s + "'";
+  }
+  if (bytes < kMinHbmCapacity) return "--hbm-capacity wants a size of at least 3M (like 6M), not '" + s + "'";
+  *out = bytes;
+  return "";
 }
 
 // An output file option: FILE, or 'none' for no file (an empty path).
@@ -128,13 +144,8 @@ int ParseArgs(int argc, char** argv, Options* o) {
       "random seed for weights, inputs, batch sizes and lifetimes (default 1)");
   CLI::Option* capacity = AddTaken(
       app, "--hbm-capacity", "BYTES",
-      [o](const std::string& v) -> std::string {
-        if (!ParseBytes(v, &o->hbm_capacity) || o->hbm_capacity < 3 * kMiB) {
-          return "--hbm-capacity wants a size of at least 3M (like 6M), not '" + v + "'";
-        }
-        return "";
-      },
-      "device memory, K/M/G suffixes (default 4M; a multiple of 256K, >= 3M)");
+      [o](const std::string& v) -> std::string { return ParseCapacity(v, &o->hbm_capacity); },
+      "device memory, K/M/G/T suffixes (default 4M; a multiple of 256K, 3M to 1T)");
   CLI::Option* hbm = app.add_option("--hbm", o->hbm,
                                     strata::tool::ChoicesWithDefault(strata::tool::NamesOf(strata::hbm::HbmPresets()),
                                                                      strata::hbm::kDefaultHbmPreset, ", "))
@@ -608,9 +619,16 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  // Each output its own file (the waveform, the report and the allocation trace are written at different times).
+  // Each output its own file (the waveform, the report and the allocation trace are written at different times),
+  // and none the firmware the device boots. The open options count as given (a later one overrides).
+  std::string timeline, firmware;
+  for (const std::string& kv : o.options) {
+    if (kv.rfind("timeline=", 0) == 0) timeline = kv.substr(9);
+    if (kv.rfind("firmware_path=", 0) == 0) firmware = kv.substr(14);
+  }
   if (const std::string clash = strata::tool::CheckOutputsApart(
-          {}, {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}});
+          {{"--option firmware_path", firmware}},
+          {{"--trace", o.trace}, {"--report", o.report}, {"--alloc-trace", o.alloc_trace}, {"--timeline", timeline}});
       !clash.empty()) {
     std::fprintf(stderr, "strata-mlp: %s\n", clash.c_str());
     return 2;

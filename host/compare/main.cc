@@ -279,8 +279,15 @@ int Main(int argc, char** argv) {
   }
   // No output may be what the run reads (a.csv --csv a.csv) or another output (--json r --csv r).
   std::vector<tool::NamedFile> read;
-  for (const std::string& path : inputs) read.push_back({merge ? "the report" : "the workload", path});
-  for (const auto& tenant : tenant_args) read.push_back({"the workload", tenant.second});
+  // A workload that is an XLA dump brings the module files it may read (workload::AddImportInputs).
+  for (const std::string& path : inputs) {
+    if (merge) {
+      read.push_back({"the report", path});
+    } else {
+      workload::AddImportInputs("the workload", path, &read);
+    }
+  }
+  for (const auto& tenant : tenant_args) workload::AddImportInputs("the workload", tenant.second, &read);
   if (const std::string clash =
           tool::CheckOutputsApart(read, {{"--json", json_path}, {"--csv", csv_path}, {"--timeline", timeline_path}});
       !clash.empty()) {

@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "names.h"
+#include "policy.h"
+#include "static_plans.h"
 #include "text.h"
 
 namespace strata::compare {
@@ -206,16 +209,6 @@ Run RunFrom(const Json& j) {
   return r;
 }
 
-// A CSV field for a string: always quoted, quotes doubled, and a ' before a leading =, +, -, @, tab or CR, which a
-// spreadsheet would otherwise run as a formula (OWASP's CSV-injection rule): a report's strings come from file
-// names and from reports that --merge reads.
-std::string CsvText(const std::string& s) {
-  std::string q = "\"";
-  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) q += '\'';
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 // The first of a run's names that holds a control character, or null: --merge refuses such a report. strata-compare
 // writes these from fixed lists (contenders, families, backends, OOM kinds) and a parsed capacity, so one that
 // holds a control character was not written by it. (A workload's name is its file's name, which may hold anything;
@@ -232,6 +225,55 @@ const char* ControlCharacterIn(const WorkloadReport& w, const Run& r) {
     }
   }
   return nullptr;
+}
+
+// "" when strata-compare runs a contender of this name on this backend; else what is wrong. The names a report may
+// hold: the contenders (AllContenders: Strata's on host or sim, the GPU policies on gpu-emu or cuda), the static plans'
+// rows (host) and the tenant runs ("gpu: jax + tf" on gpu-emu, "strata: 2 contexts" on host). --merge refuses any
+// other: a report strata-compare did not write would be merged, ranked, and read as if it had been measured.
+std::string UnknownRun(const Run& r) {
+  const std::vector<Contender> all = AllContenders();
+  std::vector<std::string> backends;
+  for (const Contender& c : all) {
+    if (c.name == r.contender) {
+      backends = c.strata ? std::vector<std::string>{"host", "sim"} : std::vector<std::string>{"gpu-emu", "cuda"};
+    }
+  }
+  for (const char* name : kStaticPlanRows) {
+    if (r.contender == name) backends = {"host"};
+  }
+  const std::vector<std::string> policies = gpu::PolicyNames();
+  if (r.contender.rfind("gpu: ", 0) == 0) {  // the tenants' policies, " + " between them
+    bool all_policies = true;
+    for (size_t start = 5;;) {
+      const size_t plus = r.contender.find(" + ", start);
+      const std::string p = r.contender.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+      all_policies = all_policies && std::find(policies.begin(), policies.end(), p) != policies.end();
+      if (plus == std::string::npos) break;
+      start = plus + 3;
+    }
+    if (all_policies) backends = {"gpu-emu"};
+  }
+  for (const char* kind : {"strata: ", "strata-no-compact: "}) {  // "strata: N contexts"
+    const std::string k = kind;
+    if (r.contender.rfind(k, 0) != 0 || r.contender.size() <= k.size() + 9 ||
+        r.contender.compare(r.contender.size() - 9, 9, " contexts") != 0) {
+      continue;
+    }
+    const std::string n = r.contender.substr(k.size(), r.contender.size() - k.size() - 9);
+    if (n.find_first_not_of("0123456789") == std::string::npos) backends = {"host"};
+  }
+  if (backends.empty()) {
+    std::string names;
+    for (const Contender& c : all) names += (names.empty() ? "" : ", ") + c.name;
+    return "unknown contender '" + Printable(r.contender) + "' (strata-compare runs " + names +
+           ", the static plans and tenant runs; not a report strata-compare wrote)";
+  }
+  if (std::find(backends.begin(), backends.end(), r.backend) == backends.end()) {
+    return "contender '" + Printable(r.contender) + "' on backend '" + Printable(r.backend) + "' (it runs on " +
+           tool::JoinNames(backends, ", ", " or ") + "; not a report strata-compare wrote)";
+  }
+  return "";
 }
 
 std::string Ratio(double r) {
@@ -422,11 +464,12 @@ std::string ToCsv(const WorkloadReport& w) {
   for (const Run& r : w.runs) {
     const MinCapacity& m = r.min_capacity;
     const Cost& c = r.cost;
-    os << CsvText(w.name) << ',' << CsvText(r.contender) << ',' << CsvText(r.family) << ',' << CsvText(r.backend) << ','
-       << r.capacity_bytes << ',' << w.max_load_bytes << ',' << (r.completed() ? "true" : "false") << ','
-       << r.failed_allocs << ',' << r.oom_capacity << ',' << r.oom_cap << ',' << r.oom_fragmentation << ','
-       << r.oom_quota << ',' << r.first_oom.event << ',' << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ','
-       << CsvText(r.first_oom.kind) << ',' << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
+    os << tool::CsvText(w.name) << ',' << tool::CsvText(r.contender) << ',' << tool::CsvText(r.family) << ','
+       << tool::CsvText(r.backend) << ',' << r.capacity_bytes << ',' << w.max_load_bytes << ','
+       << (r.completed() ? "true" : "false") << ',' << r.failed_allocs << ',' << r.oom_capacity << ',' << r.oom_cap
+       << ',' << r.oom_fragmentation << ',' << r.oom_quota << ',' << r.first_oom.event << ','
+       << (r.first_oom.event < 0 ? 0 : r.first_oom.buffer_id) << ',' << tool::CsvText(r.first_oom.kind) << ','
+       << r.peak_live_bytes << ',' << r.peak_reserved_bytes << ',';
     if (m.searched) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.6f", m.ratio);
@@ -438,9 +481,9 @@ std::string ToCsv(const WorkloadReport& w) {
     char wall[32];
     std::snprintf(wall, sizeof wall, "%.4f", r.wall_seconds);
     os << c.compactions << ',' << c.moves << ',' << c.bytes_moved << ',' << c.compaction_cycles << ','
-       << CsvText(c.cycles_source) << ',' << c.defragmentations << ',' << c.host_bytes_copied << ',' << c.device_allocs
-       << ',' << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps << ',' << c.unmaps
-       << ',' << wall << '\n';
+       << tool::CsvText(c.cycles_source) << ',' << c.defragmentations << ',' << c.host_bytes_copied << ','
+       << c.device_allocs << ',' << c.device_frees << ',' << c.device_syncs << ',' << c.stream_syncs << ',' << c.maps
+       << ',' << c.unmaps << ',' << wall << '\n';
   }
   return os.str();
 }
@@ -575,6 +618,10 @@ bool Merge(const std::vector<std::vector<WorkloadReport>>& parts, std::vector<Wo
         if (const char* field = ControlCharacterIn(w, r)) {
           *error = "workload '" + tool::Printable(w.name) + "': run '" + tool::Printable(r.contender) +
                    "': a control character in its " + field + " (not a report strata-compare wrote)";
+          return false;
+        }
+        if (const std::string why = UnknownRun(r); !why.empty()) {
+          *error = "workload '" + tool::Printable(w.name) + "': run '" + tool::Printable(r.contender) + "': " + why;
           return false;
         }
         for (const Run& have : m.runs) {

@@ -187,16 +187,16 @@ void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report) {
         peak = std::max(peak, trace.planned_offsets[k] + trace.buffers[k].size);
       }
     }
-    row("xla-static", "XLA's buffer assignment replayed at its own offsets", peak, Seconds(t0), &trace.planned_offsets,
-        ok ? "no two live buffers overlap (checked)" : "OVERLAP: " + why);
+    row(kStaticPlanRows[0], "XLA's buffer assignment replayed at its own offsets", peak, Seconds(t0),
+        &trace.planned_offsets, ok ? "no two live buffers overlap (checked)" : "OVERLAP: " + why);
   }
-  row("lower-bound", "the max load: what any allocator needs at least", bound, 0, nullptr, "");
+  row(kStaticPlanRows[1], "the max load: what any allocator needs at least", bound, 0, nullptr, "");
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<uint64_t> bfd = BestFitDecreasing(trace);
   uint64_t peak = 0;
   std::string why;
   const bool ok = CheckPlacement(trace, bfd, &peak, &why);
-  row("offline-bfd", "offline best-fit by decreasing size (knows every lifetime ahead)", peak, Seconds(t0), &bfd,
+  row(kStaticPlanRows[2], "offline best-fit by decreasing size (knows every lifetime ahead)", peak, Seconds(t0), &bfd,
       ok ? "no two live buffers overlap (checked)" : "OVERLAP: " + why);
 }
 

@@ -23,6 +23,9 @@ bool CheckPlacement(const replay::Trace& trace, const std::vector<uint64_t>& off
 // among the buffers already placed that overlap it in time, or above them all.
 std::vector<uint64_t> BestFitDecreasing(const replay::Trace& trace);
 
+// The rows' names, in the order AppendStaticPlanRuns appends them (--merge knows them by these).
+inline constexpr const char* kStaticPlanRows[] = {"xla-static", "lower-bound", "offline-bfd"};
+
 // Appends the rows xla-static (only with trace.planned_offsets), lower-bound and offline-bfd to the report; an
 // overlap in XLA's plan is a note on its row, not an error.
 void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report);

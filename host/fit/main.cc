@@ -175,14 +175,22 @@ int Main(int argc, char** argv) {
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
         return Usage("--process '" + v + "': unknown policy '" + p.policy + "' (" + list + ")");
       }
-      workload::ImportStats stats;
-      if (!workload::ImportFile(p.workload, format, import, &p.trace, &stats, &error)) return Fail(2, error);
-      if (p.trace.buffers.empty()) return Fail(2, p.workload + ": the workload has no allocations");
       processes.push_back(std::move(p));
     }
+    // --json is checked before any workload is read, and may be none of them (nor a file an XLA dump reads).
     if (!json_path.empty() && json_path != "-") {
       const std::string bad = tool::CheckWritableFile(json_path);
       if (!bad.empty()) return Fail(2, json_path + ": " + bad);
+    }
+    std::vector<tool::NamedFile> inputs;
+    for (const fit::Process& p : processes) workload::AddImportInputs("the workload", p.workload, &inputs);
+    if (const std::string clash = tool::CheckOutputsApart(inputs, {{"--json", json_path}}); !clash.empty()) {
+      return Fail(2, clash);
+    }
+    for (fit::Process& p : processes) {
+      workload::ImportStats stats;
+      if (!workload::ImportFile(p.workload, format, import, &p.trace, &stats, &error)) return Fail(2, error);
+      if (p.trace.buffers.empty()) return Fail(2, p.workload + ": the workload has no allocations");
     }
     fit::ProcessReport report;
     if (!fit::FitProcesses(processes, *device, options, &report, &error)) return Fail(2, error);
@@ -211,8 +219,10 @@ int Main(int argc, char** argv) {
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
     }
   }
-  if (const std::string clash = tool::CheckOutputsApart(
-          {{"the workload", input}}, {{"--json", json_path}, {"--csv", csv_path}, {"--svg", svg_path}});
+  std::vector<tool::NamedFile> inputs;  // the workload and, for an XLA dump, the module files it may read
+  workload::AddImportInputs("the workload", input, &inputs);
+  if (const std::string clash =
+          tool::CheckOutputsApart(inputs, {{"--json", json_path}, {"--csv", csv_path}, {"--svg", svg_path}});
       !clash.empty()) {
     return Fail(2, clash);
   }

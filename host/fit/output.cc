@@ -49,35 +49,6 @@ replay::Json OutcomeJson(const Outcome& o) {
   return j;
 }
 
-std::string Csv(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    }
-  }
-  return out;
-}
-
 // Headroom to colour: red for a failure, then yellow (just fits) to green (4x and more), on a log scale.
 std::string Colour(const Cell& c) {
   if (!c.outcome.completed) return c.fix.found ? "#f4a582" : "#d6604d";
@@ -185,14 +156,14 @@ std::string CsvHeader() {
 std::string ToCsv(const Report& r) {
   std::string out;
   for (const Cell& c : r.cells) {
-    out += Csv(r.workload) + "," + Csv(c.device) + "," + Csv(c.contender) + "," +
-           (c.outcome.completed ? "true" : "false") + "," + Csv(c.outcome.kind) + "," +
+    out += tool::CsvText(r.workload) + "," + tool::CsvText(c.device) + "," + tool::CsvText(c.contender) + "," +
+           (c.outcome.completed ? "true" : "false") + "," + tool::CsvText(c.outcome.kind) + "," +
            std::to_string(c.outcome.first_event) + "," + (c.min_found ? std::to_string(c.min_total_bytes) : "") + "," +
            (c.min_found ? Fixed(c.headroom, 4) : "") + "," + (c.fix.found ? "true" : "false") + "," +
-           Csv(c.fix.found ? c.fix.setting.line : "") + "," +
+           tool::CsvText(c.fix.found ? c.fix.setting.line : "") + "," +
            (c.fix.found ? std::to_string(c.fix.outcome.peak_reserved_bytes) : "") + "," +
            (c.fix.found ? std::to_string(c.fix.outcome.device_calls) : "") + "," +
-           (c.fix.found ? std::to_string(c.fix.outcome.bytes_moved) : "") + "," + Csv(c.fix.why) + "\n";
+           (c.fix.found ? std::to_string(c.fix.outcome.bytes_moved) : "") + "," + tool::CsvText(c.fix.why) + "\n";
   }
   return out;
 }
@@ -204,29 +175,29 @@ std::string ToSvg(const Report& r) {
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
                   std::to_string(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"10\" y=\"20\" font-size=\"14\">Will it fit? " + XmlEscape(tool::Printable(r.workload, 80)) +
-       " (peak " + XmlEscape(tool::HumanBytes(r.max_load_bytes)) + " live)</text>\n";
+  s += "<text x=\"10\" y=\"20\" font-size=\"14\">Will it fit? " + tool::XmlText(tool::Printable(r.workload, 80)) +
+       " (peak " + tool::XmlText(tool::HumanBytes(r.max_load_bytes)) + " live)</text>\n";
   for (size_t d = 0; d < r.devices.size(); ++d) {
     const int x = left + cw * static_cast<int>(d) + cw / 2;
     s += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(top - 8) + "\" text-anchor=\"middle\">" +
-         XmlEscape(r.devices[d]->name) + "</text>\n";
+         tool::XmlText(r.devices[d]->name) + "</text>\n";
   }
   for (size_t c = 0; c < r.contenders.size(); ++c) {
     const int y = top + ch * static_cast<int>(c);
     s += "<text x=\"" + std::to_string(left - 8) + "\" y=\"" + std::to_string(y + ch / 2 + 4) +
-         "\" text-anchor=\"end\">" + XmlEscape(r.contenders[c]) + "</text>\n";
+         "\" text-anchor=\"end\">" + tool::XmlText(r.contenders[c]) + "</text>\n";
     for (size_t d = 0; d < r.devices.size(); ++d) {
       const Cell& cell = r.cells[d * r.contenders.size() + c];
       const int x = left + cw * static_cast<int>(d);
       s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(cw - 2) +
            "\" height=\"" + std::to_string(ch - 2) + "\" fill=\"" + Colour(cell) + "\"><title>" +
-           XmlEscape(cell.device + " / " + cell.contender + ": " +
-                     (cell.outcome.completed ? "fits"
-                      : cell.fix.needed      ? cell.fix.why
-                                             : "fails")) +
+           tool::XmlText(cell.device + " / " + cell.contender + ": " +
+                         (cell.outcome.completed ? "fits"
+                          : cell.fix.needed      ? cell.fix.why
+                                                 : "fails")) +
            "</title></rect>\n";
       s += "<text x=\"" + std::to_string(x + cw / 2 - 1) + "\" y=\"" + std::to_string(y + ch / 2 + 3) +
-           "\" text-anchor=\"middle\" font-size=\"11\">" + XmlEscape(CellText(cell)) + "</text>\n";
+           "\" text-anchor=\"middle\" font-size=\"11\">" + tool::XmlText(CellText(cell)) + "</text>\n";
     }
   }
   const int ly = top + ch * static_cast<int>(r.contenders.size()) + 24;

@@ -559,24 +559,13 @@ Setting Lookup(const PolicyConfig& config, const std::string& option, const char
   return s;
 }
 
-// The memory-fraction grammar of allocator_config.cc (docs/gpu-policies.md P0): "F", "F+", "F-CAP". cudaMallocAsync
-// takes one number, the start F (preallocated, threshold); a cap would not bind (no maxSize).
+// The memory-fraction grammar of allocator_config.cc (docs/gpu-policies.md P0), read by the jax policies' one parser
+// (ParseXlaMemFraction: a malformed value gets the same message under every jax policy). cudaMallocAsync takes one
+// number, the start F (preallocated, threshold); a cap would not bind (no maxSize), but is checked all the same.
 bool ParseFraction(const Setting& s, double* out, std::string* error) {
-  std::string v = s.value;
-  if (!v.empty() && v.back() == '+') v.pop_back();
-  if (const size_t dash = v.find('-', 1); dash != std::string::npos) {
-    double cap = 0;
-    if (!ParseDouble(v.substr(dash + 1), &cap) || cap <= 0 || cap > 1) {
-      *error =
-          s.source + ": invalid memory fraction '" + s.value + "' (expected F, F+ or F-CAP with 0 < F <= CAP <= 1)";
-      return false;
-    }
-    v = v.substr(0, dash);
-  }
-  if (!ParseDouble(v, out) || *out <= 0 || *out > 1) {
-    *error = s.source + ": invalid memory fraction '" + s.value + "' (expected F, F+ or F-CAP with 0 < F <= CAP <= 1)";
-    return false;
-  }
+  XlaMemFraction f;
+  if (!ParseXlaMemFraction(s.source, s.value, &f, error)) return false;
+  *out = f.start;
   return true;
 }
 

@@ -90,39 +90,6 @@ bool ParseBool(const std::string& s, bool* out) {
   return false;
 }
 
-// "F", "F+", "S-C" (see the file comment).
-struct MemFraction {
-  double start = 0.75, cap = 0.75;
-  bool flex = false;
-};
-
-bool ParseMemFraction(const Setting& s, MemFraction* out, std::string* error) {
-  auto bad = [&](const std::string& why) {
-    *error = s.origin + "='" + s.value + "' is not a valid memory fraction (" + why +
-             "; expected F, F+ or S-C with fractions of total memory in (0, 1], e.g. 0.75, 0.5+, 0.5-0.9)";
-    return false;
-  };
-  const std::string& v = s.value;
-  MemFraction f;
-  if (!v.empty() && v.back() == '+') {
-    if (!ParseDouble(v.substr(0, v.size() - 1), &f.start)) return bad("not a number");
-    f.cap = 1.0;
-    f.flex = true;
-  } else if (const size_t dash = v.find('-', 1); dash != std::string::npos) {
-    if (!ParseDouble(v.substr(0, dash), &f.start) || !ParseDouble(v.substr(dash + 1), &f.cap)) {
-      return bad("not a number");
-    }
-    f.flex = true;
-  } else {
-    if (!ParseDouble(v, &f.start)) return bad("not a number");
-    f.cap = f.start;
-  }
-  if (!(f.start > 0 && f.start <= 1 && f.cap > 0 && f.cap <= 1)) return bad("out of range");
-  if (f.start > f.cap) return bad("start above cap");
-  *out = f;
-  return true;
-}
-
 // RoundUpGpuMemoryLimit (gpu_helpers.cc:55-62, :155).
 uint64_t RoundUpGpuMemoryLimit(uint64_t bytes) {
   return (bytes + kGpuMemoryLimitGranularity - 1) / kGpuMemoryLimitGranularity * kGpuMemoryLimitGranularity;
@@ -319,8 +286,10 @@ bool MakeJax(const std::string& name, GpuDriver& driver, const PolicyConfig& con
     if (now) fraction_setting = Setting{*now, "XLA_CLIENT_MEM_FRACTION"};
     if (deprecated) fraction_setting = Setting{*deprecated, "XLA_PYTHON_CLIENT_MEM_FRACTION"};
   }
-  MemFraction fraction;  // 0.75 (xla_gpu_allocator_config.h:50)
-  if (fraction_setting && !ParseMemFraction(*fraction_setting, &fraction, error)) return false;
+  XlaMemFraction fraction;  // 0.75 (xla_gpu_allocator_config.h:50)
+  if (fraction_setting && !ParseXlaMemFraction(fraction_setting->origin, fraction_setting->value, &fraction, error)) {
+    return false;
+  }
 
   // Preallocation (xla_gpu_allocator_config.h:62: default true).
   bool preallocate = name == "jax";
@@ -445,6 +414,34 @@ bool MakeTf(const std::string& name, GpuDriver& driver, const PolicyConfig& conf
 }
 
 }  // namespace
+
+// "F", "F+", "S-C" (see the file comment); jax-async reads the same grammar (async_policy.cc).
+bool ParseXlaMemFraction(const std::string& origin, const std::string& value, XlaMemFraction* out, std::string* error) {
+  auto bad = [&](const std::string& why) {
+    *error = origin + "='" + value + "' is not a valid memory fraction (" + why +
+             "; expected F, F+ or S-C with fractions of total memory in (0, 1], e.g. 0.75, 0.5+, 0.5-0.9)";
+    return false;
+  };
+  const std::string& v = value;
+  XlaMemFraction f;
+  if (!v.empty() && v.back() == '+') {
+    if (!ParseDouble(v.substr(0, v.size() - 1), &f.start)) return bad("not a number");
+    f.cap = 1.0;
+    f.flex = true;
+  } else if (const size_t dash = v.find('-', 1); dash != std::string::npos) {
+    if (!ParseDouble(v.substr(0, dash), &f.start) || !ParseDouble(v.substr(dash + 1), &f.cap)) {
+      return bad("not a number");
+    }
+    f.flex = true;
+  } else {
+    if (!ParseDouble(v, &f.start)) return bad("not a number");
+    f.cap = f.start;
+  }
+  if (!(f.start > 0 && f.start <= 1 && f.cap > 0 && f.cap <= 1)) return bad("out of range");
+  if (f.start > f.cap) return bad("start above cap");
+  *out = f;
+  return true;
+}
 
 bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
                    std::string* error) {

@@ -22,6 +22,14 @@ using PolicyOptionsFn = std::vector<PolicyOption> (*)(const std::string& name);
 bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
                    std::string* error);
 std::vector<PolicyOption> BfcPolicyOptions(const std::string& name);
+// XLA's memory-fraction grammar (allocator_config.cc; docs/gpu-policies.md P0), the one parser of every jax policy
+// that reads XLA_CLIENT_MEM_FRACTION: "F" (start = cap = F), "F+" (start F, cap 1), "S-C" (start S, cap C), each in
+// (0, 1] and S <= C. False with "ORIGIN='VALUE' is not a valid memory fraction (WHY; expected ...)".
+struct XlaMemFraction {
+  double start = 0.75, cap = 0.75;
+  bool flex = false;  // "+" or "-": preallocate start, grow to cap
+};
+bool ParseXlaMemFraction(const std::string& origin, const std::string& value, XlaMemFraction* out, std::string* error);
 // platform_policy.cc: jax-platform (one device allocation per buffer, docs/gpu-policies.md P1)
 bool MakePlatformPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                         std::unique_ptr<Policy>* out, std::string* error);

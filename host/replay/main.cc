@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "hbm/hbm_config.h"
 #include "names.h"
@@ -358,12 +359,28 @@ int Main(int argc, char** argv) {
                                                  : "--option needs --backend sim, gpu-emu or cuda");
   }
   if (!gpu && !series_path.empty()) return Usage("--series needs --backend gpu-emu or cuda");
-  // Neither output may be the trace or the other output (checked by file identity, before anything runs).
+  // No output (--series, --timeline, the sim's waveform) may be what the run reads (the trace, an XLA dump's module
+  // files, the firmware) or another output: checked by file identity, before anything runs, on every backend.
   {
-    const auto timeline = named_options.find("timeline");
-    if (const std::string clash = strata::tool::CheckOutputsApart(
-            {{"the trace", trace_path}},
-            {{"--series", series_path}, {"--timeline", timeline == named_options.end() ? "" : timeline->second}});
+    auto named = [&](const char* name) {
+      const auto it = named_options.find(name);
+      return it == named_options.end() ? std::string() : it->second;
+    };
+    std::vector<strata::tool::NamedFile> inputs;
+#ifdef STRATA_REPLAY_HAVE_WORKLOAD
+    strata::workload::AddImportInputs("the trace", trace_path, &inputs);
+#else
+    inputs.push_back({"the trace", trace_path});
+#endif
+    inputs.push_back({"--firmware", firmware_path});
+    inputs.push_back({"--option firmware_path", named("firmware_path")});
+    if (const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE"); env != nullptr && sim) {
+      inputs.push_back({"$STRATA_RUNTIME_FIRMWARE", env});
+    }
+    if (const std::string clash =
+            strata::tool::CheckOutputsApart(inputs, {{"--series", series_path},
+                                                     {"--timeline", named("timeline")},
+                                                     {"--option trace_path", named("trace_path")}});
         !clash.empty()) {
       std::fprintf(stderr, "strata-replay: %s\n", clash.c_str());
       return 2;

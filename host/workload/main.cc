@@ -5,9 +5,11 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "names.h"
 #include "regular_file.h"
+#include "text.h"
 #include "tool_cli.h"
 #include "workload.h"
 #include "xla_cli.h"
@@ -76,8 +78,9 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "strata-import: %s: cannot write it: %s\n", output.c_str(), why.c_str());
       return 2;
     }
-    if (const std::string clash = strata::tool::CheckOutputsApart({{"the input", input}}, {{"-o", output}});
-        !clash.empty()) {
+    std::vector<strata::tool::NamedFile> inputs;  // the input and, for an XLA dump, the module files it may read
+    AddImportInputs("the input", input, &inputs);
+    if (const std::string clash = strata::tool::CheckOutputsApart(inputs, {{"-o", output}}); !clash.empty()) {
       std::fprintf(stderr, "strata-import: %s\n", clash.c_str());
       return 2;
     }
@@ -107,7 +110,8 @@ int Main(int argc, char** argv) {
       return 1;
     }
   }
-  std::fprintf(stderr, "strata-import: %s\n", SummaryLine(trace, stats).c_str());
+  // The summary names the module, the file and a snapshot's actions: escaped, so a name cannot drive the terminal.
+  std::fprintf(stderr, "strata-import: %s\n", strata::tool::Printable(SummaryLine(trace, stats)).c_str());
   return 0;
 }
 

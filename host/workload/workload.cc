@@ -190,6 +190,11 @@ bool ImportFile(const std::string& path, Format format, const ImportOptions& opt
   return true;
 }
 
+void AddImportInputs(const std::string& role, const std::string& path, std::vector<tool::NamedFile>* inputs) {
+  inputs->push_back({role, path});
+  for (const std::string& file : XlaDumpFiles(path)) inputs->push_back({role, file});
+}
+
 bool WriteTraceCsv(const replay::Trace& trace, std::ostream& out, std::string* error) {
   uint64_t total = 0;
   for (size_t k = 0; k < trace.buffers.size(); ++k) {

@@ -18,6 +18,7 @@
 
 #include "json_reader.h"
 #include "pickle_reader.h"
+#include "regular_file.h"
 #include "trace.h"
 #include "xla_dump.h"
 #include "xla_proto.h"
@@ -101,6 +102,9 @@ bool Import(std::string_view data, Format format, const std::string& name, const
             replay::Trace* trace, ImportStats* stats, std::string* error);
 bool ImportFile(const std::string& path, Format format, const ImportOptions& options, replay::Trace* trace,
                 ImportStats* stats, std::string* error);
+// What ImportFile(path) reads, appended to `inputs` for a tool's check that no output is one of them
+// (tool::CheckOutputsApart): `path` itself and the XLA module files beside it (XlaDumpFiles), each as `role`.
+void AddImportInputs(const std::string& role, const std::string& path, std::vector<tool::NamedFile>* inputs);
 
 // The CSV trace format (header id,lower,upper,size), which replay::ParseTrace reads back exactly. Fails,
 // writing nothing, if a buffer is not valid there (upper <= lower, size 0 or beyond 2^62 bytes, id INT64_MIN).

@@ -684,4 +684,31 @@ bool FinishXlaImport(XlaModule&& module, const std::string& source, const XlaWor
   return true;
 }
 
+std::vector<std::string> XlaDumpFiles(const std::string& path) {
+  std::vector<std::string> files;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    DIR* dir = opendir(path.c_str());
+    if (dir == nullptr) return files;
+    while (dirent* e = readdir(dir)) {
+      const std::string n = e->d_name;
+      if (EndsWith(n, kAssignmentSuffix) || EndsWith(n, kLiveRangeSuffix) || EndsWith(n, kValuesSuffix) ||
+          EndsWith(n, kHloProtoSuffix)) {
+        files.push_back(path + "/" + n);
+      }
+    }
+    closedir(dir);
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+  std::string prefix;
+  if (EndsWith(path, kAssignmentSuffix)) prefix = path.substr(0, path.size() - kAssignmentSuffix.size());
+  if (EndsWith(path, kLiveRangeSuffix)) prefix = path.substr(0, path.size() - kLiveRangeSuffix.size());
+  if (prefix.empty()) return files;
+  for (std::string_view suffix : {kAssignmentSuffix, kLiveRangeSuffix, kValuesSuffix}) {
+    if (prefix + std::string(suffix) != path) files.push_back(prefix + std::string(suffix));
+  }
+  return files;
+}
+
 }  // namespace strata::workload

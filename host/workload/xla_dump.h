@@ -108,6 +108,12 @@ bool FinishXlaImport(XlaModule&& module, const std::string& source, const XlaWor
 // True when the text starts like a buffer assignment ("BufferAssignment:").
 bool LooksLikeXlaAssignment(std::string_view data);
 
+// The files beside `path` that ImportXlaPath may read with it: in a dump directory, every module file it could pick
+// (*-buffer-assignment.txt, its -values and -live-range files, *.hlo.pb); for a module's text file, the other two
+// of its module. Empty for anything else. Listed by name only, nothing opened: for the tools' check that no output
+// lands on a file the import reads (tool::CheckOutputsApart).
+std::vector<std::string> XlaDumpFiles(const std::string& path);
+
 }  // namespace strata::workload
 
 #endif  // STRATA_HOST_WORKLOAD_XLA_DUMP_H_

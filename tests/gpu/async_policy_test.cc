@@ -226,22 +226,25 @@ TEST(AsyncConf, BadValuesNameTheVariable) {
     std::string policy, var, value, expect;
   };
   const Case cases[] = {
-      {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "abc", "invalid memory fraction 'abc'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "1.5", "invalid memory fraction '1.5'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0", "invalid memory fraction '0'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0.5-2", "invalid memory fraction '0.5-2'"},
+      {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "abc", "='abc' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "1.5", "='1.5' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0", "='0' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0.5-2", "='0.5-2' is not a valid memory fraction"},
+      // Issue #45: the start above the cap was taken (only the start matters to cudaMallocAsync).
+      {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "0.9-0.1",
+       "='0.9-0.1' is not a valid memory fraction (start above cap"},
       {"jax-async", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "lots", "invalid value 'lots'"},
       {"tf-async", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "-2", "invalid value '-2'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "-5", "invalid value '-5'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "1e3", "invalid value '1e3'"},
       // Issue #32: one number reader (host/tool/numbers.h). NaN passed "0 < F <= 1" (every comparison false)
       // and gave a 2^63-byte pool; MiB x 2^20 wrapped to a small reserve; hex and blanks were taken.
-      {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "nan", "invalid memory fraction 'nan'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "NaN-1", "invalid memory fraction 'NaN-1'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0.5-nan", "invalid memory fraction '0.5-nan'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "inf", "invalid memory fraction 'inf'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0x0.8p0", "invalid memory fraction '0x0.8p0'"},
-      {"jax-async", "XLA_CLIENT_MEM_FRACTION", " 0.5", "invalid memory fraction ' 0.5'"},
+      {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "nan", "='nan' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "NaN-1", "='NaN-1' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0.5-nan", "='0.5-nan' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "inf", "='inf' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0x0.8p0", "='0x0.8p0' is not a valid memory fraction"},
+      {"jax-async", "XLA_CLIENT_MEM_FRACTION", " 0.5", "=' 0.5' is not a valid memory fraction"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "17592186044416", "invalid value '17592186044416'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "0x10", "invalid value '0x10'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "+3", "invalid value '+3'"},
@@ -249,7 +252,9 @@ TEST(AsyncConf, BadValuesNameTheVariable) {
   };
   for (const Case& c : cases) {
     const std::string e = MakeError(c.policy, {{c.var, c.value}});
-    EXPECT_EQ(e.rfind(c.var + ": ", 0), 0u) << c.var << "=" << c.value << " -> " << e;
+    // "VAR: ..." (the async policies' own settings) or "VAR='VALUE' is not ..." (the jax policies' fraction parser).
+    EXPECT_TRUE(e.rfind(c.var + ": ", 0) == 0 || e.rfind(c.var + "='", 0) == 0)
+        << c.var << "=" << c.value << " -> " << e;
     EXPECT_NE(e.find(c.expect), std::string::npos) << e;
   }
   std::string e =
@@ -264,6 +269,18 @@ TEST(AsyncConf, BadValuesNameTheVariable) {
       << e;
   e = MakeError("tf-async", {}, {{"preallocate", "true"}});
   EXPECT_NE(e.find("valid: memory_fraction, min_sys_memory_mb, prealloc_bytes"), std::string::npos) << e;
+}
+
+// One parser of XLA's memory fraction (ParseXlaMemFraction): jax-async refuses what jax refuses, in the same words
+// (issue #45: it took 0.9-0.1, a start above its cap).
+TEST(AsyncConf, MemFractionRefusedAsJaxRefusesIt) {
+  for (const char* v : {"0.9-0.1", "abc", "0", "1.5", "0.5-2", "nan", "-0.5", "0.5+x"}) {
+    const std::string async = MakeError("jax-async", {{"XLA_PYTHON_CLIENT_MEM_FRACTION", v}});
+    EXPECT_EQ(async, MakeError("jax", {{"XLA_PYTHON_CLIENT_MEM_FRACTION", v}})) << v;
+    EXPECT_NE(async.find("is not a valid memory fraction"), std::string::npos) << async;
+  }
+  EXPECT_NE(MakeError("jax-async", {{"XLA_CLIENT_MEM_FRACTION", "0.9-0.1"}}).find("(start above cap;"),
+            std::string::npos);
 }
 
 // Property test: random traces, invariants after every operation, over >= 20 seeds per policy.
