@@ -107,11 +107,20 @@ class InterruptScope {
 // (name, type, string, int64, double, bool): one open option as python/strata/device.py typed it.
 using OptionTuple = std::tuple<std::string, int, std::string, int64_t, double, bool>;
 
+// `text` for a C string parameter: the C API would read it only up to an embedded NUL ("policy\0junk" as "policy"),
+// so such a string is refused here, whoever built it.
+const char* CString(const std::string& text, const std::string& what) {
+  if (text.find('\0') != std::string::npos) throw py::value_error(what + " holds a NUL character");
+  return text.c_str();
+}
+
 // The tuples as the C API's named values (pointing into them: valid while `options` is).
 std::vector<strata_named_value> NamedValues(const std::vector<OptionTuple>& options) {
   std::vector<strata_named_value> named;
   named.reserve(options.size());
   for (const OptionTuple& o : options) {
+    CString(std::get<0>(o), "an option name");
+    CString(std::get<2>(o), "option " + std::get<0>(o) + "'s value");
     strata_named_value v{};
     v.struct_size = sizeof v;
     v.name = std::get<0>(o).c_str();
@@ -128,6 +137,7 @@ std::vector<strata_named_value> NamedValues(const std::vector<OptionTuple>& opti
 class Device {
  public:
   Device(const std::string& backend, const std::vector<OptionTuple>& options) : backend_(backend) {
+    CString(backend, "the backend name");
     const std::vector<strata_named_value> named = NamedValues(options);
     strata_open_options open{};
     open.struct_size = sizeof open;
@@ -356,13 +366,13 @@ std::vector<std::string> Backends() {
 // Why `backend` cannot open here ("" when nothing is known against it): strata_get_backend_availability.
 std::string BackendUnavailable(const std::string& backend) {
   const char* reason = nullptr;
-  Check(strata_get_backend_availability(backend.c_str(), &reason));
+  Check(strata_get_backend_availability(CString(backend, "the backend name"), &reason));
   return reason;
 }
 
 py::list BackendOptions(const std::string& backend) {
   size_t count = 0;
-  Check(strata_get_backend_options(backend.c_str(), nullptr, 0, &count));
+  Check(strata_get_backend_options(CString(backend, "the backend name"), nullptr, 0, &count));
   std::vector<strata_option_info> info(count);
   for (strata_option_info& i : info) i.struct_size = sizeof i;
   Check(strata_get_backend_options(backend.c_str(), info.data(), info.size(), &count));
