@@ -4,7 +4,8 @@
 // sim backend blocks while it simulates), close() takes it exclusively, so a device is never closed under a
 // call that another Python thread is making, and a closed device refuses calls instead of passing a dangling
 // pointer to the C API. Failed calls throw CallError, which becomes strata.Error (python/strata/errors.py).
-// Ctrl-C reaches a call in the main thread (InterruptScope): the device stops and KeyboardInterrupt is raised.
+// Ctrl-C reaches a call in the main thread (InterruptScope): the device stops and KeyboardInterrupt is raised; other
+// threads' calls on the device go on.
 #include <Python.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -60,14 +62,23 @@ class BufferView {
 // notes the signal; the call returns ABORTED and Call raises the KeyboardInterrupt in place of that error. Other
 // threads' calls are left alone (Python delivers KeyboardInterrupt to the main thread only); so is a program that
 // installed its own SIGINT handling (not Python's C handler).
+//
+// strata_interrupt stops whatever call is running on the device, whichever thread made it. So that it stops only the
+// main thread's, the device is interruptible only while the main thread's call is the one on it: Device::Call makes
+// one call at a time per device (call_mutex_, which the C API's own lock would serialise anyway) and installs the
+// scope inside it, and the scope's end waits for a handler that already read the device (g_in_handler) before the
+// next call, perhaps another thread's, can begin (that call then drops the request: strata.h).
 std::atomic<strata_device*> g_interruptible{nullptr};  // the main thread's device while it is in a call
 void (*g_python_sigint)(int) = nullptr;
 std::atomic<bool> g_sigint_seen{false};
-unsigned long g_main_thread = 0;  // threading.main_thread().ident, at import
+std::atomic<int> g_in_handler{0};  // OnSigint runs that may be about to interrupt g_interruptible's device
+unsigned long g_main_thread = 0;   // threading.main_thread().ident, at import
 
 void OnSigint(int signal) {
   g_sigint_seen.store(true);
+  g_in_handler.fetch_add(1);
   if (strata_device* d = g_interruptible.load()) strata_interrupt(d);
+  g_in_handler.fetch_sub(1);
   if (g_python_sigint != nullptr) g_python_sigint(signal);
 }
 
@@ -95,6 +106,10 @@ class InterruptScope {
     if (!installed_) return;
     ::sigaction(SIGINT, &previous_, nullptr);
     g_interruptible.store(nullptr);
+    // A handler (on another thread) that read the device before the store may not have interrupted yet: it must be
+    // done before the device runs another call. Sequentially consistent: it counted itself in before reading, or it
+    // reads null.
+    while (g_in_handler.load() != 0) std::this_thread::yield();
   }
   // Whether SIGINT came while installed.
   bool interrupted() const { return installed_ && g_sigint_seen.load(); }
@@ -187,6 +202,10 @@ class Device {
       if (device_ == nullptr) {
         throw CallError{STRATA_FAILED_PRECONDITION, std::string(what) + ": the device is closed"};
       }
+      // The main thread's Ctrl-C may stop only its own call (InterruptScope): no other call runs on the device
+      // while the scope is installed. The main thread waiting here for another thread's call is not interruptible;
+      // its KeyboardInterrupt comes when its own call returns.
+      std::lock_guard one_call(call_mutex_);
       InterruptScope scope(device_, main_thread);
       status = fn(device_);
       interrupted = scope.interrupted();
@@ -352,6 +371,7 @@ class Device {
  private:
   std::string backend_;
   mutable std::shared_mutex mutex_;
+  mutable std::mutex call_mutex_;  // one call at a time on the device (Call): see InterruptScope
   strata_device* device_ = nullptr;
 };
 
