@@ -12,6 +12,19 @@ namespace strata::driver {
 namespace {
 
 constexpr uint32_t kMaxContexts = 64;
+// Context ids carry a generation, as the runtime's (and the host backend's) do: slot + 1 in the low 8 bits, a 12-bit
+// generation above, so that ids stay below 2^20 (kBackendContextBits) and a destroyed context's id is refused
+// (NOT_FOUND) instead of naming the next context in its slot.
+constexpr uint32_t kContextSlotBits = 8, kContextGenerationBits = 12;
+static_assert(kMaxContexts < (1u << kContextSlotBits), "slot + 1 fits the id's low bits");
+static_assert(kContextSlotBits + kContextGenerationBits <= kBackendContextBits, "ids leave the device tag free");
+
+// The id of the next context in a slot whose last context had `previous` (0: never used).
+strata_context NextContextId(strata_context previous, uint32_t slot) {
+  const uint32_t last = previous >> kContextSlotBits;
+  const uint32_t generation = last + 1 == (1u << kContextGenerationBits) ? 1 : last + 1;
+  return generation << kContextSlotBits | (slot + 1);
+}
 constexpr uint32_t kMaxLiveBuffers = 1u << 20;
 constexpr uint32_t kGenerationBits = 21;           // index + 1 in the low 32 bits: handles stay below 2^53
 constexpr uint64_t kMaxRequestBytes = 1ull << 62;  // 4 EiB: no device; far from where round-ups wrap
@@ -118,11 +131,9 @@ Error GpuPolicyBackend::CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, 
 
 Error GpuPolicyBackend::CreateContextWithOptions(uint64_t quota_bytes, uint32_t quota_ppm, const OpenOptions& options,
                                                  strata_context* out) {
-  uint32_t id = 0;
-  for (uint32_t i = 0; i < tenants_.size() && id == 0; ++i) {
-    if (!tenants_[i].policy) id = i + 1;
-  }
-  if (id == 0 && tenants_.size() >= kMaxContexts) return {STRATA_RESOURCE_EXHAUSTED, "too many contexts"};
+  uint32_t slot = 0;
+  while (slot < tenants_.size() && tenants_[slot].policy) ++slot;
+  if (slot >= kMaxContexts) return {STRATA_RESOURCE_EXHAUSTED, "too many contexts"};
   // The context's policy and settings: what it names, else the device's.
   std::string policy = policy_;
   gpu::PolicyConfig config = config_;
@@ -143,12 +154,11 @@ Error GpuPolicyBackend::CreateContextWithOptions(uint64_t quota_bytes, uint32_t 
   std::unique_ptr<gpu::Policy> made;
   std::string error;
   if (!gpu::MakePolicy(policy, *driver_, config, &made, &error)) return {STRATA_INVALID_ARGUMENT, error};
-  if (id == 0) {
-    tenants_.emplace_back();
-    id = static_cast<uint32_t>(tenants_.size());
-  }
-  Tenant& t = tenants_[id - 1];
+  if (slot == tenants_.size()) tenants_.emplace_back();
+  Tenant& t = tenants_[slot];
+  const strata_context id = NextContextId(t.id, slot);
   t = Tenant{};
+  t.id = id;
   t.policy = std::move(made);
   t.policy_name = policy;
   t.quota = strata_quota_bytes(quota_bytes, quota_ppm, driver_->total_bytes());
@@ -456,8 +466,13 @@ Error GpuPolicyBackend::LastOom(strata_oom_info* out) {
 }
 
 GpuPolicyBackend::Tenant* GpuPolicyBackend::FindTenant(strata_context c) {
-  if (c == 0 || c > tenants_.size() || !tenants_[c - 1].policy) return nullptr;
-  return &tenants_[c - 1];
+  const uint32_t slot = (c & ((1u << kContextSlotBits) - 1)) - 1;
+  if (c == 0 || slot >= tenants_.size() || !tenants_[slot].policy || tenants_[slot].id != c) return nullptr;
+  return &tenants_[slot];
+}
+
+GpuPolicyBackend::Tenant& GpuPolicyBackend::Tenants(strata_context c) {
+  return tenants_[(c & ((1u << kContextSlotBits) - 1)) - 1];
 }
 
 uint64_t GpuPolicyBackend::LiveBytes() const {

@@ -75,6 +75,9 @@ class GpuPolicyBackend : public Backend {
 
  private:
   struct Tenant {
+    // Kept when destroyed: the next context in this slot takes the next generation (gpu_policy_backend.cc,
+    // ContextId), so that a destroyed context's id does not name the next tenant's.
+    strata_context id = 0;
     std::unique_ptr<gpu::Policy> policy;  // null: no such context
     std::string policy_name;              // "jax", "torch", ... (the OOM message names it)
     uint64_t quota = 0;
@@ -95,7 +98,7 @@ class GpuPolicyBackend : public Backend {
   };
 
   Tenant* FindTenant(strata_context c);
-  Tenant& Tenants(strata_context c) { return tenants_[c - 1]; }
+  Tenant& Tenants(strata_context c);  // c: a live context's id (a live buffer's)
   uint64_t LiveBytes() const;
   void RecordOom(Tenant& t, uint64_t bytes, gpu::OomKind kind, uint64_t limit);
   const gpu::PolicyStats& StatsOf(Tenant& t);

@@ -3,6 +3,7 @@
 #include "strata/strata.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -90,6 +92,32 @@ struct LiveDevices {
 LiveDevices& Live() {
   static LiveDevices* live = new LiveDevices;  // never destroyed: a close may run during static destruction
   return *live;
+}
+
+// strata_interrupt's view of the open devices, by tag. It runs in signal handlers, so it may take no lock and read
+// no registry: it finds its device here with atomic loads alone and counts itself in `users` while it touches the
+// backend. strata_close clears the entry first and deletes the device only when no strata_interrupt is in it, so an
+// interrupt racing a close either reaches a live backend or finds nothing (a closed device) and touches nothing.
+struct InterruptSlot {
+  std::atomic<strata_device*> device{nullptr};
+  std::atomic<uint32_t> users{0};
+};
+static_assert(std::atomic<strata_device*>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
+              "strata_interrupt is async-signal-safe only over lock-free atomics");
+InterruptSlot g_interrupt_slots[kMaxTag + 1];  // constant-initialised, trivially destroyed: usable at any time
+
+// The device can be interrupted from now on (its backend is made).
+void PublishForInterrupt(strata_device* device) { g_interrupt_slots[device->tag].device.store(device); }
+
+// No strata_interrupt reaches the device after this returns. Sequentially consistent order (the atomics' default)
+// is what makes it hold: either an interrupt counted itself in before the entry changed and is waited for here, or
+// it reads the entry after and finds another device or none. The entry is cleared only if it still names this
+// device: once RemoveLive has run, a device opened meanwhile may have its tag, and its entry, already.
+void UnpublishForInterrupt(strata_device* device) {
+  InterruptSlot& slot = g_interrupt_slots[device->tag];
+  strata_device* expected = device;
+  slot.device.compare_exchange_strong(expected, nullptr);
+  while (slot.users.load() != 0) std::this_thread::yield();  // an interrupt is a few instructions long
 }
 
 bool IsLive(const strata_device* device) {
@@ -530,6 +558,7 @@ strata_status strata_open(const char* backend, const strata_open_options* option
     if (!AddLive(device.get())) {
       return Fail(kCall, STRATA_RESOURCE_EXHAUSTED, "too many open devices (" + std::to_string(kMaxTag) + ")");
     }
+    PublishForInterrupt(device.get());
     *out = device.release();
     return Report(kCall, {});
   });
@@ -542,6 +571,7 @@ strata_status strata_close(strata_device* device) {
     return STRATA_OK;
   }
   if (!RemoveLive(device)) return Fail(kCall, STRATA_INVALID_ARGUMENT, "not an open device (closed twice?)");
+  UnpublishForInterrupt(device);  // before anything is torn down: an interrupt from here on is refused
   return Guarded(kCall, [&] {
     Error e;
     if (device->timeline) {
@@ -560,10 +590,19 @@ strata_status strata_close(strata_device* device) {
 }
 
 strata_status strata_interrupt(strata_device* device) {
-  // No lock, no registry lookup, no last error: a signal handler calls this (strata.h).
+  // No lock, no registry lookup, no last error: a signal handler calls this (strata.h). The device is found among
+  // the open ones by atomic loads alone (InterruptSlot); a closed or closing one is refused as every call refuses
+  // it, never dereferenced.
   if (device == nullptr) return STRATA_INVALID_ARGUMENT;
-  device->backend->Interrupt();
-  return STRATA_OK;
+  for (InterruptSlot& slot : g_interrupt_slots) {
+    if (slot.device.load() != device) continue;
+    slot.users.fetch_add(1);
+    const bool open = slot.device.load() == device;  // again, now that a close would wait for us
+    if (open) device->backend->Interrupt();
+    slot.users.fetch_sub(1);
+    if (open) return STRATA_OK;
+  }
+  return STRATA_INVALID_ARGUMENT;
 }
 
 strata_status strata_get_device_info(strata_device* device, strata_device_info* out) {

@@ -4,7 +4,8 @@
 // sim backend blocks while it simulates), close() takes it exclusively, so a device is never closed under a
 // call that another Python thread is making, and a closed device refuses calls instead of passing a dangling
 // pointer to the C API. Failed calls throw CallError, which becomes strata.Error (python/strata/errors.py).
-// Ctrl-C reaches a call in the main thread (InterruptScope): the device stops and KeyboardInterrupt is raised.
+// Ctrl-C reaches a call in the main thread (InterruptScope): the device stops and KeyboardInterrupt is raised; other
+// threads' calls on the device go on.
 #include <Python.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -60,14 +62,23 @@ class BufferView {
 // notes the signal; the call returns ABORTED and Call raises the KeyboardInterrupt in place of that error. Other
 // threads' calls are left alone (Python delivers KeyboardInterrupt to the main thread only); so is a program that
 // installed its own SIGINT handling (not Python's C handler).
+//
+// strata_interrupt stops whatever call is running on the device, whichever thread made it. So that it stops only the
+// main thread's, the device is interruptible only while the main thread's call is the one on it: Device::Call makes
+// one call at a time per device (call_mutex_, which the C API's own lock would serialise anyway) and installs the
+// scope inside it, and the scope's end waits for a handler that already read the device (g_in_handler) before the
+// next call, perhaps another thread's, can begin (that call then drops the request: strata.h).
 std::atomic<strata_device*> g_interruptible{nullptr};  // the main thread's device while it is in a call
 void (*g_python_sigint)(int) = nullptr;
 std::atomic<bool> g_sigint_seen{false};
-unsigned long g_main_thread = 0;  // threading.main_thread().ident, at import
+std::atomic<int> g_in_handler{0};  // OnSigint runs that may be about to interrupt g_interruptible's device
+unsigned long g_main_thread = 0;   // threading.main_thread().ident, at import
 
 void OnSigint(int signal) {
   g_sigint_seen.store(true);
+  g_in_handler.fetch_add(1);
   if (strata_device* d = g_interruptible.load()) strata_interrupt(d);
+  g_in_handler.fetch_sub(1);
   if (g_python_sigint != nullptr) g_python_sigint(signal);
 }
 
@@ -95,6 +106,10 @@ class InterruptScope {
     if (!installed_) return;
     ::sigaction(SIGINT, &previous_, nullptr);
     g_interruptible.store(nullptr);
+    // A handler (on another thread) that read the device before the store may not have interrupted yet: it must be
+    // done before the device runs another call. Sequentially consistent: it counted itself in before reading, or it
+    // reads null.
+    while (g_in_handler.load() != 0) std::this_thread::yield();
   }
   // Whether SIGINT came while installed.
   bool interrupted() const { return installed_ && g_sigint_seen.load(); }
@@ -107,11 +122,20 @@ class InterruptScope {
 // (name, type, string, int64, double, bool): one open option as python/strata/device.py typed it.
 using OptionTuple = std::tuple<std::string, int, std::string, int64_t, double, bool>;
 
+// `text` for a C string parameter: the C API would read it only up to an embedded NUL ("policy\0junk" as "policy"),
+// so such a string is refused here, whoever built it.
+const char* CString(const std::string& text, const std::string& what) {
+  if (text.find('\0') != std::string::npos) throw py::value_error(what + " holds a NUL character");
+  return text.c_str();
+}
+
 // The tuples as the C API's named values (pointing into them: valid while `options` is).
 std::vector<strata_named_value> NamedValues(const std::vector<OptionTuple>& options) {
   std::vector<strata_named_value> named;
   named.reserve(options.size());
   for (const OptionTuple& o : options) {
+    CString(std::get<0>(o), "an option name");
+    CString(std::get<2>(o), "option " + std::get<0>(o) + "'s value");
     strata_named_value v{};
     v.struct_size = sizeof v;
     v.name = std::get<0>(o).c_str();
@@ -128,6 +152,7 @@ std::vector<strata_named_value> NamedValues(const std::vector<OptionTuple>& opti
 class Device {
  public:
   Device(const std::string& backend, const std::vector<OptionTuple>& options) : backend_(backend) {
+    CString(backend, "the backend name");
     const std::vector<strata_named_value> named = NamedValues(options);
     strata_open_options open{};
     open.struct_size = sizeof open;
@@ -177,6 +202,10 @@ class Device {
       if (device_ == nullptr) {
         throw CallError{STRATA_FAILED_PRECONDITION, std::string(what) + ": the device is closed"};
       }
+      // The main thread's Ctrl-C may stop only its own call (InterruptScope): no other call runs on the device
+      // while the scope is installed. The main thread waiting here for another thread's call is not interruptible;
+      // its KeyboardInterrupt comes when its own call returns.
+      std::lock_guard one_call(call_mutex_);
       InterruptScope scope(device_, main_thread);
       status = fn(device_);
       interrupted = scope.interrupted();
@@ -342,6 +371,7 @@ class Device {
  private:
   std::string backend_;
   mutable std::shared_mutex mutex_;
+  mutable std::mutex call_mutex_;  // one call at a time on the device (Call): see InterruptScope
   strata_device* device_ = nullptr;
 };
 
@@ -356,13 +386,13 @@ std::vector<std::string> Backends() {
 // Why `backend` cannot open here ("" when nothing is known against it): strata_get_backend_availability.
 std::string BackendUnavailable(const std::string& backend) {
   const char* reason = nullptr;
-  Check(strata_get_backend_availability(backend.c_str(), &reason));
+  Check(strata_get_backend_availability(CString(backend, "the backend name"), &reason));
   return reason;
 }
 
 py::list BackendOptions(const std::string& backend) {
   size_t count = 0;
-  Check(strata_get_backend_options(backend.c_str(), nullptr, 0, &count));
+  Check(strata_get_backend_options(CString(backend, "the backend name"), nullptr, 0, &count));
   std::vector<strata_option_info> info(count);
   for (strata_option_info& i : info) i.struct_size = sizeof i;
   Check(strata_get_backend_options(backend.c_str(), info.data(), info.size(), &count));

@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from . import _strata
-from .errors import Error
+from .errors import Error, error_class
 
 # strata_value_type -> (its name, what Python values an option of that type takes)
 _VALUE_TYPES = {
@@ -105,8 +105,7 @@ def backend_options(backend):
     """The open options `backend` accepts: a list of {name, type, default, help}; type is "string", "int64",
     "double" or "bool", default the typed default (None where there is none). UnimplementedError for a backend
     this build does not have."""
-    if not isinstance(backend, str):
-        raise TypeError(f"backend must be a str, not {type(backend).__name__}")
+    _check_backend_name(backend)
     return [
         {
             "name": o["name"],
@@ -116,6 +115,13 @@ def backend_options(backend):
         }
         for o in _strata.backend_options(backend)
     ]
+
+
+def _check_backend_name(backend):
+    if not isinstance(backend, str):
+        raise TypeError(f"backend must be a str, not {type(backend).__name__}")
+    if "\0" in backend:  # a C string would end there: "sim\0junk" would open sim
+        raise ValueError(f"backend name {backend!r} holds a NUL character")
 
 
 def version():
@@ -165,12 +171,18 @@ def _typed_options(backend, options):
     declared = {o["name"]: o["type"] for o in _strata.backend_options(backend)}
     typed = []
     for name, value in options.items():
+        # The driver takes C strings: "policy\0junk" would reach it as "policy" (and set it).
+        if "\0" in name:
+            raise ValueError(f"option name {name!r} of the {backend} backend holds a NUL character")
         if value is None:
             continue
         if name in declared:
             typed.append(_typed_option(backend, name, value, declared[name]))
         else:
-            typed.append((name, _strata.VALUE_STRING, str(value), 0, 0.0, False))
+            text = str(value)
+            if "\0" in text:
+                raise ValueError(f"option {name} of the {backend} backend holds a NUL character")
+            typed.append((name, _strata.VALUE_STRING, text, 0, 0.0, False))
     return typed
 
 
@@ -178,8 +190,7 @@ class Device:
     """An open device. Close it with close() or a with block; garbage collection closes it too."""
 
     def __init__(self, backend, **options):
-        if not isinstance(backend, str):
-            raise TypeError(f"backend must be a str, not {type(backend).__name__}")
+        _check_backend_name(backend)
         self._core = _strata.Device(backend, _typed_options(backend, options))
         self._lock = threading.Lock()
         self._default_context = None
@@ -222,6 +233,7 @@ class Device:
         if context is None:
             context_id = 0
         elif isinstance(context, Context):
+            context._check_live("memory_stats")
             context_id = context.id
         else:
             raise TypeError(f"context must be a strata.Context or None, not {type(context).__name__}")
@@ -297,12 +309,19 @@ class Context:
     def __repr__(self):
         return f"<strata.Context {self.id} of {self.device!r}{' destroyed' if self.destroyed else ''}>"
 
+    def _check_live(self, what):
+        """NotFoundError for a call on a destroyed context, before it reaches the driver (which refuses the id too)."""
+        if self.destroyed:
+            raise error_class("NOT_FOUND")(f"{what}: context {self.id} was destroyed; create a new one "
+                                           f"(Device.create_context)", "NOT_FOUND")
+
     def memory_stats(self):
         return self.device.memory_stats(self)
 
     def alloc(self, nbytes, alignment=0, compact=True):
         """A buffer of `nbytes` bytes. alignment: 0 (the granule) or a power of two; compact=False fails with
         ResourceExhaustedError instead of defragmenting when memory is fragmented."""
+        self._check_live("alloc")
         nbytes = _u64(nbytes, "nbytes")
         alignment = _u64(alignment, "alignment")
         flags = 0 if compact else _strata.ALLOC_FLAG_NO_COMPACT
@@ -323,6 +342,7 @@ class Context:
     def compact(self, max_bytes=0, max_moves=0):
         """Defragments device memory (every context's buffers; handles stay valid): {moves, bytes_moved,
         device_cycles}. max_bytes, max_moves: 0 = no limit."""
+        self._check_live("compact")
         return self.device._core.compact(self.id, _u64(max_bytes, "max_bytes"), _u32(max_moves, "max_moves"))
 
     def gemm(self, a, b, c=None, *, relu=False, quant_mult=None, quant_shift=0, round=False):
@@ -333,6 +353,7 @@ class Context:
         clip((x * M [+ 2**(quant_shift-1) with round=True]) >> quant_shift, -128, 127). The device cycles it
         took are in device.last_gemm_cycles afterwards.
         """
+        self._check_live("gemm")
         a = _matrix(a, "a", np.int8)
         b = _matrix(b, "b", np.int8)
         m, k = a.shape
@@ -384,6 +405,7 @@ class Context:
         """strata_gemm on buffers already on the device (row-major, see strata/gemm.h): c = a (m x k) . b (k x n)
         with flags GEMM_FLAG_*. Returns the device cycles it took. The driver checks the rest (buffer sizes,
         flag combinations: OutOfRangeError, InvalidArgumentError)."""
+        self._check_live("gemm_buffers")
         for name, buffer in (("a", a), ("b", b), ("c", c)):
             if not isinstance(buffer, Buffer):
                 raise TypeError(f"gemm_buffers: {name} must be a strata.Buffer, not {type(buffer).__name__}")

@@ -12,6 +12,7 @@ sizes memory_analysis() reports, and Strata's comparison of it.
 JAX must already be importable (scripts/setup.sh installs it into the project's .venv). This module imports it only
 when from_jax is called, so `import strata` works without it.
 """
+import functools
 import glob
 import os
 import shutil
@@ -143,10 +144,40 @@ def _shard(args, devices):
     return jax.tree.map(place, args)
 
 
+def _fresh(fn):
+    """`fn` as a new function object, named as `fn` (XLA's module and dump names come from it). JAX keeps what it
+    compiled by the traced function: the same fn, arguments and options again (from_jax twice into one dump_dir)
+    would come back from that in-memory cache without a compile, and XLA would write no dump for it."""
+    @functools.wraps(fn)
+    def program(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    if not hasattr(fn, "__name__") and hasattr(getattr(fn, "func", None), "__name__"):  # functools.partial
+        program.__name__ = program.__qualname__ = fn.func.__name__
+    return program
+
+
+def _no_dump_message(jax, dump_dir):
+    """Why a compile wrote no buffer assignment into dump_dir, and what to do."""
+    try:
+        cache_dir = jax.config.jax_compilation_cache_dir if jax.config.jax_enable_compilation_cache else None
+    except AttributeError:
+        cache_dir = None
+    if cache_dir:
+        return (f"{dump_dir}: XLA wrote no buffer assignment: JAX took this program from its persistent compilation "
+                f"cache ({cache_dir}), which skips XLA and so its dump; run from_jax with that cache off "
+                f"(jax.config.update('jax_enable_compilation_cache', False) before JAX's first compile, or "
+                f"JAX_ENABLE_COMPILATION_CACHE=false) or clear it")
+    return (f"{dump_dir}: XLA wrote no buffer assignment for this compile (does this jaxlib honour "
+            f"compiler_options={{'xla_dump_to': ...}}?)")
+
+
 def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=(), dump_dir=None, compiler_options=None):
     """Compiles `fn` for `args` (jax.jit(fn).lower(*args).compile()) with XLA's dump written to `dump_dir` (default a
     temporary directory, removed by close()), sharded over `devices` devices (first axes split where they divide),
-    and returns a JaxProgram. `steps` is how many calls the steps view models."""
+    and returns a JaxProgram. `steps` is how many calls the steps view models. Each call compiles anew (a program
+    compiled before is not taken from JAX's in-memory cache), so one dump_dir serves many calls: each reads the
+    dump its own compile wrote."""
     import jax
 
     if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= 1_000_000:
@@ -160,13 +191,13 @@ def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=()
     if devices > 1:
         args = _shard(args, devices)
     options = {"xla_dump_to": dump_dir, **_DUMP_OPTIONS, **(compiler_options or {})}
-    compiled = jax.jit(fn, donate_argnums=donate_argnums, static_argnums=static_argnums).lower(*args).compile(
-        compiler_options=options)
+    compiled = jax.jit(_fresh(fn), donate_argnums=donate_argnums, static_argnums=static_argnums).lower(
+        *args).compile(compiler_options=options)
     analysis = compiled.memory_analysis()
     memory = {k: int(getattr(analysis, k)) for k in MEMORY_FIELDS if hasattr(analysis, k)}
     made = sorted(set(glob.glob(os.path.join(dump_dir, "*-buffer-assignment.txt"))) - before)
     if not made:
-        raise RuntimeError(f"{dump_dir}: XLA wrote no buffer assignment (is this jaxlib's dump option honoured?)")
+        raise RuntimeError(_no_dump_message(jax, dump_dir))
     assignment = made[-1]
     hlo_proto = assignment[:-len("-buffer-assignment.txt")] + ".hlo.pb"
     analysis_proto = None

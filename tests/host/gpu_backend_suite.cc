@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "policy.h"
 #include "strata/reference_gemm.h"
@@ -204,6 +205,41 @@ TEST_P(GpuBackendTest, HandleMisuseGetsItsPreciseStatusAndChangesNothing) {
   EXPECT_EQ(after.live_buffers, before.live_buffers);
   EXPECT_EQ(strata_free(dev_, ctx_, b), STRATA_OK);
   EXPECT_EQ(strata_free(dev_, ctx_, b), STRATA_NOT_FOUND);  // stale
+}
+
+// A destroyed context's id stays refused (NOT_FOUND, as any context that is gone) after a new context takes its
+// place: ids carry a generation on every backend (the runtime's on sim), so a stale id never allocates in, frees
+// from or destroys the next tenant's context.
+TEST_P(GpuBackendTest, ADestroyedContextsIdNamesNoLaterContext) {
+  strata_context gone = 0, next = 0;
+  ASSERT_EQ(strata_context_create(dev_, nullptr, &gone), STRATA_OK) << strata_last_error_message();
+  ASSERT_EQ(strata_context_destroy(dev_, gone), STRATA_OK) << strata_last_error_message();
+  ASSERT_EQ(strata_context_create(dev_, nullptr, &next), STRATA_OK) << strata_last_error_message();
+  EXPECT_NE(next, gone);
+  strata_buffer mine = 0;
+  ASSERT_EQ(strata_alloc(dev_, next, 4096, 0, 0, &mine), STRATA_OK) << strata_last_error_message();
+  const strata_memory_stats before = Stats();
+  strata_buffer x = 0;
+  EXPECT_EQ(strata_alloc(dev_, gone, 4096, 0, 0, &x), STRATA_NOT_FOUND);
+  EXPECT_NE(std::string(strata_last_error_message()).find("context"), std::string::npos) << strata_last_error_message();
+  char buf[16] = {};
+  EXPECT_EQ(strata_free(dev_, gone, mine), STRATA_NOT_FOUND);
+  EXPECT_EQ(strata_write(dev_, gone, mine, 0, buf, 16), STRATA_NOT_FOUND);
+  EXPECT_EQ(strata_read(dev_, gone, mine, 0, buf, 16), STRATA_NOT_FOUND);
+  strata_memory_stats s{};
+  s.struct_size = sizeof s;
+  EXPECT_EQ(strata_get_memory_stats(dev_, gone, &s), STRATA_NOT_FOUND);
+  EXPECT_EQ(strata_context_destroy(dev_, gone), STRATA_NOT_FOUND);
+  const strata_memory_stats after = Stats();
+  EXPECT_EQ(after.contexts, before.contexts);
+  EXPECT_EQ(after.live_buffers, before.live_buffers);
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  s = strata_memory_stats{};
+  s.struct_size = sizeof s;
+  ASSERT_EQ(strata_get_memory_stats(dev_, next, &s), STRATA_OK);
+  EXPECT_EQ(s.context_buffers, 1u);  // the new tenant's buffer, untouched
+  EXPECT_EQ(strata_free(dev_, next, mine), STRATA_OK);
+  EXPECT_EQ(strata_context_destroy(dev_, next), STRATA_OK);
 }
 
 TEST_P(GpuBackendTest, QuotaFailsWithKindCapAndNumbers) {

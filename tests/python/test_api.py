@@ -122,6 +122,33 @@ class OpenTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             strata.open("gpu-emu", policy="jax\0torch")  # C strings end at the NUL
 
+    def test_nul_in_a_name_is_refused(self):
+        # The driver reads C strings: "policy\0junk" reached it as "policy" and set the policy to torch.
+        for options in ({"policy\0junk": "torch"}, {"no_such\0": 1}, {"policy\0": None}):
+            with self.subTest(options=options), self.assertRaises(ValueError) as cm:
+                strata.open("gpu-emu", **options)
+            self.assertIn("NUL", str(cm.exception))
+            self.assertIn("option name", str(cm.exception))
+        with self.assertRaisesRegex(ValueError, "NUL"):
+            strata.open("gpu-emu", no_such_option="a\0b")  # an undeclared option's value
+        for call in (lambda: strata.open("gpu-emu\0junk"), lambda: strata.backend_options("gpu-emu\0")):
+            with self.assertRaisesRegex(ValueError, "backend name .* NUL"):
+                call()
+        with open_gpu_emu() as dev:
+            with self.assertRaisesRegex(ValueError, "option name .* NUL"):
+                dev.create_context(**{"policy\0junk": "torch"})
+            self.assertEqual(dev.memory_stats()["contexts"], 0)  # nothing was created
+
+    def test_nul_is_refused_below_the_python_layer_too(self):
+        # _strata itself refuses, whoever builds its option tuples.
+        from strata import _strata
+        for options in ([("policy\0junk", _strata.VALUE_STRING, "torch", 0, 0.0, False)],
+                        [("policy", _strata.VALUE_STRING, "torch\0jax", 0, 0.0, False)]):
+            with self.subTest(options=options), self.assertRaisesRegex(ValueError, "NUL"):
+                _strata.Device("gpu-emu", options)
+        with self.assertRaisesRegex(ValueError, "NUL"):
+            _strata.Device("gpu-emu\0", [])
+
     def test_unknown_option(self):
         with self.assertRaises(strata.InvalidArgumentError) as cm:
             strata.open("gpu-emu", no_such_option=1)
@@ -183,6 +210,40 @@ class ContextTest(unittest.TestCase):
         with self.assertRaises(strata.NotFoundError) as cm:
             contexts[0].destroy()
         self.assertEqual(cm.exception.status, "NOT_FOUND")
+
+    def test_a_destroyed_context_refuses_calls(self):
+        ctx = self.dev.create_context()
+        buffer = ctx.alloc(4096)
+        ctx.destroy()
+        other = self.dev.create_context()  # takes the destroyed one's place on the device
+        for name, call in (("alloc", lambda: ctx.alloc(256)), ("upload", lambda: ctx.upload(b"abc")),
+                           ("compact", ctx.compact), ("memory_stats", ctx.memory_stats),
+                           ("gemm", lambda: ctx.gemm(np.ones((2, 2), np.int8), np.ones((2, 2), np.int8)))):
+            with self.subTest(call=name), self.assertRaises(strata.NotFoundError) as cm:
+                call()
+            self.assertIn("destroyed", cm.exception.message)
+        with self.assertRaises(strata.NotFoundError):
+            buffer.read()
+        self.assertEqual(self.dev.memory_stats()["live_buffers"], 0)  # nothing landed in the other context
+        self.assertEqual(other.memory_stats()["context_buffers"], 0)
+
+    def test_a_stale_context_id_names_no_later_context(self):
+        # The driver refuses the id too, once a new context has taken the destroyed one's place: ids carry a
+        # generation on gpu-emu as on sim, so a stale id never allocates in the next tenant's context.
+        old = self.dev.create_context()
+        old_id = old.id
+        old.destroy()
+        new = self.dev.create_context()
+        self.assertNotEqual(new.id, old_id)
+        stale = strata.Context(self.dev, old_id)  # as a caller holding on to the number would
+        with self.assertRaises(strata.NotFoundError) as cm:
+            stale.alloc(4096)
+        self.assertIn("no such context", cm.exception.message)
+        self.assertEqual(new.memory_stats()["context_buffers"], 0)
+        with self.assertRaises(strata.NotFoundError):
+            stale.destroy()
+        new.alloc(256)  # the new context is still there
+        self.assertEqual(self.dev.memory_stats()["contexts"], 1)
 
     def test_with_destroys(self):
         with self.dev.create_context() as ctx:

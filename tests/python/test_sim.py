@@ -100,6 +100,58 @@ class SimTest(unittest.TestCase):
             timer.cancel()
             dev.close()
 
+    def test_ctrl_c_leaves_another_threads_call_alone(self):
+        # SIGINT while the main thread waits in a call behind a worker thread's long GEMM on the same device: only a
+        # call the main thread makes may be stopped, so the worker's GEMM completes, bit-exact, the device stays
+        # usable, and the main thread gets its KeyboardInterrupt once its own call returns.
+        rng = np.random.default_rng(5)
+        m, k, n = 512, 768, 512  # seconds of simulation
+        a, b = random_int8(rng, (m, k)), random_int8(rng, (k, n))
+        dev = strata.open("sim", hbm_capacity_bytes=64 << 20)
+        ctx = dev.create_context()
+        buffers = [ctx.upload(a), ctx.upload(b), ctx.alloc(m * n * 4)]
+        outcome, started = {}, threading.Event()
+
+        def worker():
+            started.set()
+            try:
+                outcome["cycles"] = ctx.gemm_buffers(*buffers, m, n, k)
+                outcome["ended"] = time.perf_counter()
+            except BaseException as e:  # noqa: B036 (whatever it is, the test reports it)
+                outcome["error"] = e
+
+        def ctrl_c():
+            outcome["sigint"] = time.perf_counter()
+            os.kill(os.getpid(), signal.SIGINT)
+
+        thread = threading.Thread(target=worker)
+        timer = threading.Timer(0.3, ctrl_c)
+        interrupted = False
+        try:
+            thread.start()
+            started.wait()
+            time.sleep(0.2)  # the worker is inside its GEMM
+            timer.start()
+            try:
+                dev.synchronize()  # waits for the worker's GEMM: the main thread is in a call when SIGINT comes
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    time.sleep(0.01)  # Python raises the KeyboardInterrupt between bytecodes
+            except KeyboardInterrupt:
+                interrupted = True
+            thread.join()
+            self.assertTrue(interrupted, "SIGINT raised no KeyboardInterrupt in the main thread")
+            self.assertNotIn("error", outcome)
+            self.assertGreater(outcome["ended"], outcome["sigint"], "the GEMM ended before SIGINT: nothing tested")
+            self.assertGreater(outcome["cycles"], 0)
+            np.testing.assert_array_equal(buffers[2].read(np.int32, (m, n)), reference_gemm(a, b))
+            np.testing.assert_array_equal(dev.gemm(a[:16, :32], b[:32, :8]), reference_gemm(a[:16, :32], b[:32, :8]))
+        finally:
+            timer.cancel()
+            if thread.ident is not None:
+                thread.join()
+            dev.close()
+
     def test_stats_and_compaction(self):
         with self.dev.create_context() as ctx:
             buffers = [ctx.alloc(64 << 10) for _ in range(16)]

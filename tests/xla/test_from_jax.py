@@ -7,6 +7,8 @@ import csv
 import io
 import os
 import sys
+import tempfile
+import types
 import unittest
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
@@ -117,6 +119,32 @@ class FromJax(unittest.TestCase):
             self.assertEqual(four.memory["output_size_in_bytes"], 1024 * 256 * 4 // 4)
             self.assertLess(four.device_bytes, one.device_bytes)
             self.assertEqual(set(four.fits()), set(strata.workload.TPU_PRESETS))
+
+    def test_twice_into_one_dump_dir(self):
+        # The same function and arguments compiled again into the same folder: JAX's in-memory cache answered the
+        # second compile, XLA wrote no dump, and from_jax said the dump option was not honoured.
+        def fn(w):
+            return jnp.tanh(w) * 2.0
+
+        w = jnp.ones((256, 128), jnp.float32)
+        with tempfile.TemporaryDirectory() as d:
+            with strata.workload.from_jax(fn, w, dump_dir=d) as first, \
+                    strata.workload.from_jax(fn, w, dump_dir=d) as second:
+                self.assertNotEqual(first.assignment, second.assignment)  # each reads its own compile's dump
+                self.assertIn(".jit_fn.", second.module)  # named as fn, as before
+                self.assertEqual(first.memory, second.memory)
+                self.assertEqual(first.import_csv(view="steps"), second.import_csv(view="steps"))
+            self.assertTrue(os.path.isfile(first.assignment))  # the caller's folder: kept
+
+    def test_no_dump_from_the_persistent_cache_says_what_to_do(self):
+        # A program served from JAX's persistent cache skips XLA and its dump (the cache key leaves xla_dump_* out).
+        config = types.SimpleNamespace(jax_compilation_cache_dir="/tmp/jax-cache", jax_enable_compilation_cache=True)
+        message = strata.workload._no_dump_message(types.SimpleNamespace(config=config), "/tmp/dump")
+        self.assertIn("persistent compilation cache (/tmp/jax-cache)", message)
+        self.assertIn("jax_enable_compilation_cache", message)
+        config.jax_enable_compilation_cache = False
+        message = strata.workload._no_dump_message(types.SimpleNamespace(config=config), "/tmp/dump")
+        self.assertNotIn("persistent", message)
 
     def test_too_many_devices(self):
         with self.assertRaisesRegex(ValueError, "xla_force_host_platform_device_count"):

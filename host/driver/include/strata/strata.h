@@ -139,14 +139,15 @@ typedef struct strata_open_options {
  * with INVALID_ARGUMENT as long as its address has not been reused by a newer device. */
 strata_status strata_open(const char* backend, const strata_open_options* options, strata_device** out);
 /* Destroys every context (freeing their buffers) and the device. NULL is OK. Not to be called while another
- * thread uses the device. */
+ * thread uses the device, strata_interrupt excepted. */
 strata_status strata_close(strata_device* device);
 /* Asks the call now running on `device` to stop at its next wait for the device: that call returns ABORTED
  * ("interrupted") and the device fails until closed, as after a timeout (its state mid-command is unknown). A
  * request made while no call runs is dropped when the next call begins. For Ctrl-C during an hour-long simulated
  * GEMM: callable from any thread and from a signal handler (it only sets a flag: no lock, no last error), never
- * blocks. `device` must be open. sim only; the other backends' calls do not wait on a simulation and ignore it.
- * Since 1.6. */
+ * blocks. A device that is closed, or being closed by another thread meanwhile, is refused with INVALID_ARGUMENT
+ * as every call refuses a closed device (and it is never touched). sim only; the other backends' calls do not wait
+ * on a simulation and ignore it. Since 1.6. */
 strata_status strata_interrupt(strata_device* device);
 
 typedef struct strata_device_info {
