@@ -38,7 +38,7 @@ class XlaStrings {
 // One logical buffer (an HloValue). Its name and shape view the module's XlaStrings.
 struct XlaValue {
   int64_t id = 0;
-  std::string_view name;         // the instruction: "fusion.3", "tuple"
+  std::string_view name;         // the instruction: "fusion.3", "tuple"; empty when a protobuf names none
   std::string_view index;        // its shape index as the live-range file writes it: "{}", "{1}", "{1,0}"
   uint64_t size = 0;             // bytes
   uint64_t offset = 0;           // within its allocation
@@ -46,8 +46,10 @@ struct XlaValue {
   int64_t start = -1, end = -1;  // live range in the instruction sequence (inclusive), -1: not in the live-range file
   uint32_t line = 0;             // 1-based line in the buffer-assignment text
 
-  // "fusion.3{}", "tuple{1}": the name the live-range file gives it.
-  std::string FullName() const { return std::string(name) + std::string(index); }
+  // "fusion.3{}", "tuple{1}": the name the live-range file gives it ("value.ID{}" when it has none).
+  std::string FullName() const {
+    return (name.empty() ? "value." + std::to_string(id) : std::string(name)) + std::string(index);
+  }
 };
 
 // One allocation: a parameter, an output, the preallocated temp, a constant or a thread-local buffer.

@@ -582,7 +582,7 @@ class Decoder {
         // Views of the one copy of each name and shape (XlaStrings): a name or shape that many logical buffers
         // share is neither copied nor printed again per buffer.
         const std::string_view name = ins != instructions_.end() ? ins->second.name : b.instruction_name;
-        v.name = name.empty() ? strings_->Intern("value." + std::to_string(s.id)) : name;
+        v.name = name;  // empty when the proto names no instruction: FullName() says "value.ID{...}"
         index = '{';
         index += Join(b.shape_index);
         index += '}';
