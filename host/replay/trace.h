@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 #include <istream>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::replay {
@@ -27,7 +29,10 @@ struct Trace {
   // Optional, empty or one per buffer (XLA imports, host/workload/xla_dump.h): the offset a static planner gave
   // each buffer (strata-compare's xla-static row) and its shape ("f32[128,256]{1,0}", for tile padding).
   std::vector<uint64_t> planned_offsets;
-  std::vector<std::string> shapes;
+  std::vector<std::string_view> shapes;
+  // Owns the text `shapes` views (the module's string table): a shape many buffers share is stored once, and the
+  // views stay valid however the trace is copied or moved.
+  std::shared_ptr<const void> shape_text;
 };
 
 // The largest buffer a trace may hold, and the most all of its sizes may add up to: so that no load, sum or

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -38,33 +39,88 @@ inline std::string CheckRegularFile(const std::string& path, uint64_t max_bytes)
   return "";
 }
 
+// What kind of file `st` is, when it is not a regular one: "a directory", "a FIFO", "a device or socket".
+inline const char* NotRegularKind(const struct stat& st) {
+  return S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket";
+}
+
+// Opens the regular file `path` of at most `limit` bytes for reading: its descriptor (the caller closes it), with
+// its size in *size. -1 with *error set to "PATH: cannot open: WHY", "PATH: not a regular file (a FIFO)" or "PATH:
+// byte 0: the file is N bytes, over the limit of LIMIT" otherwise. The type is checked before the open (a device
+// is never opened: opening some has effects) and again on the descriptor, which is opened non-blocking: a FIFO
+// put in the file's place between the two cannot block the open, and is refused by the second check.
+inline int OpenRegularFile(const std::string& path, uint64_t limit, uint64_t* size, std::string* error) {
+  // True, with *error set, when `st` is not a regular file within the limit.
+  auto refused = [&](const struct stat& st) -> bool {
+    if (!S_ISREG(st.st_mode)) {
+      *error = path + ": not a regular file (" + NotRegularKind(st) + ")";
+      return true;
+    }
+    if (static_cast<uint64_t>(st.st_size) > limit) {
+      *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+               std::to_string(limit);
+      return true;
+    }
+    return false;
+  };
+  struct stat named {};
+  if (::stat(path.c_str(), &named) != 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return -1;
+  }
+  if (refused(named)) return -1;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return -1;
+  }
+  struct stat opened {};
+  if (::fstat(fd, &opened) != 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  if (refused(opened)) {
+    ::close(fd);
+    return -1;
+  }
+  if (opened.st_dev != named.st_dev || opened.st_ino != named.st_ino) {
+    *error = path + ": cannot open: the file was replaced while it was opened";
+    ::close(fd);
+    return -1;
+  }
+  *size = static_cast<uint64_t>(opened.st_size);
+  return fd;
+}
+
+// Reads at most `max` bytes at the start of `fd` into `out` (retrying short reads and EINTR): how many were read,
+// fewer only at the end of the file; -1 on a read error (errno set).
+inline int64_t ReadFully(int fd, char* out, uint64_t max) {
+  uint64_t done = 0;
+  while (done < max) {
+    const ssize_t n = ::read(fd, out + done, static_cast<size_t>(std::min<uint64_t>(max - done, 1u << 30)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) break;
+    done += static_cast<uint64_t>(n);
+  }
+  return static_cast<int64_t>(done);
+}
+
 // Reads the regular file `path` of at most `limit` bytes whole into *data. False with *error set to "PATH: cannot
-// open: WHY", "PATH: not a regular file", "PATH: byte 0: the file is N bytes, over the limit of LIMIT" or "PATH: read
-// error" otherwise; *data is then unspecified. The one reader of a whole input file (importers, reports to merge).
+// open: WHY", "PATH: not a regular file (a FIFO)", "PATH: byte 0: the file is N bytes, over the limit of LIMIT" or
+// "PATH: read error" otherwise (OpenRegularFile); *data is then unspecified. The one reader of a whole input file
+// (importers, reports to merge): never blocks on a FIFO, never reads past the size it checked against the limit.
 inline bool ReadRegularFile(const std::string& path, uint64_t limit, std::string* data, std::string* error) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file";
-    return false;
-  }
-  if (static_cast<uint64_t>(st.st_size) > limit) {
-    *error = path + ": byte 0: the file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-             std::to_string(limit);
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  data->assign(static_cast<size_t>(st.st_size), '\0');
-  in.read(data->data(), static_cast<std::streamsize>(data->size()));
-  if (static_cast<uint64_t>(in.gcount()) != data->size()) {
-    *error = path + ": read error";
+  uint64_t size = 0;
+  const int fd = OpenRegularFile(path, limit, &size, error);
+  if (fd < 0) return false;
+  data->assign(static_cast<size_t>(size), '\0');
+  const int64_t got = ReadFully(fd, data->data(), size);
+  const int err = errno;
+  ::close(fd);
+  if (got < 0 || static_cast<uint64_t>(got) != size) {
+    *error = path + ": read error" + (got < 0 ? std::string(" (") + std::strerror(err) + ")" : " (the file shrank)");
     return false;
   }
   return true;

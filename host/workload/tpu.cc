@@ -22,13 +22,18 @@ bool Number(std::string_view s, uint64_t* out) {
 
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 
+// Saturates at 2^62 bytes (the largest buffer a trace holds), never wraps: the element count and the bits per
+// element are each checked before they are multiplied (c128[2^61] is 2^65 bytes, not the 0 a wrap would give).
 uint64_t Bytes(const std::vector<uint64_t>& dims, uint32_t bits) {
+  constexpr uint64_t kMax = uint64_t{1} << 62;
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   uint64_t elements = 1;
   for (uint64_t d : dims) {
-    if (d != 0 && elements > (uint64_t{1} << 62) / d) return uint64_t{1} << 62;  // saturate, never wrap
+    if (elements > kMax / d) return kMax;
     elements *= d;
   }
-  return (elements * bits + 7) / 8;
+  if (bits != 0 && elements / 8 > kMax / bits) return kMax;
+  return std::min(kMax, elements / 8 * bits + (elements % 8 * bits + 7) / 8);
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ bool ParseAllocationHeader(std::string_view line, XlaAllocation* a, std::string*
 }
 
 // " value: <73 ynn_fusion.3 @0> (size=131072,offset=131072): f32[128,256]{1,0}"
-bool ParseValue(std::string_view line, XlaValue* v, std::string* why) {
+bool ParseValue(std::string_view line, XlaStrings* strings, XlaValue* v, std::string* why) {
   std::string_view rest = line.substr(std::string_view(" value: ").size());
   const size_t close = rest.find('>');
   if (rest.empty() || rest[0] != '<' || close == std::string_view::npos) {
@@ -129,8 +129,10 @@ bool ParseValue(std::string_view line, XlaValue* v, std::string* why) {
     *why = "value " + std::to_string(id) + ": no name";
     return false;
   }
-  v->name = std::string(name);
-  if (v->name.back() != '}') v->name += "{}";  // the live-range file always names the shape index
+  // The live-range file always names the shape index; the assignment leaves out an empty one.
+  const size_t brace = name.back() == '}' ? name.rfind('{') : std::string_view::npos;
+  v->name = strings->Intern(name.substr(0, brace));
+  v->index = brace == std::string_view::npos ? std::string_view("{}") : strings->Intern(name.substr(brace));
   rest.remove_prefix(close + 1);
   constexpr std::string_view kSize = " (size=";
   if (rest.substr(0, kSize.size()) != kSize) {
@@ -152,12 +154,12 @@ bool ParseValue(std::string_view line, XlaValue* v, std::string* why) {
     *why = "value " + std::to_string(id) + ": no shape after the size (truncated?)";
     return false;
   }
-  v->shape = std::string(rest.substr(2));
+  v->shape = strings->Intern(rest.substr(2));
   return true;
 }
 
 bool ParseLiveRanges(std::string_view text, int64_t* max,
-                     std::unordered_map<std::string, std::pair<int64_t, int64_t>>* ranges, std::string* error) {
+                     std::unordered_map<std::string_view, std::pair<int64_t, int64_t>>* ranges, std::string* error) {
   const std::vector<std::string_view> lines = Lines(text);
   constexpr std::string_view kHead = "HloLiveRange (max ";
   if (lines.empty() || lines[0].substr(0, kHead.size()) != kHead) {
@@ -196,7 +198,7 @@ bool ParseLiveRanges(std::string_view text, int64_t* max,
                  ": expected 'NAME{INDEX}:START-END' with START <= END <= " + std::to_string(m);
         return false;
       }
-      (*ranges)[std::string(l.substr(0, colon))] = {static_cast<int64_t>(s), static_cast<int64_t>(e)};
+      (*ranges)[l.substr(0, colon)] = {static_cast<int64_t>(s), static_cast<int64_t>(e)};
     }
   }
   if (section != kDone) {
@@ -207,6 +209,14 @@ bool ParseLiveRanges(std::string_view text, int64_t* max,
 }
 
 }  // namespace
+
+std::string_view XlaStrings::Intern(std::string_view text) {
+  auto it = index_.find(text);
+  if (it != index_.end()) return *it;
+  const std::string& kept = store_.emplace_back(text);
+  bytes_ += kept.size();
+  return *index_.insert(kept).first;
+}
 
 void SumXlaModule(XlaModule* module) {
   module->argument_bytes = module->output_bytes = module->alias_bytes = module->temp_bytes = 0;
@@ -226,6 +236,7 @@ bool LooksLikeXlaAssignment(std::string_view data) { return data.substr(0, 17) =
 
 bool ParseXlaModule(std::string_view assignment, std::string_view live_range, XlaModule* module, std::string* error) {
   *module = XlaModule{};
+  module->input_bytes = assignment.size() + live_range.size();
   const std::vector<std::string_view> lines = Lines(assignment);
   if (lines.empty() || lines[0] != "BufferAssignment:") {
     *error = assignment.empty() ? "1: the buffer assignment is empty"
@@ -233,6 +244,7 @@ bool ParseXlaModule(std::string_view assignment, std::string_view live_range, Xl
     return false;
   }
   std::string why;
+  uint64_t total = 0;  // of the allocations' sizes: at most 2^63, so that no sum over them wraps
   for (size_t k = 1; k < lines.size(); ++k) {
     const std::string_view l = lines[k];
     if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
@@ -248,6 +260,12 @@ bool ParseXlaModule(std::string_view assignment, std::string_view live_range, Xl
                                std::to_string(module->allocations.size()) + " - 1 (allocations are numbered in order)");
         return false;
       }
+      if (a.size > replay::kMaxTraceTotalBytes - total) {
+        *error = At(k + 1, "allocation " + std::to_string(a.index) +
+                               ": the allocations' sizes up to here add up to more than 2^63 bytes");
+        return false;
+      }
+      total += a.size;
       module->allocations.push_back(std::move(a));
     } else if (l.substr(0, 8) == " value: ") {
       if (module->allocations.empty()) {
@@ -256,7 +274,7 @@ bool ParseXlaModule(std::string_view assignment, std::string_view live_range, Xl
       }
       XlaValue v;
       v.line = static_cast<uint32_t>(k + 1);
-      if (!ParseValue(l, &v, &why)) {
+      if (!ParseValue(l, module->strings.get(), &v, &why)) {
         *error = At(k + 1, why);
         return false;
       }
@@ -286,11 +304,14 @@ bool ParseXlaModule(std::string_view assignment, std::string_view live_range, Xl
   }
   SumXlaModule(module);
   if (live_range.empty()) return true;
-  std::unordered_map<std::string, std::pair<int64_t, int64_t>> ranges;
+  std::unordered_map<std::string_view, std::pair<int64_t, int64_t>> ranges;
   if (!ParseLiveRanges(live_range, &module->sequence_length, &ranges, error)) return false;
+  std::string full;
   for (XlaAllocation& a : module->allocations) {
     for (XlaValue& v : a.values) {
-      auto it = ranges.find(v.name);
+      full.assign(v.name);
+      full += v.index;
+      auto it = ranges.find(full);
       if (it != ranges.end()) std::tie(v.start, v.end) = it->second;
     }
   }
@@ -299,29 +320,51 @@ bool ParseXlaModule(std::string_view assignment, std::string_view live_range, Xl
 
 namespace {
 
-uint64_t PaddedOrSize(const XlaValue& v, bool pad, XlaWorkloadStats* stats) {
-  if (!pad) return v.size;
-  uint64_t padded = 0;
-  if (!TpuPaddedBytes(v.shape, &padded)) {
-    ++stats->unparsed_shapes;
-    return v.size;
+// The TPU-padded size of each distinct shape, parsed once: values view one shared text per shape (XlaStrings), and a
+// protobuf dump can name one long shape from every logical buffer, so parsing it per value would cost their product.
+class Padding {
+ public:
+  Padding(bool pad, XlaWorkloadStats* stats) : pad_(pad), stats_(stats) {}
+
+  uint64_t Of(const XlaValue& v) {
+    if (!pad_) return v.size;
+    auto [it, fresh] = padded_.try_emplace(v.shape.data());
+    Entry& e = it->second;
+    if (fresh || e.length != v.shape.size()) {  // one text per start, as interned; else parsed afresh
+      e.length = v.shape.size();
+      e.known = TpuPaddedBytes(v.shape, &e.bytes);
+    }
+    if (!e.known) {
+      ++stats_->unparsed_shapes;
+      return v.size;
+    }
+    return std::max(e.bytes, v.size);
   }
-  return std::max(padded, v.size);
-}
+
+ private:
+  struct Entry {
+    size_t length = 0;
+    bool known = false;
+    uint64_t bytes = 0;
+  };
+  bool pad_;
+  XlaWorkloadStats* stats_;
+  std::unordered_map<const char*, Entry> padded_;
+};
 
 struct Group {
   uint64_t offset = 0, size = 0;  // within the temp allocations laid end to end
   int64_t start = 0, end = 0;     // inclusive
   int64_t id = 0;
-  std::string shape;
+  std::string_view shape;
   uint64_t unpadded = 0, padded = 0;
   uint32_t line = 0;
 };
 
 // The temp allocations' values, aliases merged: what the heap simulator placed.
-std::vector<Group> TempGroups(const XlaModule& module, bool pad, XlaWorkloadStats* stats) {
+std::vector<Group> TempGroups(const XlaModule& module, Padding* padding, XlaWorkloadStats* stats) {
   std::vector<Group> groups;
-  uint64_t base = 0;
+  uint64_t base = 0;  // at most 2^63 (the module's allocations add up to no more), so base + offset cannot wrap
   for (const XlaAllocation& a : module.allocations) {
     if (!a.temp) continue;
     std::vector<const XlaValue*> values;
@@ -341,7 +384,7 @@ std::vector<Group> TempGroups(const XlaModule& module, bool pad, XlaWorkloadStat
     });
     size_t first = groups.size();
     for (const XlaValue* v : values) {
-      const uint64_t bytes = PaddedOrSize(*v, pad, stats);
+      const uint64_t bytes = padding->Of(*v);
       Group* g = groups.size() > first ? &groups.back() : nullptr;
       // An alias or an in-place update: the same chunk, the next value's range starting before the last one's ends.
       if (g != nullptr && g->offset == base + v->offset && v->start <= g->end) {
@@ -361,24 +404,51 @@ std::vector<Group> TempGroups(const XlaModule& module, bool pad, XlaWorkloadStat
       n.id = v->id;
       n.shape = v->shape;
       n.line = v->line;
-      groups.push_back(std::move(n));
+      groups.push_back(n);
     }
     base += a.size;
   }
   return groups;
 }
 
-void Add(replay::Trace* trace, int64_t id, uint64_t lower, uint64_t upper, uint64_t size, const std::string& shape,
-         uint32_t line) {
-  replay::TraceBuffer b;
-  b.id = id;
-  b.lower = lower;
-  b.upper = upper;
-  b.size = size;
-  b.line = line;
-  trace->buffers.push_back(b);
-  trace->shapes.push_back(shape);
-}
+// Appends the workload's buffers with the checks the trace CSV reader makes (replay::ParseTrace): each at most 2^62
+// bytes, all together (and unpadded) at most 2^63, so that no load, peak or sum computed from the workload wraps.
+// A refusal names the buffer: `what` is called only then.
+class Buffers {
+ public:
+  Buffers(replay::Trace* trace, XlaWorkloadStats* stats, std::string* error)
+      : trace_(trace), stats_(stats), error_(error) {}
+
+  template <typename What>
+  bool Add(int64_t id, uint64_t lower, uint64_t upper, uint64_t size, uint64_t unpadded, std::string_view shape,
+           uint32_t line, What what) {
+    if (size > replay::kMaxTraceBytes) {
+      *error_ = what() + ": " + std::to_string(size) + " bytes padded, over 2^62 (the largest buffer a trace holds)";
+      return false;
+    }
+    if (size > replay::kMaxTraceTotalBytes - stats_->padded_bytes ||
+        unpadded > replay::kMaxTraceTotalBytes - stats_->unpadded_bytes) {
+      *error_ = what() + ": the workload's sizes up to here add up to more than 2^63 bytes (the most a trace holds)";
+      return false;
+    }
+    stats_->padded_bytes += size;
+    stats_->unpadded_bytes += unpadded;
+    replay::TraceBuffer b;
+    b.id = id;
+    b.lower = lower;
+    b.upper = upper;
+    b.size = size;
+    b.line = line;
+    trace_->buffers.push_back(b);
+    trace_->shapes.push_back(shape);
+    return true;
+  }
+
+ private:
+  replay::Trace* trace_;
+  XlaWorkloadStats* stats_;
+  std::string* error_;
+};
 
 const XlaValue& Largest(const XlaAllocation& a) {
   const XlaValue* best = &a.values.front();
@@ -388,7 +458,54 @@ const XlaValue& Largest(const XlaAllocation& a) {
   return *best;
 }
 
+std::string ValueName(int64_t id) { return "value " + std::to_string(id); }
+std::string AllocationName(const XlaAllocation& a) { return "allocation " + std::to_string(a.index); }
+
+// The executable view into *trace (emptied first, with *stats). False with *error when a size passes the trace's
+// bounds; *empty is true when the error is only that nothing is left to place.
+bool BuildExecutable(const XlaModule& module, bool pad, replay::Trace* trace, XlaWorkloadStats* stats,
+                     std::string* error, bool* empty) {
+  *empty = false;
+  if (module.sequence_length == 0 && module.values != 0) {
+    bool any = false;
+    for (const XlaAllocation& a : module.allocations) {
+      for (const XlaValue& v : a.values) any = any || v.start >= 0;
+    }
+    if (!any) {
+      *empty = true;
+      *error = "no live ranges: the module's -live-range.txt dump is needed (XLA_FLAGS=--xla_dump_to=DIR writes it)";
+      return false;
+    }
+  }
+  Padding padding(pad, stats);
+  std::vector<Group> groups = TempGroups(module, &padding, stats);
+  std::sort(groups.begin(), groups.end(),
+            [](const Group& x, const Group& y) { return x.start != y.start ? x.start < y.start : x.id < y.id; });
+  trace->buffers.reserve(groups.size());
+  trace->shapes.reserve(groups.size());
+  if (!pad) trace->planned_offsets.reserve(groups.size());
+  Buffers out(trace, stats, error);
+  for (const Group& g : groups) {
+    if (!out.Add(g.id, static_cast<uint64_t>(g.start), static_cast<uint64_t>(g.end) + 1, g.size, g.unpadded, g.shape,
+                 g.line, [&] { return ValueName(g.id); })) {
+      return false;
+    }
+    if (!pad) trace->planned_offsets.push_back(g.offset);
+  }
+  stats->buffers = trace->buffers.size();
+  if (trace->buffers.empty()) {
+    *empty = true;
+    *error =
+        "the module has no temp allocation with live values (nothing for the heap simulator to place): use "
+        "--xla-view steps for its arguments and outputs";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+uint64_t XlaStepsBufferLimit(uint64_t input_bytes) { return (uint64_t{1} << 17) + input_bytes / 4; }
 
 bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options, replay::Trace* trace,
                       XlaWorkloadStats* stats, std::string* error) {
@@ -396,37 +513,13 @@ bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options
   trace->buffers.clear();
   trace->planned_offsets.clear();
   trace->shapes.clear();
+  trace->shape_text = module.strings;
   for (const XlaAllocation& a : module.allocations) {
     if (a.thread_local_) ++stats->skipped_thread_local;
   }
-  if (options.view == XlaView::kExecutable && module.sequence_length == 0 && module.values != 0) {
-    bool any = false;
-    for (const XlaAllocation& a : module.allocations) {
-      for (const XlaValue& v : a.values) any = any || v.start >= 0;
-    }
-    if (!any) {
-      *error = "no live ranges: the module's -live-range.txt dump is needed (XLA_FLAGS=--xla_dump_to=DIR writes it)";
-      return false;
-    }
-  }
   if (options.view == XlaView::kExecutable) {
-    std::vector<Group> groups = TempGroups(module, options.tpu_pad, stats);
-    std::sort(groups.begin(), groups.end(),
-              [](const Group& x, const Group& y) { return x.start != y.start ? x.start < y.start : x.id < y.id; });
-    for (const Group& g : groups) {
-      Add(trace, g.id, static_cast<uint64_t>(g.start), static_cast<uint64_t>(g.end) + 1, g.size, g.shape, g.line);
-      if (!options.tpu_pad) trace->planned_offsets.push_back(g.offset);
-      stats->unpadded_bytes += g.unpadded;
-      stats->padded_bytes += g.size;
-    }
-    stats->buffers = trace->buffers.size();
-    if (trace->buffers.empty()) {
-      *error =
-          "the module has no temp allocation with live values (nothing for the heap simulator to place): use "
-          "--xla-view steps for its arguments and outputs";
-      return false;
-    }
-    return true;
+    bool empty = false;
+    return BuildExecutable(module, options.tpu_pad, trace, stats, error, &empty);
   }
 
   // kSteps: the PJRT order of docs/jax.md. Time 0: constants and arguments; step s (from 1) at T = 3s - 2:
@@ -437,63 +530,90 @@ bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options
     return false;
   }
   const uint64_t end = 3 * options.steps + 1;
-  int64_t id = 0;
+  Padding padding(options.tpu_pad, stats);
   auto size_of = [&](const XlaAllocation& a) {
     ++stats->values;
     if (!options.tpu_pad || a.values.size() != 1) return a.size;  // a reused allocation keeps its planned size
-    return std::max(a.size, PaddedOrSize(a.values.front(), true, stats));
+    return std::max(a.size, padding.Of(a.values.front()));
   };
   uint64_t temp = 0, temp_unpadded = 0;
   for (const XlaAllocation& a : module.allocations) {
-    if (a.temp) temp_unpadded += a.size;
+    if (!a.temp) continue;
+    if (a.size > replay::kMaxTraceTotalBytes - temp_unpadded) {
+      *error = AllocationName(a) + ": the temp allocations add up to more than 2^63 bytes";
+      return false;
+    }
+    temp_unpadded += a.size;
   }
   if (options.tpu_pad && temp_unpadded != 0) {
     // What a TPU compile would need at least: the padded values' max load (XLA's offsets do not hold any more).
-    XlaWorkloadOptions inner;
-    inner.tpu_pad = true;
     replay::Trace t;
     XlaWorkloadStats s;
     std::string e;
-    if (BuildXlaWorkload(module, inner, &t, &s, &e)) temp = std::max<uint64_t>(replay::MaxLoad(t, 1), 1);
+    bool empty = false;
+    if (BuildExecutable(module, true, &t, &s, &e, &empty)) {
+      temp = std::max<uint64_t>(replay::MaxLoad(t, 1), 1);
+    } else if (!empty) {
+      *error = "the padded temp allocation: " + e;
+      return false;
+    }
     stats->unparsed_shapes += s.unparsed_shapes;
   } else {
     temp = temp_unpadded;
   }
-  std::vector<const XlaAllocation*> params, outputs;
+  std::vector<const XlaAllocation*> resident, outputs;  // constants, then parameters in parameter order
   for (const XlaAllocation& a : module.allocations) {
     if (a.thread_local_ || a.size == 0) continue;
     if (a.constant) {
-      const uint64_t s = size_of(a);
-      Add(trace, id++, 0, end, s, Largest(a).shape, a.line);
-      stats->unpadded_bytes += a.size;
-      stats->padded_bytes += s;
+      resident.push_back(&a);
     } else if (a.parameter >= 0) {
-      params.push_back(&a);
+      resident.push_back(&a);
     } else if (a.live_out && !a.temp) {
       outputs.push_back(&a);
     }
   }
-  std::stable_sort(params.begin(), params.end(),
-                   [](const XlaAllocation* x, const XlaAllocation* y) { return x->parameter < y->parameter; });
-  for (const XlaAllocation* a : params) {
+  std::stable_sort(resident.begin(), resident.end(), [](const XlaAllocation* x, const XlaAllocation* y) {
+    // Constants first (parameter -1), then parameters in parameter order.
+    const int64_t px = x->constant ? -1 : x->parameter, py = y->constant ? -1 : y->parameter;
+    return px < py;
+  });
+  // Counted before anything is allocated: outputs x steps grows far faster than the file.
+  const uint64_t per_step = outputs.size() + (temp != 0 ? 1 : 0);
+  const uint64_t count = resident.size() + options.steps * per_step;
+  const uint64_t limit = XlaStepsBufferLimit(module.input_bytes);
+  if (count > limit) {
+    const uint64_t most = limit > resident.size() && per_step != 0 ? (limit - resident.size()) / per_step : 0;
+    *error = "--xla-steps " + std::to_string(options.steps) + ": the steps view would make " + std::to_string(count) +
+             " buffers (" + std::to_string(per_step) + " per step), over the limit of " + std::to_string(limit) +
+             " for a module of " + std::to_string(module.input_bytes) +
+             " bytes (2^17 plus one per 4 bytes read, to stay within the importers' memory bound)" +
+             (most != 0 ? ": at most --xla-steps " + std::to_string(most) : "");
+    return false;
+  }
+  trace->buffers.reserve(count);
+  trace->shapes.reserve(count);
+  Buffers out(trace, stats, error);
+  int64_t id = 0;
+  for (const XlaAllocation* a : resident) {
     const uint64_t s = size_of(*a);
-    Add(trace, id++, 0, end, s, Largest(*a).shape, a->line);
-    stats->unpadded_bytes += a->size;
-    stats->padded_bytes += s;
+    if (!out.Add(id++, 0, end, s, a->size, Largest(*a).shape, a->line, [&] { return AllocationName(*a); })) {
+      return false;
+    }
   }
   for (uint64_t step = 1; step <= options.steps; ++step) {
     const uint64_t t = 3 * step - 2;
+    auto at_step = [&](const std::string& what) { return "step " + std::to_string(step) + ", " + what; };
     for (const XlaAllocation* a : outputs) {
       const uint64_t s = size_of(*a);
       // Held by the caller until the next call has finished (the loop feeds it back or reads it).
-      Add(trace, id++, t, step == options.steps ? end : t + 4, s, Largest(*a).shape, a->line);
-      stats->unpadded_bytes += a->size;
-      stats->padded_bytes += s;
+      if (!out.Add(id++, t, step == options.steps ? end : t + 4, s, a->size, Largest(*a).shape, a->line,
+                   [&] { return at_step("output " + AllocationName(*a)); })) {
+        return false;
+      }
     }
-    if (temp != 0) {
-      Add(trace, id++, t, t + 1, temp, "", 0);
-      stats->unpadded_bytes += temp_unpadded;
-      stats->padded_bytes += temp;
+    if (temp != 0 &&
+        !out.Add(id++, t, t + 1, temp, temp_unpadded, "", 0, [&] { return at_step("the temp allocation"); })) {
+      return false;
     }
   }
   stats->buffers = trace->buffers.size();
@@ -520,18 +640,46 @@ bool ImportXlaText(std::string_view data, const XlaWorkloadOptions& options, rep
 
 namespace {
 
+// Whether anything is at `path`: what is there is then read as every input is, and refused if it is not a
+// regular file within the byte limit (tool::ReadRegularFile), rather than taken as missing.
 bool Exists(const std::string& path) {
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return stat(path.c_str(), &st) == 0;
 }
 
-// Values in a buffer assignment, counted by lines (to pick the largest module without parsing all).
-uint64_t CountValues(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
+// Values in a buffer assignment, counted by lines (to pick the largest module without parsing all). Read as every
+// input is (tool::OpenRegularFile: a regular file of at most `max_bytes`, so a FIFO never blocks and /dev/zero or a
+// sparse file is refused by its size), in pieces: counting costs no memory. False with *error naming the file.
+bool CountValues(const std::string& path, uint64_t max_bytes, uint64_t* count, std::string* error) {
+  uint64_t left = 0;
+  const int fd = tool::OpenRegularFile(path, max_bytes, &left, error);
+  if (fd < 0) return false;
+  constexpr std::string_view kValue = " value: ";
+  std::vector<char> buffer(size_t{1} << 16);
   uint64_t n = 0;
-  while (std::getline(in, line)) n += line.compare(0, 8, " value: ") == 0;
-  return n;
+  size_t column = 0;  // bytes of kValue matched at the start of the line; past its size: no match in this line
+  while (left > 0) {
+    const int64_t got = tool::ReadFully(fd, buffer.data(), std::min<uint64_t>(left, buffer.size()));
+    if (got <= 0) {
+      *error =
+          path + ": read error" + (got < 0 ? std::string(" (") + std::strerror(errno) + ")" : " (the file shrank)");
+      ::close(fd);
+      return false;
+    }
+    for (int64_t k = 0; k < got; ++k) {
+      const char c = buffer[static_cast<size_t>(k)];
+      if (c == '\n') {
+        column = 0;
+      } else if (column < kValue.size()) {
+        column = c == kValue[column] ? column + 1 : kValue.size() + 1;
+        n += column == kValue.size();
+      }
+    }
+    left -= static_cast<uint64_t>(got);
+  }
+  ::close(fd);
+  *count = n;
+  return true;
 }
 
 }  // namespace
@@ -566,7 +714,8 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
     std::string chosen, list;
     for (const std::string& n : names) {
       if (!module_filter.empty() && n.find(module_filter) == std::string::npos) continue;
-      const uint64_t count = CountValues(path + "/" + n);
+      uint64_t count = 0;
+      if (!CountValues(path + "/" + n, max_input_bytes, &count, error)) return false;
       if (chosen.empty() || count >= best) {
         best = count;
         chosen = n;
@@ -632,8 +781,8 @@ bool ImportXlaPath(const std::string& path, const std::string& module_filter, co
   }
   // The values file, when present, states the total: a buffer assignment cut short after a whole line is caught.
   std::string values;
-  if (Exists(prefix + std::string(kValuesSuffix)) &&
-      tool::ReadRegularFile(prefix + std::string(kValuesSuffix), max_input_bytes, &values, error)) {
+  if (Exists(prefix + std::string(kValuesSuffix))) {
+    if (!tool::ReadRegularFile(prefix + std::string(kValuesSuffix), max_input_bytes, &values, error)) return false;
     const size_t at = values.find("Total bytes used: ");
     uint64_t total = 0, sum = 0;
     if (at != std::string::npos) {

@@ -6,8 +6,11 @@
 
 #include <stdint.h>
 
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "trace.h"
@@ -17,15 +20,36 @@ namespace strata::workload {
 struct ImportOptions;
 struct ImportStats;
 
-// One logical buffer (an HloValue) of the buffer assignment.
+// The text a module's names and shapes view: each distinct string stored once, whatever number of values name it
+// (a protobuf dump names one instruction, and its shape, from any number of logical buffers, so copies per value
+// would grow with the product of the two). Views into it stay valid as it grows; a module shares it with every copy
+// of itself and with the traces made from it.
+class XlaStrings {
+ public:
+  std::string_view Intern(std::string_view text);
+  uint64_t bytes() const { return bytes_; }  // of the distinct strings
+
+ private:
+  std::deque<std::string> store_;  // never moves an element it holds
+  std::unordered_set<std::string_view> index_;
+  uint64_t bytes_ = 0;
+};
+
+// One logical buffer (an HloValue). Its name and shape view the module's XlaStrings.
 struct XlaValue {
   int64_t id = 0;
-  std::string name;     // "fusion.3{}" or "tuple{1}": the instruction and shape index, as the live-range file names it
-  uint64_t size = 0;    // bytes
-  uint64_t offset = 0;  // within its allocation
-  std::string shape;    // "f32[128,256]{1,0}"
+  std::string_view name;         // the instruction: "fusion.3", "tuple"; empty when a protobuf names none
+  std::string_view index;        // its shape index as the live-range file writes it: "{}", "{1}", "{1,0}"
+  uint64_t size = 0;             // bytes
+  uint64_t offset = 0;           // within its allocation
+  std::string_view shape;        // "f32[128,256]{1,0}"
   int64_t start = -1, end = -1;  // live range in the instruction sequence (inclusive), -1: not in the live-range file
   uint32_t line = 0;             // 1-based line in the buffer-assignment text
+
+  // "fusion.3{}", "tuple{1}": the name the live-range file gives it ("value.ID{}" when it has none).
+  std::string FullName() const {
+    return (name.empty() ? "value." + std::to_string(id) : std::string(name)) + std::string(index);
+  }
 };
 
 // One allocation: a parameter, an output, the preallocated temp, a constant or a thread-local buffer.
@@ -42,6 +66,8 @@ struct XlaAllocation {
 
 struct XlaModule {
   std::string name;  // file name of the buffer assignment, without "-buffer-assignment.txt"
+  std::shared_ptr<XlaStrings> strings = std::make_shared<XlaStrings>();  // what the values' names and shapes view
+  uint64_t input_bytes = 0;  // of the text or protobuf it was parsed from: bounds the steps view (BuildXlaWorkload)
   std::vector<XlaAllocation> allocations;
   int64_t sequence_length = 0;  // the live-range file's "max": times run 0 .. max
   // What memory_analysis() reports, recomputed from the allocations.
@@ -50,7 +76,8 @@ struct XlaModule {
 };
 
 // Parses a buffer-assignment text and, when given (non-empty), the live-range text of the same module. Errors
-// read "LINE: what" (buffer assignment) or "live-range LINE: what".
+// read "LINE: what" (buffer assignment) or "live-range LINE: what"; allocations whose sizes add up to more than
+// 2^63 bytes are refused at the one that passes it (the module's sums then never wrap).
 bool ParseXlaModule(std::string_view assignment, std::string_view live_range, XlaModule* module, std::string* error);
 
 enum class XlaView { kExecutable, kSteps };
@@ -69,16 +96,26 @@ struct XlaWorkloadStats {
   uint64_t skipped_thread_local = 0, skipped_no_live_range = 0;
 };
 
+// The most buffers the steps view makes of a module read from `input_bytes` bytes: 2^17 plus one per 4 input bytes,
+// so that the trace (about 112 bytes a buffer at strata-import's peak, the CSV being written) stays within the
+// importers' memory bound of 64x the input plus 32 MiB (docs/workloads.md) however large --xla-steps is.
+uint64_t XlaStepsBufferLimit(uint64_t input_bytes);
+
 // The workload of one module. kExecutable: the temp allocation's values, aliases (values at one offset whose
 // live ranges touch or overlap) merged into one buffer, each with XLA's offset (Trace::planned_offsets, made
-// absolute over the temp allocations laid end to end) and shape. kSteps: the PJRT order of docs/jax.md.
+// absolute over the temp allocations laid end to end) and shape. kSteps: the PJRT order of docs/jax.md, refused
+// before anything is allocated when it would make more than XlaStepsBufferLimit buffers. Either view is refused,
+// naming the buffer, when a buffer would pass 2^62 bytes (padded) or the sizes would add up to more than 2^63 (what
+// a trace holds, replay/trace.h): no sum over the workload wraps.
 bool BuildXlaWorkload(const XlaModule& module, const XlaWorkloadOptions& options, replay::Trace* trace,
                       XlaWorkloadStats* stats, std::string* error);
 
 // A dump directory, a *-buffer-assignment.txt file or a *-live-range.txt file (its sibling is read), or a
 // protobuf dump (*.pb, or any file that is not a buffer-assignment text). In a directory, `module` picks the
 // module whose file name contains it; without it, the module with the most logical buffers; the text dumps are
-// read when there are any, else the *.hlo.pb ones (the largest file). Errors read "PATH: ..." or "PATH:LINE: ...".
+// read when there are any, else the *.hlo.pb ones (the largest file). Every file is read as the other inputs are
+// (tool::ReadRegularFile): a regular file of at most `max_input_bytes`, never a FIFO or a device, whether it is the
+// module read or one only counted to choose it. Errors read "PATH: ..." or "PATH:LINE: ...".
 bool ImportXlaPath(const std::string& path, const std::string& module, const XlaWorkloadOptions& options,
                    uint64_t max_input_bytes, replay::Trace* trace, ImportStats* stats, XlaModule* parsed,
                    std::string* error);

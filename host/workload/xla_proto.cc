@@ -21,6 +21,9 @@ constexpr uint64_t kAlloc = 0, kFree = 1, kShareWith = 2;
 constexpr uint64_t kTupleType = 13;
 // Tuples inside tuples, and shape indices into them, deeper than any real program's.
 constexpr uint32_t kMaxShapeDepth = 64;
+// The most text the shapes may print as: a real dump's is about its ShapeProtos' own size (a tuple's text repeats
+// its elements' once per level of nesting, and real programs nest two or three deep).
+constexpr uint64_t kShapeTextPerByte = 8, kShapeTextBase = uint64_t{1} << 20;
 
 // xla_data.proto, PrimitiveType: the names XLA prints in shapes ("f32[128,256]{1,0}").
 const char* TypeName(uint64_t type) {
@@ -96,7 +99,7 @@ struct LogicalBuffer {
   int64_t id = 0;
   uint64_t size = 0;
   int64_t instruction_id = -1;
-  std::string_view instruction_name;  // the deprecated Location.instruction_name, when written
+  std::string_view instruction_name;  // the deprecated Location.instruction_name, when written (interned)
   std::vector<uint64_t> shape_index;
   uint64_t position = 0;
 };
@@ -119,7 +122,7 @@ struct Event {
 };
 
 struct Instruction {
-  std::string_view name;
+  std::string_view name;  // interned once per instruction, not per logical buffer that names it
   WireField shape;
   bool has_shape = false;
 };
@@ -127,7 +130,11 @@ struct Instruction {
 class Decoder {
  public:
   Decoder(uint64_t input_bytes, XlaProtoInfo* info, std::string* error)
-      : info_(info), error_(error), budget_(WalkBudget(input_bytes)) {}
+      : info_(info),
+        error_(error),
+        budget_(WalkBudget(input_bytes)),
+        text_budget_(kShapeTextPerByte * input_bytes + kShapeTextBase),
+        input_bytes_(input_bytes) {}
 
   bool Fail(uint64_t position, const std::string& what) {
     *error_ = "byte " + std::to_string(position) + ": " + what;
@@ -192,7 +199,7 @@ class Decoder {
           while (Next(i, &h)) {
             if (h.number == 1) {
               if (!Want(h, WireType::kLen, "HloInstructionProto")) return false;
-              ins.name = h.bytes;
+              ins.name = strings_->Intern(h.bytes);
             } else if (h.number == 3) {
               if (!Want(h, WireType::kLen, "HloInstructionProto")) return false;
               ins.shape = h;
@@ -247,7 +254,7 @@ class Decoder {
         while (Next(l, &g)) {
           if (g.number == 2) {
             if (!Want(g, WireType::kLen, "LogicalBufferProto.Location")) return false;
-            b.instruction_name = g.bytes;
+            b.instruction_name = strings_->Intern(g.bytes);
           } else if (g.number == 3) {
             if (g.type != WireType::kLen && !Want(g, WireType::kVarint, "LogicalBufferProto.Location")) return false;
             if (!ReadPackedVarints(
@@ -367,7 +374,7 @@ class Decoder {
   }
 
   struct ParsedShape {
-    std::string text;              // "f32[128,256]{1,0}", "(f32[2]{0}, s32[])", or "type N" for a type not known here
+    std::string_view text;         // "f32[128,256]{1,0}", "(f32[2]{0}, s32[])", or "type N" for a type not known here
     std::vector<WireField> tuple;  // a tuple's element shapes
   };
 
@@ -414,30 +421,41 @@ class Decoder {
     }
     if (failed_) return nullptr;
     const char* name = TypeName(type);
+    std::string text;
     if (type == kTupleType) {
       // As XLA prints a tuple: "(f32[2]{0}, s32[], ..., /*index=5*/f32[])".
-      s.text = "(";
+      text = "(";
       for (size_t k = 0; k < s.tuple.size(); ++k) {
         const ParsedShape* element = ParseShape(s.tuple[k], depth + 1);
         if (element == nullptr) return nullptr;
-        if (k != 0) s.text += ", ";
-        if (k != 0 && k % 5 == 0) s.text += "/*index=" + std::to_string(k) + "*/";
-        s.text += element->text;
+        if (k != 0) text += ", ";
+        if (k != 0 && k % 5 == 0) text += "/*index=" + std::to_string(k) + "*/";
+        text += element->text;
       }
-      s.text += ")";
+      text += ")";
     } else if (name == nullptr) {
-      s.text = "type " + std::to_string(type);
+      text = "type " + std::to_string(type);
     } else {
-      s.text = name;
-      s.text += '[';
-      s.text += Join(dims);
-      s.text += ']';
+      text = name;
+      text += '[';
+      text += Join(dims);
+      text += ']';
       if (!dims.empty() && minor_to_major.size() == dims.size()) {
-        s.text += '{';
-        s.text += Join(minor_to_major);
-        s.text += '}';
+        text += '{';
+        text += Join(minor_to_major);
+        text += '}';
       }
     }
+    // A tuple's text repeats its elements', so nesting could make the texts far larger than the file.
+    text_bytes_ += text.size();
+    if (text_bytes_ > text_budget_) {
+      failed_ = true;
+      Fail(field.position, "the shapes would print as more than " + std::to_string(text_budget_) + " bytes of text (" +
+                               std::to_string(kShapeTextPerByte) +
+                               " per input byte plus 1 MiB; tuples nested over and over?)");
+      return nullptr;
+    }
+    s.text = strings_->Intern(text);
     return &shapes_.emplace(field.payload_at, std::move(s)).first->second;
   }
 
@@ -447,7 +465,7 @@ class Decoder {
   }
 
   // The shape text of an instruction's shape at a shape index (tuple element after tuple element).
-  bool Shape(const WireField& field, const std::vector<uint64_t>& index, std::string* out) {
+  bool Shape(const WireField& field, const std::vector<uint64_t>& index, std::string_view* out) {
     const ParsedShape* s = ParseShape(field);
     for (size_t depth = 0; s != nullptr && depth < index.size(); ++depth) {
       if (index[depth] >= s->tuple.size()) {
@@ -465,6 +483,8 @@ class Decoder {
   bool Build(XlaModule* module) {
     *module = XlaModule{};
     module->name = std::string(module_name_);
+    module->strings = strings_;
+    module->input_bytes = input_bytes_;
     info_->logical_buffers = buffers_.size();
     std::sort(allocations_.begin(), allocations_.end(),
               [](const Allocation& x, const Allocation& y) { return x.index < y.index; });
@@ -514,12 +534,19 @@ class Decoder {
     }
     module->sequence_length = events_.empty() ? 0 : last;
     std::unordered_set<int64_t> assigned;
+    uint64_t total = 0;  // of the allocations' sizes: at most 2^63, so that no sum over them wraps
+    std::string index;
     for (size_t i = 0; i < allocations_.size(); ++i) {
       const Allocation& a = allocations_[i];
       if (a.index != i) {
         return Fail(a.position, "allocation " + std::to_string(a.index) + " where " + std::to_string(i) +
                                     " is expected (allocations are numbered 0, 1, ...)");
       }
+      if (a.size > replay::kMaxTraceTotalBytes - total) {
+        return Fail(a.position, "allocation " + std::to_string(a.index) +
+                                    ": the allocations' sizes up to here add up to more than 2^63 bytes");
+      }
+      total += a.size;
       if (a.assigned.empty()) {
         return Fail(a.position, "allocation " + std::to_string(a.index) + " has no assigned logical buffers");
       }
@@ -552,11 +579,14 @@ class Decoder {
         v.size = s.size;
         v.offset = s.offset;
         auto ins = instructions_.find(b.instruction_id);
-        std::string_view name = ins != instructions_.end() ? ins->second.name : b.instruction_name;
-        v.name = name.empty() ? "value." + std::to_string(s.id) : std::string(name);
-        v.name += '{';
-        v.name += Join(b.shape_index);
-        v.name += '}';
+        // Views of the one copy of each name and shape (XlaStrings): a name or shape that many logical buffers
+        // share is neither copied nor printed again per buffer.
+        const std::string_view name = ins != instructions_.end() ? ins->second.name : b.instruction_name;
+        v.name = name;  // empty when the proto names no instruction: FullName() says "value.ID{...}"
+        index = '{';
+        index += Join(b.shape_index);
+        index += '}';
+        v.index = strings_->Intern(index);
         if (ins != instructions_.end() && ins->second.has_shape && !Shape(ins->second.shape, b.shape_index, &v.shape)) {
           return false;
         }
@@ -587,8 +617,11 @@ class Decoder {
   std::unordered_map<int64_t, size_t> buffer_at_;
   std::vector<Allocation> allocations_;
   std::vector<Event> events_;
-  std::unordered_map<uint64_t, ParsedShape> shapes_;  // by the payload's byte position
+  std::unordered_map<uint64_t, ParsedShape> shapes_;                      // by the payload's byte position
+  std::shared_ptr<XlaStrings> strings_ = std::make_shared<XlaStrings>();  // the module's names and shapes
   uint64_t budget_;
+  uint64_t text_bytes_ = 0, text_budget_;  // of the shapes' texts
+  uint64_t input_bytes_;
 };
 
 // HloProto (hlo.proto): hlo_module = 1, buffer_assignment = 3, each at most once. A BufferAssignmentProto repeats

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "static_plans.h"
 #include "tpu.h"
@@ -216,6 +219,14 @@ TEST(TpuPadding, Edges) {
   ASSERT_TRUE(TpuPaddedBytes("f32[]", &b));
   EXPECT_EQ(b, 4u);
   EXPECT_FALSE(TpuPaddedBytes("(f32[], f32[2])", &b));
+  // Past 2^62 bytes the size saturates there (the largest buffer a trace holds): 4.1e18 elements of 16 bytes
+  // once wrapped 64 bits.
+  ASSERT_TRUE(TpuPaddedBytes("c128[1000000000000000,4000]{1,0}", &b));
+  EXPECT_EQ(b, uint64_t{1} << 62);
+  ASSERT_TRUE(TpuPaddedBytes("s4[1000000000000000,4096]{1,0}", &b));
+  EXPECT_EQ(b, 2048000000000000000u);
+  ASSERT_TRUE(TpuPaddedBytes("f32[0,1000000000000000,1000000000000000]", &b));
+  EXPECT_EQ(b, 0u);
   EXPECT_FALSE(TpuPaddedBytes("q99[3]", &b));
 }
 
@@ -323,6 +334,146 @@ TEST_F(BadInput, AssignmentWithoutLiveRanges) {
   EXPECT_NE(Import(dir_ + "/plain.txt").find("plain.txt:1: a buffer assignment alone has no live ranges"),
             std::string::npos)
       << Import(dir_ + "/plain.txt");
+}
+
+// A dump directory holding, under a module's file name, what is not a regular file or is larger than the input
+// limit (issue #45): every file read from it, those only counted to choose a module included, is read as every
+// other input is, and refused with its name. Before, a FIFO hung the import (strata-import, strata-compare and
+// strata-fit alike), and /dev/zero or a sparse file was read to its end into one line. Run in a child process
+// (InChild): the old hang or unbounded read fails the test in 20 s instead of stopping the suite.
+TEST_F(BadInput, SpecialFilesInDirectory) {
+  auto import_dir = [this](const std::string& module = "") {
+    return InChild([&](std::string* text) {
+      ImportOptions o;
+      o.xla_module = module;
+      replay::Trace t;
+      ImportStats s;
+      return ImportFile(dir_, Format::kAuto, o, &t, &s, text);
+    });
+  };
+  const std::string z = dir_ + "/z-buffer-assignment.txt";
+  ASSERT_EQ(mkfifo(z.c_str(), 0600), 0);
+  ChildResult r = import_dir();
+  EXPECT_EQ(r.status, 1) << "a FIFO in the dump directory: exit " << r.status << " (142 = hung) " << r.text;
+  EXPECT_EQ(r.text, z + ": not a regular file (a FIFO)");
+  r = import_dir("m-buffer");  // the FIFO is no candidate: it is not opened
+  EXPECT_EQ(r.status, 0) << r.text;
+
+  ASSERT_TRUE(std::filesystem::remove(z));
+  std::filesystem::create_symlink("/dev/zero", z);
+  r = import_dir();
+  EXPECT_EQ(r.status, 1) << "/dev/zero in the dump directory: exit " << r.status << " " << r.text;
+  EXPECT_EQ(r.text, z + ": not a regular file (a device or socket)");
+
+  ASSERT_TRUE(std::filesystem::remove(z));
+  std::ofstream(z).close();
+  std::filesystem::resize_file(z, uint64_t{2} << 30);  // sparse: no disk used
+  r = import_dir();
+  EXPECT_EQ(r.status, 1) << "a sparse 2 GiB file in the dump directory: exit " << r.status << " " << r.text;
+  EXPECT_EQ(r.text, z + ": byte 0: the file is 2147483648 bytes, over the limit of 1073741824");
+  ASSERT_TRUE(std::filesystem::remove(z));
+
+  // The module's own live-range and values files: a FIFO is refused with its name, not taken as missing.
+  for (const char* suffix : {"-live-range.txt", "-buffer-assignment-values.txt"}) {
+    const std::string f = dir_ + "/m" + suffix, keep = Read(f);
+    ASSERT_TRUE(std::filesystem::remove(f));
+    ASSERT_EQ(mkfifo(f.c_str(), 0600), 0);
+    r = import_dir();
+    EXPECT_EQ(r.status, 1) << suffix << ": exit " << r.status << " " << r.text;
+    EXPECT_EQ(r.text, f + ": not a regular file (a FIFO)");
+    ASSERT_TRUE(std::filesystem::remove(f));
+    Write(std::string("m") + suffix, keep);
+  }
+}
+
+// A buffer-assignment text of `n` allocations, each "SIZE, ATTRIBUTES" with one value filling it, and a live-range
+// text naming them all, in a directory as XLA writes them.
+void WriteDump(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& allocations) {
+  std::string a = "BufferAssignment:\n", l = "HloLiveRange (max 1):\n  BufferLiveRange:\n";
+  for (size_t k = 0; k < allocations.size(); ++k) {
+    const std::string n = std::to_string(k), size = allocations[k].first;
+    a += "allocation " + n + ": size " + size + ", " + allocations[k].second + ":\n value: <" + n + " v." + n +
+         " @0> (size=" + size + ",offset=0): f32[1]{0}\n";
+    l += "    v." + n + "{}:0-1\n";
+  }
+  std::ofstream(dir + "/m-buffer-assignment.txt") << a;
+  std::ofstream(dir + "/m-live-range.txt") << l << "  Live ranges at 0 (peak):\n";
+  std::filesystem::remove(dir + "/m-buffer-assignment-values.txt");
+}
+
+// Sizes whose sums pass 2^63 (issue #45), refused where they pass it as the torch and RMM importers do: before, five
+// parameters of 2^62 bytes imported with exit 0 and a peak wrapped to 2^62, and four temp allocations of 2^62
+// wrapped to nothing ("the module allocates nothing").
+TEST_F(BadInput, SizesAddingUpPast2To63) {
+  const std::string big = std::to_string(uint64_t{1} << 62);
+  std::vector<std::pair<std::string, std::string>> params, temps;
+  for (int k = 0; k < 5; ++k) params.emplace_back(big, "parameter " + std::to_string(k));
+  for (int k = 0; k < 4; ++k) temps.emplace_back(big, "preallocated-temp");
+  for (const auto* allocations : {&params, &temps}) {
+    WriteDump(dir_, *allocations);
+    ImportOptions o;
+    o.xla.view = XlaView::kSteps;
+    replay::Trace t;
+    ImportStats s;
+    std::string error;
+    EXPECT_FALSE(ImportFile(dir_, Format::kAuto, o, &t, &s, &error)) << "peak " << s.peak_live_bytes;
+    EXPECT_NE(error.find("m-buffer-assignment.txt:6: allocation 2: the allocations' sizes up to here add up to more "
+                         "than 2^63 bytes"),
+              std::string::npos)
+        << error;
+  }
+  // One output of 2^61 bytes, every step a fresh one: the fifth passes 2^63.
+  WriteDump(dir_, {{std::to_string(uint64_t{1} << 61), "maybe-live-out"}});
+  XlaModule m;
+  std::string error;
+  ASSERT_TRUE(ParseXlaModule(Read(dir_ + "/m-buffer-assignment.txt"), Read(dir_ + "/m-live-range.txt"), &m, &error))
+      << error;
+  XlaWorkloadOptions o;
+  o.view = XlaView::kSteps;
+  o.steps = 4;
+  replay::Trace t;
+  XlaWorkloadStats s;
+  ASSERT_TRUE(BuildXlaWorkload(m, o, &t, &s, &error)) << error;
+  EXPECT_EQ(s.padded_bytes, uint64_t{1} << 63);
+  o.steps = 5;
+  EXPECT_FALSE(BuildXlaWorkload(m, o, &t, &s, &error));
+  EXPECT_EQ(error,
+            "step 5, output allocation 0: the workload's sizes up to here add up to more than 2^63 bytes (the most a "
+            "trace holds)");
+}
+
+// The steps view's buffers grow as outputs x --xla-steps (issue #45: 97 KB of dump made 1.2 GB at 10,000 steps):
+// counted before anything is allocated and refused past 2^17 plus one per 4 input bytes, saying how many steps fit;
+// that many are made. In a child with 1 GiB of address space, where the old unbounded build ran out of memory.
+TEST_F(BadInput, StepsViewBounded) {
+  std::vector<std::pair<std::string, std::string>> outputs(2000, {"4", "maybe-live-out"});
+  WriteDump(dir_, outputs);
+  const std::string a = Read(dir_ + "/m-buffer-assignment.txt"), l = Read(dir_ + "/m-live-range.txt");
+  const uint64_t limit = (uint64_t{1} << 17) + (a.size() + l.size()) / 4, most = limit / 2000;
+  ChildResult r = InChild([&](std::string* text) {
+    XlaModule m;
+    if (!ParseXlaModule(a, l, &m, text)) return true;  // reported as a wrong message below
+    XlaWorkloadOptions o;
+    o.view = XlaView::kSteps;
+    o.steps = 10000;
+    replay::Trace t;
+    XlaWorkloadStats s;
+    if (BuildXlaWorkload(m, o, &t, &s, text)) {
+      *text = std::to_string(t.buffers.size()) + " buffers made";
+      return true;
+    }
+    o.steps = most;
+    std::string at_most;
+    if (!BuildXlaWorkload(m, o, &t, &s, &at_most)) *text += "; at the most that fit: " + at_most;
+    return false;
+  });
+  EXPECT_EQ(r.status, 1) << r.text;
+  EXPECT_EQ(r.text,
+            "--xla-steps 10000: the steps view would make 20000000 buffers (2000 per step), over the limit of " +
+                std::to_string(limit) + " for a module of " + std::to_string(a.size() + l.size()) +
+                " bytes (2^17 plus one per 4 bytes read, to stay within the importers' memory bound): at most "
+                "--xla-steps " +
+                std::to_string(most));
 }
 
 }  // namespace
