@@ -44,6 +44,17 @@ OOM_STYLE = {  # kind -> (colour, marker)
 FAMILY_COLOUR = {"strata": "#2ca02c", "gpu": "#1f77b4"}
 RESERVED, IN_USE, LIVE = "#ff7f0e", "#1f77b4", "#555555"
 SAVE = {"dpi": 100, "metadata": {"Software": None}}  # no version or time stamp: the same report, the same bytes
+
+
+def save(fig, out):
+    """Writes the figure with the text it draws (title, panel titles, the labels written on bars) in the PNG's Description,
+    one line each: the figures a picture shows can then be read, and compared, without looking at it (the doc
+    tests' figures marks, docs/doc-tests.md)."""
+    lines = [fig._suptitle.get_text()] if fig._suptitle is not None else []
+    for ax in fig.axes:
+        lines += [t for t in (ax.get_title(),) if t]
+        lines += [t.get_text() for t in ax.texts if t.get_text()]
+    fig.savefig(out, **dict(SAVE, metadata=dict(SAVE["metadata"], Description="\n".join(lines))))
 SERIES = ("event", "live", "in_use", "reserved")
 RUN_KEYS = ("contender", "family", "completed", "failed_allocs", "first_oom", "cost", "min_capacity", "series",
             "oom_events")
@@ -185,7 +196,7 @@ def plot_memory(w, out):
     fig.suptitle(f"{w['name']}: memory over the run; capacity {human(cap)} = {cap / m:.2f}x max load "
                  f"({human(m)})" + page_note(w), fontsize=11)
     fig.tight_layout(rect=(0, 0.4 / fig.get_figheight(), 1, 1 - 0.1 / fig.get_figheight()))
-    fig.savefig(out, **SAVE)
+    save(fig, out)
     plt.close(fig)
 
 
@@ -229,7 +240,7 @@ def plot_min_capacity(w, out):
     fig.legend(handles=legend, fontsize=8, loc="lower center", ncol=3, frameon=False)
     ax.set_title(f"{w['name']}: minimum capacity per contender" + page_note(w), fontsize=11)
     fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))
-    fig.savefig(out, **SAVE)
+    save(fig, out)
     plt.close(fig)
 
 
@@ -273,7 +284,7 @@ def plot_occupancy(w, out):
     axes[-1, 0].set_xlabel(f"address offset ({uname}); grey = free, colours = live blocks by buffer id", fontsize=9)
     fig.suptitle(f"{w['name']}: address space where in-use memory peaks", fontsize=11)
     fig.tight_layout()
-    fig.savefig(out, **SAVE)
+    save(fig, out)
     plt.close(fig)
     return True
 

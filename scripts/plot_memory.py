@@ -7,6 +7,8 @@ drawn as lines and compactions shaded. The view PyTorch users know from memory_v
 The input is the trace-event JSON of the open option `timeline` (strata-replay / strata-mlp --timeline): its
 "heap" instants (alloc with address and bytes, free, move) and, on the model, the DMA's "hbm_copy" slices
 whose source and destination both lie in the heap (the extent instant gives it): those are compaction moves.
+strata-compare --timeline has no addresses (memory counters per contender): scripts/plot_timeline.py draws it,
+and scripts/plot_compare.py strata-compare's --json report; given either, or its CSV, this script says so.
 
 usage: plot_memory.py TIMELINE.json [OUT.png] [--title TEXT] [--process NAME] [--summary]
   --summary prints one JSON line per process (buffers, moves, bytes moved, overlaps, what is live at the end)
@@ -18,18 +20,40 @@ import sys
 from collections import defaultdict
 
 
+EXPECTS = ("plot_memory.py reads the timeline of one run with buffer addresses: strata-replay --timeline FILE or "
+           "strata-mlp --timeline FILE (docs/timelines.md)")
+COMPARE_TIMELINE = "clock: the trace's event index"  # the label strata-compare --timeline gives each contender
+
+
 def load_events(path):
-    """The events of a timeline file: one per line as the writer puts them, or any JSON array."""
+    """The events of a timeline file: one per line as the writer puts them, or any JSON array. A file of another
+    kind (strata-compare's report or CSV, a trace CSV) is named in the error, with the script that reads it."""
     with open(path) as f:
         text = f.read()
     try:
         events = json.loads(text)
     except ValueError:
         # A run that stopped early leaves no closing bracket: the format allows it.
-        events = json.loads(text.rstrip().rstrip(",") + "]")
+        try:
+            events = json.loads(text.rstrip().rstrip(",") + "]")
+        except ValueError:
+            first = text.split("\n", 1)[0]
+            if first.startswith("workload,contender,"):
+                raise ValueError("a strata-compare --csv table, not a timeline: scripts/plot_compare.py draws "
+                                 "strata-compare's --json report; " + EXPECTS) from None
+            raise ValueError("not JSON, so not a timeline; " + EXPECTS) from None
+    if isinstance(events, dict) and "workloads" in events:
+        raise ValueError("a strata-compare --json report, not a timeline: draw it with scripts/plot_compare.py "
+                         "REPORT.json --out-dir DIR; " + EXPECTS)
     if not isinstance(events, list):
-        raise ValueError("not a trace-event array (is it a Strata timeline?)")
+        raise ValueError("not a trace-event array, so not a timeline; " + EXPECTS)
     return events
+
+
+def compare_timeline(events):
+    """True for a strata-compare --timeline file: a process per contender with memory counters, no addresses."""
+    return any(e.get("ph") == "M" and e.get("name") == "process_labels" and
+               COMPARE_TIMELINE in str(e.get("args", {}).get("labels", "")) for e in events if isinstance(e, dict))
 
 
 class Heap:
@@ -256,11 +280,15 @@ def main():
         events = load_events(args.timeline)
     except (OSError, ValueError) as e:
         sys.exit(f"plot_memory: {args.timeline}: {e}")
+    if compare_timeline(events):
+        sys.exit(f"plot_memory: {args.timeline}: a strata-compare --timeline file: each contender's memory counters, "
+                 "OOMs and compactions, but no buffer addresses, so there is no address space to draw. "
+                 f"scripts/plot_timeline.py {args.timeline} OUT.png draws it (a row per contender); " + EXPECTS)
     heaps = replay(events)
     if args.process is not None:
         heaps = [h for h in heaps if args.process in h.name]
     if not heaps:
-        sys.exit(f"plot_memory: {args.timeline}: no heap events (a timeline from Strata 1.4 or later, with allocations)")
+        sys.exit(f"plot_memory: {args.timeline}: no heap events (allocations with addresses); " + EXPECTS)
     if args.summary:
         for h in heaps:
             print(json.dumps(h.summary()))

@@ -23,6 +23,7 @@ if [ -n "$start" ] && ! [[ "$start" =~ ^[0-9]+$ && "$end" =~ ^[0-9]+$ && "$end" 
   exit 2
 fi
 gtkwave_cmd="${STRATA_GTKWAVE:-gtkwave}"
+case "$gtkwave_cmd" in /*) ;; */*) gtkwave_cmd="$PWD/$gtkwave_cmd" ;; esac  # it runs in another folder (below)
 timeout_s="${STRATA_SCREENSHOT_TIMEOUT:-60}"
 for p in xvfb x11-apps x11-utils gtkwave imagemagick; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || \
@@ -44,9 +45,13 @@ fail() {
   exit 1
 }
 
-# The save file's [dumpfile] line names the wave given (GTKWave's own syntax; the path is quoted as it quotes it).
-wave_abs=$(realpath "$wave")
-awk -v w="$wave_abs" '/^\[dumpfile\]/ { print "[dumpfile] \"" w "\""; next } { print }' "$save" > "$tmp/view.gtkw"
+# GTKWave's title bar shows the wave's path as it was given: it runs in the temporary folder on a link named
+# out/NAME, so the picture shows `out/mlp.fst` (where scripts/run.sh writes it), not the folders of the machine that
+# made it. The save file's [dumpfile] line names the same path (GTKWave's own syntax, quoted as it quotes it).
+mkdir "$tmp/out"
+wave_name="out/$(basename "$wave")"
+ln -s "$(realpath "$wave")" "$tmp/$wave_name"
+awk -v w="$wave_name" '/^\[dumpfile\]/ { print "[dumpfile] \"" w "\""; next } { print }' "$save" > "$tmp/view.gtkw"
 # Zoom through a tcl script run at start-up (times in the file's unit, ps: 1 ns = 1000).
 if [ -n "$start" ]; then
   printf 'gtkwave::setZoomRangeTimes %s %s\n' "${start}000" "${end}000" > "$tmp/zoom.tcl"
@@ -65,7 +70,7 @@ until [ -s "$tmp/display" ]; do
 done
 export DISPLAY=":$(head -n1 "$tmp/display")"
 
-"$gtkwave_cmd" --script "$tmp/zoom.tcl" "$wave_abs" "$tmp/view.gtkw" >"$tmp/gtkwave.log" 2>&1 &
+(cd "$tmp" && exec "$gtkwave_cmd" --script zoom.tcl "$wave_name" view.gtkw) >"$tmp/gtkwave.log" 2>&1 &
 gpid=$!
 # The window: mapped, with GTKWave's name in its title.
 until xwininfo -root -tree 2>/dev/null | grep -q '"GTKWave'; do

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -344,13 +345,18 @@ int Main(int argc, char** argv) {
     };
 
     if (!emit_dir.empty()) {
-      // The jobs write there: a directory this user can write, checked without touching anything in it.
+      // The jobs write there. A path that is missing is created (with its parents, as `mkdir -p`), but only once
+      // every workload has loaded: a bad workload or a path that is something else changes nothing.
       struct stat st {};
-      if (::stat(emit_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || ::access(emit_dir.c_str(), W_OK) != 0) {
-        return Fail(2, "--emit-jobs " + emit_dir + ": not a directory this user can write");
+      const bool exists = ::stat(emit_dir.c_str(), &st) == 0;
+      if (exists && !S_ISDIR(st.st_mode)) {
+        return Fail(2, "--emit-jobs " + emit_dir + ": exists and is not a directory");
+      }
+      if (!exists && ::lstat(emit_dir.c_str(), &st) == 0) {  // a link to nowhere: creating it would go elsewhere
+        return Fail(2, "--emit-jobs " + emit_dir + ": a symbolic link to nothing, not a directory");
       }
       const std::string self = AbsolutePath("/proc/self/exe");
-      const std::string dir = AbsolutePath(emit_dir);
+      std::vector<std::pair<std::string, std::string>> jobs;  // a command line without its report, the report's name
       int job = 0;
       for (const std::string& path : inputs) {
         replay::Trace trace;
@@ -363,10 +369,19 @@ int Main(int argc, char** argv) {
                              " --contenders " + strata::cli::ShellWord(c.name) + " --capacity " +
                              strata::cli::ShellWord(capacity_text);
           for (const std::string& p : passthrough) line += " " + strata::cli::ShellWord(p);
-          line += " --quiet --no-table --json " + strata::cli::ShellWord(dir + name);
-          std::cout << line << "\n";
+          jobs.emplace_back(line + " --quiet --no-table --json ", name);  // the directory's path once it exists
         }
       }
+      if (!exists) {
+        std::error_code ec;
+        std::filesystem::create_directories(emit_dir, ec);
+        if (ec) return Fail(2, "--emit-jobs " + emit_dir + ": cannot create the directory: " + ec.message());
+      }
+      if (::stat(emit_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || ::access(emit_dir.c_str(), W_OK) != 0) {
+        return Fail(2, "--emit-jobs " + emit_dir + ": not a directory this user can write");
+      }
+      const std::string dir = AbsolutePath(emit_dir);
+      for (const auto& [line, name] : jobs) std::cout << line << strata::cli::ShellWord(dir + name) << "\n";
       std::cout.flush();
       return std::cout ? 0 : Fail(1, "standard output: write failed");
     }

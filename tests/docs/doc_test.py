@@ -1,17 +1,20 @@
-"""Runs the examples of one Markdown file of the repository and compares their output with what the file shows
-(the convention is docs/doc-tests.md's; test docs.FILE runs this on FILE), or checks that every repository path
-the docs name exists (--paths, test docs.paths).
+"""Runs the examples of one Markdown file of the repository and compares their output with what the file shows,
+then the figures its prose quotes under a figures mark with where they come from (the convention is
+docs/doc-tests.md's; test docs.FILE runs this on FILE), or checks that every repository path the docs name exists
+(--paths, test docs.paths), or that no figure of the prose escapes those checks (--figures, test docs.figures).
 
 usage: doc_test.py --root REPO --build BUILD_DIR [--python PYTHON] FILE.md
        doc_test.py --root REPO --paths FILE.md...
-Exit status 0: every example matched (or was marked skip); 1: a mismatch or a missing path, each reported with
-the file and line; 2: bad usage or a block that breaks the convention.
+       doc_test.py --root REPO --figures FILE.md...
+Exit status 0: every example matched (or was marked skip); 1: a mismatch, a missing path or an unchecked figure,
+each reported with the file and line; 2: bad usage or a block that breaks the convention.
 """
 import argparse
 import ast
 import contextlib
 import glob
 import io
+import json
 import os
 import re
 import shlex
@@ -23,7 +26,7 @@ import tempfile
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 DIRECTIVE = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 ELLIPSIS = "..."
-DIRECTIVES = ("skip=", "status=", "timeout=", "shell", "file=")
+DIRECTIVES = ("skip=", "status=", "timeout=", "shell", "file=", "name=")
 # Durations and rates vary from run to run: a number right before " s" (seconds: "wall time 12.9 s", the wall
 # column's "0.00 s") or before a unit per second ("0.69 M device cycles/s", "12.3 MB/s") matches any number.
 VARYING = [re.compile(r"\d+(?:\.\d+)?(?= s\b)"), re.compile(r"\d+(?:\.\d+)?(?=(?: [A-Za-z]+)* ?[A-Za-z]*/s\b)")]
@@ -42,6 +45,9 @@ def blocks(path):
     i = 0
     while i < len(lines):
         m = DIRECTIVE.match(lines[i])
+        if m and m.group(1).split(None, 1)[0:1] == ["figures"]:
+            i += 1  # a figures mark is about the prose after it (figure_marks), not about running a block
+            continue
         if m:
             for word in shlex.split(m.group(1)):
                 key, eq, value = word.partition("=")
@@ -174,7 +180,7 @@ def steps_of(block):
     return steps
 
 
-def run_shell(block, shell):
+def run_shell(block, shell, record):
     """A `shell` block: each '$ ' line runs in bash, in the page's one shell state (Shell), and its output is what a
     terminal shows, standard output and error in the order written. Its exit status must be
     the block's (0 unless status=), except for a command followed by `$ echo $?`, whose line shows it."""
@@ -193,6 +199,7 @@ def run_shell(block, shell):
             return failures + 1
         shell.status = proc.returncode
         actual = proc.stdout.decode("utf-8", "replace").split("\n")
+        record.extend(actual)
         if proc.returncode != status and not shown_next:
             report(block, line, command, expected, actual, f"exit status {proc.returncode}, the doc expects {status}")
             if not os.path.isdir(shell.prefix):
@@ -216,7 +223,7 @@ def write_file(block, shell):
         f.write("\n".join(block.lines) + "\n")
 
 
-def run_console(block, env, cwd):
+def run_console(block, env, cwd, record):
     """A block whose first line is '$ command': each '$ ' line runs, the lines after it are its output."""
     failures = 0
     status = int(block.directives.get("status", "0"))
@@ -247,6 +254,7 @@ def run_console(block, env, cwd):
             failures += 1
             continue
         actual = proc.stdout.decode("utf-8", "replace").split("\n")
+        record.extend(actual)
         if proc.returncode != status:
             report(block, line, command, expected, actual,
                    f"exit status {proc.returncode}, the doc expects {status}")
@@ -296,6 +304,8 @@ def test_file(args):
     all_blocks = blocks(path)
     failures = ran = skipped = 0
     session = shell = None
+    outputs = {}  # name= examples: what they printed, for the page's figure marks
+    marks = figure_marks(path)
     try:
         for k, block in enumerate(all_blocks):
             console = block.lines and block.lines[0].startswith("$ ")
@@ -311,13 +321,14 @@ def test_file(args):
                 continue
             if not console and not python:
                 continue
+            record = outputs.setdefault(block.directives["name"], []) if "name" in block.directives else []
             if console and "shell" in block.directives:
                 ran += 1
-                failures += run_shell(block, shell)
+                failures += run_shell(block, shell, record)
                 continue
             if console:
                 ran += 1
-                failures += run_console(block, env, cwd)
+                failures += run_console(block, env, cwd, record)
                 continue
             shown = all_blocks[k + 1] if k + 1 < len(all_blocks) else None
             if shown is not None and (shown.lang or (shown.lines and shown.lines[0].startswith("$ "))):
@@ -339,11 +350,413 @@ def test_file(args):
             if shown is not None and not output_matches(shown.lines, actual):
                 report(block, shown.line, "(python block)", shown.lines, actual, "output differs")
                 failures += 1
+        figures_checked, figure_failures = check_marks(marks, outputs, cwd, root)
+        failures += figure_failures
     finally:
         shutil.rmtree(cwd, ignore_errors=True)
     rel = os.path.relpath(path, root)
-    print(f"{rel}: {ran} examples run, {failures} failed, {skipped} skipped")
+    checked = f", {figures_checked} figures of its prose checked" if figures_checked else ""
+    print(f"{rel}: {ran} examples run, {failures} failed, {skipped} skipped{checked}")
     return 1 if failures else 0
+
+
+# Figures in prose (docs/doc-tests.md, "Figures in the prose"). A figure the page writes outside an example (a
+# utilization in a paragraph, a cycle read off a waveform, a count drawn in a picture) is checked when a mark
+# names where it comes from:
+#   <!-- doc-test: figures from=SOURCE "TEXT=WHERE"... -->  right before the paragraph, list, table, fenced block
+#                                                            or picture it is about
+#   <!-- doc-test: figures none="why" -->                    its figures are not outputs of the page's examples
+# TEXT is written in that block as it stands (in a picture: in the text the PNG carries); each number in TEXT is
+# compared with SOURCE's at WHERE, at the precision TEXT writes it:
+#   from=NAME        the output of the page's example marked name=NAME; WHERE: a fragment of one of its lines,
+#                    {} (or {1}, {2}, ...: TEXT's first, second number) where the numbers stand
+#   from=json:FILE   a JSON file the page's examples wrote; WHERE: a key path, a.b.0.c
+#   from=wave:FILE   a waveform they wrote (FST through GTKWave's fst2vcd, or VCD); WHERE: a signal's full name,
+#                    and the number is the time in ns (core cycles) it first is nonzero
+NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
+PLACEHOLDER = re.compile(r"\{(\d*)\}")
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+class Mark:
+    def __init__(self, path, line, words):
+        self.path, self.line = path, line
+        self.source = self.none = None
+        self.pairs = []  # (TEXT, WHERE)
+        for word in words:
+            key, eq, value = word.partition("=")
+            if key == "from" and eq:
+                self.source = value
+            elif key == "none" and eq:
+                self.none = value
+            elif eq and key:
+                self.pairs.append((key, value))
+            else:
+                raise SystemExit(f"{path}:{line}: a figures mark takes from=SOURCE, none=\"why\" and \"TEXT=WHERE\""
+                                 f" words, not {word!r}")
+        if self.none is None and (not self.source or not self.pairs):
+            raise SystemExit(f"{path}:{line}: a figures mark needs from=SOURCE and at least one \"TEXT=WHERE\","
+                             " or none=\"why\"")
+        if self.none is not None and (self.source or self.pairs):
+            raise SystemExit(f"{path}:{line}: figures none=... checks nothing: it takes no from= or TEXT=WHERE")
+        if self.none is not None and not self.none.strip():
+            raise SystemExit(f"{path}:{line}: figures none= needs the reason")
+        self.target = []  # [(line number, text)]: the block the mark is about
+
+    def where(self):
+        return f"{self.path}:{self.line}"
+
+
+def numbers_in(text):
+    return [m.group(0) for m in NUMBER.finditer(text)]
+
+
+def same_number(figure, value):
+    """figure: a number as the page writes it (1,518 or 0.80); value: the source's (a number or its text).
+    Equal when the source's value, rounded to the figure's decimals, writes the figure."""
+    digits = len(figure.split(".")[1]) if "." in figure else 0
+    try:
+        v = float(str(value).replace(",", ""))
+    except ValueError:
+        return False
+    return f"{v:.{digits}f}" == f"{float(figure.replace(',', '')):.{digits}f}"
+
+
+def text_blocks(lines):
+    """Line index -> (first, last) of the text block it belongs to: a paragraph, list or table (lines up to a blank
+    line, a comment line or a fence), or a whole fenced block."""
+    spans, i = {}, 0
+    while i < len(lines):
+        if not lines[i].strip() or DIRECTIVE.match(lines[i]):
+            i += 1
+            continue
+        start = i
+        if FENCE.match(lines[i]):
+            i += 1
+            while i < len(lines) and lines[i].strip() != "```":
+                i += 1
+            i += 1
+        else:
+            while i < len(lines) and lines[i].strip() and not DIRECTIVE.match(lines[i]) and not FENCE.match(lines[i]):
+                i += 1
+        for k in range(start, min(i, len(lines))):
+            spans[k] = (start, min(i, len(lines)) - 1)
+    return spans
+
+
+def figure_marks(path):
+    """The figures marks of a page, each with the block after it (its comment lines may stack)."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    spans = text_blocks(lines)
+    marks, pending = [], []
+    fence = None  # the fence line a block is open since: a comment inside a block is the block's text
+    for i, text in enumerate(lines):
+        if fence is not None:
+            fence = None if text.strip() == "```" else fence
+            continue
+        if FENCE.match(text) and not pending:
+            fence = i
+            continue
+        m = DIRECTIVE.match(text)
+        if m and m.group(1).split(None, 1)[0:1] == ["figures"]:
+            pending.append(Mark(path, i + 1, shlex.split(m.group(1))[1:]))
+            continue
+        if pending and not m:
+            if not text.strip():
+                raise SystemExit(f"{path}:{pending[0].line}: a figures mark must stand right before its block")
+            first, last = spans[i]
+            for mark in pending:
+                mark.target = [(k + 1, lines[k]) for k in range(first, last + 1)]
+            marks += pending
+            pending = []
+            if FENCE.match(text):
+                fence = i
+    if pending:
+        raise SystemExit(f"{path}:{pending[0].line}: a figures mark with no block after it")
+    return marks
+
+
+def png_text(path):
+    """The text chunks of a PNG (tEXt, zTXt, iTXt values), joined: what a picture says it shows."""
+    import struct
+    import zlib
+    out = []
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos = 8
+    while pos + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + size]
+        pos += 12 + size
+        if kind == b"tEXt":
+            out.append(body.split(b"\0", 1)[1].decode("latin-1"))
+        elif kind == b"zTXt":
+            out.append(zlib.decompress(body.split(b"\0", 1)[1][1:]).decode("latin-1"))
+        elif kind == b"iTXt":
+            rest = body.split(b"\0", 1)[1]
+            compressed, rest = rest[0], rest[2:]
+            text = rest.split(b"\0", 2)[2]
+            out.append((zlib.decompress(text) if compressed else text).decode("utf-8"))
+    return "\n".join(out)
+
+
+def mark_text(mark, root):
+    """What the mark's TEXTs are looked for in: its block, or the text of the pictures the block shows."""
+    pictures = [m.group(1) for _, t in mark.target for m in IMAGE.finditer(t)]
+    if not pictures:
+        return " ".join(" ".join(t.split()) for _, t in mark.target), None
+    texts = []
+    for picture in pictures:
+        png = os.path.normpath(os.path.join(os.path.dirname(mark.path), picture))
+        try:
+            texts.append(png_text(png))
+        except (OSError, ValueError) as e:
+            return "", f"{os.path.relpath(png, root)}: {e}"
+    return " ".join(" ".join(t.split()) for t in texts), None
+
+
+def texts_present(mark, root):
+    """Problems with the mark's TEXTs as the page (or its picture) writes them: [] when each is there."""
+    if mark.none is not None:
+        return []
+    text, error = mark_text(mark, root)
+    if error:
+        return [f"{mark.where()}: {error}"]
+    problems = []
+    for figure, where in mark.pairs:
+        if " ".join(figure.split()) not in text:
+            place = "the picture's text" if IMAGE.search(" ".join(t for _, t in mark.target)) else "the block after it"
+            problems.append(f"{mark.where()}: figure {figure!r} is not in {place}")
+        elif not numbers_in(figure):
+            problems.append(f"{mark.where()}: figure {figure!r} has no number to check")
+    return problems
+
+
+def first_nonzero(path, known, signal, wanted=()):
+    """The time (in the file's unit, ps) at which `signal` is first nonzero in a waveform (None: never). One pass
+    over the file finds every signal of `wanted` too; `known` keeps what a pass found for the next call. A waveform
+    is millions of VCD lines (fst2vcd writes 230 MB for the main job's), too many to split into lines in Python:
+    each chunk is searched with one pattern per signal, and the time is the last timestamp line before it."""
+    if signal in known:
+        return known[signal]
+    names = set(wanted) | {signal}
+    proc = subprocess.Popen(["fst2vcd", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) \
+        if path.endswith(".fst") else None
+    stream = proc.stdout if proc else open(path, "rb")
+    try:
+        codes = {}  # code -> (name, width)
+        scope = []
+        for line in stream:
+            tok = line.decode("utf-8", "replace").split()
+            if tok and tok[0] == "$scope":
+                scope.append(tok[2])
+            elif tok and tok[0] == "$upscope":
+                scope.pop()
+            elif tok and tok[0] == "$var" and ".".join(scope + [tok[4]]) in names:
+                codes.setdefault(tok[3], (".".join(scope + [tok[4]]), int(tok[2])))
+            elif tok and tok[0] == "$enddefinitions":
+                break
+        missing = names - {n for n, _ in codes.values()}
+        if missing:
+            raise KeyError(f"no signal {', '.join(sorted(missing))} in {os.path.basename(path)}")
+        patterns = {code: re.compile(b"\n1" + re.escape(code.encode()) + b"\n" if width == 1 else
+                                     b"\nb[01]*1[01]* " + re.escape(code.encode()) + b"\n")
+                    for code, (_, width) in codes.items()}
+        found, time, carry = {}, None, b"\n"
+        while len(found) < len(patterns):
+            data = stream.read(1 << 23)
+            if not data:
+                break
+            chunk = carry + data
+            cut = chunk.rfind(b"\n")
+            chunk, carry = chunk[:cut + 1], chunk[cut:]
+            for code, pattern in patterns.items():
+                m = None if code in found else pattern.search(chunk)
+                if m:
+                    at = chunk.rfind(b"\n#", 0, m.start() + 1)
+                    found[code] = int(chunk[at + 2:chunk.index(b"\n", at + 1)]) if at >= 0 else time
+            at = chunk.rfind(b"\n#")
+            if at >= 0:
+                time = int(chunk[at + 2:chunk.index(b"\n", at + 1)])
+        for code, (name, _) in codes.items():
+            known[name] = found.get(code)
+    finally:
+        if proc:
+            proc.kill()
+            proc.wait()
+        stream.close()
+    return known[signal]
+
+
+def source_value(mark, figure, where, outputs, cwd, waves):
+    """None when TEXT's numbers agree with the source; else why not."""
+    figures = numbers_in(figure)
+    source = mark.source
+    if source.startswith("json:"):
+        path = os.path.join(cwd, source[5:])
+        try:
+            with open(path) as f:
+                value = json.load(f)
+            for key in where.split("."):
+                value = value[int(key)] if isinstance(value, list) else value[key]
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+            return f"{source}: {where}: {type(e).__name__}: {e}"
+        if len(figures) != 1 or not same_number(figures[0], value):
+            return f"{source}: {where} is {value}, the page writes {figure!r}"
+        return None
+    if source.startswith("wave:"):
+        path = os.path.join(cwd, source[5:])
+        if path.endswith(".fst") and not shutil.which("fst2vcd"):
+            return "skip: no fst2vcd (GTKWave; scripts/setup.sh installs it) to read " + source[5:]
+        try:
+            first = first_nonzero(path, waves.setdefault(path, {}), where, waves["wanted"].get(path, ()))
+        except (OSError, KeyError, ValueError) as e:
+            return f"{source}: {e}"
+        if first is None:
+            return f"{source}: {where} is never nonzero"
+        if len(figures) != 1 or not same_number(figures[0], first // 1000):
+            return f"{source}: {where} is first nonzero at {first // 1000} ns, the page writes {figure!r}"
+        return None
+    if source not in outputs:
+        return f"no example named {source!r} ran on this page (name={source} marks one)"
+    slots = [int(n) - 1 if n else k for k, n in enumerate(PLACEHOLDER.findall(where))]
+    if not slots or any(not 0 <= n < len(figures) for n in slots):
+        return f"{where!r}: its {{}} must name numbers of {figure!r} ({len(figures)} of them)"
+    def literal(text):  # spaces match any run of spaces, "..." any text within the line
+        return ".*?".join(r"\s+".join(re.escape(w) for w in piece.split(" ")) for piece in text.split(ELLIPSIS))
+
+    parts = PLACEHOLDER.split(where)[::2]
+    pattern = literal(parts[0])
+    for part in parts[1:]:
+        pattern += r"([-+]?\d[\d,]*(?:\.\d+)?)" + literal(part)
+    near = None
+    for line in outputs[source]:
+        for m in re.finditer(pattern, line):
+            if all(same_number(figures[n], m.group(k + 1)) for k, n in enumerate(slots)):
+                return None
+            near = near or line.strip()
+    if near:
+        return f"example {source} printed {near!r}, the page writes {figure!r}"
+    return f"example {source} printed no line with {where!r}"
+
+
+def check_marks(marks, outputs, cwd, root):
+    """(figures checked, failures) for the page's marks, after its examples ran."""
+    checked = failures = 0
+    # Waveforms: one pass over each file finds every signal the page's marks ask of it.
+    waves = {"wanted": {}}
+    for mark in marks:
+        if mark.source and mark.source.startswith("wave:"):
+            path = os.path.join(cwd, mark.source[5:])
+            waves["wanted"].setdefault(path, []).extend(where for _, where in mark.pairs)
+    for problem in [p for mark in marks for p in texts_present(mark, root)]:
+        print(problem)
+        failures += 1
+    for mark in marks:
+        for figure, where in mark.pairs:
+            why = source_value(mark, figure, where, outputs, cwd, waves)
+            if why is None:
+                checked += 1
+            elif why.startswith("skip: "):
+                print(f"{mark.where()}: figure {figure!r} not checked: {why[6:]}")
+            else:
+                print(f"{mark.where()}: figure {figure!r}: {why}")
+                failures += 1
+    return checked, failures
+
+
+# docs.figures: the figures a page writes in the prose of a section that runs an example (a decimal, a percentage,
+# a number with thousands separators) are numbers its examples show, or are under a figures mark: a figure copied
+# from an output and left behind when the output changed is found without running anything. Numbers in code spans
+# and link targets are not figures.
+PROSE_FIGURE = re.compile(r"(?<![\w.,/-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+(?:\.\d+)?%)(?![\w/])")
+
+
+def unchecked_figures(path):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    inside = [False] * len(lines)
+    fence = False
+    for i, text in enumerate(lines):
+        if FENCE.match(text) or (fence and text.strip() == "```"):
+            inside[i] = True
+            fence = not fence
+            continue
+        inside[i] = fence
+    marked = {n for mark in figure_marks(path) for n, _ in mark.target}
+    all_blocks = blocks(path)
+    headings = [i + 1 for i, t in enumerate(lines) if t.startswith("#") and not inside[i]] + [len(lines) + 1]
+    found = []
+    start = 1
+    for end in headings:
+        run = [b for b in all_blocks if start <= b.line < end and b.lines and b.lines[0].startswith("$ ")
+               and "skip" not in b.directives]
+        if run:
+            shown = [n for b in run for text in b.lines for n in numbers_in(text)]
+            for n in range(start, end):
+                if n - 1 >= len(lines) or inside[n - 1] or n in marked or DIRECTIVE.match(lines[n - 1]):
+                    continue
+                text = re.sub(r"\]\([^)]*\)", "]", re.sub(r"`[^`]*`", "", lines[n - 1]))
+                for m in PROSE_FIGURE.finditer(text):
+                    figure = m.group(1).rstrip("%")
+                    if not any(same_number(figure, value) for value in shown):  # 26.6 GiB for a shown 26.62
+                        found.append((n, m.group(1), lines[n - 1].strip()))
+        start = end
+    return found
+
+
+def output_shape(line):
+    """A line of output with its numbers taken out: two lines of one shape are the same line of one program."""
+    return " ".join(re.sub(r"\d+(?:[.,]\d+)*", "#", line).split())
+
+
+def stale_copies(paths):
+    """Lines of blocks that are not run (an output quoted to explain it) that are a line some example of the docs
+    shows, with other numbers: a copy left behind when the example's output changed."""
+    shown = {}
+    for path in paths:
+        for b in blocks(path):
+            if b.lines and b.lines[0].startswith("$ ") and "skip" not in b.directives:
+                for text in b.lines:
+                    shape = output_shape(text)
+                    if not text.startswith("$ ") and len(shape.replace("#", "")) >= 30 and "#" in shape:
+                        shown.setdefault(shape, set()).add(" ".join(text.split()))
+    found = []
+    for path in paths:
+        for b in blocks(path):
+            if b.lines and b.lines[0].startswith("$ "):
+                continue
+            for k, text in enumerate(b.lines):
+                shape = output_shape(text)
+                if shape in shown and " ".join(text.split()) not in shown[shape]:
+                    found.append((path, b.line + 1 + k, text.strip(), sorted(shown[shape])[0]))
+    return found
+
+
+def check_figures(args):
+    root = os.path.abspath(args.root)
+    bad = checked = 0
+    for path in args.files:
+        path = os.path.abspath(path)
+        rel = os.path.relpath(path, root)
+        for mark in figure_marks(path):
+            for problem in texts_present(mark, root):
+                print(problem.replace(path, rel))
+                bad += 1
+            checked += len(mark.pairs)
+        for n, figure, text in unchecked_figures(path):
+            print(f"{rel}:{n}: {figure}: a figure in a section that runs examples, neither shown by them nor under a"
+                  f" figures mark: {text[:120]}")
+            bad += 1
+    for path, n, text, example in stale_copies([os.path.abspath(p) for p in args.files]):
+        print(f"{os.path.relpath(path, root)}:{n}: a copy of an example's output line with other numbers: {text[:100]}"
+              f" (the example shows: {example[:100]})")
+        bad += 1
+    print(f"docs.figures: {checked} marked figures in place, {bad} problems")
+    return 1 if bad else 0
 
 
 # Repository paths in the docs: markdown links (relative to the file) and code spans that start with a top-level
@@ -400,12 +813,16 @@ def main():
     parser.add_argument("--root", required=True)
     parser.add_argument("--build")
     parser.add_argument("--paths", action="store_true")
+    parser.add_argument("--figures", action="store_true")
     parser.add_argument("file", nargs="?")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
     if args.paths:
         args.files = ([args.file] if args.file else []) + args.files
         return check_paths(args)
+    if args.figures:
+        args.files = ([args.file] if args.file else []) + args.files
+        return check_figures(args)
     if not args.file or not args.build or args.files:
         parser.error("one FILE.md and --build")
     return test_file(args)

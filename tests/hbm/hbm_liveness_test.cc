@@ -17,8 +17,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -235,6 +238,39 @@ TEST(HbmLiveness, WithoutACapTheGuardBoundsTheWaitBehindHits) {
     EXPECT_LE(waited, m.HeadWaitBound() + m.RowHitLatency()) << "guard " << guard;
     EXPECT_GE(waited, guard) << "guard " << guard;
   }
+}
+
+// docs/hbm.md quotes the bound for the default HBM2 (per-bank refresh) and with refresh off. It is a figure of the
+// code, not of a command's output, so no doc example can show it: this test reads the page (docs/doc-tests.md,
+// "Figures from the code"), and a change to the formula or the defaults fails here until the page says the same.
+TEST(HbmLiveness, HeadWaitBoundIsTheOneDocsHbmQuotes) {
+  std::ifstream page(STRATA_DOCS_HBM);
+  ASSERT_TRUE(page) << STRATA_DOCS_HBM;
+  std::stringstream text;
+  text << page.rdbuf();
+  std::string flat = text.str();
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  // "— 1518 cycles for HBM2 at 1 GHz with the defaults (per-bank refresh), 1168 with refresh off"
+  const std::string phrase = " cycles for HBM2 at 1 GHz with the defaults (per-bank refresh), ";
+  const size_t at = flat.find(phrase);
+  ASSERT_NE(at, std::string::npos) << STRATA_DOCS_HBM << " no longer quotes the bound as this test reads it";
+  auto number_before = [&](size_t end) {  // the number (with thousands commas) that ends at `end`
+    size_t begin = end;
+    while (begin > 0 && (std::isdigit(static_cast<unsigned char>(flat[begin - 1])) || flat[begin - 1] == ',')) --begin;
+    std::string digits;
+    for (size_t i = begin; i < end; ++i) {
+      if (flat[i] != ',') digits += flat[i];
+    }
+    return digits.empty() ? uint64_t{0} : std::stoull(digits);
+  };
+  const size_t off = flat.find(" with refresh off", at + phrase.size());
+  ASSERT_NE(off, std::string::npos) << STRATA_DOCS_HBM;
+  const uint64_t with_defaults = number_before(at), refresh_off = number_before(off);
+  HbmConfig cfg = HbmConfig::Hbm2(1ull << 30);  // the defaults: per-bank refresh, guard 1000
+  ASSERT_EQ(cfg.refresh, RefreshMode::kPerBank);
+  EXPECT_EQ(HbmModel(cfg).HeadWaitBound(), with_defaults) << "docs/hbm.md's bound with the defaults";
+  cfg.refresh = RefreshMode::kOff;
+  EXPECT_EQ(HbmModel(cfg).HeadWaitBound(), refresh_off) << "docs/hbm.md's bound with refresh off";
 }
 
 // A randomized liveness property: streams concentrated on one to three banks and two to five rows,
