@@ -68,10 +68,19 @@ module tpu_mac_pe (
   // Both operands are int8 sign-extended to 32 bits: the low 32 bits of their product are the
   // exact int8 x int8 product, and the 32-bit add wraps like int32 (a column sums at most
   // N * 2^14, so it cannot overflow for N < 2^17). In bf16 mode the low 16 bits are the bf16 operands.
-  always_ff @(posedge clk_i) begin
+  //
+  // The bf16 branch has two statements on purpose: as one assignment like the int8 branch's, Verilator merges the
+  // if into `psum_q <= fp_i ? fp32 : int8` before it inlines the functions, and then evaluates the whole fp32
+  // step in every PE every cycle, int8 rows included (the chip's int8 GEMMs ran at a quarter of their speed).
+  always_ff @(posedge clk_i) begin : step
+    logic [31:0] fp_sum;
     a_q <= a_i;
-    if (fp_i) psum_q <= tpu_fp_pkg::f32_add(psum_i, tpu_fp_pkg::bf16_mul(a_i[15:0], bank_i ? w1_q[15:0] : w0_q[15:0]));
-    else psum_q <= psum_i + a_i * (bank_i ? w1_q : w0_q);
+    if (fp_i) begin
+      fp_sum = tpu_fp_pkg::f32_add(psum_i, tpu_fp_pkg::bf16_mul(a_i[15:0], bank_i ? w1_q[15:0] : w0_q[15:0]));
+      psum_q <= fp_sum;
+    end else begin
+      psum_q <= psum_i + a_i * (bank_i ? w1_q : w0_q);
+    end
   end
 
   assign a_o = a_q;
