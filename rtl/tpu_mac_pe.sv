@@ -16,16 +16,25 @@
 // same as the upper bits of the neighbour feeding it), so synthesis merges them into one; the PE
 // keeps 8 + 8 + 8 + 32 = 56 distinct flops. The array extends the activation once per row where
 // it enters the mesh; the weight is extended when a bank is written.
+//
+// bf16 mode (fp_i, the mode of the activation arriving now, from the array's mode wave): the activation and the
+// weight are bf16 values in the low 16 bits (the array sign-extends those 16 bits, so an int8 held that way is
+// unchanged), and the PE computes psum_i + a * w in fp32: the exact product, then one add with round to nearest
+// even (tpu_fp_pkg; denormals zero, canonical NaN). Both in the one cycle the int8 MAC takes: the model keeps the
+// array's timing in either mode (docs/matrix-unit.md, "bf16 mode"). With 16 significant bits per operand the
+// hardware PE keeps 16 + 16 + 16 + 32 flops.
 module tpu_mac_pe (
   input  logic        clk_i,
   input  logic        clk_w_i,  // the weight banks' clock: gated, running only for weight writes
   input  logic        rst_ni,
   // Weight load: the bank not in use (!bank_i) <= w_i at the end of a cycle with w_we_i.
   input  logic        w_we_i,
-  input  logic [7:0]  w_i,
+  input  logic [15:0] w_i,  // int8 sign-extended to 16 bits, or bf16
   // The weight bank of the activation arriving now (its anti-diagonal's, from the array).
   input  logic        bank_i,
-  // From the left neighbour (or the skew line): activation (int8, sign-extended to 32 bits),
+  // The arriving activation is bf16 (its anti-diagonal's mode, from the array).
+  input  logic        fp_i,
+  // From the left neighbour (or the skew line): activation (16 bits sign-extended to 32),
   // forwarded a cycle later.
   input  logic [31:0] a_i,
   output logic [31:0] a_o,
@@ -34,7 +43,7 @@ module tpu_mac_pe (
   output logic [31:0] psum_o
 );
 
-  logic [31:0] w0_q, w1_q, a_q;  // int8, sign-extended (see the header)
+  logic [31:0] w0_q, w1_q, a_q;  // 16 bits, sign-extended (see the header)
   logic [31:0] psum_q;
 
   // Next-state expressions are written inside the always_ff blocks, not as _d signals from an
@@ -51,17 +60,27 @@ module tpu_mac_pe (
     end else if (w_we_i) begin
       // The shadow is the bank this cycle's activation does not use: after a swap in this same
       // cycle, the one that was active until now.
-      if (bank_i) w0_q <= {{24{w_i[7]}}, w_i};
-      else w1_q <= {{24{w_i[7]}}, w_i};
+      if (bank_i) w0_q <= {{16{w_i[15]}}, w_i};
+      else w1_q <= {{16{w_i[15]}}, w_i};
     end
   end
 
   // Both operands are int8 sign-extended to 32 bits: the low 32 bits of their product are the
   // exact int8 x int8 product, and the 32-bit add wraps like int32 (a column sums at most
-  // N * 2^14, so it cannot overflow for N < 2^17).
-  always_ff @(posedge clk_i) begin
+  // N * 2^14, so it cannot overflow for N < 2^17). In bf16 mode the low 16 bits are the bf16 operands.
+  //
+  // The bf16 branch has two statements on purpose: as one assignment like the int8 branch's, Verilator merges the
+  // if into `psum_q <= fp_i ? fp32 : int8` before it inlines the functions, and then evaluates the whole fp32
+  // step in every PE every cycle, int8 rows included (the chip's int8 GEMMs ran at a quarter of their speed).
+  always_ff @(posedge clk_i) begin : step
+    logic [31:0] fp_sum;
     a_q <= a_i;
-    psum_q <= psum_i + a_i * (bank_i ? w1_q : w0_q);
+    if (fp_i) begin
+      fp_sum = tpu_fp_pkg::f32_add(psum_i, tpu_fp_pkg::bf16_mul(a_i[15:0], bank_i ? w1_q[15:0] : w0_q[15:0]));
+      psum_q <= fp_sum;
+    end else begin
+      psum_q <= psum_i + a_i * (bank_i ? w1_q : w0_q);
+    end
   end
 
   assign a_o = a_q;

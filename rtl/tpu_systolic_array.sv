@@ -20,6 +20,12 @@
 //   - Every swap activates a tile of its own: one whose first row was pushed after the previous
 //     swap's tile (at the latest in the swap's cycle). The weights are two banks and a swap flips
 //     them, so a swap with no new tile would bring back the tile before (SystolicArraySwapHasTile).
+//   - bf16 mode, per row: a row pushed with a_fp_i is N bf16 values (a[i] = {a_hi_i[8i +: 8], a_row_i[8i +: 8]})
+//     and every PE it meets computes psum + a * w in fp32 (tpu_fp_pkg: exact product, one RNE add), each column
+//     starting from -0, so c[j] = (((-0 + a[0]W[0][j]) + a[1]W[1][j]) + ...) + a[N-1]W[N-1][j] as fp32 bits. The
+//     mode travels with the row, so int8 and bf16 rows stream back to back with the same timing. Its weights are
+//     a tile loaded with w_fp_i (W[k][j] = {w_hi_i[8j +: 8], w_row_i[8j +: 8]}); a row meets a tile of its own
+//     mode (SystolicArrayRowModeMatchesTile). Without a_fp_i / w_fp_i the array is the int8 array, cycle for cycle.
 // There is no back-pressure: the consumer takes every valid output row. See docs/systolic-array.md.
 `include "tpu_assert.svh"
 
@@ -31,12 +37,18 @@ module tpu_systolic_array #(
   // Weight load into the shadow registers: one row (N int8, W[k][j] in bits [8j +: 8]) per cycle.
   input  logic                 w_valid_i,
   input  logic [N*8-1:0]       w_row_i,
+  // bf16 weight row: w_row_i holds the low bytes, w_hi_i the high bytes (ignored for an int8 row).
+  input  logic                 w_fp_i,
+  input  logic [N*8-1:0]       w_hi_i,
   output logic [$clog2(N)-1:0] w_row_idx_o,
   // Make the shadow weights active from the row pushed in this cycle on.
   input  logic                 w_swap_i,
   // Activations: one row of A (N int8, a[i] in bits [8i +: 8]) per cycle.
   input  logic                 a_valid_i,
   input  logic [N*8-1:0]       a_row_i,
+  // bf16 activation row: a_row_i holds the low bytes, a_hi_i the high bytes (ignored for an int8 row).
+  input  logic                 a_fp_i,
+  input  logic [N*8-1:0]       a_hi_i,
   // Results: one row of A . W (N int32, c[j] in bits [32j +: 32]), Latency cycles after its input.
   output logic                 c_valid_o,
   output logic [N*32-1:0]      c_row_o,
@@ -64,7 +76,8 @@ module tpu_systolic_array #(
   // the caller's timing, and keeps the whole mesh out of Verilator's input-change evaluation
   // (nothing in the mesh depends combinationally on a port): about a third less eval time.
   logic            a_valid_q, w_valid_q, w_swap_q;
-  logic [N*8-1:0]  a_row_q, w_row_q;
+  logic            a_fp_q, w_fp_q;
+  logic [N*8-1:0]  a_row_q, w_row_q, a_hi_q, w_hi_q;
   logic [IdxW-1:0] w_idx_q;          // the shadow row that w_row_q goes to
   logic [IdxW-1:0] w_cnt_q, w_cnt_d; // the shadow row the next push goes to
 
@@ -85,6 +98,10 @@ module tpu_systolic_array #(
   always_ff @(posedge clk_i) begin
     a_row_q <= a_row_i;
     w_row_q <= w_row_i;
+    a_fp_q <= a_fp_i;
+    w_fp_q <= w_fp_i;
+    a_hi_q <= a_hi_i;
+    w_hi_q <= w_hi_i;
     w_idx_q <= w_cnt_q;
   end
 
@@ -206,11 +223,11 @@ module tpu_systolic_array #(
   // ---------------------------------------------------------------- mesh
   // split_var lets Verilator treat every element as its own signal and fold the PE-to-PE wires
   // into the PE registers (about 15% less work per cycle than copying through whole arrays).
-  // a_mesh[i][j]: activation entering PE(i,j) from the left (int8 sign-extended to 32 bits: see
-  // tpu_mac_pe); psum_mesh[i][j]: partial sum entering PE(i,j) from above.
+  // a_mesh[i][j]: activation entering PE(i,j) from the left (a 16-bit value sign-extended to 32 bits: an int8
+  // sign-extended, or a bf16's bits; see tpu_mac_pe); psum_mesh[i][j]: partial sum entering PE(i,j) from above.
   logic [31:0] a_mesh    [N][N+1] /*verilator split_var*/;
   logic [31:0] psum_mesh [N+1][N] /*verilator split_var*/;
-  logic [7:0]  w_col     [N];       // weight byte on column j's bus
+  logic [15:0] w_col     [N];       // weight on column j's bus (int8 sign-extended to 16 bits, or bf16)
 
   // ---------------------------------------------------------------- swap wave
   // A swap pushed in cycle s reaches PE(i,j) in cycle s + 1 + i + j, with the row pushed in s:
@@ -253,14 +270,48 @@ module tpu_systolic_array #(
     end
   end
 
+  // The bf16 mode travels the same way: fp_diag[d] is the mode of the row arriving at diagonal d now. An idle
+  // diagonal may hold a stale mode; it only meets invalid data.
+  logic [2*N-3:0] fp_sr_q;
+  logic [2*N-2:0] fp_diag;
+
+  always_ff @(posedge clk_mesh or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fp_sr_q <= '0;
+    end else begin
+      fp_sr_q <= fp_diag[2*N-3:0];
+    end
+  end
+
+  assign fp_diag = {fp_sr_q, a_valid_q && a_fp_q};
+
+  // The mode of the shadow tile (set by its first row) and of the active one (set by the swap), for
+  // SystolicArrayRowModeMatchesTile and SystolicArrayTileModeConstant.
+  logic shadow_fp_q, active_fp_q, active_fp_d, row_tile_fp;
+  always_comb begin
+    active_fp_d = active_fp_q;
+    if (w_swap_q) active_fp_d = (tiles_q == '0 && tile_start) ? w_fp_q : shadow_fp_q;
+  end
+  assign row_tile_fp = active_fp_d;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      shadow_fp_q <= 1'b0;
+      active_fp_q <= 1'b0;
+    end else begin
+      if (tile_start) shadow_fp_q <= w_fp_q;
+      active_fp_q <= active_fp_d;
+    end
+  end
+
   for (genvar i = 0; i < N; i++) begin : gen_row
     // Input skew: row i of the activations is delayed i cycles. Invalid rows enter as zeros so
-    // idle cycles keep the mesh quiet in waveforms.
-    logic [7:0] skew_in, skew_out;
-    assign skew_in = a_valid_q ? a_row_q[8*i +: 8] : 8'h00;
+    // idle cycles keep the mesh quiet in waveforms. 16 bits: a bf16, or an int8 sign-extended.
+    logic [15:0] skew_in, skew_out;
+    assign skew_in = !a_valid_q ? 16'h0000 :
+                     {a_fp_q ? a_hi_q[8*i +: 8] : {8{a_row_q[8*i+7]}}, a_row_q[8*i +: 8]};
 
     tpu_delay_line #(
-      .Width(8),
+      .Width(16),
       .Depth(i),
       .ResetEn(1'b1)
     ) u_a_skew (
@@ -270,7 +321,7 @@ module tpu_systolic_array #(
       .q_o(skew_out)
     );
 
-    assign a_mesh[i][0] = {{24{skew_out[7]}}, skew_out[7:0]};
+    assign a_mesh[i][0] = {{16{skew_out[15]}}, skew_out};
 
     for (genvar j = 0; j < N; j++) begin : gen_col
       tpu_mac_pe u_pe (
@@ -280,6 +331,7 @@ module tpu_systolic_array #(
         .w_we_i(w_sel_col[j][i]),
         .w_i(w_col[j]),
         .bank_i(bank_eff[i+j]),
+        .fp_i(fp_diag[i+j]),
         .a_i(a_mesh[i][j]),
         .a_o(a_mesh[i][j+1]),
         .psum_i(psum_mesh[i][j]),
@@ -293,7 +345,8 @@ module tpu_systolic_array #(
   end
 
   for (genvar j = 0; j < N; j++) begin : gen_column
-    assign psum_mesh[0][j] = '0;
+    // A column starts from 0 (int8) or -0 (bf16: the identity of the fp32 add, so the first product passes as it is).
+    assign psum_mesh[0][j] = {fp_diag[j], 31'h0};
 
     // Weight skew: column j's byte (and its row select) arrives j cycles after the push, in step
     // with the swap wavefront, so a load can overlap the previous tile's last rows.
@@ -304,13 +357,13 @@ module tpu_systolic_array #(
     end
 
     tpu_delay_line #(
-      .Width(8),
+      .Width(16),
       .Depth(j),
       .ResetEn(1'b0)
     ) u_w_skew (
       .clk_i (clk_w),
       .rst_ni,
-      .d_i(w_row_q[8*j +: 8]),
+      .d_i({w_fp_q ? w_hi_q[8*j +: 8] : {8{w_row_q[8*j+7]}}, w_row_q[8*j +: 8]}),
       .q_o(w_col[j])
     );
 
@@ -341,6 +394,10 @@ module tpu_systolic_array #(
 
   // A swap activates a tile of its own (see the header): one started since the last swap, or now.
   `ASSERT_IF(SystolicArraySwapHasTile, tiles_q != '0 || tile_start, w_swap_q)
+  // A row meets weights of its own mode (the tile active for it, after this cycle's swap), and a tile's rows all
+  // have the mode of its first.
+  `ASSERT_IF(SystolicArrayRowModeMatchesTile, a_fp_q == row_tile_fp, a_valid_q)
+  `ASSERT_IF(SystolicArrayTileModeConstant, w_fp_q == shadow_fp_q, w_valid_q && !tile_start)
   `ASSERT_INIT(SystolicArrayNLegal, N >= 2)
 
 endmodule

@@ -155,6 +155,50 @@ bool RunArraySwaps(VerilatedContext* ctx, bool load_second) {
   return true;
 }
 
+// A bf16 tile with bf16 rows, then an int8 tile with int8 rows (legal); or the second tile's rows pushed as bf16
+// (SystolicArrayRowModeMatchesTile), or the first tile's third row loaded as int8 (SystolicArrayTileModeConstant).
+enum class ModeMisstep { kNone, kRowMode, kTileMode };
+bool RunArrayModes(VerilatedContext* ctx, ModeMisstep misstep) {
+  constexpr int kN = 4;
+  Bench<Vtpu_systolic_array> b(ctx);
+  Vtpu_systolic_array& a = b.dut();
+  a.rst_ni = 0;
+  if (!b.Tick()) return false;
+  a.rst_ni = 1;
+  auto load = [&](bool fp, bool flip_third) {
+    for (int k = 0; k < kN; ++k) {
+      a.w_valid_i = 1;
+      a.w_fp_i = fp != (flip_third && k == 2);
+      a.w_row_i = 0x80402010u;
+      a.w_hi_i = 0x3F3FBF3Fu;  // bf16 around +-1
+      if (!b.Tick()) return false;
+    }
+    a.w_valid_i = 0;
+    a.w_fp_i = 0;
+    return true;
+  };
+  auto stream = [&](bool fp) {
+    for (int r = 0; r < kN; ++r) {
+      a.a_valid_i = 1;
+      a.a_fp_i = fp;
+      a.w_swap_i = r == 0;
+      a.a_row_i = 0x01020304u * static_cast<uint32_t>(r + 1);
+      a.a_hi_i = 0x40C03F80u;
+      if (!b.Tick()) return false;
+    }
+    a.a_valid_i = 0;
+    a.a_fp_i = 0;
+    a.w_swap_i = 0;
+    return true;
+  };
+  if (!load(true, misstep == ModeMisstep::kTileMode) || !stream(true)) return false;
+  if (!load(false, false) || !stream(misstep == ModeMisstep::kRowMode)) return false;
+  for (int i = 0; i < 2 * kN + 2; ++i) {
+    if (!b.Tick()) return false;
+  }
+  return true;
+}
+
 struct Scenario {
   const char* name;
   bool expect_stop;  // an assertion must stop it
@@ -173,6 +217,10 @@ const Scenario kScenarios[] = {
     {"array_swaps_legal", false, [](VerilatedContext* c) { return RunArraySwaps(c, true); }},
     // A second swap with no tile loaded since the first (the banks would bring back the reset tile).
     {"array_swap_without_tile", true, [](VerilatedContext* c) { return RunArraySwaps(c, false); }},
+    {"array_modes_legal", false, [](VerilatedContext* c) { return RunArrayModes(c, ModeMisstep::kNone); }},
+    // bf16 rows meeting an int8 tile; a tile whose rows change mode.
+    {"array_row_mode_mismatch", true, [](VerilatedContext* c) { return RunArrayModes(c, ModeMisstep::kRowMode); }},
+    {"array_tile_mode_mixed", true, [](VerilatedContext* c) { return RunArrayModes(c, ModeMisstep::kTileMode); }},
 };
 
 }  // namespace
