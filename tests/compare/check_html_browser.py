@@ -10,7 +10,9 @@ file with every connection refused (a proxy at a closed port, no host name resol
   run the report says failed;
 - hover: over an OOM marker the tooltip names its kind, over a buffer in the buffer view it names the buffer;
 - zoom: the + button and the mouse wheel narrow the visible range (data-x0, data-x1), and a redraw takes < 100 ms;
-- the screenshot is not blank (many colors, most of it not white), drawn back in the page from a data: URL.
+- the screenshot is not blank (many colors, most of it not white), drawn back in the page from a data: URL;
+- a merged report whose workload name closes the data's <script> element and opens another: the name shown as
+  text, the injected script never run.
 Exit status 77, with the reason, where Selenium, chromium or chromedriver is missing: skipped, never passed.
 """
 import base64
@@ -20,6 +22,9 @@ import shutil
 import subprocess
 import sys
 import time
+
+
+HOSTILE = "</script><script>window.pwned=1</script><!--<script>"
 
 
 def skip(why):
@@ -71,6 +76,15 @@ def main():
     if out.returncode != 0:
         fail(f"strata-compare exited {out.returncode}: {out.stderr}")
     write_s = time.monotonic() - t0
+    # A report whose workload name closes the data's <script> element and opens one of its own, merged into a page.
+    hostile_page = os.path.join(scratch, "hostile.html")
+    report = os.path.join(scratch, "report.json")
+    subprocess.run([tool, trace, "--quiet", "--no-table", "--no-search", "--no-advice", "--contenders", "strata,jax",
+                    "--json", report], check=True)
+    doc = json.load(open(report))
+    doc["workloads"][0]["name"] = HOSTILE
+    json.dump(doc, open(report, "w"))
+    subprocess.run([tool, "--merge", report, "--no-table", "--html", hostile_page], check=True)
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = browser
@@ -90,7 +104,19 @@ def main():
     except Exception as e:  # a browser that cannot start here (no display libraries, ...): not a pass
         skip(f"chromium did not start: {str(e).splitlines()[0]}")
     try:
-        check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOrigin)
+        summary = check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOrigin)
+        # The hostile name: shown as text, its script never run, no console error.
+        driver.get("file://" + os.path.abspath(hostile_page))
+        ready = driver.execute_script("return document.body.getAttribute('data-ready')")
+        shown = driver.find_element(By.CSS_SELECTOR, "section.workload h2").text
+        pwned = driver.execute_script("return window.pwned === undefined ? null : window.pwned")
+        scripts = len(driver.find_elements(By.TAG_NAME, "script"))
+        if ready != "true" or shown != HOSTILE or pwned is not None or scripts != 2:
+            fail(f"the hostile name: ready {ready}, shown {shown!r}, pwned {pwned}, {scripts} scripts")
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        if errors:
+            fail(f"console errors on the hostile page: {errors}")
+        print(summary)
     finally:
         driver.quit()
 
@@ -127,23 +153,29 @@ def check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOr
 
     data = driver.execute_script("return window.strataReport.data")
     w = data["workloads"][0]
+    # What the chart drew, per contender, read in one call (one WebDriver round trip per element would take a minute).
+    drawn = driver.execute_script("""
+      const out = {};
+      for (const e of document.querySelectorAll('svg.memory [data-contender]')) {
+        const c = e.getAttribute('data-contender');
+        const o = out[c] || (out[c] = {in_use: 0, reserved: 0, oom_kinds: [], ooms: 0});
+        const series = e.getAttribute('data-series');
+        if (series === 'in_use' || series === 'reserved') o[series] += (e.getAttribute('d') || '').length >= 10 ? 1 : 0;
+        if (e.classList.contains('oom')) { o.ooms += 1; o.oom_kinds.push(e.getAttribute('data-kind')); }
+      }
+      return out;""")
     failed = 0
     for r in w["runs"]:
         c = r["contender"]
-        for series in ("in_use", "reserved"):
-            paths = [p for p in driver.find_elements(By.CSS_SELECTOR, f"svg.memory path[data-series='{series}']")
-                     if p.get_attribute("data-contender") == c]
-            if len(paths) != 1 or len(paths[0].get_attribute("d") or "") < 10:
-                fail(f"{c}: no {series} series drawn")
-        marks = [m for m in driver.find_elements(By.CSS_SELECTOR, "svg.memory path.oom")
-                 if m.get_attribute("data-contender") == c]
-        if r["completed"] == bool(marks):
-            fail(f"{c}: {'completes' if r['completed'] else 'fails'} but {len(marks)} OOM markers drawn")
+        d = drawn.get(c)
+        if d is None or d["in_use"] != 1 or d["reserved"] != 1:
+            fail(f"{c}: its in-use and reserved series are not both drawn ({d})")
+        if r["completed"] == bool(d["ooms"]):
+            fail(f"{c}: {'completes' if r['completed'] else 'fails'} but {d['ooms']} OOM markers drawn")
         if not r["completed"]:
             failed += 1
-            kinds = {m.get_attribute("data-kind") for m in marks}
-            if r["first_oom"]["kind"] not in kinds:
-                fail(f"{c}: no marker of its first OOM's kind {r['first_oom']['kind']} (drawn: {kinds})")
+            if r["first_oom"]["kind"] not in d["oom_kinds"]:
+                fail(f"{c}: no marker of its first OOM's kind {r['first_oom']['kind']} (drawn: {set(d['oom_kinds'])})")
     if failed == 0:
         fail("no run fails: the OOM markers and their hover are not exercised (pick a smaller capacity)")
 
@@ -229,7 +261,8 @@ def check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOr
     if errors:
         fail(f"console errors: {errors}")
     size = os.path.getsize(page)
-    print(f"check_html_browser: ok: {len(w['runs'])} contenders drawn, {failed} with OOM markers, hover and zoom work, "
+    return (f"check_html_browser: ok: {len(w['runs'])} contenders drawn, {failed} with OOM markers, hover and zoom work, "
+          f"a hostile workload name shown as text, "
           f"no request but the page, no console error; page {size} bytes written in {write_s:.2f} s, "
           f"loaded in {load_s:.2f} s, redraw {redraw_ms:.1f} ms, screenshot {len(png)} bytes ({colors} colors)")
 
