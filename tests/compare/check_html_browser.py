@@ -181,17 +181,30 @@ def check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOr
 
     # Hover: an OOM marker, then a buffer in the first buffer view.
     tip = driver.find_element(By.ID, "tooltip")
-    mark = driver.find_elements(By.CSS_SELECTOR, "svg.memory path.oom")[0]
-    ActionChains(driver).move_to_element(mark).perform()
+    chart = driver.find_element(By.CSS_SELECTOR, "svg.memory")
+    first_failed = next(r for r in w["runs"] if not r["completed"])
+
+    def hover_oom(run):
+        """Moves the pointer onto the run's first drawn OOM marker (where the page says it drew it)."""
+        at = driver.execute_script("return window.strataReport.sections[0].locateOom(arguments[0])", run["contender"])
+        box = driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height]",
+                                    chart)
+        ActionChains(driver).move_to_element_with_offset(chart, int(at["x"] - box[0] - box[2] / 2),
+                                                         int(at["y"] - box[1] - box[3] / 2)).perform()
+
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", chart)
+    hover_oom(first_failed)
     text = tip.text
-    if not tip.is_displayed() or f"OOM ({mark.get_attribute('data-kind')})" not in text:
-        fail(f"hovering an OOM marker shows {text!r}")
+    want = f"{first_failed['contender']}: OOM ({first_failed['ooms']['k'][0]}) at event"
+    if not tip.is_displayed() or want not in text:
+        fail(f"hovering an OOM marker shows {text!r} (want {want!r})")
     canvas = driver.find_elements(By.CSS_SELECTOR, ".buffer-view canvas")
     if len(canvas) < 2:
         fail(f"{len(canvas)} buffer views (want Strata's and a GPU policy's)")
     views = [c.get_attribute("data-contender") for c in canvas]
     if views[0] != "strata" or not any(v.startswith(("jax", "tf", "torch")) for v in views[1:]):
         fail(f"buffer views of {views}")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas[0])
     # The centre of the largest placement of the first view, from the page's own scales.
     dx, dy = driver.execute_script("""
       const v = window.strataReport.sections[0].views[0], s = window.strataReport.sections[0].state;
@@ -206,7 +219,6 @@ def check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOr
         fail(f"hovering a buffer shows {text!r}")
 
     # Zoom: the button, then the wheel, each narrows the range; one redraw's time.
-    chart = driver.find_element(By.CSS_SELECTOR, "svg.memory")
 
     def span():
         return int(chart.get_attribute("data-x1")) - int(chart.get_attribute("data-x0"))
@@ -230,9 +242,7 @@ def check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOr
     driver.execute_script("window.scrollTo(0, 0)")
     time.sleep(0.2)
     # The picture shows a tooltip: Strata's without compaction, the run the text report explains first, else any.
-    marks = driver.find_elements(By.CSS_SELECTOR, "svg.memory path.oom")
-    pick = [m for m in marks if m.get_attribute("data-contender") == "strata-no-compact"] or marks
-    ActionChains(driver).move_to_element(pick[0]).perform()
+    hover_oom(next((r for r in w["runs"] if r["contender"] == "strata-no-compact" and not r["completed"]), first_failed))
     time.sleep(0.2)
 
     png = driver.get_screenshot_as_png()

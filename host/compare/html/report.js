@@ -215,29 +215,29 @@
       }
       for (const v of views) v.draw();
     }
-    // OOMs: a marker on every pixel column that has one (the column's first OOM named, how many it holds); the
-    // compactions as ticks under the strip.
+    // OOMs: a marker on every pixel column that has one, one path per kind (a few elements per strip however many
+    // OOMs, so a redraw stays fast); each strip keeps its columns' OOMs for the hover. Compactions as ticks.
     function drawMarks(s, W) {
       while (s.marks.firstChild) s.marks.firstChild.remove();
       const o = s.run.ooms;
-      const n = W - LEFT - RIGHT;
-      let lastCol = -1, lastMark = null;
+      const byKind = {};
+      s.oomColumns = new Map();  // pixel column -> indices of its OOMs
       for (let i = Math.max(0, lastAtOrBelow(o.e, state.x0 - 1)); i < o.e.length && o.e[i] < state.x1; ++i) {
         if (o.e[i] < state.x0) continue;
-        const x = xOf(o.e[i] + 0.5, W);
-        const col = Math.floor(x);
-        if (col === lastCol && lastMark) {
-          lastMark.setAttribute('data-count', String(Number(lastMark.getAttribute('data-count')) + 1));
-          continue;
-        }
-        lastCol = col;
-        lastMark = svg('path', { class: 'oom kind-' + o.k[i], d: 'M' + x + ',' + (STRIP - 9) + 'l-4.5,-9h9z',
-          'data-kind': o.k[i], 'data-event': String(o.e[i]), 'data-index': String(i), 'data-count': '1',
+        const col = Math.floor(xOf(o.e[i] + 0.5, W));
+        const list = s.oomColumns.get(col);
+        if (list) { list.push(i); continue; }
+        s.oomColumns.set(col, [i]);
+        const k = byKind[o.k[i]] || (byKind[o.k[i]] = { d: '', n: 0 });
+        k.d += 'M' + (col + 0.5) + ',' + (STRIP - 9) + 'l-4.5,-9h9z';
+        k.n += 1;
+      }
+      for (const kind in byKind) {
+        svg('path', { class: 'oom kind-' + kind, d: byKind[kind].d, 'data-kind': kind, 'data-columns': String(byKind[kind].n),
           'data-contender': s.run.contender }, s.marks);
       }
       const c = s.run.compactions;
-      let d = '';
-      lastCol = -1;
+      let d = '', lastCol = -1;
       for (let i = Math.max(0, lastAtOrBelow(c.e, state.x0 - 1)); i < c.e.length && c.e[i] < state.x1; ++i) {
         if (c.e[i] < state.x0) continue;
         const x = Math.floor(xOf(c.e[i] + 0.5, W));
@@ -246,7 +246,30 @@
         d += 'M' + x + ',' + STRIP + 'v-6h1.5v6z';
       }
       if (d) svg('path', { class: 'compaction', d, 'data-contender': s.run.contender, 'data-count': String(c.e.length) }, s.marks);
-      void n;
+    }
+    // The OOMs under a point of the chart (client coordinates): the strip's marker row, within 5 pixels.
+    function oomsAt(clientX, clientY) {
+      const r = chart.getBoundingClientRect();
+      const px = clientX - r.left, py = clientY - r.top;
+      const i = Math.floor((py - TOP) / (STRIP + GAP));
+      if (i < 0 || i >= strips.length) return null;
+      const y = py - TOP - i * (STRIP + GAP);
+      if (y < STRIP - 20 || y > STRIP - 7) return null;
+      const s = strips[i];
+      if (!s.oomColumns) return null;
+      for (const dx of [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5]) {
+        const list = s.oomColumns.get(Math.floor(px) + dx);
+        if (list) return { run: s.run, list };
+      }
+      return null;
+    }
+    // Where the first drawn OOM of a contender is, in client coordinates (for tests and scripts).
+    function locateOom(contender) {
+      const k = strips.findIndex((s) => s.run.contender === contender);
+      if (k < 0 || !strips[k].oomColumns || !strips[k].oomColumns.size) return null;
+      const col = strips[k].oomColumns.keys().next().value;
+      const r = chart.getBoundingClientRect();
+      return { x: r.left + col + 0.5, y: r.top + TOP + k * (STRIP + GAP) + STRIP - 14 };
     }
     function drawAxis(W) {
       while (axis.firstChild) axis.firstChild.remove();
@@ -338,10 +361,9 @@
       cursor.setAttribute('visibility', 'visible');
       cursor.setAttribute('x1', px); cursor.setAttribute('x2', px);
       cursor.setAttribute('y1', TOP); cursor.setAttribute('y2', height - AXIS);
-      const t = ev.target;
-      if (t.classList && t.classList.contains('oom')) {
-        const s = strips.find((k) => k.run.contender === t.getAttribute('data-contender'));
-        showTip(oomText(s.run, Number(t.getAttribute('data-index')), Number(t.getAttribute('data-count'))), ev.clientX, ev.clientY);
+      const hit = oomsAt(ev.clientX, ev.clientY);
+      if (hit) {
+        showTip(oomText(hit.run, hit.list[0], hit.list.length), ev.clientX, ev.clientY);
       } else {
         showTip(valuesAt(eventAt(px, W)), ev.clientX, ev.clientY);
       }
@@ -387,43 +409,54 @@
         canvas.setAttribute('data-spans', String(m));
       }
       const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6'];
+      // The placements are rasterized into the canvas's pixels directly, a row of a rectangle at a time: buffers never
+      // overlap in address x time, so the work is about the canvas's pixels plus the placements in view, not their
+      // sum of fillRect calls (100k placements: a few milliseconds).
+      const RGBA = PALETTE.map((c) => {
+        const v = parseInt(c.slice(1), 16);
+        return (0xff << 24 | (v & 0xff) << 16 | (v & 0xff00) | (v >> 16) & 0xff) >>> 0;  // little-endian ABGR
+      });
       view.draw = function () {
         const dpr = window.devicePixelRatio || 1;
         const cw = canvas.clientWidth || 400, ch = canvas.clientHeight || 260;
-        if (canvas.width !== Math.round(cw * dpr) || canvas.height !== Math.round(ch * dpr)) {
-          canvas.width = Math.round(cw * dpr); canvas.height = Math.round(ch * dpr);
-        }
+        const W = Math.max(1, Math.round(cw * dpr)), H = Math.max(1, Math.round(ch * dpr));
+        if (canvas.width !== W || canvas.height !== H) { canvas.width = W; canvas.height = H; }
         const g = canvas.getContext('2d');
-        g.setTransform(dpr, 0, 0, dpr, 0, 0);
-        g.clearRect(0, 0, cw, ch);
-        g.fillStyle = '#f6f7f9';
-        g.fillRect(0, 0, cw, ch);
+        const img = g.createImageData(W, H);
+        const px = new Uint32Array(img.data.buffer);
+        px.fill(0xfff9f7f6);
         const { p, extent, groups } = view.spans;
-        const sx = cw / (state.x1 - state.x0), sy = ch / extent;
+        const sx = W / (state.x1 - state.x0), sy = H / extent;
         let shown = 0;
         for (let k = 0; k < groups.length; ++k) {
-          g.fillStyle = PALETTE[k];
+          const color = RGBA[k];
           for (const i of groups[k]) {
             if (p.t1[i] <= state.x0 || p.t0[i] >= state.x1) continue;
-            const x = (p.t0[i] - state.x0) * sx, x2 = (p.t1[i] - state.x0) * sx;
-            const y = ch - (p.o[i] + p.n[i]) * sy;
-            g.fillRect(x, y, Math.max(1, x2 - x), Math.max(1, p.n[i] * sy));
+            let x0 = Math.floor((p.t0[i] - state.x0) * sx), x1 = Math.floor((p.t1[i] - state.x0) * sx);
+            let y0 = Math.floor(H - (p.o[i] + p.n[i]) * sy), y1 = Math.floor(H - p.o[i] * sy);
+            if (x1 <= x0) x1 = x0 + 1;
+            if (y1 <= y0) y1 = y0 + 1;
+            x0 = Math.max(0, x0); x1 = Math.min(W, x1); y0 = Math.max(0, y0); y1 = Math.min(H, y1);
+            for (let y = y0; y < y1; ++y) px.fill(color, y * W + x0, y * W + x1);
             ++shown;
           }
         }
+        g.putImageData(img, 0, 0);
+        g.setTransform(dpr, 0, 0, dpr, 0, 0);
+        const cx = cw / (state.x1 - state.x0), cy = ch / extent;
         // Every OOM of this run in view: a red line at its column (never dropped however many share it).
-        g.fillStyle = 'rgba(209,36,47,0.85)';
+        g.fillStyle = 'rgba(209,36,47,0.4)';
         const o = view.run.ooms;
         for (let i = Math.max(0, lastAtOrBelow(o.e, state.x0 - 1)); i < o.e.length && o.e[i] < state.x1; ++i) {
-          if (o.e[i] >= state.x0) g.fillRect(Math.floor((o.e[i] + 0.5 - state.x0) * sx), 0, 1, ch);
+          if (o.e[i] >= state.x0) g.fillRect(Math.floor((o.e[i] + 0.5 - state.x0) * cx), 0, 1, ch);
         }
         if (view.run.family === 'strata') {
           g.fillStyle = '#444';
-          g.fillRect(0, ch - view.run.capacity_bytes * sy, cw, 1);
+          g.fillRect(0, ch - view.run.capacity_bytes * cy, cw, 1);
         }
         if (state.selected !== null) {
           g.fillStyle = '#0969da';
-          g.fillRect(Math.floor((state.selected + 0.5 - state.x0) * sx), 0, 2, ch);
+          g.fillRect(Math.floor((state.selected + 0.5 - state.x0) * cx), 0, 2, ch);
         }
         canvas.setAttribute('data-shown', String(shown));
         info.textContent = 'address 0 \u2013 ' + bytes(extent) + (view.run.family === 'strata' ? ' (heap offsets)' :
@@ -494,7 +527,7 @@
 
     window.addEventListener('resize', redraw);
     draw();
-    return { name: w.name, state, setRange, zoom, chart, views, draw };
+    return { name: w.name, state, setRange, zoom, chart, views, draw, locateOom };
   }
 
   const sections = data.workloads.map((w, i) => Workload(w, i));
