@@ -88,7 +88,7 @@ def main():
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = browser
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1700",
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,2000",
               "--hide-scrollbars", "--force-device-scale-factor=1", "--no-first-run", "--no-default-browser-check",
               "--disable-background-networking", "--disable-component-update", "--disable-sync",
               "--disable-default-apps", "--disable-extensions", "--metrics-recording-only",
