@@ -533,6 +533,6 @@
   const sections = data.workloads.map((w, i) => Workload(w, i));
   if (data.workloads.length === 1) document.title = 'strata-compare: ' + data.workloads[0].name;
   // For scripts and tests: the data and each workload's range and views.
-  window.strataReport = { data, sections };
+  window.strataReport = { data, sections, drawnAt: performance.now() };
   document.body.setAttribute('data-ready', 'true');
 })();
