@@ -251,9 +251,10 @@ uint64_t PeakEvent(const std::vector<SeriesPoint>& series) {
   return at;
 }
 
-// Options::detail_points: the run's full series in bands, its OOMs with their requests, its compactions.
-void AddDetail(const replay::Trace& trace, const std::vector<replay::Event>& events, size_t points, Run* run) {
-  const std::vector<SeriesPoint>& full = run->series;
+}  // namespace
+
+void AddDetail(const replay::Trace& trace, const std::vector<replay::Event>& events,
+               const std::vector<SeriesPoint>& full, size_t points, Run* run) {
   const size_t per = std::max<size_t>(1, (full.size() + points - 1) / points);
   run->bands.clear();
   for (size_t i = 0; i < full.size(); i += per) {
@@ -290,8 +291,6 @@ void AddDetail(const replay::Trace& trace, const std::vector<replay::Event>& eve
     moved = std::max(moved, p.moved);
   }
 }
-
-}  // namespace
 
 uint64_t GpuPageBytes(const Options& options) {
   uint64_t page = gpu::GpuSpec{}.page_bytes;
@@ -729,7 +728,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
     Run& run = r.run;
     for (Occupancy& occ : r.occupancy) w.occupancy.push_back(std::move(occ));
     if (options.timeline != nullptr) WriteRunTimeline(*options.timeline, w.name, run);
-    if (options.detail_points > 0) AddDetail(trace, events, options.detail_points, &run);
+    if (options.detail_points > 0) AddDetail(trace, events, run.series, options.detail_points, &run);
     run.series = Downsample(run.series, options.series_points);
     w.runs.push_back(std::move(run));
     if (options.cuda && !c.strata) {
@@ -756,7 +755,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
   if (!ok) return false;
   if (options.detail_points > 0) w.buffer_list = trace.buffers;
   // A workload with a static planner's offsets (an XLA import) also gets the ahead-of-time rows.
-  if (!trace.planned_offsets.empty()) AppendStaticPlanRuns(trace, &w);
+  if (!trace.planned_offsets.empty()) AppendStaticPlanRuns(trace, &w, options.detail_points, &events);
   return true;
 }
 

@@ -254,6 +254,11 @@ bool RunStrataTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity,
 bool ApplyGpuOptions(const Options& options, const std::string& policy, uint64_t* page_bytes,
                      std::map<std::string, std::string>* policy_options, std::string* error);
 
+// Options::detail_points: a run's full-resolution series `full` in at most `points` bands, its OOMs with their
+// requests (from `events`), its compactions (Run::bands, oom_marks, compactions).
+void AddDetail(const replay::Trace& trace, const std::vector<replay::Event>& events,
+               const std::vector<SeriesPoint>& full, size_t points, Run* run);
+
 // Downsamples to at most `points` points, keeping each bucket's largest values (peaks are never lost).
 std::vector<SeriesPoint> Downsample(const std::vector<SeriesPoint>& full, size_t points);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """strata-compare --html writes one self-contained page whose data is the comparison's, whatever the names.
 
-Usage: check_html.py STRATA-COMPARE SCRATCH_DIR TRACE.csv
+Usage: check_html.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [XLA_DUMP]
 
 Checks, with Python's standard library only (the browser test, check_html_browser.py, opens the page itself):
 - the page: one inline style, one inline script and one JSON data element, nothing that names another file or
@@ -12,6 +12,7 @@ Checks, with Python's standard library only (the browser test, check_html_browse
 - --json with --html is the report --json alone writes (same_report.py rules: wall times aside);
 - hostile names: a file named '<!--<script>.csv' and a merged report whose workload is named
   '</script><script>...': the data element's text holds no '<', parses, and gives the name back unchanged;
+- an XLA dump (XLA_DUMP): the static plans' rows drawn too, xla-static's placements at XLA's own offsets;
 - bad input: --html - (usage), a path in a missing folder, --html naming the workload: exit status 2, a message,
   the workload unchanged and nothing written.
 """
@@ -172,6 +173,25 @@ def main():
     if merged["name"] != hostile_name or merged["runs"][0]["places"] is not None:
         fail("the hostile workload name did not come back unchanged (or a merged report has placements)")
 
+    # An XLA dump: the static plans' rows have bands, and xla-static and offline-bfd their placements.
+    if len(sys.argv) > 4:
+        xla_page = os.path.join(scratch, "xla.html")
+        out = run([tool, sys.argv[4], *common, "--cuda", "off", "--no-table", "--html", xla_page])
+        if out.returncode != 0:
+            fail(f"--html on an XLA dump exited {out.returncode}: {out.stderr}")
+        xw = data_of(xla_page)["workloads"][0]
+        rows = {r["contender"]: r for r in xw["runs"]}
+        for name in ("xla-static", "lower-bound", "offline-bfd"):
+            if name not in rows or not rows[name]["bands"]["e0"]:
+                fail(f"XLA dump: no {name} row, or no series for it")
+        for name in ("xla-static", "offline-bfd"):
+            p = rows[name]["places"]
+            if p is None or len(p["b"]) != xw["buffers"]:
+                fail(f"XLA dump: {name} has no placement for every buffer")
+        if max(o + n for o, n in zip(rows["xla-static"]["places"]["o"], rows["xla-static"]["places"]["n"])) != \
+                rows["xla-static"]["peak_reserved_bytes"]:
+            fail("XLA dump: xla-static's placements do not reach its peak")
+
     # Bad input: refused before anything runs, the workload unchanged, nothing written.
     digest = hashlib.sha256(open(trace, "rb").read()).hexdigest()
     copy = os.path.join(scratch, "input.csv")
@@ -191,7 +211,8 @@ def main():
         fail("a refused run changed the folder or the workload")
     size = os.path.getsize(page)
     print(f"check_html: one self-contained page ({size} bytes, {len(w['runs'])} runs, placements for "
-          f"{len(placed)}), hostile names inert, bad input refused")
+          f"{len(placed)}){', the static plans drawn' if len(sys.argv) > 4 else ''}, hostile names inert, "
+          f"bad input refused")
 
 
 if __name__ == "__main__":

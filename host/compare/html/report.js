@@ -459,8 +459,10 @@
           g.fillRect(Math.floor((state.selected + 0.5 - state.x0) * cx), 0, 2, ch);
         }
         canvas.setAttribute('data-shown', String(shown));
-        info.textContent = 'address 0 \u2013 ' + bytes(extent) + (view.run.family === 'strata' ? ' (heap offsets)' :
-          ' (from the lowest address the policy used)') + '; ' + count(view.spans.m) + ' placements' + selectedSummary();
+        const where = { strata: ' (heap offsets)', static: ' (the plan\'s offsets)' }[view.run.family] ||
+          ' (from the lowest address the policy used)';
+        info.textContent = 'address 0 \u2013 ' + bytes(extent) + where + '; ' + count(view.spans.m) + ' placements' +
+          selectedSummary();
       };
       // What is live at the selected event: how many buffers, their bytes, the highest address.
       function selectedSummary() {
