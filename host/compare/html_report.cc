@@ -151,10 +151,11 @@ std::string Embedded(const unsigned char* bytes, size_t size) {
 
 }  // namespace
 
-std::string HtmlData(const std::vector<WorkloadReport>& reports) {
+std::string HtmlData(const std::vector<WorkloadReport>& reports, const std::string& fit_json) {
   Json workloads = Json::array();
   for (const WorkloadReport& w : reports) workloads.push_back(WorkloadJson(w));
-  const Json doc{{"tool", "strata-compare-html"}, {"version", kHtmlDataVersion}, {"workloads", workloads}};
+  Json doc{{"tool", "strata-compare-html"}, {"version", kHtmlDataVersion}, {"workloads", workloads}};
+  if (!fit_json.empty()) doc["fit"] = Json::parse(fit_json);  // strata-fit's own report: well-formed
   const std::string text = doc.dump(-1, ' ', false, Json::error_handler_t::replace);  // not UTF-8: U+FFFD
   // '<', '>' and '&' occur in JSON text only inside strings, where \uXXXX means the same character: the element's
   // text then holds no "</script", "<!--" or character reference, whatever a workload is named.
@@ -178,12 +179,12 @@ std::string HtmlData(const std::vector<WorkloadReport>& reports) {
   return out;
 }
 
-std::string ToHtml(const std::vector<WorkloadReport>& reports) {
+std::string ToHtml(const std::vector<WorkloadReport>& reports, const std::string& fit_json) {
   // The template's slots, each once, filled in order: the inserted text is never searched for the next slot.
   const std::string page = Embedded(html::kPage, html::kPage_size);
   const std::pair<const char*, std::string> slots[] = {
       {"/*@STYLE@*/", Embedded(html::kStyle, html::kStyle_size)},
-      {"@DATA@", HtmlData(reports)},
+      {"@DATA@", HtmlData(reports, fit_json)},
       {"/*@SCRIPT@*/", Embedded(html::kScript, html::kScript_size)},
   };
   std::string out;

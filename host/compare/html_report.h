@@ -18,9 +18,11 @@ constexpr size_t kHtmlSeriesBands = 4096;
 
 // The page's data: {"tool":"strata-compare-html","version":1,"workloads":[...]} as JSON text, with every '<', '>' and
 // '&' written as a \u escape so that no name can end the <script> element that holds it or open a comment there.
-std::string HtmlData(const std::vector<WorkloadReport>& reports);
+// `fit_json`: strata-fit's report (fit::ToJson), drawn as the device x policy heat map above the workloads, which are
+// then its runs, one per device; empty: none.
+std::string HtmlData(const std::vector<WorkloadReport>& reports, const std::string& fit_json = "");
 // The whole page. Runs without bands (a merged report, a tenant run) are drawn from their downsampled series.
-std::string ToHtml(const std::vector<WorkloadReport>& reports);
+std::string ToHtml(const std::vector<WorkloadReport>& reports, const std::string& fit_json = "");
 
 }  // namespace strata::compare
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """strata-compare --html writes one self-contained page whose data is the comparison's, whatever the names.
 
-Usage: check_html.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [XLA_DUMP]
+Usage: check_html.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [XLA_DUMP [STRATA-FIT FIT_WORKLOAD]]
 
 Checks, with Python's standard library only (the browser test, check_html_browser.py, opens the page itself):
 - the page: one inline style, one inline script and one JSON data element, nothing that names another file or
@@ -13,6 +13,8 @@ Checks, with Python's standard library only (the browser test, check_html_browse
 - hostile names: a file named '<!--<script>.csv' and a merged report whose workload is named
   '</script><script>...': the data element's text holds no '<', parses, and gives the name back unchanged;
 - an XLA dump (XLA_DUMP): the static plans' rows drawn too, xla-static's placements at XLA's own offsets;
+- strata-fit --html (STRATA-FIT on FIT_WORKLOAD): the matrix (a cell per device and policy) and a run per device of
+  every policy; --html with --process refused;
 - bad input: --html - (usage), a path in a missing folder, --html naming the workload: exit status 2, a message,
   the workload unchanged and nothing written.
 """
@@ -192,6 +194,35 @@ def main():
                 rows["xla-static"]["peak_reserved_bytes"]:
             fail("XLA dump: xla-static's placements do not reach its peak")
 
+    # strata-fit's page: the matrix, and each device's run of every policy.
+    fit_checked = False
+    if len(sys.argv) > 6:
+        fit_tool, fit_workload = sys.argv[5:7]
+        fit_page = os.path.join(scratch, "fit.html")
+        devices = ["a100-40g", "a100-80g"]
+        out = run([fit_tool, fit_workload, "--quiet", "--no-table", "--no-search", "--devices", ",".join(devices),
+                   "--html", fit_page])
+        if out.returncode != 0:
+            fail(f"strata-fit --html exited {out.returncode}: {out.stderr}")
+        doc = data_of(fit_page)
+        fit = doc["fit"]
+        if len(fit["cells"]) != len(devices) * len(fit["policies"]) or [d["name"] for d in fit["devices"]] != devices:
+            fail("strata-fit's page: not a cell per device and policy")
+        runs = [[r["contender"] for r in w["runs"]] for w in doc["workloads"]]
+        if runs != [fit["policies"]] * len(devices) or not doc["workloads"][0]["name"].endswith(" on a100-40g"):
+            fail(f"strata-fit's page: runs {runs}, not every policy on each device")
+        for cell in fit["cells"]:
+            w = doc["workloads"][devices.index(cell["device"])]
+            r = next(r for r in w["runs"] if r["contender"] == cell["policy"])
+            if r["completed"] != cell["fits"]:
+                fail(f"strata-fit's page: {cell['device']}/{cell['policy']} fits {cell['fits']}, its run says "
+                     f"{r['completed']}")
+        out = run([fit_tool, "--process", "jax:" + fit_workload, "--process", "tf:" + fit_workload, "--devices",
+                   "a100-80g", "--html", os.path.join(scratch, "processes.html")])
+        if out.returncode != 2 or "--process writes the table or --json" not in out.stderr:
+            fail(f"strata-fit --process --html: exit {out.returncode}, {out.stderr!r}")
+        fit_checked = True
+
     # Bad input: refused before anything runs, the workload unchanged, nothing written.
     digest = hashlib.sha256(open(trace, "rb").read()).hexdigest()
     copy = os.path.join(scratch, "input.csv")
@@ -211,8 +242,8 @@ def main():
         fail("a refused run changed the folder or the workload")
     size = os.path.getsize(page)
     print(f"check_html: one self-contained page ({size} bytes, {len(w['runs'])} runs, placements for "
-          f"{len(placed)}){', the static plans drawn' if len(sys.argv) > 4 else ''}, hostile names inert, "
-          f"bad input refused")
+          f"{len(placed)}){', the static plans drawn' if len(sys.argv) > 4 else ''}"
+          f"{', strata-fit its matrix and runs' if fit_checked else ''}, hostile names inert, bad input refused")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """strata-compare --html's page in a real browser: Debian's chromium, headless, driven by Selenium.
 
-Usage: check_html_browser.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [--screenshot PNG] [COMPARE-OPTION...]
+Usage: check_html_browser.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [--screenshot PNG] [--fit STRATA-FIT WORKLOAD]
+                             [COMPARE-OPTION...]
 
 Writes the page for TRACE (with the options given, default --no-search --option page_bytes=4096), opens it from a
 file with every connection refused (a proxy at a closed port, no host name resolving) and checks:
@@ -12,7 +13,9 @@ file with every connection refused (a proxy at a closed port, no host name resol
 - zoom: the + button and the mouse wheel narrow the visible range (data-x0, data-x1), and a redraw takes < 100 ms;
 - the screenshot is not blank (many colors, most of it not white), drawn back in the page from a data: URL;
 - a merged report whose workload name closes the data's <script> element and opens another: the name shown as
-  text, the injected script never run.
+  text, the injected script never run;
+- with --fit, strata-fit --html's page of WORKLOAD: a heat map cell per device and policy, and a click on a failing
+  cell marks that policy's strip in that device's run.
 Exit status 77, with the reason, where Selenium, chromium or chromedriver is missing: skipped, never passed.
 """
 import base64
@@ -53,6 +56,9 @@ def main():
     screenshot = None
     if rest[:1] == ["--screenshot"]:
         screenshot, rest = rest[1], rest[2:]
+    fit = None
+    if rest[:1] == ["--fit"]:
+        fit, rest = rest[1:3], rest[3:]
     options = rest or ["--no-search", "--option", "page_bytes=4096"]
     try:
         from selenium import webdriver
@@ -85,6 +91,10 @@ def main():
     doc["workloads"][0]["name"] = HOSTILE
     json.dump(doc, open(report, "w"))
     subprocess.run([tool, "--merge", report, "--no-table", "--html", hostile_page], check=True)
+    fit_page = os.path.join(scratch, "fit.html")
+    if fit:
+        subprocess.run([fit[0], fit[1], "--quiet", "--no-table", "--no-search", "--devices", "a100-40g,a100-80g",
+                        "--html", fit_page], check=True)
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = browser
@@ -116,9 +126,36 @@ def main():
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         if errors:
             fail(f"console errors on the hostile page: {errors}")
+        if fit:
+            summary += check_fit(driver, fit_page, By)
         print(summary)
     finally:
         driver.quit()
+
+
+def check_fit(driver, page, By):
+    """strata-fit's page: the heat map's cells, and a failing cell's click marking its run's strip."""
+    driver.get("file://" + os.path.abspath(page))
+    fit = driver.execute_script("return window.strataReport.data.fit")
+    cells = driver.find_elements(By.CSS_SELECTOR, "table.heat td[data-fits]")
+    if len(cells) != len(fit["devices"]) * len(fit["policies"]):
+        fail(f"strata-fit page: {len(cells)} cells for {len(fit['devices'])} devices x {len(fit['policies'])} policies")
+    failing = [c for c in fit["cells"] if not c["fits"]]
+    if not failing:
+        fail("strata-fit page: no failing cell to follow")
+    want = failing[0]
+    cell = next(c for c in cells if c.get_attribute("data-device") == want["device"]
+                and c.get_attribute("data-policy") == want["policy"])
+    cell.click()
+    picked = driver.execute_script("""
+      const g = document.querySelector('g.strip.picked');
+      return g ? [g.getAttribute('data-contender'), g.closest('section').querySelector('h2').textContent] : null;""")
+    if picked is None or picked[0] != want["policy"] or not picked[1].endswith(" on " + want["device"]):
+        fail(f"strata-fit page: clicking {want['device']}/{want['policy']} marked {picked}")
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail(f"console errors on strata-fit's page: {errors}")
+    return f"; strata-fit's heat map: {len(cells)} cells, a failing one links to its run"
 
 
 def check(driver, page, scratch, screenshot, write_s, By, ActionChains, ScrollOrigin):

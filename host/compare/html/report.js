@@ -97,6 +97,7 @@
       ymax = Math.max(ymax, r.capacity_bytes, r.peak_reserved_bytes, r.peak_live_bytes);
       for (const v of r.bands.rmax) ymax = Math.max(ymax, v);
     }
+    if (w.live) for (const v of w.live.v) ymax = Math.max(ymax, v);  // the trace's own bytes may pass the capacity
     ymax *= 1.04;
     const height = TOP + runs.length * (STRIP + GAP) + AXIS;
     const chart = svg('svg', { class: 'memory', height: String(height), 'data-workload': w.name }, section);
@@ -532,9 +533,59 @@
     return { name: w.name, state, setRange, zoom, chart, views, draw, locateOom };
   }
 
+  // strata-fit --html: the device x policy heat map first, each cell a link to its run (the workloads are the
+  // matrix's devices, one each, in its order).
+  function FitMatrix(fit) {
+    const section = el('section', { class: 'fit' }, app);
+    el('h2', {}, section, fit.workload + ': will it fit?');
+    el('p', { class: 'summary' }, section, fit.source + ': ' + count(fit.buffers) + ' buffers, max load ' +
+      bytes(fit.max_load_bytes) + '. A cell: fits with its headroom (device memory over the least it needs), or the ' +
+      'first OOM\'s kind, and the setting that would have saved it. Click a cell for its run.');
+    const table = el('table', { class: 'heat' }, section);
+    const head = el('tr', {}, el('thead', {}, table));
+    el('th', {}, head, 'policy');
+    for (const d of fit.devices) el('th', { title: d.model }, head, d.name);
+    const body = el('tbody', {}, table);
+    const byKey = new Map(fit.cells.map((c) => [c.device + '\u0000' + c.policy, c]));
+    for (const p of fit.policies) {
+      const row = el('tr', {}, body);
+      el('th', {}, row, p);
+      fit.devices.forEach((d, di) => {
+        const c = byKey.get(d.name + '\u0000' + p);
+        const td = el('td', { 'data-device': d.name, 'data-policy': p }, row);
+        if (!c) return;
+        td.setAttribute('data-fits', String(c.fits));
+        const h = c.headroom;
+        let cls = c.fits ? (h === null || h >= 1.25 ? 'fits' : 'tight') : 'fails';
+        td.className = cls;
+        const kind = c.outcome && c.outcome.first_oom ? c.outcome.first_oom.kind : 'OOM';
+        td.textContent = c.fits ? (h !== null ? 'fits ' + h.toFixed(2) + 'x' : 'fits') : kind;
+        let tip = p + ' on ' + d.name + ' (' + bytes(d.total_bytes) + '): ' + (c.fits ? 'fits' : 'fails, ' + kind) +
+          (c.min_total_bytes ? '; needs ' + bytes(c.min_total_bytes) : '');
+        if (c.fix) tip += '\n' + (c.fix.found ? 'saved by ' + c.fix.line : c.fix.advice);
+        td.title = tip;
+        td.addEventListener('click', () => showRun(di, p));
+      });
+    }
+  }
+  // Scrolls to a device's run of one policy and marks its strip.
+  function showRun(di, policy) {
+    const s = sections[di];
+    if (!s) return;
+    const strip = Array.from(s.chart.querySelectorAll('g.strip')).find((g) => g.getAttribute('data-contender') === policy);
+    for (const g of document.querySelectorAll('g.strip.picked')) g.classList.remove('picked');
+    if (strip) { strip.classList.add('picked'); strip.scrollIntoView({ block: 'center' }); }
+    else s.chart.scrollIntoView();
+  }
+
+  if (data.fit) {
+    document.querySelector('header h1').textContent = 'strata-fit';
+    FitMatrix(data.fit);
+  }
   const sections = data.workloads.map((w, i) => Workload(w, i));
-  if (data.workloads.length === 1) document.title = 'strata-compare: ' + data.workloads[0].name;
+  if (data.fit) document.title = 'strata-fit: ' + data.fit.workload;
+  else if (data.workloads.length === 1) document.title = 'strata-compare: ' + data.workloads[0].name;
   // For scripts and tests: the data and each workload's range and views.
-  window.strataReport = { data, sections, drawnAt: performance.now() };
+  window.strataReport = { data, sections, showRun, drawnAt: performance.now() };
   document.body.setAttribute('data-ready', 'true');
 })();
