@@ -4,7 +4,8 @@
 # result is checked against a CPU reference; the report lands in out/mlp-report.json and a waveform of the
 # first matrix product in out/mlp.fst. Arguments go to strata-mlp (see --help). Then strata-compare runs the
 # service's allocation sequence (out/mlp-allocs.csv) under every GPU framework policy on an emulated GPU of
-# the same memory and prints who fails first and why (out/mlp-compare.json, figures in out/figures/).
+# the same memory and prints who fails first and why (out/mlp-compare.json, figures in out/figures/, and the whole
+# comparison as one web page that opens offline, out/compare.html).
 #
 # STRATA_FIRMWARE=path.elf scripts/run.sh [strata-sim options] runs a bare firmware image on strata-sim
 # instead (build/rv32/apps/NAME/NAME.elf; waveform out/strata.fst).
@@ -44,9 +45,11 @@ echo "run: strata-mlp $* (report: out/mlp-report.json, waveform: out/mlp.fst, al
 # allocation granule is scaled down from 2 MiB to 4 KiB: the policies decide, not the page size.
 heap=$(python3 -c 'import json; r = json.load(open("out/mlp-report.json")); print(r["serving_quota_bytes"] + r["batch_quota_bytes"])')
 echo >&2
-echo "run: strata-compare out/mlp-allocs.csv --capacity $heap --option page_bytes=4096 (report: out/mlp-compare.json)" >&2
+echo "run: strata-compare out/mlp-allocs.csv --capacity $heap --option page_bytes=4096 (report: out/mlp-compare.json," \
+  "page: out/compare.html)" >&2
 ./build/host/compare/strata-compare out/mlp-allocs.csv --capacity "$heap" --option page_bytes=4096 \
-  --json out/mlp-compare.json
+  --json out/mlp-compare.json --html out/compare.html
+echo "run: the comparison as one page, offline in any browser: $root/out/compare.html" >&2
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   /usr/bin/python3 scripts/plot_compare.py out/mlp-compare.json --out-dir out/figures >&2
 fi

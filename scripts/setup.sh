@@ -29,6 +29,7 @@ packages=(
   parallel            # strata-compare --emit-jobs sweeps (tests/compare/parallel_merge.sh)
   python3-dev pybind11-dev python3-numpy  # import strata (python/)
   python3-venv python3-pip  # .venv/ (below)
+  chromium chromium-driver  # strata-compare --html's page opened headless by test compare.html_browser (Selenium, below)
 )
 
 # JAX in a virtual environment the project owns (never the machine's Python). The version is pinned so that the
@@ -77,6 +78,20 @@ tf_wheel() {
   fi
 }
 
+# Selenium drives Debian's chromium (through chromium-driver, above) in test compare.html_browser, which opens
+# strata-compare --html's page headless. Pinned, as the rest of .venv; without PyPI that test skips.
+selenium_version=4.51.0
+selenium_pkg() {
+  local py="$root/.venv/bin/python" stamp="$root/.venv/strata-selenium-$selenium_version"
+  [ -f "$stamp" ] && return 0
+  [ -x "$py" ] || return 0
+  echo "setup: installing selenium==$selenium_version into .venv (for compare.html_browser)" >&2
+  if "$py" -m pip install -q --disable-pip-version-check "selenium==$selenium_version" >&2; then
+    touch "$stamp"
+  else
+    echo "setup: warning: could not install selenium into .venv (compare.html_browser will skip)" >&2
+  fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -85,7 +100,7 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "$with_venv" = 0 ] || { venv; tf_wheel; }
+  [ "$with_venv" = 0 ] || { venv; tf_wheel; selenium_pkg; }
   exit 0
 fi
 
@@ -99,4 +114,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-[ "$with_venv" = 0 ] || { venv; tf_wheel; }
+[ "$with_venv" = 0 ] || { venv; tf_wheel; selenium_pkg; }

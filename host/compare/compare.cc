@@ -72,14 +72,16 @@ void FillRun(const replay::RunResult& run, Run* out) {
 // Strata's firmware allocator on the host (the same library the firmware links; same decisions).
 // `cost`: the compaction cost model of the HBM preset the copies' cycles are estimated for (nullptr: none).
 // `events`: the trace's, when the caller has them (Options::events).
+// `places`: where every buffer was (Run::places).
 bool RunStrataHost(const replay::Trace& trace, const std::vector<replay::Event>* events, const Contender& c,
-                   uint64_t capacity, bool record, Run* run, std::string* error,
+                   uint64_t capacity, bool record, bool places, Run* run, std::string* error,
                    const CompactionCostModel* cost = nullptr, int64_t snapshot_event = -1,
                    std::vector<replay::PlacedBuffer>* snapshot = nullptr) {
   replay::ReplayOptions o;
   o.compaction_on_oom = c.compaction;
   o.capacity_bytes = capacity;
   o.snapshot_event = snapshot_event;
+  o.record_places = places;
   Run& r = *run;
   if (record) {  // the search only asks whether a run completes: no per-event work for it
     r.series.reserve(2 * trace.buffers.size());
@@ -125,6 +127,10 @@ bool RunStrataHost(const replay::Trace& trace, const std::vector<replay::Event>*
   r.cost.cycles_source = rr.bytes_moved && cost != nullptr ? "estimate" : "none";
   if (r.cost.cycles_source == "estimate") r.cost.cycles_error_bound = cost->error_bound;
   if (snapshot) *snapshot = std::move(rr.snapshot);
+  if (places) {
+    r.places = std::move(rr.places);
+    r.has_places = true;
+  }
   return true;
 }
 
@@ -184,8 +190,9 @@ replay::GpuReplayOptions GpuRunOptions(const Contender& c, const std::string& ba
 }
 
 bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& backend, uint64_t capacity,
-            uint64_t context_bytes, bool record, const Options& options, Run* run, std::string* error) {
+            uint64_t context_bytes, bool record, bool places, const Options& options, Run* run, std::string* error) {
   replay::GpuReplayOptions o = GpuRunOptions(c, backend, capacity, context_bytes, options);
+  o.record_places = places;
   Run& r = *run;
   if (record) {  // one strata_get_memory_stats per event: not for the search, which asks only for completion
     o.series = [&](const replay::GpuSeriesRow& row) {
@@ -200,6 +207,13 @@ bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& b
   if (!replay::GpuReplay(trace, o, &g, error)) return false;
   FillRun(g.run, &r);
   r.capacity_bytes = g.total_bytes;
+  if (places) {  // device addresses, drawn from the lowest one the policy used
+    r.places = std::move(g.run.places);
+    r.has_places = true;
+    uint64_t base = UINT64_MAX;
+    for (const replay::PlacedSpan& p : r.places) base = std::min(base, p.offset);
+    for (replay::PlacedSpan& p : r.places) p.offset -= base;
+  }
   return true;
 }
 
@@ -238,6 +252,45 @@ uint64_t PeakEvent(const std::vector<SeriesPoint>& series) {
 }
 
 }  // namespace
+
+void AddDetail(const replay::Trace& trace, const std::vector<replay::Event>& events,
+               const std::vector<SeriesPoint>& full, size_t points, Run* run) {
+  const size_t per = std::max<size_t>(1, (full.size() + points - 1) / points);
+  run->bands.clear();
+  for (size_t i = 0; i < full.size(); i += per) {
+    SeriesBand b;
+    b.first = full[i].event;
+    b.in_use_min = b.in_use_max = full[i].in_use;
+    b.reserved_min = b.reserved_max = full[i].reserved;
+    for (size_t k = i; k < std::min(full.size(), i + per); ++k) {
+      const SeriesPoint& p = full[k];
+      b.last = p.event;
+      b.in_use_min = std::min(b.in_use_min, p.in_use);
+      b.in_use_max = std::max(b.in_use_max, p.in_use);
+      b.reserved_min = std::min(b.reserved_min, p.reserved);
+      b.reserved_max = std::max(b.reserved_max, p.reserved);
+      b.live_max = std::max(b.live_max, p.live);
+    }
+    run->bands.push_back(b);
+  }
+  run->oom_marks.clear();
+  for (const auto& [event, kind] : run->oom_events) {
+    OomMark m{event, 0, 0, kind};
+    if (event < events.size()) {
+      const replay::TraceBuffer& b = trace.buffers[events[event].buffer];
+      m.buffer_id = b.id;
+      m.request_bytes = b.size;
+    }
+    run->oom_marks.push_back(std::move(m));
+  }
+  run->compactions.clear();
+  uint64_t moved = 0;
+  for (const SeriesPoint& p : full) {
+    if (p.moved > moved && run->compactions.size() < kMaxOomEvents)
+      run->compactions.emplace_back(p.event, p.moved - moved);
+    moved = std::max(moved, p.moved);
+  }
+}
 
 uint64_t GpuPageBytes(const Options& options) {
   uint64_t page = gpu::GpuSpec{}.page_bytes;
@@ -390,19 +443,26 @@ bool RunContender(const replay::Trace& trace, const Contender& c, uint64_t capac
   run->family = c.family();
   run->capacity_bytes = capacity;
   const auto t0 = std::chrono::steady_clock::now();
+  // Places for --html: Strata's and the first GPU contender's always, everyone's on a trace of few buffers.
+  bool places = record && options.detail_points > 0 && options.record_places;
+  if (places && trace.buffers.size() > kPlacesForAllBuffers && c.name != "strata") {
+    const auto first_gpu = std::find_if(options.contenders.begin(), options.contenders.end(),
+                                        [](const Contender& k) { return !k.strata; });
+    places = first_gpu != options.contenders.end() && first_gpu->name == c.name;
+  }
   bool ok;
   if (c.strata) {
     run->backend = "host";
     run->allocator = std::string("Strata firmware allocator (TLSF, 256 B granule), compaction ") +
                      (c.compaction ? "HBM->HBM on OOM" : "off");
     // Cycles are estimated for recorded runs only: the search asks nothing but completion.
-    ok = RunStrataHost(trace, options.events, c, capacity, record, run, error,
+    ok = RunStrataHost(trace, options.events, c, capacity, record, places, run, error,
                        record ? CompactionCostFor(options.hbm_preset) : nullptr);
   } else {
     run->backend = "gpu-emu";
     run->allocator = c.policy + " policy on an emulated GPU" +
                      (c.defragment ? ", Defragment() (host bounce) on a fragmentation OOM" : "");
-    ok = RunGpu(trace, c, "gpu-emu", capacity, context_bytes, record, options, run, error);
+    ok = RunGpu(trace, c, "gpu-emu", capacity, context_bytes, record, places, options, run, error);
   }
   run->wall_seconds = Seconds(t0);
   return ok;
@@ -523,7 +583,7 @@ bool CompareContender(const replay::Trace& trace, const WorkloadReport& w, const
   if (options.occupancy && c.name == "strata") {
     Run again;
     std::vector<replay::PlacedBuffer> placed;
-    if (!RunStrataHost(trace, options.events, c, capacity, false, &again, error, nullptr,
+    if (!RunStrataHost(trace, options.events, c, capacity, false, false, &again, error, nullptr,
                        static_cast<int64_t>(peak_event), &placed)) {
       return false;
     }
@@ -668,6 +728,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
     Run& run = r.run;
     for (Occupancy& occ : r.occupancy) w.occupancy.push_back(std::move(occ));
     if (options.timeline != nullptr) WriteRunTimeline(*options.timeline, w.name, run);
+    if (options.detail_points > 0) AddDetail(trace, events, run.series, options.detail_points, &run);
     run.series = Downsample(run.series, options.series_points);
     w.runs.push_back(std::move(run));
     if (options.cuda && !c.strata) {
@@ -679,7 +740,7 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
       const auto t0 = std::chrono::steady_clock::now();
       Options o = options;
       o.events = &events;
-      if (!RunGpu(trace, c, "cuda", 0, 0, true, o, &real, error)) {
+      if (!RunGpu(trace, c, "cuda", 0, 0, true, false, o, &real, error)) {
         *error = c.name + " on cuda: " + *error;
         ok = false;
         return false;
@@ -692,8 +753,9 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
     return true;
   });
   if (!ok) return false;
+  if (options.detail_points > 0) w.buffer_list = trace.buffers;
   // A workload with a static planner's offsets (an XLA import) also gets the ahead-of-time rows.
-  if (!trace.planned_offsets.empty()) AppendStaticPlanRuns(trace, &w);
+  if (!trace.planned_offsets.empty()) AppendStaticPlanRuns(trace, &w, options.detail_points, &events);
   return true;
 }
 

@@ -86,6 +86,20 @@ struct SeriesPoint {
   uint64_t moved = 0;
 };
 
+// A bucket of a run's full-resolution series (events first..last): the least and the most of each figure in it, so
+// that a drawing at any zoom shows every peak and every dip (Options::detail_points; strata-compare --html).
+struct SeriesBand {
+  uint64_t first = 0, last = 0;
+  uint64_t in_use_min = 0, in_use_max = 0, reserved_min = 0, reserved_max = 0, live_max = 0;
+};
+// A failed allocation with the request that failed (Options::detail_points).
+struct OomMark {
+  uint64_t event = 0;
+  int64_t buffer_id = 0;
+  uint64_t request_bytes = 0;
+  std::string kind;
+};
+
 // One tenant's share of a tenant run.
 struct TenantResult {
   std::string name, policy, workload;
@@ -112,6 +126,15 @@ struct Run {
   std::string note;  // e.g. "sim agrees with the host allocator: ..."
   // A failed run: the one framework setting that would have saved it, with its cost, or why none does (advice.h).
   std::string advice;
+  // With Options::detail_points only (strata-compare --html; not in the JSON report): the full series in bands, the
+  // OOMs with their requests (the first kMaxOomEvents), the events at which a compaction or Defragment() moved bytes
+  // (event, bytes moved then; the first kMaxOomEvents), and with Options::record_places where every buffer was
+  // (offsets from the lowest address the run used).
+  std::vector<SeriesBand> bands;
+  std::vector<OomMark> oom_marks;
+  std::vector<std::pair<uint64_t, uint64_t>> compactions;
+  std::vector<replay::PlacedSpan> places;
+  bool has_places = false;
 };
 
 struct Block {
@@ -133,6 +156,7 @@ struct WorkloadReport {
   uint64_t gpu_page_bytes = 0;  // the emulated GPU's page, which every GPU policy allocates in (0: no GPU contender)
   std::vector<Run> runs;
   std::vector<Occupancy> occupancy;
+  std::vector<replay::TraceBuffer> buffer_list;  // Options::detail_points: the trace's buffers (for Run::places)
 };
 
 // A GPU policy takes device memory in whole pages (2 MiB on every GPU preset): on a device or a workload of a few
@@ -142,6 +166,7 @@ constexpr uint64_t kPagesThatDecide = 16;
 std::string PageNote(const WorkloadReport& w);
 
 constexpr size_t kMaxOomEvents = 1000;
+constexpr size_t kPlacesForAllBuffers = 20000;
 
 struct Options {
   CapacitySpec capacity;
@@ -155,6 +180,12 @@ struct Options {
   double resolution = 0.001;            // of the max load (at least 256 B)
   double search_limit = 64.0;           // give up above this factor of the max load
   size_t series_points = 1000;
+  // > 0: each recorded run also keeps its full series in at most this many bands, its OOMs with their requests and
+  // its compactions (Run::bands, oom_marks, compactions; strata-compare --html draws them).
+  size_t detail_points = 0;
+  // With detail_points: where every buffer was (Run::places) for `strata` and the first GPU contender, and for every
+  // contender when the trace has at most kPlacesForAllBuffers buffers (the page stays small on large traces).
+  bool record_places = false;
   bool occupancy = true;
   // gpu-emu open options for every GPU contender (--option NAME=VALUE): page_bytes, or a policy's own
   // setting (mem_fraction, ...). A policy that does not know a name refuses it.
@@ -222,6 +253,11 @@ bool RunStrataTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity,
 // message for anything else.
 bool ApplyGpuOptions(const Options& options, const std::string& policy, uint64_t* page_bytes,
                      std::map<std::string, std::string>* policy_options, std::string* error);
+
+// Options::detail_points: a run's full-resolution series `full` in at most `points` bands, its OOMs with their
+// requests (from `events`), its compactions (Run::bands, oom_marks, compactions).
+void AddDetail(const replay::Trace& trace, const std::vector<replay::Event>& events,
+               const std::vector<SeriesPoint>& full, size_t points, Run* run);
 
 // Downsamples to at most `points` points, keeping each bucket's largest values (peaks are never lost).
 std::vector<SeriesPoint> Downsample(const std::vector<SeriesPoint>& full, size_t points);

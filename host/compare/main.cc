@@ -21,6 +21,7 @@
 #include "compare.h"
 #include "devices.h"
 #include "hbm/hbm_config.h"
+#include "html_report.h"
 #include "names.h"
 #include "regular_file.h"
 #include "report.h"
@@ -36,10 +37,10 @@ constexpr const char* kSynopsis =
     "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend STRATA_BACKENDS]\n"
     "                      [--hbm PRESET] [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search]\n"
     "                      [--no-advice] [--jobs N] [--format F] [--device N] [--json FILE] [--csv FILE]\n"
-    "                      [--timeline FILE] [--quiet] [--no-table] [--list-devices]\n"
+    "                      [--timeline FILE] [--html FILE] [--quiet] [--no-table] [--list-devices]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
-    "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE]";
+    "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE] [--html FILE]";
 constexpr const char* kDescription =
     "Runs each workload through Strata's firmware allocator (with and without on-device compaction) and\n"
     "through every GPU framework policy (JAX, TensorFlow, PyTorch; docs/gpu-policies.md) on an emulated GPU\n"
@@ -78,7 +79,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> tenant_args;
   std::string capacity_text = "1.0x", contenders_text = "all", json_path, csv_path, emit_dir, cuda_mode = "auto";
-  std::string timeline_path;
+  std::string timeline_path, html_path;
   bool merge = false, quiet = false, table = true;
   workload::Format format = workload::Format::kAuto;
   workload::ImportOptions import;
@@ -244,6 +245,11 @@ int Main(int argc, char** argv) {
                  "contender on the trace's event clock: memory counters, compactions and\n"
                  "Defragment() calls, OOMs (docs/timelines.md; not with --tenant)")
       ->type_name("FILE");
+  app.add_option("--html", html_path,
+                 "the comparison as one self-contained web page that opens offline: memory over the\n"
+                 "run per contender, OOMs and compactions marked, the verdict, and where every buffer\n"
+                 "was (address x time), with zoom and hover (docs/comparison.md; not with --emit-jobs)")
+      ->type_name("FILE");
   app.add_option("--emit-jobs", emit_dir,
                  "print one strata-compare command line per workload and contender, each writing\n"
                  "DIR/NNNN.json, instead of running them (for GNU parallel or a Slurm array)")
@@ -263,8 +269,9 @@ int Main(int argc, char** argv) {
   }
   table = !no_table;
   // --no-table with nothing else to show would run the whole comparison for no output at all.
-  if (no_table && json_path.empty() && csv_path.empty() && timeline_path.empty() && emit_dir.empty()) {
-    return Usage("--no-table leaves no output: add --json FILE, --csv FILE or --timeline FILE");
+  if (no_table && json_path.empty() && csv_path.empty() && timeline_path.empty() && html_path.empty() &&
+      emit_dir.empty()) {
+    return Usage("--no-table leaves no output: add --json FILE, --csv FILE, --timeline FILE or --html FILE");
   }
   if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
   // Output paths are checked before anything runs: a long comparison must not be lost at the end.
@@ -272,7 +279,11 @@ int Main(int argc, char** argv) {
   if (!timeline_path.empty() && (merge || !emit_dir.empty() || !tenant_args.empty())) {
     return Usage("--timeline draws a comparison of workloads as it runs (not --merge, --emit-jobs or --tenant)");
   }
-  for (const std::string* path : {&json_path, &csv_path, &timeline_path}) {
+  if (html_path == "-") return Usage("--html writes a file, not standard output");
+  if (!html_path.empty() && !emit_dir.empty()) {
+    return Usage("--html draws a comparison: not with --emit-jobs (--merge the jobs' reports with --html)");
+  }
+  for (const std::string* path : {&json_path, &csv_path, &timeline_path, &html_path}) {
     if (!path->empty() && *path != "-") {
       const std::string bad = tool::CheckWritableFile(*path);
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
@@ -289,8 +300,8 @@ int Main(int argc, char** argv) {
     }
   }
   for (const auto& tenant : tenant_args) workload::AddImportInputs("the workload", tenant.second, &read);
-  if (const std::string clash =
-          tool::CheckOutputsApart(read, {{"--json", json_path}, {"--csv", csv_path}, {"--timeline", timeline_path}});
+  if (const std::string clash = tool::CheckOutputsApart(
+          read, {{"--json", json_path}, {"--csv", csv_path}, {"--timeline", timeline_path}, {"--html", html_path}});
       !clash.empty()) {
     return Fail(2, clash);
   }
@@ -312,6 +323,10 @@ int Main(int argc, char** argv) {
   } else {
     if (!compare::ParseCapacitySpec(capacity_text, &options.capacity, &error)) return Usage(error);
     if (!compare::ParseContenders(contenders_text, &options.contenders, &error)) return Usage(error);
+    if (!html_path.empty()) {  // the page draws each run finer than the report's series, and every buffer's place
+      options.detail_points = compare::kHtmlSeriesBands;
+      options.record_places = true;
+    }
     if (inputs.empty() && tenant_args.empty()) return Usage("no workload");
     // Every --option must mean something to every GPU policy that runs (a bad one is bad usage, before any run).
     std::vector<std::string> policies;
@@ -431,6 +446,9 @@ int Main(int argc, char** argv) {
   }
 
   if (!json_path.empty() && !WriteOut(json_path, compare::ToJson(reports), &error)) return Fail(1, error);
+  if (!html_path.empty()) {
+    if (!WriteOut(html_path, compare::ToHtml(reports), &error)) return Fail(1, error);
+  }
   if (!csv_path.empty()) {
     std::string csv = compare::CsvHeader();
     for (const compare::WorkloadReport& w : reports) csv += compare::ToCsv(w);

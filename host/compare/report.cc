@@ -318,6 +318,8 @@ std::string CostCell(const Run& r) {
   return s;
 }
 
+}  // namespace
+
 // A few lines a reader can act on: who completes, who fails first and why, who needs the least memory.
 std::string Verdict(const WorkloadReport& w) {
   std::string ok, out;
@@ -371,6 +373,8 @@ std::string Verdict(const WorkloadReport& w) {
   }
   return out;
 }
+
+namespace {
 
 std::string Pad(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');

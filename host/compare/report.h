@@ -21,6 +21,9 @@ std::string CsvHeader();                          // with its newline
 std::string ToCsv(const WorkloadReport& report);  // one line per run
 
 std::string ToTable(const WorkloadReport& report);
+// The table's closing lines: "verdict at C:", who completes, who fails (earliest first), what would have saved each
+// failed run, least memory (names escaped as in the table).
+std::string Verdict(const WorkloadReport& report);
 
 // Partial reports of one sweep (one contender each, --emit-jobs) into the report one process would have
 // written: runs of a workload at one capacity gathered in AllContenders() order. False when two parts

@@ -144,9 +144,44 @@ std::vector<uint64_t> BestFitDecreasing(const replay::Trace& trace) {
   return offsets;
 }
 
-void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report) {
+void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report, size_t detail_points,
+                          const std::vector<replay::Event>* events) {
   WorkloadReport& w = *report;
   const uint64_t bound = replay::MaxLoad(trace, 1);
+  // --html: the plan walked in replay order (a free before its buffer's allocation, at equal times, frees nothing;
+  // a buffer never freed stays to the end, as in a replay).
+  auto detail = [&](const std::vector<uint64_t>* offsets, Run* r) {
+    if (detail_points == 0 || events == nullptr) return;
+    std::vector<SeriesPoint> full;
+    full.reserve(events->size());
+    std::vector<int64_t> from(trace.buffers.size(), -1);
+    uint64_t live = 0, footprint = 0;
+    for (uint64_t i = 0; i < events->size(); ++i) {
+      const replay::Event& e = (*events)[i];
+      const replay::TraceBuffer& b = trace.buffers[e.buffer];
+      if (e.kind == 1) {
+        live += b.size;
+        from[e.buffer] = static_cast<int64_t>(i);
+        if (offsets != nullptr) footprint = std::max(footprint, (*offsets)[e.buffer] + b.size);
+      } else if (from[e.buffer] >= 0) {
+        live -= b.size;
+        if (offsets != nullptr) {
+          r->places.push_back({(*offsets)[e.buffer], b.size, static_cast<uint64_t>(from[e.buffer]), i, e.buffer});
+        }
+        from[e.buffer] = -2;  // freed
+      }
+      full.push_back({i, live, live, offsets != nullptr ? footprint : bound, 0, 0});
+    }
+    if (offsets != nullptr) {
+      for (uint32_t k = 0; k < from.size(); ++k) {
+        if (from[k] >= 0)
+          r->places.push_back(
+              {(*offsets)[k], trace.buffers[k].size, static_cast<uint64_t>(from[k]), events->size(), k});
+      }
+      r->has_places = true;
+    }
+    AddDetail(trace, *events, full, detail_points, r);
+  };
   auto row = [&](const std::string& name, const std::string& what, uint64_t peak, double seconds,
                  const std::vector<uint64_t>* offsets, const std::string& note) {
     Run r;
@@ -175,6 +210,7 @@ void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report) {
     std::snprintf(gap, sizeof gap, "%.4f", bound ? static_cast<double>(peak) / static_cast<double>(bound) : 0.0);
     r.note = "peak " + std::to_string(peak) + " B = " + gap + "x the lower bound (" + std::to_string(bound) +
              " B, bytes exact)" + (note.empty() ? "" : "; " + note);
+    detail(offsets, &r);
     w.runs.push_back(std::move(r));
   };
   if (trace.planned_offsets.size() == trace.buffers.size() && !trace.buffers.empty()) {

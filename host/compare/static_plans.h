@@ -27,8 +27,12 @@ std::vector<uint64_t> BestFitDecreasing(const replay::Trace& trace);
 inline constexpr const char* kStaticPlanRows[] = {"xla-static", "lower-bound", "offline-bfd"};
 
 // Appends the rows xla-static (only with trace.planned_offsets), lower-bound and offline-bfd to the report; an
-// overlap in XLA's plan is a note on its row, not an error.
-void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report);
+// overlap in XLA's plan is a note on its row, not an error. With detail_points (strata-compare --html) each row also
+// gets its series in bands and, for a plan with offsets, every buffer's place (Run::bands, places), from `events`
+// (the trace's, replay order): in use the live buffers' bytes, reserved the highest end of a placed buffer so far
+// (lower-bound: the bound).
+void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report, size_t detail_points = 0,
+                          const std::vector<replay::Event>* events = nullptr);
 
 }  // namespace strata::compare
 

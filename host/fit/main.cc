@@ -11,6 +11,7 @@
 #include "devices.h"
 #include "families.h"
 #include "fit.h"
+#include "html_report.h"
 #include "policy.h"
 #include "regular_file.h"
 #include "tool_cli.h"
@@ -22,7 +23,7 @@ namespace {
 constexpr const char* kSynopsis =
     "strata-fit WORKLOAD [--devices LIST] [--policies LIST] [--no-search] [--no-fixes] [--option "
     "page_bytes=N|torch_version=M.N]\n"
-    "                  [--format F] [--json FILE] [--csv FILE] [--svg FILE] [--quiet] [--no-table]\n"
+    "                  [--format F] [--json FILE] [--csv FILE] [--svg FILE] [--html FILE] [--quiet] [--no-table]\n"
     "       strata-fit --process POLICY:WORKLOAD[:NAME=VALUE,...] --process ... --devices GPU [--json FILE]\n"
     "       strata-fit --list-devices [--json -]";
 constexpr const char* kDescription =
@@ -59,10 +60,38 @@ std::vector<std::string> SplitList(const std::string& text) {
   return out;
 }
 
+// --html: each device's column of the matrix run once more, recorded as strata-compare --html records a run (no
+// search, no advice: the matrix has them), so that each cell of the page's heat map links to its memory over the
+// run. The buffers' places only for a trace of at most compare::kPlacesForAllBuffers buffers: the page holds a
+// device's worth of contenders for every device.
+bool DeviceRuns(const strata::replay::Trace& trace, const std::string& source, const strata::fit::Report& report,
+                const strata::fit::Options& fit_options, std::vector<strata::compare::WorkloadReport>* runs,
+                std::string* error) {
+  using namespace strata;
+  compare::Options o;
+  o.gpu_options = fit_options.gpu_options;
+  o.search = false;
+  o.advice = false;
+  o.occupancy = false;
+  o.detail_points = compare::kHtmlSeriesBands;
+  o.record_places = trace.buffers.size() <= compare::kPlacesForAllBuffers;
+  std::string names;
+  for (const std::string& c : report.contenders) names += (names.empty() ? "" : ",") + c;
+  if (!compare::ParseContenders(names, &o.contenders, error)) return false;
+  for (const devices::Device* d : report.devices) {
+    if (!compare::ParseCapacitySpec(d->name, &o.capacity, error)) return false;
+    compare::WorkloadReport w;
+    if (!compare::CompareWorkload(trace, source, o, &w, error)) return false;
+    w.name = trace.name + " on " + d->name;
+    runs->push_back(std::move(w));
+  }
+  return true;
+}
+
 int Main(int argc, char** argv) {
   using namespace strata;
   fit::Options options;
-  std::string input, devices_text, policies_text, json_path, csv_path, svg_path;
+  std::string input, devices_text, policies_text, json_path, csv_path, svg_path, html_path;
   bool list_devices = false, quiet = false, no_table = false, no_search = false, no_fixes = false;
   workload::Format format = workload::Format::kAuto;
   workload::ImportOptions import;
@@ -129,6 +158,10 @@ int Main(int argc, char** argv) {
   app.add_option("--json", json_path, "the matrix as one JSON object (- for standard output)")->type_name("FILE");
   app.add_option("--csv", csv_path, "one CSV row per cell (- for standard output)")->type_name("FILE");
   app.add_option("--svg", svg_path, "the heat map (SVG)")->type_name("FILE");
+  app.add_option("--html", html_path,
+                 "one self-contained web page: the heat map, each cell linked to its run drawn as\n"
+                 "strata-compare --html draws it (memory over the run, OOMs, buffers; docs/fit.md)")
+      ->type_name("FILE");
   app.add_flag("--quiet", quiet, "no progress on standard error");
   app.add_flag("--no-table", no_table, "no matrix on standard output");
   if (int rc = cli::Parse(app, argc, argv); rc != cli::kContinue) return rc;
@@ -145,7 +178,8 @@ int Main(int argc, char** argv) {
     const devices::Device* device = devices::Find(devices_text);
     if (device == nullptr)
       return Usage("--process needs --devices with one GPU (" + devices::Names(devices::Kind::kGpu) + ")");
-    if (!csv_path.empty() || !svg_path.empty()) return Usage("--process writes the table or --json");
+    if (!csv_path.empty() || !svg_path.empty() || !html_path.empty())
+      return Usage("--process writes the table or --json");
     std::vector<fit::Process> processes;
     std::string error;
     for (const std::string& v : process_args) {
@@ -201,8 +235,9 @@ int Main(int argc, char** argv) {
   if (input.empty()) return Usage("no workload");
   if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
   if (svg_path == "-") return Usage("--svg writes a file, not standard output");
-  if (no_table && json_path.empty() && csv_path.empty() && svg_path.empty()) {
-    return Usage("--no-table leaves no output: add --json FILE, --csv FILE or --svg FILE");
+  if (html_path == "-") return Usage("--html writes a file, not standard output");
+  if (no_table && json_path.empty() && csv_path.empty() && svg_path.empty() && html_path.empty()) {
+    return Usage("--no-table leaves no output: add --json FILE, --csv FILE, --svg FILE or --html FILE");
   }
   if (!devices_text.empty()) {
     options.devices = SplitList(devices_text);
@@ -213,7 +248,7 @@ int Main(int argc, char** argv) {
   if (!policies_text.empty()) options.contenders = SplitList(policies_text);
   options.search = !no_search;
   options.fixes = !no_fixes;
-  for (const std::string* path : {&json_path, &csv_path, &svg_path}) {
+  for (const std::string* path : {&json_path, &csv_path, &svg_path, &html_path}) {
     if (!path->empty() && *path != "-") {
       const std::string bad = tool::CheckWritableFile(*path);
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
@@ -221,8 +256,8 @@ int Main(int argc, char** argv) {
   }
   std::vector<tool::NamedFile> inputs;  // the workload and, for an XLA dump, the module files it may read
   workload::AddImportInputs("the workload", input, &inputs);
-  if (const std::string clash =
-          tool::CheckOutputsApart(inputs, {{"--json", json_path}, {"--csv", csv_path}, {"--svg", svg_path}});
+  if (const std::string clash = tool::CheckOutputsApart(
+          inputs, {{"--json", json_path}, {"--csv", csv_path}, {"--svg", svg_path}, {"--html", html_path}});
       !clash.empty()) {
     return Fail(2, clash);
   }
@@ -246,6 +281,11 @@ int Main(int argc, char** argv) {
   if (!json_path.empty() && !WriteOut(json_path, fit::ToJson(report), &error)) return Fail(1, error);
   if (!csv_path.empty() && !WriteOut(csv_path, fit::CsvHeader() + fit::ToCsv(report), &error)) return Fail(1, error);
   if (!svg_path.empty() && !WriteOut(svg_path, fit::ToSvg(report), &error)) return Fail(1, error);
+  if (!html_path.empty()) {
+    std::vector<compare::WorkloadReport> runs;
+    if (!DeviceRuns(trace, stats.source, report, options, &runs, &error)) return Fail(3, error);
+    if (!WriteOut(html_path, compare::ToHtml(runs, fit::ToJson(report)), &error)) return Fail(1, error);
+  }
   if (!no_table && json_path != "-" && csv_path != "-") {
     std::cout << fit::ToTable(report);
     std::cout.flush();

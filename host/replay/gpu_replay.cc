@@ -80,6 +80,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   ro.skip_zero_bytes = true;  // the frameworks return no memory for 0 bytes
   ro.max_events = options.max_events;
   ro.snapshot_event = options.snapshot_event;
+  ro.record_places = options.record_places;
   RunResult& run = r.run;
   if (options.series) {
     ro.after_event = [&](const RunStep& step) {

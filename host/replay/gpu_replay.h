@@ -49,6 +49,7 @@ struct GpuReplayOptions {
   // >= 0: after this event (index in replay order) record every live buffer's device address, from the backend's
   // "heap" events (API 1.4), in GpuReplayResult::snapshot, and the pool's bytes then.
   int64_t snapshot_event = -1;
+  bool record_places = false;  // every place each buffer held, and when, in GpuReplayResult::run.places (runner.h)
 };
 
 struct GpuReplayResult {

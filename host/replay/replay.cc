@@ -108,6 +108,7 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
   ro.max_events = options.max_events;
   ro.snapshot_event = options.snapshot_event;
   ro.snapshot_allocated_bytes = true;
+  ro.record_places = options.record_places;
   // The backend's compaction events: the slide-everything baseline before each attempt, each move (priced by
   // move_cycles), and what an allocation that compacted moved (for --verbose).
   uint64_t attempt_baseline = 0, attempt_moved = 0;
@@ -190,6 +191,7 @@ bool Replay(const Trace& trace, const ReplayOptions& options, ReplayResult* resu
   r.ns_per_alloc = allocs ? std::chrono::duration<double, std::nano>(alloc_time).count() / allocs : 0;
   r.ns_per_free = frees ? std::chrono::duration<double, std::nano>(free_time).count() / frees : 0;
   r.snapshot = std::move(run.snapshot);
+  r.places = std::move(run.places);
   std::sort(r.snapshot.begin(), r.snapshot.end(),
             [](const PlacedBuffer& a, const PlacedBuffer& b) { return a.offset < b.offset; });
   r.footprint_ratio = r.max_load_bytes ? double(r.footprint_bytes) / double(r.max_load_bytes) : 0;

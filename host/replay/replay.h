@@ -32,6 +32,7 @@ struct ReplayOptions {
   std::function<void(const struct ReplayStep&)> step;
   // >= 0: after this event (index in replay order) record every live buffer's place in ReplayResult::snapshot.
   int64_t snapshot_event = -1;
+  bool record_places = false;  // every place each buffer held, and when, in ReplayResult::places (runner.h)
   // When set: the cycles one compaction move of this many bytes costs, summed into move_cycles_estimate.
   std::function<double(uint64_t bytes)> move_cycles;
   // The trace's events (BuildEvents) when the caller already has them: a search replays one trace many times and
@@ -77,6 +78,7 @@ struct ReplayResult {
   uint64_t events_total = 0;           // 2 x buffers
   bool events_bounded = false;         // max_events was given: ToJson/ToTable name the event counts
   std::vector<PlacedBuffer> snapshot;  // at ReplayOptions::snapshot_event, by offset
+  std::vector<PlacedSpan> places;      // ReplayOptions::record_places
 };
 
 // Walks time upward; at each time frees the buffers that end, then allocates those that start (file

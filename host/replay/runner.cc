@@ -18,6 +18,10 @@ struct Sink {
   };
   std::unordered_map<uint64_t, Place> by_id;
   uint64_t newest_alloc = 0;
+  // record_places: the event being run, every span so far, and the open one of each live buffer by its id.
+  std::vector<PlacedSpan>* places = nullptr;
+  uint64_t now = 0;
+  std::unordered_map<uint64_t, size_t> open_span;
   const std::function<void(const strata_event&)>* forward = nullptr;
 
   static void Receive(void* user, const strata_event* e) {
@@ -30,9 +34,33 @@ struct Sink {
       self->newest_alloc = e->id;
     } else if (std::strcmp(e->name, "free") == 0) {
       self->by_id.erase(e->id);
+      self->Close(e->id);
     } else if (std::strcmp(e->name, "move") == 0) {
       self->by_id[e->id].address = e->to_address;
+      if (self->places == nullptr) return;
+      const auto open = self->open_span.find(e->id);
+      if (open == self->open_span.end()) return;  // not a buffer of stream 0
+      PlacedSpan moved = (*self->places)[open->second];
+      self->Close(e->id);
+      moved.offset = e->to_address;
+      moved.from = self->now;
+      self->Open(e->id, moved);
     }
+  }
+
+  // A span opened for the buffer with heap id `id` (record_places).
+  void Open(uint64_t id, const PlacedSpan& span) {
+    open_span[id] = places->size();
+    places->push_back(span);
+    places->back().to = UINT64_MAX;
+  }
+  // Its open span ends at the event being run (none open: nothing).
+  void Close(uint64_t id) {
+    if (places == nullptr) return;
+    const auto open = open_span.find(id);
+    if (open == open_span.end()) return;
+    (*places)[open->second].to = now;
+    open_span.erase(open);
   }
 };
 
@@ -49,7 +77,8 @@ class Loop {
     handles_.resize(streams_.size());
     live_.assign(streams_.size(), 0);
     for (size_t s = 0; s < streams_.size(); ++s) handles_[s].assign(streams_[s].trace->buffers.size(), 0);
-    sink_.track = o_.snapshot_event >= 0;
+    sink_.track = o_.snapshot_event >= 0 || o_.record_places;
+    sink_.places = o_.record_places ? &r_.places : nullptr;
     sink_.forward = &o_.on_event;
     if (sink_.track) heap_ids_.assign(streams_.empty() ? 0 : handles_[0].size(), 0);
     if (sink_.track || o_.on_event) {
@@ -59,6 +88,9 @@ class Loop {
       }
     }
     bool ok = Walk(events, stream_of);
+    for (PlacedSpan& span : r_.places) {  // still there at the end
+      if (span.to == UINT64_MAX) span.to = r_.events;
+    }
     if (sink_.track || o_.on_event) strata_set_event_sink(d_, nullptr, nullptr);
     r_.stats.struct_size = sizeof r_.stats;
     if (ok && strata_get_memory_stats(d_, 0, &r_.stats) != STRATA_OK) {
@@ -74,6 +106,7 @@ class Loop {
     const bool after = static_cast<bool>(o_.after_event);
     for (size_t i = 0; i < n; ++i) {
       ++r_.events;
+      sink_.now = i;
       RunStep step;
       step.index = i;
       step.stream = stream_of != nullptr ? (*stream_of)[i] : 0;
@@ -168,7 +201,15 @@ class Loop {
       *error_ = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
       return false;
     }
-    if (st == STRATA_OK && !heap_ids_.empty() && step->stream == 0) heap_ids_[step->event->buffer] = sink_.newest_alloc;
+    if (st == STRATA_OK && !heap_ids_.empty() && step->stream == 0) {
+      heap_ids_[step->event->buffer] = sink_.newest_alloc;
+      if (o_.record_places) {
+        const auto at = sink_.by_id.find(sink_.newest_alloc);
+        if (at != sink_.by_id.end()) {
+          sink_.Open(sink_.newest_alloc, {at->second.address, at->second.bytes, step->index, 0, step->event->buffer});
+        }
+      }
+    }
     return true;
   }
 

@@ -67,6 +67,9 @@ struct RunOptions {
   // "alloc" event said it took (its rounding).
   int64_t snapshot_event = -1;
   bool snapshot_allocated_bytes = false;
+  // Every place stream 0's buffers held, with the events between which they held it (RunResult::places), from the
+  // same "heap" events: an allocation opens a span, a move closes it and opens another, a free closes it.
+  bool record_places = false;
   // Called before each call to the device and after each event; false stops the run with *error set by the hook.
   std::function<bool(const RunStep&)> before_call;
   std::function<bool(const RunStep&)> after_event;
@@ -86,6 +89,7 @@ struct RunResult {
   strata_memory_stats stats{};         // device-wide, after the last event (driver costs, peaks, compactions, ...)
   std::vector<PlacedBuffer> snapshot;  // snapshot_event: by buffer index
   uint64_t snapshot_pool_bytes = 0;    // snapshot_event: the device's pool_bytes then (strata_memory_stats)
+  std::vector<PlacedSpan> places;      // record_places: in the order they opened
 };
 
 // Replays `events` (replay order; stream_of[i]: the stream of event i, or null: all on stream 0) on `device`.

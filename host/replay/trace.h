@@ -57,6 +57,14 @@ struct PlacedBuffer {
   uint64_t offset = 0, bytes = 0;  // offset: the heap offset or device address; bytes: as the producer says
   uint32_t buffer = 0;             // index into Trace::buffers
 };
+// Where a buffer was on a device and for how long: from its allocation (or a compaction move to `offset`) at event
+// `from` to its free (or the next move away) at event `to`, indices in replay order; `to` is the number of events
+// run when it was still there at the end. A buffer a compaction moved has one span per place (strata-compare --html).
+struct PlacedSpan {
+  uint64_t offset = 0, bytes = 0;  // the heap offset or device address; bytes: what the device allocated
+  uint64_t from = 0, to = 0;
+  uint32_t buffer = 0;  // index into Trace::buffers
+};
 
 // Every buffer's allocation and free, in replay order (time, frees first, then file order).
 std::vector<Event> BuildEvents(const Trace& trace);

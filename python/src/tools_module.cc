@@ -21,8 +21,10 @@
 #include "explain.h"
 #include "gpu_replay.h"
 #include "hbm/hbm_config.h"
+#include "html_report.h"
 #include "names.h"
 #include "policy.h"
+#include "regular_file.h"
 #include "replay.h"
 #include "report.h"
 #include "tpu.h"
@@ -161,9 +163,22 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
                                             const std::string& contenders, const std::string& backend,
                                             const std::string& firmware_path, bool search, double resolution,
                                             const std::map<std::string, std::string>& gpu_options,
-                                            const std::map<std::string, std::string>& xla_options) {
+                                            const std::map<std::string, std::string>& xla_options,
+                                            const std::string& html_path) {
   strata::compare::Options options;
   std::string error;
+  // html=: the page strata-compare --html writes, checked before anything runs (a long comparison must not be lost at
+  // the end) and never over the workload it reads.
+  if (!html_path.empty()) {
+    const std::string bad = strata::tool::CheckWritableFile(html_path);
+    if (!bad.empty()) BadInput("html: " + html_path + ": " + bad);
+    std::vector<strata::tool::NamedFile> read;
+    if (is_path) strata::workload::AddImportInputs("the workload", source, &read);
+    const std::string clash = strata::tool::CheckOutputsApart(read, {{"html", html_path}});
+    if (!clash.empty()) BadInput(clash);
+    options.detail_points = strata::compare::kHtmlSeriesBands;
+    options.record_places = true;
+  }
   if (!strata::compare::ParseCapacitySpec(capacity, &options.capacity, &error)) BadInput(error);
   if (!strata::compare::ParseContenders(contenders, &options.contenders, &error)) BadInput(error);
   const std::vector<std::string> strata_backends = strata::replay::StrataBackendNames();
@@ -205,7 +220,9 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
     if (!strata::compare::CompareWorkload(trace, stats.source, options, &reports[0], &error)) RunFailed(error);
     json = strata::compare::ToJson(reports);
     csv = strata::compare::CsvHeader() + strata::compare::ToCsv(reports[0]);
+    if (!html_path.empty()) error = strata::tool::WriteTextFile(html_path, strata::compare::ToHtml(reports));
   }
+  if (!error.empty()) throw std::runtime_error("html: " + error);  // OSError's kin: the page could not be written
   return {json, csv};
 }
 
@@ -270,5 +287,6 @@ PYBIND11_MODULE(_tools, m) {
         py::arg("policy"), py::arg("defragment"), py::arg("capacity"), py::arg("max_events"), py::arg("options"));
   m.def("compare", &Compare, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("format"),
         py::arg("device"), py::arg("capacity"), py::arg("contenders"), py::arg("backend"), py::arg("firmware_path"),
-        py::arg("search"), py::arg("resolution"), py::arg("gpu_options"), py::arg("xla_options"));
+        py::arg("search"), py::arg("resolution"), py::arg("gpu_options"), py::arg("xla_options"),
+        py::arg("html_path") = "");
 }

@@ -180,7 +180,7 @@ def _csv_value(text):
 
 def compare(workload, *, capacity="1.0x", contenders="all", backend="host", options=None, search=True,
             resolution=0.001, format="auto", device=0, firmware_path=None, xla_view=None, xla_steps=None,
-            xla_module=None, tpu_pad=False):
+            xla_module=None, tpu_pad=False, html=None):
     """strata-compare WORKLOAD --json - as a dict: the report's workload object (name, source, buffers, events,
     max_load_bytes, capacity, capacity_bytes, runs, occupancy; docs/comparison.md) plus "table", one plain dict
     per run with strata-compare --csv's columns (contender, completed, first_oom_kind, min_capacity_ratio, ...).
@@ -191,8 +191,16 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
     search=False skips the minimum-capacity search; format: auto, csv, torch, rmm or xla; device: a torch snapshot's.
     XLA dumps (docs/jax.md), as strata-compare's options of the same names: xla_view "executable" or "steps",
     xla_steps (calls in the steps view), xla_module (the module in a dump directory), tpu_pad (TPU tile padding).
+    html: a path (str or os.PathLike) to write the comparison to as one self-contained web page, as strata-compare
+    --html FILE does (docs/comparison.md); refused with ValueError before anything runs when it cannot be written or is
+    the workload.
     """
     tools = _need_tools()
+    if html is not None and not isinstance(html, (str, os.PathLike)):
+        raise TypeError(f"html must be a path (str or os.PathLike), not {type(html).__name__}")
+    html_path = os.fspath(html) if html is not None else ""
+    if html is not None and not html_path:
+        raise ValueError("html must not be empty")
     source, is_path, name = _trace_source(workload, "workload")
     capacity = _capacity_text(capacity)
     if not capacity:
@@ -222,7 +230,7 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
         xla["--tpu-pad"] = "1"
     text, table = tools.compare(source, is_path, name, format, device, capacity, contenders, backend,
                                 os.fspath(firmware_path) if firmware_path else "", bool(search), float(resolution),
-                                _options_text(options), xla)
+                                _options_text(options), xla, html_path)
     report = json.loads(text)["workloads"][0]
     report["table"] = [{key: _csv_value(value) for key, value in row.items()}
                        for row in csv.DictReader(io.StringIO(table))]

@@ -11,6 +11,7 @@
 #include "emu_gpu.h"
 #include "gpu_replay.h"
 #include "policy.h"
+#include "replay.h"
 
 namespace strata::replay {
 namespace {
@@ -105,6 +106,78 @@ TEST(GpuReplaySnapshot, NoneWithoutTheOption) {
   std::string error;
   ASSERT_TRUE(GpuReplay(trace, o, &r, &error)) << error;
   EXPECT_TRUE(r.run.snapshot.empty());
+}
+
+// What the spans of a run with record_places hold at event `at`: buffer -> offset of the span that covers it.
+std::map<uint32_t, uint64_t> PlacesAt(const std::vector<PlacedSpan>& places, uint64_t at) {
+  std::map<uint32_t, uint64_t> live;
+  for (const PlacedSpan& p : places) {
+    if (p.from <= at && at < p.to) EXPECT_TRUE(live.emplace(p.buffer, p.offset).second) << "two spans at " << at;
+  }
+  return live;
+}
+std::map<uint32_t, uint64_t> SnapshotOf(const std::vector<PlacedBuffer>& snapshot) {
+  std::map<uint32_t, uint64_t> live;
+  for (const PlacedBuffer& p : snapshot) live[p.buffer] = p.offset;
+  return live;
+}
+
+// strata-compare --html's buffer view: the spans of one recorded run hold, at every event, the places the snapshot of
+// a run stopped there holds; with compaction (Strata) and Defragment() (jax) moving buffers, and with OOMs.
+TEST(GpuReplaySnapshot, PlacesAgreeWithSnapshots) {
+  size_t compared = 0, moved = 0;
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    const Trace trace = RandomTrace(seed, 200);
+    const uint64_t load = MaxLoad(trace, 256);
+    const uint64_t events = 2 * trace.buffers.size();
+    std::mt19937 rng(seed);
+    std::vector<size_t> at;
+    for (int k = 0; k < 6; ++k) at.push_back(rng() % events);
+    // Strata's allocator on the host, compaction on OOM, at the max load: it compacts, moving buffers.
+    ReplayOptions so;
+    so.compaction_on_oom = true;
+    so.capacity_bytes = load;
+    so.record_places = true;
+    ReplayResult full;
+    std::string error;
+    ASSERT_TRUE(Replay(trace, so, &full, &error)) << error;
+    moved += full.places.size() > full.buffers - full.failed_allocs ? 1 : 0;
+    for (const size_t a : at) {
+      ReplayOptions o = so;
+      o.record_places = false;
+      o.snapshot_event = static_cast<int64_t>(a);
+      o.max_events = a + 1;
+      ReplayResult r;
+      ASSERT_TRUE(Replay(trace, o, &r, &error)) << error;
+      ASSERT_EQ(PlacesAt(full.places, a), SnapshotOf(r.snapshot)) << "strata seed " << seed << " event " << a;
+      compared += r.snapshot.size();
+    }
+    for (const char* policy : {"jax", "tf", "torch"}) {
+      GpuReplayOptions go;
+      go.policy = policy;
+      go.total_bytes = (load + load / 4) / (2 << 20) * (2 << 20) + (2 << 20);
+      go.options["context_bytes"] = "0";
+      go.defragment_on_oom = std::string(policy) == "jax";
+      go.record_places = true;
+      GpuReplayResult gfull;
+      ASSERT_TRUE(GpuReplay(trace, go, &gfull, &error)) << error;
+      for (const PlacedSpan& p : gfull.run.places) EXPECT_LT(p.from, p.to) << policy;
+      for (const size_t a : at) {
+        if (gfull.run.stopped && a >= gfull.run.events) continue;
+        GpuReplayOptions o = go;
+        o.record_places = false;
+        o.snapshot_event = static_cast<int64_t>(a);
+        o.max_events = a + 1;
+        GpuReplayResult r;
+        ASSERT_TRUE(GpuReplay(trace, o, &r, &error)) << error;
+        ASSERT_EQ(PlacesAt(gfull.run.places, a), SnapshotOf(r.run.snapshot))
+            << policy << " seed " << seed << " event " << a;
+        compared += r.run.snapshot.size();
+      }
+    }
+  }
+  EXPECT_GT(compared, 500u) << compared;
+  EXPECT_GT(moved, 0u) << "no compaction moved a buffer: the test does not reach the move spans";
 }
 
 }  // namespace

@@ -181,6 +181,33 @@ class CompareTest(unittest.TestCase):
                 self.assertTrue(all(row["min_capacity_bytes"] is None for row in report["table"]))
                 self.assertEqual(report["capacity_bytes"], 2 << 20)
 
+    def test_html(self):
+        """html= writes strata-compare --html's page; a path it cannot write, or the workload, is refused first."""
+        import pathlib
+        import shutil
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            page = pathlib.Path(tmp) / "compare.html"
+            report = strata.compare(SMALL, search=False, options={"page_bytes": 4096}, html=page,
+                                    contenders=["strata", "jax"])
+            text = page.read_text()
+            start = text.index('<script type="application/json" id="strata-data">')
+            data = json.loads(text[text.index(">", start) + 1:text.index("</script>", start)])
+            self.assertEqual(data["workloads"][0]["name"], report["name"])
+            self.assertEqual([r["contender"] for r in data["workloads"][0]["runs"]], ["strata", "jax"])
+            self.assertIsNotNone(data["workloads"][0]["runs"][0]["places"])
+            workload = os.path.join(tmp, "w.csv")
+            shutil.copyfile(SMALL, workload)
+            before = pathlib.Path(workload).read_bytes()
+            with self.assertRaisesRegex(ValueError, "is the workload"):
+                strata.compare(workload, html=workload)
+            self.assertEqual(pathlib.Path(workload).read_bytes(), before)
+            with self.assertRaises(ValueError):
+                strata.compare(SMALL, html=os.path.join(tmp, "missing", "x.html"))
+            with self.assertRaises(TypeError):
+                strata.compare(SMALL, html=3)
+            self.assertEqual(sorted(os.listdir(tmp)), ["compare.html", "w.csv"])
+
     def test_bad_input(self):
         with self.assertRaises(ValueError):
             strata.compare(SMALL, contenders="nope")
