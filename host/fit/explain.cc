@@ -393,7 +393,9 @@ constexpr uint64_t kFreeSlack = 64ull << 20;
 constexpr const char* kCaptureBfc =
     "capture the allocator's statistics printed with it (the BFC allocator logs 'Stats:' with Limit, InUse and "
     "Reserved just before the error; JAX/TensorFlow with TF_CPP_MIN_LOG_LEVEL=0), and nvidia-smi at the moment of "
-    "failure; with those strata-explain names the kind";
+    "failure; with those strata-explain names the kind. If InUse plus the request is within Limit, it is the BFC's "
+    "fragmentation, and TF_GPU_ALLOCATOR=cuda_malloc_async (TensorFlow) or XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async "
+    "(JAX), a pool that maps pages instead of carving one region, is the setting to try";
 constexpr const char* kCaptureTensorFlow =
     "capture the BFC allocator's lines logged just before this one ('Sum Total of in-use chunks', 'Stats:', 'Limit:', "
     "'InUse:'), or rerun with report_tensor_allocations_upon_oom in RunOptions; with those strata-explain names the "
