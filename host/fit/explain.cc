@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "json_lines.h"
 #include "policy.h"
@@ -112,6 +113,29 @@ class Scanner {
 
   // Why the first size After or Before refused was bad.
   const std::string& bad() const { return bad_; }
+
+  // The size at `i` (SizeAt's rule), for fields that follow no fixed phrase ("(59.32/79.15 GiB)"). A refusal counts.
+  Read SizeAtIndex(size_t i, uint64_t* bytes, size_t* end) { return Keep(SizeAt(i, bytes, end)); }
+
+  // A plain number right after `phrase` (a token count, a fraction, a sequence length): digits with at most one
+  // fraction, read whole, at most kMaxNumberChars long. `*end`: where it ends. False when none is there.
+  bool NumberAfter(std::string_view phrase, double* v, size_t* end = nullptr) const {
+    for (size_t at = t_.find(phrase); at != std::string_view::npos; at = t_.find(phrase, at + 1)) {
+      size_t i = at + phrase.size(), k = i;
+      while (k < t_.size() && IsDigit(t_[k])) ++k;
+      if (k == i) continue;
+      if (k + 1 < t_.size() && t_[k] == '.' && IsDigit(t_[k + 1])) {
+        for (++k; k < t_.size() && IsDigit(t_[k]);) ++k;
+      }
+      if (k - i > kMaxNumberChars) continue;
+      *v = std::strtod(std::string(t_.substr(i, k - i)).c_str(), nullptr);
+      if (end != nullptr) *end = k;
+      return true;
+    }
+    return false;
+  }
+
+  std::string_view text() const { return t_; }
 
  private:
   // A refusal counts once After or Before returns it: a bad size that was not the field's (no `then` after it) is no
@@ -224,24 +248,31 @@ bool ShapeBytes(std::string_view dims, uint64_t width, uint64_t* bytes, std::str
   return true;
 }
 
-// "OOM when allocating tensor with shape" \s* "[" [0-9, ]* "] and type " [a-z0-9]+: the dimensions and the type.
+// "OOM when allocating tensor with shape[32,1024,64,64] and type float" (TensorFlow 1.5 and later) or "... tensor of
+// shape [512] and type float" (older): the dimensions, and the type where the paste has it ("with shape[100,4096,32]"
+// alone is common: the rest of the line went to the log).
 bool FindShape(std::string_view text, std::string_view* dims, std::string_view* type) {
-  constexpr std::string_view kPhrase = "OOM when allocating tensor with shape";
+  static constexpr std::string_view kPhrases[] = {"OOM when allocating tensor with shape",
+                                                  "OOM when allocating tensor of shape"};
   constexpr std::string_view kType = "] and type ";
-  for (size_t at = text.find(kPhrase); at != std::string_view::npos; at = text.find(kPhrase, at + 1)) {
-    size_t i = at + kPhrase.size();
-    while (i < text.size() && IsSpace(text[i])) ++i;
-    if (i >= text.size() || text[i] != '[') continue;
-    const size_t begin = ++i;
-    while (i < text.size() && (IsDigit(text[i]) || text[i] == ',' || text[i] == ' ')) ++i;
-    if (text.substr(i).substr(0, kType.size()) != kType) continue;
-    const size_t type_begin = i + kType.size();
-    size_t j = type_begin;
-    while (j < text.size() && ((text[j] >= 'a' && text[j] <= 'z') || IsDigit(text[j]))) ++j;
-    if (j == type_begin) continue;
-    *dims = text.substr(begin, i - begin);
-    *type = text.substr(type_begin, j - type_begin);
-    return true;
+  for (std::string_view phrase : kPhrases) {
+    for (size_t at = text.find(phrase); at != std::string_view::npos; at = text.find(phrase, at + 1)) {
+      size_t i = at + phrase.size();
+      while (i < text.size() && IsSpace(text[i])) ++i;
+      if (i >= text.size() || text[i] != '[') continue;
+      const size_t begin = ++i;
+      while (i < text.size() && (IsDigit(text[i]) || text[i] == ',' || text[i] == ' ')) ++i;
+      if (i >= text.size() || text[i] != ']') continue;
+      *dims = text.substr(begin, i - begin);
+      *type = {};
+      if (text.substr(i).substr(0, kType.size()) == kType) {
+        const size_t type_begin = i + kType.size();
+        size_t j = type_begin;
+        while (j < text.size() && ((text[j] >= 'a' && text[j] <= 'z') || IsDigit(text[j]))) ++j;
+        *type = text.substr(type_begin, j - type_begin);
+      }
+      return true;
+    }
   }
   return false;
 }
@@ -266,18 +297,129 @@ std::string Fraction(uint64_t part, uint64_t whole) {
   return s;
 }
 
-}  // namespace
+// How a message is read before any phrase is searched (issue 49: messages as users paste them). Each line loses its log
+// prefix, HTML entities are decoded, and every run of whitespace becomes one space, so a line wrapped by a terminal or
+// a web page ("22.26 GiB\n reserved in total by PyTorch", "Out \nof memory") reads as one. With `join_words`, a line
+// break inside a word ("Failed to allo\ncate request") is closed as well: the second reading, tried only when the
+// first finds no format, since it would also glue "the\nnext" of ordinary text. Linear, and never longer than its
+// input.
 
-bool Explain(const std::string& message, uint64_t device_total, uint64_t device_context, Explanation* out,
-             std::string* error) {
-  if (message.size() > kMaxMessageBytes) {
-    *error = "the message is longer than " + std::to_string(kMaxMessageBytes) +
-             " bytes (64 KiB), the most strata-explain reads: give the out-of-memory error itself (from its first "
-             "line to the allocator's statistics), not the whole log";
-    return false;
+// The end of a log line's prefix: TensorFlow's and XLA's ("2019-06-08 03:44:36.084180: E
+// external/.../cuda_driver.cc:828] "), glog's ("W1110 07:24:24.387306     892 op_kernel.cc:1639] "), vLLM's ("ERROR
+// 04-05 01:12:55 [core.py:390] "): a time of day, then "FILE:LINE] ". 0 when the line has none. Only the first 400
+// characters are looked at.
+size_t LogPrefixEnd(std::string_view line) {
+  const size_t limit = std::min<size_t>(line.size(), 400);
+  bool time = false;
+  for (size_t i = 0; i < limit; ++i) {
+    if (!time && i + 8 <= line.size() && IsDigit(line[i]) && IsDigit(line[i + 1]) && line[i + 2] == ':' &&
+        IsDigit(line[i + 3]) && IsDigit(line[i + 4]) && line[i + 5] == ':' && IsDigit(line[i + 6]) &&
+        IsDigit(line[i + 7])) {
+      time = true;
+    }
+    if (time && line[i] == ']' && (i + 1 == line.size() || line[i + 1] == ' ')) {
+      size_t d = i;
+      while (d > 0 && IsDigit(line[d - 1])) --d;
+      if (d < i && d > 0 && line[d - 1] == ':') return std::min(line.size(), i + 2);
+    }
   }
+  return 0;
+}
+
+// "&gt;" and its kin, as GitHub's and forums' HTML leave them in a copied message: the character and the entity's
+// length.
+std::pair<char, size_t> Entity(std::string_view s) {
+  static constexpr std::pair<std::string_view, char> kEntities[] = {
+      {"&gt;", '>'}, {"&lt;", '<'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&#39;", '\''}, {"&#x27;", '\''}, {"&#34;", '"'}};
+  for (const auto& [name, c] : kEntities) {
+    if (s.substr(0, name.size()) == name) return {c, name.size()};
+  }
+  return {'&', 1};
+}
+
+std::string Normalize(std::string_view in, bool join_words) {
+  std::string out;
+  out.reserve(in.size());
+  bool space = false;  // whitespace since the last character written
+  for (size_t pos = 0, line_no = 0;; ++line_no) {
+    size_t eol = in.find('\n', pos);
+    if (eol == std::string_view::npos) eol = in.size();
+    std::string_view line = in.substr(pos, eol - pos);
+    line.remove_prefix(LogPrefixEnd(line));
+    if (line_no > 0) {
+      const bool wrapped = join_words && !space && !out.empty() && IsLetter(out.back()) && !line.empty() &&
+                           line[0] >= 'a' && line[0] <= 'z';
+      if (!wrapped) space = true;
+    }
+    for (size_t i = 0; i < line.size(); ++i) {
+      char c = line[i];
+      if (IsSpace(c)) {
+        space = true;
+        continue;
+      }
+      if (c == '&') {
+        const auto [decoded, length] = Entity(line.substr(i));
+        c = decoded;
+        i += length - 1;
+      }
+      if (space && !out.empty()) out += ' ';
+      space = false;
+      out += c;
+    }
+    if (eol == in.size()) break;
+    pos = eol + 1;
+  }
+  return out;
+}
+
+// PyTorch's caching allocator asks cudaMalloc for a segment, not the request: 2 MiB for a request of 1 MiB or less
+// (the small pool), 20 MiB below 10 MiB, else the request rounded up to 2 MiB (c10/cuda/CUDACachingAllocator.cpp,
+// get_allocation_size).
+uint64_t PyTorchSegment(uint64_t request) {
+  constexpr uint64_t kMiB = 1 << 20;
+  if (request <= kMiB) return 2 * kMiB;
+  if (request < 10 * kMiB) return 20 * kMiB;
+  return (request + 2 * kMiB - 1) / (2 * kMiB) * (2 * kMiB);
+}
+
+// Memory outside the framework that is still "a CUDA context": the context with the kernels, cuBLAS and cuDNN
+// handles a framework loads. Measured contexts run from about 0.3 GiB (lazy loading) to over 1 GiB (every kernel of
+// a fat binary loaded); more than this is memory another process or library holds.
+constexpr uint64_t kContextAllowance = 3ull << 29;  // 1.5 GiB
+// cudaMalloc of a segment with this much more free than the segment does not fail for want of memory.
+constexpr uint64_t kFreeSlack = 64ull << 20;
+
+// What a numberless message lacks, per format: the next thing to capture.
+constexpr const char* kCaptureBfc =
+    "capture the allocator's statistics printed with it (the BFC allocator logs 'Stats:' with Limit, InUse and "
+    "Reserved just before the error; JAX/TensorFlow with TF_CPP_MIN_LOG_LEVEL=0), and nvidia-smi at the moment of "
+    "failure; with those strata-explain names the kind. If InUse plus the request is within Limit, it is the BFC's "
+    "fragmentation, and TF_GPU_ALLOCATOR=cuda_malloc_async (TensorFlow) or XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async "
+    "(JAX), a pool that maps pages instead of carving one region, is the setting to try";
+constexpr const char* kCaptureTensorFlow =
+    "capture the BFC allocator's lines logged just before this one ('Sum Total of in-use chunks', 'Stats:', 'Limit:', "
+    "'InUse:'), or rerun with report_tensor_allocations_upon_oom in RunOptions; with those strata-explain names the "
+    "kind";
+
+// The PyTorch settings variable the message itself suggests (it names the backend's: CUDA, HIP, or the unified one).
+std::string PyTorchConf(std::string_view text, bool hip) {
+  if (text.find("PYTORCH_ALLOC_CONF=") != std::string_view::npos) return "PYTORCH_ALLOC_CONF";
+  if (hip || text.find("PYTORCH_HIP_ALLOC_CONF") != std::string_view::npos) return "PYTORCH_HIP_ALLOC_CONF";
+  return "PYTORCH_CUDA_ALLOC_CONF";
+}
+
+std::string Percent(double f) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.1f%%", f * 100.0);
+  return s;
+}
+
+// One reading of a normalized message: the format it is in, its numbers, the kind and the advice. False with *error
+// when a number in it cannot be read; *found false when it is in none of the formats.
+bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_context, Explanation* out,
+                 bool* found_out, std::string* error) {
   Explanation e;
-  Scanner scan(message);
+  Scanner scan(text);
   bool found = false, bad = false;
   // The outcome of one read: `*has` says whether the size was there and in range; an out-of-range one fails Explain.
   auto got = [&](Read r, bool* has) {
@@ -294,20 +436,101 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
     return got(scan.After(name, v, true, word_start), has);
   };
   auto before = [&](std::string_view phrase, uint64_t* v, bool* has) { return got(scan.Before(phrase, v), has); };
+  auto has_text = [&](std::string_view phrase) { return text.find(phrase) != std::string_view::npos; };
   // Sizes past 2^63 in sum: the message's numbers cannot all be true (they wrapped into nonsense before issue 45).
   std::string inconsistent;
   std::string_view dims, type;
-  if (after("Tried to allocate ", &e.request_bytes, &found)) {
-    // PyTorch: c10/cuda/CUDACachingAllocator.cpp, the OutOfMemoryError raised by malloc().
+  // Format-specific numbers beyond the Explanation's fields.
+  uint64_t other = 0, used = 0, capacity_bytes = 0, exceeded = 0, hbm_reserved = 0, unpadded = 0, padded = 0;
+  bool has_other = false, has_used = false, has_capacity = false, has_exceeded = false, has_hbm_reserved = false,
+       has_unpadded = false, has_padded = false, hip = false, host_bfc = false;
+  double seq_len = 0, kv_tokens = 0, estimated_len = 0, utilization = 0;
+  uint64_t kv_needed = 0, kv_available = 0;
+  bool has_kv_needed = false, has_kv_available = false, has_estimate = false, has_utilization = false;
+  std::string memory_space;
+  if (size_t at = text.find("Ran out of memory in memory space "); at != std::string_view::npos) {
+    // The TPU compiler (XLA:TPU, closed source; the text as users post it): "Ran out of memory in memory space hbm.
+    // Used 21.95G of 15.48G hbm. Exceeded hbm capacity by 6.47G." with "Total hbm usage >= ...: reserved, program,
+    // arguments" and "HLO temp ... Unpadded (X) Padded (Y)". The static plan does not fit: no runtime setting helps.
+    e.format = "tpu-compile";
+    e.framework = "XLA TPU compiler";
+    found = true;
+    size_t i = at + std::string_view("Ran out of memory in memory space ").size(), j = i;
+    while (j < text.size() && IsLetter(text[j])) ++j;
+    memory_space = std::string(text.substr(i, j - i));
+    const std::string unit_after = " " + memory_space;
+    after("Used ", &used, &has_used, " of ");
+    after(" of ", &capacity_bytes, &has_capacity, unit_after);
+    after("capacity by ", &exceeded, &has_exceeded);
+    after("reserved ", &hbm_reserved, &has_hbm_reserved);
+    after("Unpadded (", &unpadded, &has_unpadded);
+    after("Padded (", &padded, &has_padded);
+    e.request_bytes = used;
+    if (has_capacity) {
+      e.total_bytes = capacity_bytes;
+      e.has_total = true;
+    }
+  } else if (after("Attempting to reserve ", &e.request_bytes, &found, " at the bottom of memory")) {
+    // The TPU runtime loading a program (libtpu): "Attempting to reserve 6.48G at the bottom of memory. That was not
+    // possible. There are 6.78G free, 0B reserved, and 3.33G reservable."
+    e.format = "tpu-reserve";
+    e.framework = "TPU runtime (program load)";
+    after("There are ", &e.free_bytes, &e.has_free, " free");
+    after("and ", &e.largest_free_bytes, &e.has_largest_free, " reservable");
+  } else if (after("Attempting to allocate ", &e.request_bytes, &found, ". That was not possible")) {
+    // The TPU runtime (libtpu, closed source): "Error allocating device buffer: Attempting to allocate X. That was
+    // not possible. There are Y free. Due to fragmentation, the largest contiguous region of free memory is Z."
+    e.format = "tpu";
+    e.framework = "TPU runtime";
+    after("There are ", &e.free_bytes, &e.has_free, " free");
+    after("largest contiguous region of free memory is ", &e.largest_free_bytes, &e.has_largest_free);
+  } else if (has_text("MPS backend out of memory")) {
+    // PyTorch on Apple silicon (aten/src/ATen/mps/MPSAllocator.mm): "MPS backend out of memory (MPS allocated: A, other
+    // allocations: O, max allowed: L). Tried to allocate R on private pool." Its sizes print GB for GiB.
+    e.format = "pytorch-mps";
+    e.framework = "PyTorch (MPS allocator)";
+    found = true;
+    after("Tried to allocate ", &e.request_bytes, nullptr);
+    after("MPS allocated: ", &e.live_bytes, &e.has_live);
+    after("other allocations: ", &other, &has_other);
+    after("max allowed: ", &e.limit_bytes, &e.has_limit);
+  } else if (has_text("would exceed allowed memory")) {
+    // PyTorch's cudaMallocAsync backend (c10/cuda/CUDAMallocAsyncAllocator.cpp): "Allocation on device 0 would exceed
+    // allowed memory. (out of memory) Currently allocated : A Requested : R Device limit : T Free (according to CUDA):
+    // F PyTorch limit (set by user-supplied memory fraction) : L". L is 2^64 bytes when no fraction is set: past any
+    // device, so it is no limit (and not read as a size).
+    e.format = "pytorch-async";
+    e.framework = "PyTorch (cudaMallocAsync backend)";
+    found = true;
+    after("Requested : ", &e.request_bytes, nullptr);
+    after("Currently allocated : ", &e.live_bytes, &e.has_live);
+    after("Device limit : ", &e.total_bytes, &e.has_total);
+    after("Free (according to CUDA): ", &e.free_bytes, &e.has_free);
+    uint64_t limit = 0;
+    if (scan.After("memory fraction) : ", &limit) == Read::kOk && (!e.has_total || limit < e.total_bytes)) {
+      e.limit_bytes = limit;
+      e.has_limit = true;
+    }
+  } else if (after("Tried to allocate ", &e.request_bytes, &found)) {
+    // PyTorch: c10/cuda/CUDACachingAllocator.cpp, the OutOfMemoryError raised by malloc() (CUDA, and HIP on ROCm).
+    hip = has_text("HIP out of memory");
     e.format = "pytorch";
-    e.framework = "PyTorch";
     after("total capacity of ", &e.total_bytes, &e.has_total);
+    if (!e.has_total) after("total capacty of ", &e.total_bytes, &e.has_total);  // PyTorch 2.1 to 2.2's own typo
     after("of which ", &e.free_bytes, &e.has_free, " is free");
     before(" allowed;", &e.limit_bytes, &e.has_limit);
     after("Of the allocated memory ", &e.live_bytes, &e.has_live);
     uint64_t unallocated = 0;
     bool has_unallocated = false;
     after("and ", &unallocated, &has_unallocated, " is reserved by PyTorch but unallocated");
+    e.framework = e.has_live ? "PyTorch 2.1 or newer" : "PyTorch before 2.1";
+    // Older PyTorch (1.5 to 2.0): "(GPU 0; 7.93 GiB total capacity; 130.35 MiB already allocated; 47.06 MiB free;
+    // 188.00 MiB reserved in total by PyTorch)"; before 1.5 the last field was "X cached)", what PyTorch held
+    // unallocated.
+    if (!e.has_total) before(" total capacity", &e.total_bytes, &e.has_total);
+    if (!e.has_live) before(" already allocated", &e.live_bytes, &e.has_live);
+    if (!e.has_free) before(" free;", &e.free_bytes, &e.has_free);
+    if (!has_unallocated && before(" cached)", &unallocated, &has_unallocated)) e.framework = "PyTorch before 1.5";
     if (e.has_live && has_unallocated) {
       if (Add(e.live_bytes, unallocated, &e.reserved_bytes)) {
         e.has_reserved = true;
@@ -316,21 +539,74 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
                        ") reach 2^63 bytes";
       }
     }
-    // Older PyTorch (before 2.1): "(GPU 0; 7.93 GiB total capacity; 130.35 MiB already allocated; 47.06 MiB free;
-    // 188.00 MiB reserved in total by PyTorch)".
-    if (!e.has_total) before(" total capacity", &e.total_bytes, &e.has_total);
-    if (!e.has_live) before(" already allocated", &e.live_bytes, &e.has_live);
-    if (!e.has_free) before(" free;", &e.free_bytes, &e.has_free);
     if (!e.has_reserved && inconsistent.empty()) {
       before(" reserved in total by PyTorch", &e.reserved_bytes, &e.has_reserved);
     }
+    e.framework += hip ? " (HIP caching allocator)" : " (CUDA caching allocator)";
+  } else if (has_text("the maximum number of tokens that can be stored in KV cache") ||
+             has_text("KV cache is needed, which is larger than the available KV cache memory")) {
+    // vLLM (vllm/worker/worker.py, vllm/v1/core/kv_cache_utils.py): the KV cache that gpu_memory_utilization leaves
+    // after the weights and the profiled activations cannot hold one sequence of max_model_len.
+    e.format = "vllm-kv";
+    e.framework = "vLLM";
+    found = true;
+    scan.NumberAfter("max seq len (", &seq_len);
+    scan.NumberAfter("stored in KV cache (", &kv_tokens);
+    before(" KV cache is needed", &kv_needed, &has_kv_needed);
+    after("available KV cache memory (", &kv_available, &has_kv_available);
+    has_estimate = scan.NumberAfter("the estimated maximum model length is ", &estimated_len);
+    has_utilization = scan.NumberAfter("gpu_memory_utilization=", &utilization);
+    after("total_gpu_memory=", &e.total_bytes, &e.has_total);
+    e.request_bytes = kv_needed;
+  } else if (size_t at = text.find("ree memory on device"); at != std::string_view::npos) {
+    // vLLM v1 start-up (vllm/v1/worker/gpu_worker.py): "Free memory on device (59.32/79.15 GiB) on startup is less
+    // than desired GPU memory utilization (0.9, 71.24 GiB)."
+    e.format = "vllm-startup";
+    e.framework = "vLLM";
+    size_t open = text.find('(', at);
+    size_t end = 0;
+    double free_number = 0;
+    if (open != std::string_view::npos && open - at < 40) {
+      size_t k = open + 1;
+      const std::string_view rest = text.substr(k);
+      size_t digits = 0;
+      while (digits < rest.size() && (IsDigit(rest[digits]) || rest[digits] == '.')) ++digits;
+      if (digits > 0 && digits <= kMaxNumberChars && k + digits < text.size() && text[k + digits] == '/') {
+        free_number = std::strtod(std::string(rest.substr(0, digits)).c_str(), nullptr);
+        size_t t = k + digits + 1, unit_begin = t;
+        if (got(scan.SizeAtIndex(t, &e.total_bytes, &end), &e.has_total)) {
+          // The free figure carries the total's unit: the unit is the scale of the total over its number.
+          while (unit_begin < end && (IsDigit(text[unit_begin]) || text[unit_begin] == '.')) ++unit_begin;
+          const double total_number = std::strtod(std::string(text.substr(t, unit_begin - t)).c_str(), nullptr);
+          if (total_number > 0) {
+            e.free_bytes =
+                static_cast<uint64_t>(std::llround(free_number * static_cast<double>(e.total_bytes) / total_number));
+            e.has_free = true;
+          }
+        }
+      }
+    }
+    has_utilization = scan.NumberAfter("memory utilization (", &utilization, &end);
+    if (has_utilization && end + 2 < text.size() && text[end] == ',') {
+      got(scan.SizeAtIndex(end + 2, &e.request_bytes, &end), nullptr);
+    }
+    found = e.has_total && e.has_free;
   } else if (after("ran out of memory trying to allocate ", &e.request_bytes, &found)) {
     // The BFC allocator of XLA and TensorFlow: xla/tsl/framework/bfc_allocator.cc, AllocateRaw's warning, with its
     // Stats (Limit, InUse, Reserved, LargestFreeBlock) or Strata's summary (bytes_in_use, pool_bytes, ...).
+    // TensorFlow's older dumps give in use as "Sum Total of in-use chunks". cuda_host_bfc is TensorFlow's pinned host
+    // memory.
     e.format = "xla-bfc";
-    e.framework = "JAX/XLA or TensorFlow (BFC allocator)";
+    host_bfc = has_text("cuda_host_bfc");
+    const bool tf = has_text("tensorflow/core") || has_text("OOM when allocating tensor");
+    const bool jax = has_text("xla/") || has_text("jaxlib") || has_text("XlaRuntimeError");
+    e.framework = host_bfc     ? "TensorFlow (BFC allocator, pinned host memory)"
+                  : tf && !jax ? "TensorFlow (BFC allocator)"
+                  : jax && !tf ? "JAX/XLA (BFC allocator)"
+                               : "JAX/XLA or TensorFlow (BFC allocator)";
     after("(rounded to ", &e.request_bytes, nullptr);
-    if (!after("bytes_in_use ", &e.live_bytes, &e.has_live)) stat("InUse:", &e.live_bytes, &e.has_live);
+    if (!after("bytes_in_use ", &e.live_bytes, &e.has_live)) stat("InUse:", &e.live_bytes, &e.has_live, true);
+    if (!e.has_live) after("Sum Total of in-use chunks: ", &e.live_bytes, &e.has_live);
     if (!after("pool_bytes ", &e.reserved_bytes, &e.has_reserved)) {
       stat("Reserved:", &e.reserved_bytes, &e.has_reserved, true);
     }
@@ -338,26 +614,20 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
     if (!after("largest_free_block_bytes ", &e.largest_free_bytes, &e.has_largest_free)) {
       stat("LargestFreeBlock:", &e.largest_free_bytes, &e.has_largest_free);
     }
-  } else if (after("Attempting to allocate ", &e.request_bytes, &found, ". That was not possible")) {
-    // The TPU runtime (libtpu, closed source): "Error allocating device buffer: Attempting to allocate X. That was
-    // not possible. There are Y free. Due to fragmentation, the largest contiguous region of free memory is Z."
-    e.format = "tpu";
-    e.framework = "TPU runtime";
-    after("There are ", &e.free_bytes, &e.has_free, " free");
-    after("largest contiguous region of free memory is ", &e.largest_free_bytes, &e.has_largest_free);
-  } else if (FindShape(message, &dims, &type)) {
+  } else if (FindShape(text, &dims, &type)) {
     // TensorFlow: tensorflow/core/framework/op_kernel.cc, OpKernelContext::allocate_tensor's ResourceExhausted.
     e.format = "tensorflow";
     e.framework = "TensorFlow";
-    const uint64_t width = DtypeBytes(type);
+    const uint64_t width = type.empty() ? 1 : DtypeBytes(type);
     if (!ShapeBytes(dims, width == 0 ? 1 : width, &e.request_bytes, error)) return false;
     if (width == 0) {
       *error = "TensorFlow type '" + std::string(type) + "': its size is not known here";
       return false;
     }
+    if (type.empty()) e.framework = "TensorFlow (the type is not in the paste: the request counts elements, not bytes)";
     found = true;
     // The BFC's statistics are often pasted with it.
-    stat("InUse:", &e.live_bytes, &e.has_live);
+    stat("InUse:", &e.live_bytes, &e.has_live, true);
     stat("Limit:", &e.limit_bytes, &e.has_limit);
     stat("Reserved:", &e.reserved_bytes, &e.has_reserved, true);
     stat("LargestFreeBlock:", &e.largest_free_bytes, &e.has_largest_free);
@@ -365,30 +635,73 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
     // XLA's RESOURCE_EXHAUSTED from the device allocator (xla/stream_executor/integrations/tf_allocator_adapter.cc).
     e.format = "xla";
     e.framework = "JAX/XLA";
+  } else if (after("Failed to allocate request for ", &e.request_bytes, &found)) {
+    // XLA's StreamExecutor allocator without a pool in between
+    // (xla/stream_executor/stream_executor_memory_allocator.cc): "Failed to allocate request for 6.27GiB (6727663616B)
+    // on device ordinal 0". The bytes in parentheses are exact.
+    e.format = "xla-platform";
+    e.framework = "JAX/XLA (device allocator, no BFC pool)";
+    after("(", &e.request_bytes, nullptr, ") on device ordinal");
+  } else if (has_text("failed to allocate memory") &&
+             (has_text("ResourceExhausted") || has_text("Resource exhausted") || has_text("[Op:"))) {
+    // TensorFlow eager ops (tensorflow/core/common_runtime/eager): "ResourceExhaustedError: failed to allocate memory
+    // [Op:AddV2]": no size at all.
+    e.format = "tensorflow-eager";
+    e.framework = "TensorFlow (eager op)";
+    found = true;
+  } else if (has_text("No available memory for the cache blocks")) {
+    // vLLM: the weights and the profiled activations leave nothing of gpu_memory_utilization x total for the KV cache.
+    e.format = "vllm-no-cache";
+    e.framework = "vLLM";
+    found = true;
   }
   if (bad) {
     *error = scan.bad();
     return false;
   }
-  if (!found) {
-    *error =
-        "not an out-of-memory message of PyTorch (\"Tried to allocate\"), XLA's BFC (\"ran out of memory trying to "
-        "allocate\"), XLA (\"Out of memory while trying to allocate\"), TensorFlow (\"OOM when allocating tensor with "
-        "shape\") or the TPU runtime (\"Attempting to allocate ... That was not possible\")";
-    return false;
-  }
+  *found_out = found;
+  if (!found) return true;
   if (!e.has_total && device_total != 0) {
     e.total_bytes = device_total;
     e.has_total = true;
   }
 
   // The rule every tool uses (gpu::ClassifyOom): capacity when live + request exceed what the process can get from
-  // the device, cap when they fit there but exceed the framework's limit, else fragmentation. Every sum is checked
-  // (Add): numbers that cannot all be true make the kind "inconsistent", never a wrapped figure.
+  // the device, cap when they fit there but exceed the framework's limit, else fragmentation; for messages also
+  // other-process, compile-time and inconsistent (tests/fit/corpus/README.md states each format's arithmetic). Every
+  // sum is checked (Add): numbers that cannot all be true make the kind "inconsistent", never a wrapped figure.
   const uint64_t req = e.request_bytes;
   uint64_t need = req;  // what the process needed at that moment: in use plus the request
   uint64_t usable = 0;  // what it could get from the device
+  uint64_t outside = 0;
+  std::vector<std::string> advice;
+  std::string capture;
   if (!inconsistent.empty()) {
+  } else if (e.format == "tpu-compile") {
+    if (has_used && has_capacity) {
+      e.kind = "compile-time";
+      e.why = "the compiled program needs " + H(used) + " of " + memory_space + " and the device has " +
+              H(capacity_bytes) + ": the static plan does not fit, before anything runs";
+      // The compiler rounds each figure to two decimals: the excess it states agrees within 1% of the capacity.
+      const uint64_t diff = used > capacity_bytes ? used - capacity_bytes : 0;
+      const uint64_t slack = capacity_bytes / 100 + (16 << 10);
+      if (has_exceeded && (diff + slack < exceeded || exceeded + slack < diff)) {
+        inconsistent = "it uses " + H(used) + " of " + H(capacity_bytes) + ", " + H(diff) + " over, yet says " +
+                       H(exceeded) + " over";
+      }
+    }
+  } else if (e.format == "tpu-reserve") {
+    if (e.has_free) {
+      e.kind = req > e.free_bytes                                 ? "capacity"
+               : e.has_largest_free && req > e.largest_free_bytes ? "fragmentation"
+                                                                  : "unknown";
+      e.why = e.kind == "capacity"
+                  ? "the program's " + H(req) + " is more than all the free HBM (" + H(e.free_bytes) + ")"
+              : e.kind == "fragmentation"
+                  ? "the free HBM (" + H(e.free_bytes) + ") would hold the program's " + H(req) + " but only " +
+                        H(e.largest_free_bytes) + " of it is reservable at the bottom of memory"
+                  : "the numbers say the " + H(req) + " fit: the runtime gives no reason";
+    }
   } else if (e.format == "tpu") {
     if (e.has_free) {
       usable = e.free_bytes;
@@ -398,6 +711,46 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
                   ? "the request (" + H(req) + ") is more than all the free HBM (" + H(e.free_bytes) + ")"
                   : "the free HBM (" + H(e.free_bytes) + ") would hold the request (" + H(req) +
                         ") but its largest contiguous region (" + H(e.largest_free_bytes) + ") does not";
+    }
+  } else if (e.format == "pytorch-mps") {
+    uint64_t held = 0;
+    if (e.has_live && has_other && e.has_limit && Add(e.live_bytes, other, &held) && Add(held, req, &need)) {
+      const std::string sum = H(e.live_bytes) + " MPS allocated + " + H(other) + " other allocations + " + H(req) +
+                              " requested = " + H(need);
+      if (need > e.limit_bytes) {
+        e.kind = "cap";
+        e.why = sum + ", more than the high watermark allows (" + H(e.limit_bytes) + ")";
+      } else {
+        e.kind = "capacity";
+        e.why = sum + " is within the high watermark (" + H(e.limit_bytes) +
+                "): the system's memory refused it, not the limit";
+      }
+    }
+  } else if (e.format == "pytorch-async") {
+    if (e.has_live && e.has_total && e.has_free && Add(e.live_bytes, req, &need)) {
+      const std::string sum = H(e.live_bytes) + " allocated + " + H(req) + " requested = " + H(need);
+      uint64_t held = 0;
+      if (!Add(e.free_bytes, e.live_bytes, &held) || held > e.total_bytes + e.total_bytes / 100) {
+        inconsistent = "free (" + H(e.free_bytes) + ") plus allocated (" + H(e.live_bytes) +
+                       ") is more than the device limit (" + H(e.total_bytes) + ")";
+      } else if (e.has_limit && need > e.limit_bytes) {
+        e.kind = "cap";
+        e.why = sum + ", more than the memory fraction allows (" + H(e.limit_bytes) + ")";
+      } else if (e.free_bytes >= req + kFreeSlack) {
+        inconsistent = "the GPU had " + H(e.free_bytes) + " free, more than the " + H(req) + " requested";
+      } else {
+        outside = e.total_bytes - std::min(e.total_bytes, held);
+        if (outside > kContextAllowance && need + kContextAllowance <= e.total_bytes) {
+          e.kind = "other-process";
+          e.why = sum + "; " + H(outside) + " of the " + H(e.total_bytes) +
+                  " is held outside PyTorch's pool (other processes or libraries), more than a CUDA context: "
+                  "without it the request fits";
+        } else {
+          e.kind = "capacity";
+          e.why = sum + ", and the device (" + H(e.total_bytes) + ") has only " + H(e.free_bytes) +
+                  " free beside a CUDA context's worth (" + H(outside) + ") held outside";
+        }
+      }
     }
   } else if (e.format == "pytorch" && e.has_live && e.has_reserved && e.has_free) {
     // What this process can get: what is free on the GPU plus what PyTorch holds. What it allocates comes out of
@@ -410,23 +763,70 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
     } else if (!Add(e.free_bytes, e.reserved_bytes, &usable)) {
       inconsistent = "free (" + H(e.free_bytes) + ") plus reserved (" + H(e.reserved_bytes) + ") reach 2^63 bytes";
     } else {
-      const gpu::OomKind k = gpu::ClassifyOom(req, e.live_bytes, e.has_limit ? e.limit_bytes : 0, usable);
+      const uint64_t unallocated = e.reserved_bytes - e.live_bytes;
+      const uint64_t segment = PyTorchSegment(req);
       const std::string sum = H(e.live_bytes) + " allocated + " + H(req) + " requested = " + H(need);
-      if (k == gpu::OomKind::kCap && e.has_total && need > e.total_bytes) {
-        // A cap names a fraction of the total; one above 1 (or of a 0 B GPU) is no setting PyTorch takes.
-        inconsistent = sum + " is more than the GPU's total capacity (" + H(e.total_bytes) +
-                       "), yet only the memory fraction (" + H(e.limit_bytes) + ") stopped it";
+      // PyTorch refuses a segment when what it reserves plus the segment passes the fraction (or the request alone
+      // does).
+      const bool capped = e.has_limit && (need > e.limit_bytes || e.reserved_bytes + segment > e.limit_bytes);
+      const uint64_t slack = e.has_total ? e.total_bytes / 100 + (16 << 20) : 0;
+      if (capped) {
+        if (e.has_total && need > e.total_bytes) {
+          // A cap names a fraction of the total; one above 1 (or of a 0 B GPU) is no setting PyTorch takes.
+          inconsistent = sum + " is more than the GPU's total capacity (" + H(e.total_bytes) +
+                         "), yet only the memory fraction (" + H(e.limit_bytes) + ") stopped it";
+        } else {
+          e.kind = "cap";
+          e.why = sum + ", more than the memory fraction allows (" + H(e.limit_bytes) + ")";
+          if (need <= e.limit_bytes) {
+            e.why = "PyTorch reserves " + H(e.reserved_bytes) + " and a segment of " + H(segment) + " for the " +
+                    H(req) + " requested would pass the memory fraction (" + H(e.limit_bytes) + ")";
+          }
+        }
+      } else if (e.has_total && usable > e.total_bytes + slack) {
+        inconsistent = "PyTorch holds " + H(e.reserved_bytes) + " (" + H(e.live_bytes) + " of it allocated) and " +
+                       H(e.free_bytes) + " is free: more than the GPU's total capacity (" + H(e.total_bytes) + ")";
+      } else if (e.free_bytes >= segment + kFreeSlack) {
+        inconsistent = "the GPU had " + H(e.free_bytes) + " free, more than the " + H(segment) +
+                       " segment the request needs, and no memory fraction is printed: cudaMalloc did not fail for "
+                       "want of memory (on Windows the driver's figures can mislead; check nvidia-smi)";
+      } else if (e.free_bytes + unallocated >= req) {
+        e.kind = "fragmentation";
+        e.why = sum + " fits in what PyTorch holds plus what is free (" + H(usable) + "): " + H(unallocated) +
+                " is reserved but unallocated, in blocks too small";
       } else {
-        e.kind = gpu::OomKindName(k);
-        e.why = k == gpu::OomKind::kCapacity
-                    ? sum + ", more than PyTorch holds plus what is free on the GPU (" + H(usable) + ")"
-                : k == gpu::OomKind::kCap ? sum + ", more than the memory fraction allows (" + H(e.limit_bytes) + ")"
-                                          : sum + " fits in what PyTorch holds plus what is free (" + H(usable) +
-                                                "): " + H(e.reserved_bytes - e.live_bytes) +
-                                                " is reserved but unallocated, in blocks too small";
+        outside = e.has_total ? e.total_bytes - std::min(e.total_bytes, usable) : 0;
+        if (e.has_total && outside > kContextAllowance && need + kContextAllowance <= e.total_bytes) {
+          e.kind = "other-process";
+          e.why = sum + ", more than PyTorch holds plus what is free (" + H(usable) + "); " + H(outside) + " of the " +
+                  H(e.total_bytes) +
+                  " is held outside PyTorch (other processes or libraries), more than a CUDA context: without it the "
+                  "request fits";
+        } else {
+          e.kind = "capacity";
+          e.why = sum + ", more than PyTorch holds plus what is free on the GPU (" + H(usable) + ")";
+        }
       }
     }
-  } else if (e.has_live && e.has_limit) {
+  } else if (e.format == "vllm-kv") {
+    if ((seq_len > 0 && kv_tokens > 0) || (has_kv_needed && has_kv_available)) {
+      e.kind = "cap";
+      e.why = has_kv_needed && has_kv_available
+                  ? "one sequence of max_model_len (" + std::to_string(static_cast<uint64_t>(seq_len)) + ") needs " +
+                        H(kv_needed) + " of KV cache; what gpu_memory_utilization leaves for it is " + H(kv_available)
+                  : "one sequence of max_model_len (" + std::to_string(static_cast<uint64_t>(seq_len)) +
+                        " tokens) does not fit the KV cache that gpu_memory_utilization leaves (" +
+                        std::to_string(static_cast<uint64_t>(kv_tokens)) + " tokens)";
+    }
+  } else if (e.format == "vllm-startup") {
+    e.kind = "other-process";
+    e.why =
+        H(e.total_bytes - std::min(e.total_bytes, e.free_bytes)) + " of the GPU's " + H(e.total_bytes) +
+        " was in use before the engine started, and the free " + H(e.free_bytes) + " is less than " +
+        (has_utilization ? Fraction(static_cast<uint64_t>(utilization * 1000), 1000) + " of the total" : "the share") +
+        " the engine wants";
+    if (e.free_bytes > e.total_bytes) inconsistent = "more is free than the GPU's total";
+  } else if (e.format == "xla-bfc" && e.has_live && e.has_limit) {
     // The BFC: its limit is known; the device only if --device says what it is.
     usable = e.has_total ? e.total_bytes - std::min(e.total_bytes, device_context) : UINT64_MAX;
     if (!Add(e.live_bytes, req, &need)) {
@@ -442,10 +842,47 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
                   : sum + " is within the limit (" + H(e.limit_bytes) + ") but no free chunk" +
                         (e.has_largest_free ? " (the largest is " + H(e.largest_free_bytes) + ")" : std::string()) +
                         " holds it";
+      // A pool that grows (allow_growth, preallocation off) and is still below its limit could not get more memory
+      // from the device: something outside the allocator holds it.
+      if (k == gpu::OomKind::kFragmentation && e.has_reserved && e.reserved_bytes < e.limit_bytes &&
+          e.reserved_bytes >= e.live_bytes && e.reserved_bytes - e.live_bytes < req) {
+        e.kind = "other-process";
+        e.why = sum + " is within the limit (" + H(e.limit_bytes) + "), but the pool has grown only to " +
+                H(e.reserved_bytes) + " and could not grow further: the device's memory is held outside the allocator";
+      }
     }
   } else {
     e.why = "the message gives the request (" + H(req) +
             ") but not what was in use: run strata-fit on a trace or snapshot of the run to classify it";
+    if (e.format == "xla-bfc" || e.format == "xla") capture = kCaptureBfc;
+    if (e.format == "tensorflow") capture = kCaptureTensorFlow;
+    if (e.format == "xla-platform") {
+      e.why = "the message gives the request (" + H(req) +
+              ") from XLA's device allocator, which has no pool: nothing says what else held the GPU";
+      capture =
+          "capture nvidia-smi at the moment of failure (what every process holds) and JAX's allocator "
+          "settings (XLA_PYTHON_CLIENT_ALLOCATOR, _PREALLOCATE, _MEM_FRACTION); with the BFC allocator's "
+          "statistics strata-explain names the kind";
+    }
+    if (e.format == "tensorflow-eager") {
+      e.why = "the message names the op but no size";
+      capture = kCaptureTensorFlow;
+    }
+    if (e.format == "vllm-no-cache") {
+      e.why =
+          "the weights and the profiled activation peak leave nothing of gpu_memory_utilization x the GPU's "
+          "memory for the KV cache; the message has no numbers";
+      capture =
+          "capture vLLM's start-up lines before it ('Loading model weights took', 'Memory profiling results' "
+          "or '# GPU blocks'): with the weights, the peak and the total, the utilization that leaves room "
+          "follows";
+    }
+    if (e.format == "vllm-kv") e.why = "the message's token counts were not readable";
+    if (e.format == "pytorch") {
+      capture =
+          "capture the whole message (PyTorch prints the GPU's total, what is free, allocated and reserved "
+          "after the request) or torch.cuda.memory_summary()";
+    }
   }
   if (!inconsistent.empty()) {
     e.kind = "inconsistent";
@@ -453,19 +890,84 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
   }
 
   // Advice the numbers support (the settings strata-fit searches; docs/fit.md).
-  auto& a = e.advice;
+  auto& a = advice;
+  const std::string fewer =
+      "or need less at once: a smaller batch or sequence length, activation checkpointing (rematerialization), or "
+      "the model sharded over more devices";
   if (e.kind == "inconsistent") {
     a.push_back("no setting can be derived from these numbers: check that the message was copied whole and unedited");
   } else if (e.kind == "capacity") {
-    a.push_back("no setting helps: the workload needs at least " + H(need) + " at this point, the device has " +
-                H(usable) +
-                "; a larger device, fewer live buffers (smaller batch, activation checkpointing) or sharding");
+    if (e.format == "tpu" || e.format == "tpu-reserve") {
+      a.push_back("no setting helps: the TPU has " + H(e.free_bytes) + " free and " + H(req) +
+                  " is needed; a smaller batch or sequence length, fewer live buffers (rematerialization), or "
+                  "sharding over more chips");
+    } else if (e.format == "pytorch-mps") {
+      a.push_back("no setting helps: the system's memory refused " + H(need) +
+                  " below the watermark; free memory "
+                  "(other apps), or a smaller batch or model");
+    } else {
+      a.push_back("no setting helps: the workload needs at least " + H(need) + " at this point, the device has " +
+                  H(e.format == "pytorch-async" ? e.total_bytes : usable) +
+                  "; a larger device, fewer live buffers (smaller batch, activation checkpointing) or sharding");
+    }
+  } else if (e.kind == "other-process") {
+    if (e.format == "vllm-startup") {
+      const uint64_t hundredths = e.total_bytes == 0 ? 0 : e.free_bytes * 100 / e.total_bytes;
+      char u[16];
+      std::snprintf(u, sizeof u, "%.2f", static_cast<double>(hundredths) / 100.0);
+      a.push_back(std::string("gpu_memory_utilization=") + u + " or lower (the free " + H(e.free_bytes) + " over the " +
+                  H(e.total_bytes) + " total), or free the GPU of the other process first (nvidia-smi lists them)");
+    } else if (e.format == "xla-bfc") {
+      a.push_back(
+          "free the GPU of the other process (nvidia-smi lists them), or let the allocator take its memory "
+          "at start: XLA_PYTHON_CLIENT_PREALLOCATE=true (JAX) / no allow_growth (TensorFlow)");
+    } else {
+      a.push_back("free the " + H(outside) + " held outside " + (e.format == "pytorch-async" ? "the pool" : "PyTorch") +
+                  " (nvidia-smi lists each process's memory; another framework in this process counts too), or "
+                  "cap the other process (its framework's memory fraction): without it " +
+                  H(need) + " fits");
+      a.push_back(fewer);
+    }
   } else if (e.kind == "cap") {
     // A cap's need fits the device (ClassifyOom; PyTorch's total checked above): the fraction is in (0, 1].
-    if (e.format == "pytorch") {
+    if (e.format == "pytorch" || e.format == "pytorch-async") {
       a.push_back("torch.cuda.set_per_process_memory_fraction(" +
                   (e.has_total ? Fraction(need, e.total_bytes) : std::string("a larger fraction")) +
                   ") or more: the fraction caps what PyTorch may reserve");
+    } else if (e.format == "pytorch-mps") {
+      a.push_back("PYTORCH_MPS_HIGH_WATERMARK_RATIO above its current value (the limit, " + H(e.limit_bytes) +
+                  ", is that ratio of the system's recommended working set; 0.0 removes it, at the risk the message "
+                  "names), if the machine has the memory");
+      a.push_back(fewer);
+    } else if (e.format == "vllm-kv") {
+      uint64_t fit_len = 0;
+      if (has_estimate) {
+        fit_len = static_cast<uint64_t>(estimated_len);
+      } else if (kv_tokens > 0) {
+        fit_len = static_cast<uint64_t>(kv_tokens);
+      } else if (has_kv_needed && kv_needed > 0 && seq_len > 0) {
+        fit_len = static_cast<uint64_t>(seq_len * static_cast<double>(kv_available) / static_cast<double>(kv_needed));
+      }
+      if (fit_len > 0) {
+        a.push_back("max_model_len=" + std::to_string(fit_len) +
+                    " or less: the longest sequence the KV cache holds at this gpu_memory_utilization");
+      }
+      if (has_kv_needed && has_kv_available) {
+        const uint64_t more = kv_needed - std::min(kv_needed, kv_available);
+        a.push_back("or raise gpu_memory_utilization so the KV cache gains " + H(more) +
+                    (e.has_total ? " (+" + Fraction(more, e.total_bytes) + " of the GPU's " + H(e.total_bytes) + ")"
+                                 : std::string(" (that over the GPU's total, added to the fraction)")) +
+                    ", if the GPU has it free");
+      } else {
+        a.push_back("or raise gpu_memory_utilization until the KV cache holds " +
+                    std::to_string(static_cast<uint64_t>(seq_len)) + " tokens (it holds " +
+                    std::to_string(static_cast<uint64_t>(kv_tokens)) + " now" +
+                    (has_utilization ? " at " + Fraction(static_cast<uint64_t>(utilization * 1000), 1000) : "") +
+                    "), if the GPU has it free");
+      }
+    } else if (host_bfc) {
+      a.push_back("TF_GPU_HOST_MEM_LIMIT_IN_MB=" + std::to_string((need + (1 << 20) - 1) >> 20) +
+                  " or more: the pinned host allocator's limit (64 GiB by default), if the host has the memory");
     } else if (e.has_total) {
       a.push_back("XLA_PYTHON_CLIENT_MEM_FRACTION=" + Fraction(need, e.total_bytes) +
                   " (JAX: the limit is that fraction of the GPU's total; at least " + H(need) + ")");
@@ -478,28 +980,140 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
     }
   } else if (e.kind == "fragmentation") {
     if (e.format == "pytorch") {
-      a.push_back("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the " + H(e.reserved_bytes - e.live_bytes) +
-                  " reserved but unallocated can then be mapped as one range");
+      const std::string conf = PyTorchConf(text, hip);
+      const bool before_2_1 = e.framework.find("before") != std::string::npos;
+      a.push_back(conf + "=expandable_segments:True" + (before_2_1 ? " (PyTorch 2.1 or newer)" : "") + ": the " +
+                  H(e.reserved_bytes - e.live_bytes) + " reserved but unallocated can then be mapped as one range");
       if (req > (20ull << 20)) {
         const uint64_t mb = std::max<uint64_t>(21, std::min<uint64_t>(req >> 20, 512));
-        a.push_back("PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:" + std::to_string(mb) + " (blocks of " +
-                    std::to_string(mb) +
+        a.push_back(conf + "=max_split_size_mb:" + std::to_string(mb) + " (blocks of " + std::to_string(mb) +
                     " MiB and more are not split, and are released whole on a miss; 21 is the least PyTorch takes)");
       }
-    } else if (e.format == "tpu") {
+      a.push_back(fewer);
+    } else if (e.format == "tpu" || e.format == "tpu-reserve") {
       a.push_back(
           "compaction: the free HBM holds the request once live buffers are moved together (Strata's "
           "--compaction on-oom; the TPU runtime's own defragmentation)");
+      a.push_back(fewer);
     } else {
       a.push_back(
           "XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async or TF_GPU_ALLOCATOR=cuda_malloc_async: a pool that maps "
           "pages instead of carving one region");
       a.push_back("JAX: backend.defragment() on the OOM, then retry (every live buffer through the host)");
     }
+  } else if (e.kind == "compile-time") {
+    std::string line = "no runtime setting helps: XLA planned " + H(used) + " of " + memory_space +
+                       " for a device of " + H(capacity_bytes);
+    if (memory_space == "hbm" && capacity_bytes > 0) {
+      // Sharded over n chips, the program's share (all but the runtime's reserve) divides; the reserve stays.
+      const uint64_t fixed = has_hbm_reserved ? std::min(hbm_reserved, used) : 0;
+      line += "; sharded evenly over";
+      for (uint64_t n : {2, 4, 8}) {
+        const uint64_t per = fixed + (used - fixed) / n;
+        line += std::string(n == 2 ? " " : ", ") + std::to_string(n) + " chips about " + H(per) + " each" +
+                (per <= capacity_bytes ? " (fits)" : "");
+      }
+    }
+    a.push_back(line);
+    if (has_unpadded && has_padded && padded > 0 && padded >= unpadded) {
+      a.push_back("padding to the TPU's tiles takes " + Percent(static_cast<double>(padded - unpadded) / padded) +
+                  " of the temporaries (" + H(unpadded) + " unpadded, " + H(padded) + " padded)");
+    }
+    a.push_back(
+        "a smaller batch or sequence length, rematerialization (jax.checkpoint), or more chips with the "
+        "arrays sharded over them");
   }
-  a.push_back(
-      "strata-fit on a trace or snapshot of this run checks each setting and prints the cheapest that completes");
+  if (e.kind == "unknown" && !capture.empty()) a.push_back(capture);
+  if (e.kind == "unknown" && e.format == "xla-platform") {
+    a.push_back(
+        "this text comes from XLA's device allocator outside the BFC pool (XLA_PYTHON_CLIENT_ALLOCATOR="
+        "platform, or a scratch allocation such as cuDNN autotuning): if the pool holds most of the GPU, "
+        "XLA_PYTHON_CLIENT_MEM_FRACTION lower leaves the room; with the platform allocator, the default one "
+        "with XLA_PYTHON_CLIENT_PREALLOCATE=true holds the memory from the start");
+  }
+  if (e.kind == "unknown" && e.format == "vllm-no-cache") {
+    a.push_back(
+        "a higher gpu_memory_utilization if the GPU has the memory, or a smaller model (quantized), or more "
+        "GPUs (tensor_parallel_size)");
+  }
+  if (e.format != "vllm-kv" && e.format != "vllm-startup" && e.format != "vllm-no-cache" && e.format != "tpu-compile") {
+    a.push_back(
+        "strata-fit on a trace or snapshot of this run checks each setting and prints the cheapest that completes");
+  }
+  e.advice = std::move(advice);
+  e.capture = capture;
   *out = e;
+  return true;
+}
+
+}  // namespace
+
+bool Explain(const std::string& message, uint64_t device_total, uint64_t device_context, Explanation* out,
+             std::string* error) {
+  return Explain(message, device_total, device_context, {}, out, error);
+}
+
+bool Explain(const std::string& message, uint64_t device_total, uint64_t device_context,
+             const std::vector<std::string>& settings_on, Explanation* out, std::string* error) {
+  if (message.size() > kMaxMessageBytes) {
+    *error = "the message is longer than " + std::to_string(kMaxMessageBytes) +
+             " bytes (64 KiB), the most strata-explain reads: give the out-of-memory error itself (from its first "
+             "line to the allocator's statistics), not the whole log";
+    return false;
+  }
+  // First the message with its lines joined by spaces, then (only when no format is found) with the words a
+  // terminal broke across lines joined again.
+  bool found = false;
+  for (bool join_words : {false, true}) {
+    const std::string text = Normalize(message, join_words);
+    if (!ReadMessage(text, device_total, device_context, out, &found, error)) return false;
+    if (found) break;
+  }
+  if (!found) {
+    // A message of a framework with none of the numbers: named, kind unknown, and what to capture next.
+    const std::string text = Normalize(message, false);
+    static constexpr std::pair<std::string_view, std::string_view> kBare[] = {
+        {"HIP out of memory", "PyTorch (HIP)"},
+        {"CUDA out of memory", "PyTorch or another CUDA program"},
+        {"CUDA_ERROR_OUT_OF_MEMORY", "a CUDA program (the driver's error)"},
+        {"OutOfMemoryError", "PyTorch"},
+        {"ResourceExhaustedError", "TensorFlow"},
+        {"RESOURCE_EXHAUSTED", "JAX/XLA or TensorFlow"},
+        {"Resource exhausted", "JAX/XLA or TensorFlow"},
+        {"out of memory", "unnamed"}};
+    for (const auto& [phrase, framework] : kBare) {
+      if (text.find(phrase) == std::string::npos) continue;
+      Explanation e;
+      e.format = "oom-text";
+      e.framework = std::string(framework);
+      e.why = "the message says '" + std::string(phrase) + "' with no sizes";
+      e.capture =
+          "capture the whole error message, from its first line to the allocator's statistics (PyTorch "
+          "prints the GPU's total, free, allocated and reserved; JAX/TensorFlow's BFC allocator logs "
+          "'Stats:' before the error)";
+      e.advice = {e.capture};
+      *out = e;
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    *error =
+        "not an out-of-memory message of PyTorch (\"Tried to allocate\"), XLA's BFC (\"ran out of memory trying to "
+        "allocate\"), XLA (\"Out of memory while trying to allocate\"), TensorFlow (\"OOM when allocating tensor with "
+        "shape\") or the TPU runtime (\"Attempting to allocate ... That was not possible\")";
+    return false;
+  }
+  // Never advise a setting the user says is already on: a line that names one goes.
+  if (!settings_on.empty()) {
+    std::vector<std::string> kept;
+    for (const std::string& line : out->advice) {
+      bool names = false;
+      for (const std::string& s : settings_on) names = names || (!s.empty() && line.find(s) != std::string::npos);
+      if (!names) kept.push_back(line);
+    }
+    out->advice = std::move(kept);
+  }
   return true;
 }
 
@@ -532,6 +1146,7 @@ std::string ExplainJson(const Explanation& e) {
   j["kind"] = e.kind;
   j["why"] = e.why;
   j["advice"] = e.advice;
+  if (!e.capture.empty()) j["capture"] = e.capture;
   return tool::JsonLine(j);
 }
 

@@ -13,7 +13,9 @@
 namespace strata::fit {
 
 struct Explanation {
-  std::string format;     // "pytorch", "xla-bfc", "xla", "tensorflow", "tpu"
+  // "pytorch", "pytorch-mps", "pytorch-async", "xla-bfc", "xla", "xla-platform", "tensorflow", "tensorflow-eager",
+  // "tpu", "tpu-reserve", "tpu-compile", "vllm-kv", "vllm-startup", "vllm-no-cache", "oom-text" (no numbers)
+  std::string format;
   std::string framework;  // "PyTorch", "JAX/XLA or TensorFlow", "JAX/XLA", "TensorFlow", "TPU runtime"
   // What the message says; a flag says whether it said it.
   uint64_t request_bytes = 0;
@@ -27,9 +29,10 @@ struct Explanation {
   uint64_t largest_free_bytes = 0;
   // capacity, cap, fragmentation; unknown when the numbers do not say; inconsistent when they cannot all be true
   // (allocated above reserved, sums past 2^63 bytes, a cap beyond the GPU's total).
-  std::string kind = "unknown";
-  std::string why;  // the classification in words, with its numbers
+  std::string kind = "unknown";  // also other-process, compile-time (issue 49; tests/fit/corpus/README.md)
+  std::string why;               // the classification in words, with its numbers
   std::vector<std::string> advice;
+  std::string capture;  // when the numbers do not decide: what to capture next
 };
 
 // The longest message Explain reads (64 KiB): an OOM error with the allocator's statistics is a few KB; a longer text
@@ -42,6 +45,10 @@ constexpr size_t kMaxMessageBytes = 64 * 1024;
 // `device_total` / `device_context`: the device's memory (0: unknown), for formats that do not state it.
 bool Explain(const std::string& message, uint64_t device_total, uint64_t device_context, Explanation* out,
              std::string* error);
+// The same, with the settings the user already has on (names such as "expandable_segments" or
+// "XLA_PYTHON_CLIENT_PREALLOCATE"): no advice line names one of them.
+bool Explain(const std::string& message, uint64_t device_total, uint64_t device_context,
+             const std::vector<std::string>& settings_on, Explanation* out, std::string* error);
 std::string ExplainText(const Explanation& e);
 std::string ExplainJson(const Explanation& e);  // one line
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "devices.h"
 #include "explain.h"
@@ -10,19 +11,21 @@
 
 namespace {
 
-constexpr const char* kSynopsis = "strata-explain MESSAGE|- [--device NAME] [--json]";
+constexpr const char* kSynopsis = "strata-explain MESSAGE|- [--device NAME] [--set SETTING]... [--json]";
 constexpr const char* kDescription =
-    "Reads an out-of-memory message as PyTorch (\"CUDA out of memory. Tried to allocate ...\"), XLA's BFC\n"
-    "(\"ran out of memory trying to allocate ...\" with its statistics), XLA (\"Out of memory while trying\n"
-    "to allocate N bytes\"), TensorFlow (\"OOM when allocating tensor with shape[...]\") or the TPU runtime\n"
-    "(\"... Due to fragmentation, the largest contiguous region of free memory is ...\") prints it, says\n"
-    "which kind of OOM it is (capacity, cap, fragmentation) and which settings its numbers support.\n"
+    "Reads an out-of-memory message as PyTorch (CUDA, HIP, MPS, cudaMallocAsync; 2.x and older), XLA's BFC\n"
+    "(\"ran out of memory trying to allocate ...\" with its statistics), XLA (\"Out of memory while trying to\n"
+    "allocate\", \"Failed to allocate request for\"), TensorFlow (\"OOM when allocating tensor with shape[...]\"),\n"
+    "the TPU compiler (\"Ran out of memory in memory space hbm\"), the TPU runtime or vLLM prints it, as pasted\n"
+    "(log prefixes, wrapped lines, HTML entities), says which kind of OOM it is (capacity, cap, fragmentation,\n"
+    "other-process, compile-time, inconsistent, unknown) and which settings its numbers support.\n"
     "A message of at most 64 KiB is read; - reads it from standard input.";
 constexpr const char* kFooter = "Exit status: 0 when the message was read, 2 on bad usage or a message it cannot read.";
 
 int Main(int argc, char** argv) {
   using namespace strata;
   std::string message, device_name;
+  std::vector<std::string> settings_on;
   bool json = false;
   CLI::App app{kDescription, "strata-explain"};
   cli::Setup(app, kSynopsis, kFooter);
@@ -31,6 +34,10 @@ int Main(int argc, char** argv) {
   app.add_option("--device", device_name,
                  "the device it ran on (strata-fit --list-devices): its memory, for messages that do not say it")
       ->type_name("NAME");
+  app.add_option("--set", settings_on,
+                 "a setting already on (expandable_segments, XLA_PYTHON_CLIENT_PREALLOCATE, ...): no advice names it; "
+                 "repeat for several")
+      ->type_name("SETTING");
   app.add_flag("--json", json, "one JSON object instead of the text");
   if (int rc = cli::Parse(app, argc, argv); rc != cli::kContinue) return rc;
   if (message == "-") {
@@ -51,7 +58,7 @@ int Main(int argc, char** argv) {
   }
   fit::Explanation e;
   std::string error;
-  if (!fit::Explain(message, total, context, &e, &error)) {
+  if (!fit::Explain(message, total, context, settings_on, &e, &error)) {
     std::fprintf(stderr, "strata-explain: %s\n", error.c_str());
     return 2;
   }
