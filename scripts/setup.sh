@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Strata needs to build and run (the main job and every tool: about 1.5 GB, a few
 # minutes the first time). With --python it also makes the project's own Python virtual environment .venv/ with JAX
-# for CPU and TensorFlow's compiled BFC allocator (about 1.9 GB from PyPI, 5-10 minutes the first time), which only
-# the tests use (docs/jax.md: the JAX examples and tests; the fidelity.bfc.* tests): scripts/test.sh asks for it,
-# scripts/run.sh does not. STRATA_NO_VENV=1 leaves the venv out even then. Idempotent; silent when all is present.
+# for CPU, TensorFlow's compiled BFC allocator and Selenium (about 1.9 GB from PyPI, 5-10 minutes the first time),
+# and Debian's chromium, which only the tests use (docs/jax.md's JAX tests, fidelity.bfc.*, compare.html_browser):
+# scripts/test.sh asks for it, scripts/run.sh does not. STRATA_NO_VENV=1 leaves the venv out (chromium still comes).
+# Idempotent; silent when all is present.
 # usage: scripts/setup.sh [--python]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,7 +12,7 @@ with_venv=0
 for arg in "$@"; do
   case "$arg" in
     --python) with_venv=1 ;;
-    -h|--help) sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown argument '$arg' (usage: scripts/setup.sh [--python])" >&2; exit 2 ;;
   esac
 done
@@ -29,8 +30,12 @@ packages=(
   parallel            # strata-compare --emit-jobs sweeps (tests/compare/parallel_merge.sh)
   python3-dev pybind11-dev python3-numpy  # import strata (python/)
   python3-venv python3-pip  # .venv/ (below)
-  chromium chromium-driver  # strata-compare --html's page opened headless by test compare.html_browser (Selenium, below)
 )
+# Only the tests (--python): Debian's chromium, which opens strata-compare --html's page headless in test
+# compare.html_browser (driven by Selenium from .venv, below).
+if [ "$with_venv" = 1 ]; then
+  packages+=(chromium chromium-driver)
+fi
 
 # JAX in a virtual environment the project owns (never the machine's Python). The version is pinned so that the
 # committed XLA dumps (tests/xla/data) and docs/jax.md's figures stay reproducible. Without PyPI the JAX tests skip.
