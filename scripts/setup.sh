@@ -3,7 +3,7 @@
 # minutes the first time). With --python it also makes the project's own Python virtual environment .venv/ with JAX
 # for CPU, TensorFlow's compiled BFC allocator and Selenium (about 1.9 GB from PyPI, 5-10 minutes the first time),
 # and Debian's chromium, which only the tests use (docs/jax.md's JAX tests, fidelity.bfc.*, compare.html_browser):
-# scripts/test.sh asks for it, scripts/run.sh does not. STRATA_NO_VENV=1 leaves the venv out (chromium still comes).
+# scripts/test.sh asks for it, scripts/run.sh does not. STRATA_NO_VENV=1 leaves both out.
 # Idempotent; silent when all is present.
 # usage: scripts/setup.sh [--python]
 set -euo pipefail
