@@ -11,19 +11,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json OomJson(const FirstOom& f) {
-  if (f.event < 0) return nullptr;
-  return Json{{"event", f.event},
-              {"buffer_id", f.buffer_id},
-              {"kind", f.kind},
-              {"request_bytes", f.request_bytes},
-              {"live_bytes", f.live_bytes},
-              {"reserved_bytes", f.reserved_bytes},
-              {"largest_free_bytes", f.largest_free_bytes},
-              {"limit_bytes", f.limit_bytes},
-              {"message", f.message}};
-}
-
 // The series as bands (first event, last event, least and most in use and reserved): the run's own, or its
 // downsampled series where it has none (each point a band of one event).
 Json BandsJson(const Run& r) {
@@ -97,7 +84,7 @@ Json RunJson(const Run& r) {
       {"failed_allocs", r.failed_allocs},
       {"peak_live_bytes", r.peak_live_bytes},
       {"peak_reserved_bytes", r.peak_reserved_bytes},
-      {"first_oom", OomJson(r.first_oom)},
+      {"first_oom", FirstOomJson(r.first_oom)},
       {"min_capacity", m.searched ? Json{{"found", m.found}, {"bytes", m.bytes}, {"ratio", m.ratio}} : Json(nullptr)},
       {"bytes_moved", r.cost.bytes_moved},
       {"advice", r.advice},

@@ -18,21 +18,6 @@ using tool::Printable;  // every string from a workload or a report, in the tabl
 
 using Json = nlohmann::ordered_json;
 
-Json OomJson(const FirstOom& f) {
-  if (f.event < 0) return nullptr;
-  Json j{{"event", f.event},
-         {"buffer_id", f.buffer_id},
-         {"kind", f.kind},
-         {"request_bytes", f.request_bytes},
-         {"live_bytes", f.live_bytes},
-         {"reserved_bytes", f.reserved_bytes},
-         {"largest_free_bytes", f.largest_free_bytes},
-         {"limit_bytes", f.limit_bytes},
-         {"message", f.message}};
-  if (!f.tenant.empty()) j["tenant"] = f.tenant;
-  return j;
-}
-
 // A report's numbers are read exactly or refused: nlohmann's get<> would wrap a negative count into a
 // huge unsigned one, truncate 1.5 to 1, and turn 2^70 (parsed as a double) into INT_MIN.
 uint64_t U64(const Json& v) {
@@ -82,7 +67,7 @@ Json RunJson(const Run& r) {
                        {"allocs", t.allocs},
                        {"failed_allocs", t.failed_allocs},
                        {"peak_in_use_bytes", t.peak_in_use_bytes},
-                       {"first_oom", OomJson(t.first_oom)}});
+                       {"first_oom", FirstOomJson(t.first_oom)}});
   }
   Json j{{"contender", r.contender},
          {"family", r.family},
@@ -98,7 +83,7 @@ Json RunJson(const Run& r) {
            {"cap", r.oom_cap},
            {"fragmentation", r.oom_fragmentation},
            {"quota", r.oom_quota}}},
-         {"first_oom", OomJson(r.first_oom)},
+         {"first_oom", FirstOomJson(r.first_oom)},
          {"peak_live_bytes", r.peak_live_bytes},
          {"peak_reserved_bytes", r.peak_reserved_bytes},
          {"cost",
@@ -319,6 +304,21 @@ std::string CostCell(const Run& r) {
 }
 
 }  // namespace
+
+Json FirstOomJson(const FirstOom& f) {
+  if (f.event < 0) return nullptr;
+  Json j{{"event", f.event},
+         {"buffer_id", f.buffer_id},
+         {"kind", f.kind},
+         {"request_bytes", f.request_bytes},
+         {"live_bytes", f.live_bytes},
+         {"reserved_bytes", f.reserved_bytes},
+         {"largest_free_bytes", f.largest_free_bytes},
+         {"limit_bytes", f.limit_bytes},
+         {"message", f.message}};
+  if (!f.tenant.empty()) j["tenant"] = f.tenant;
+  return j;
+}
 
 // A few lines a reader can act on: who completes, who fails first and why, who needs the least memory.
 std::string Verdict(const WorkloadReport& w) {

@@ -3,6 +3,7 @@
 #ifndef STRATA_HOST_COMPARE_REPORT_H_
 #define STRATA_HOST_COMPARE_REPORT_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ constexpr int kReportVersion = 1;
 std::string ToJson(const std::vector<WorkloadReport>& reports);
 // Reads a report back. False with "what is wrong" (the JSON parser's byte offset, or the missing key).
 bool FromJson(const std::string& text, std::vector<WorkloadReport>* reports, std::string* error);
+
+// A run's first OOM as the JSON report holds it (null when the run had none); the --html page carries the same.
+nlohmann::ordered_json FirstOomJson(const FirstOom& f);
 
 std::string CsvHeader();                          // with its newline
 std::string ToCsv(const WorkloadReport& report);  // one line per run
