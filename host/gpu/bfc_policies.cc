@@ -315,7 +315,8 @@ bool MakeJax(const std::string& name, GpuDriver& driver, const PolicyConfig& con
 
   // limit = roundup(total x fraction, 2 MiB), of TOTAL memory (gpu_helpers.cc:137-155).
   const uint64_t total = driver.total_bytes();
-  const uint64_t limit = RoundUpGpuMemoryLimit(FractionOf(total, fraction.cap));
+  // Only the preallocated pool grows past START (xla_gpu_allocator_config.h: every other mode takes the start).
+  const uint64_t limit = RoundUpGpuMemoryLimit(FractionOf(total, preallocate ? fraction.cap : fraction.start));
   BfcOptions opts;                   // tsl defaults: retry on, no GC, 128 MiB split threshold
   opts.allow_growth = !preallocate;  // gpu_helpers.cc:170
   if (fraction.flex && preallocate) {
