@@ -69,9 +69,11 @@ bool RunSetting(const replay::Trace& trace, const Setting& setting, const device
     return false;
   }
   Options o;
-  // torch_version is an option of the torch policies only.
+  // torch_version is an option of the torch policies only, jax_version of the jax policies that read a fraction.
   for (const auto& [k, v] : gpu_options) {
-    if (k != "torch_version" || IsTorch(c.name)) o.gpu_options[k] = v;
+    if (k == "torch_version" && !IsTorch(c.name)) continue;
+    if (k == "jax_version" && (c.name.rfind("jax", 0) != 0 || c.name == "jax-platform")) continue;
+    o.gpu_options[k] = v;
   }
   for (const auto& [k, v] : setting.options) o.gpu_options[k] = v;
   // The GPU's own preset for what the policies read of it beyond its memory (TensorFlow's reserve rule reads the
@@ -202,7 +204,8 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
     const std::string base = contender == "jax+defrag" ? "jax" : contender;
     auto at = [&](int percent, bool* done) {
       const std::string f2 = Fixed(percent / 100.0, 2);
-      return consider({base, {{"mem_fraction", f2}}, "XLA_PYTHON_CLIENT_MEM_FRACTION=" + f2}, done);
+      // The variable the policy table names for the fraction (XLA_CLIENT_MEM_FRACTION), not a second spelling.
+      return consider({base, {{"mem_fraction", f2}}, gpu::PolicyOptionVariable(base, "mem_fraction") + "=" + f2}, done);
     };
     int least = 0;
     bool any = false;

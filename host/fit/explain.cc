@@ -18,6 +18,13 @@
 namespace strata::fit {
 namespace {
 
+// JAX's fraction variable, read from the jax policy's option table (host/gpu/bfc_policies.cc) rather than spelled
+// again here: XLA_CLIENT_MEM_FRACTION in every release Strata models. The old name still works, but JAX refuses
+// the two set together, so a user who has it set must change that one instead.
+std::string JaxFractionVariable() { return gpu::PolicyOptionVariable("jax", "mem_fraction"); }
+constexpr const char* kDeprecatedFractionNote =
+    "or its deprecated name XLA_PYTHON_CLIENT_MEM_FRACTION where that is already set: JAX refuses both";
+
 // Why no std::regex: libstdc++'s matcher backtracks, and recurses once per character a repetition takes, so a long
 // run of digits made one search quadratic (10 KB: over a minute) and overflowed the stack from about 30 KB (issue 45).
 // Every field of these messages is a fixed phrase beside one number, so the scan below finds each phrase with
@@ -969,13 +976,14 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
       a.push_back("TF_GPU_HOST_MEM_LIMIT_IN_MB=" + std::to_string((need + (1 << 20) - 1) >> 20) +
                   " or more: the pinned host allocator's limit (64 GiB by default), if the host has the memory");
     } else if (e.has_total) {
-      a.push_back("XLA_PYTHON_CLIENT_MEM_FRACTION=" + Fraction(need, e.total_bytes) +
-                  " (JAX: the limit is that fraction of the GPU's total; at least " + H(need) + ")");
+      a.push_back(JaxFractionVariable() + "=" + Fraction(need, e.total_bytes) +
+                  " (JAX: the limit is that fraction of the GPU's total; at least " + H(need) + "; " +
+                  kDeprecatedFractionNote + ")");
       a.push_back("TensorFlow: TF_DEVICE_MIN_SYS_MEMORY_IN_MB below the reserve it keeps now, so the limit reaches " +
                   H(need));
     } else {
-      a.push_back("raise the allocator's limit to at least " + H(need) +
-                  " (JAX: XLA_PYTHON_CLIENT_MEM_FRACTION; TensorFlow: TF_DEVICE_MIN_SYS_MEMORY_IN_MB); --device NAME "
+      a.push_back("raise the allocator's limit to at least " + H(need) + " (JAX: " + JaxFractionVariable() +
+                  "; TensorFlow: TF_DEVICE_MIN_SYS_MEMORY_IN_MB); --device NAME "
                   "gives the fraction");
     }
   } else if (e.kind == "fragmentation") {
@@ -1026,10 +1034,12 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
   if (e.kind == "unknown" && !capture.empty()) a.push_back(capture);
   if (e.kind == "unknown" && e.format == "xla-platform") {
     a.push_back(
-        "this text comes from XLA's device allocator outside the BFC pool (XLA_PYTHON_CLIENT_ALLOCATOR="
-        "platform, or a scratch allocation such as cuDNN autotuning): if the pool holds most of the GPU, "
-        "XLA_PYTHON_CLIENT_MEM_FRACTION lower leaves the room; with the platform allocator, the default one "
-        "with XLA_PYTHON_CLIENT_PREALLOCATE=true holds the memory from the start");
+        std::string("this text comes from XLA's device allocator outside the BFC pool (XLA_PYTHON_CLIENT_ALLOCATOR="
+                    "platform, or a scratch allocation such as cuDNN autotuning): if the pool holds most of the "
+                    "GPU, ") +
+        JaxFractionVariable() + " lower leaves the room (" + kDeprecatedFractionNote +
+        "); with the platform allocator, the default one with XLA_PYTHON_CLIENT_PREALLOCATE=true holds the memory "
+        "from the start");
   }
   if (e.kind == "unknown" && e.format == "vllm-no-cache") {
     a.push_back(

@@ -31,7 +31,8 @@ constexpr const char* kDescription =
     "without compaction, and every JAX, TensorFlow and PyTorch policy of strata-compare) and prints a\n"
     "device x policy matrix: fits, with its headroom (the device's memory over the least memory it needs\n"
     "under that policy), or the first OOM's kind and event. For each failure it searches the settings of\n"
-    "that framework (XLA_PYTHON_CLIENT_MEM_FRACTION / PREALLOCATE / ALLOCATOR and Defragment(); allow_growth,\n"
+    "that framework (XLA_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE / ALLOCATOR and Defragment(); "
+    "allow_growth,\n"
     "TF_GPU_ALLOCATOR, TF_DEVICE_MIN_SYS_MEMORY_IN_MB; PYTORCH_CUDA_ALLOC_CONF; Strata's compaction) and\n"
     "prints the cheapest that completes as the line to set, or why none can. docs/fit.md explains it.";
 constexpr const char* kFooter = "Exit status: 0 when the matrix ran (failures are results), 2 on bad usage or input.";
@@ -114,21 +115,28 @@ int Main(int argc, char** argv) {
       [&](const std::string& v) -> std::string {
         const size_t eq = v.find('=');
         const std::string key = eq == std::string::npos ? v : v.substr(0, eq);
-        if (eq == std::string::npos || (key != "page_bytes" && key != "torch_version")) {
+        if (eq == std::string::npos || (key != "page_bytes" && key != "torch_version" && key != "jax_version")) {
           return "--option '" + v +
-                 "': only page_bytes=N (the GPU's granule) and torch_version=M.N; settings are what strata-fit "
-                 "searches";
+                 "': only page_bytes=N (the GPU's granule), torch_version=M.N and jax_version=M.N[.P]; settings are "
+                 "what strata-fit searches";
         }
         if (key == "torch_version") {
           uint64_t least = 0;
           std::string error;
           if (!gpu::LeastMaxSplitSizeMb({{key, v.substr(eq + 1)}}, &least, &error)) return "--option: " + error;
         }
+        if (key == "jax_version") {
+          gpu::JaxRelease release;
+          std::string error;
+          if (!gpu::ReadJaxVersion({{key, v.substr(eq + 1)}}, &release, &error)) return "--option: " + error;
+        }
         options.gpu_options[key] = v.substr(eq + 1);
         return "";
       },
       "page_bytes=N: the emulated GPU's allocation granule (default 2 MiB);\n"
-      "torch_version=M.N: the PyTorch release whose settings rules the torch policies follow (default 2.9)");
+      "torch_version=M.N: the PyTorch release whose settings rules the torch policies follow (default 2.9);\n"
+      "jax_version=M.N[.P]: the JAX release whose memory-fraction rules the jax policies follow (default 0.10.2;\n"
+      "next: XLA's unreleased START-CAP grammar, where a bare fraction grows to all memory)");
   cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {

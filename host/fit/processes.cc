@@ -7,6 +7,7 @@
 #include "fit.h"
 #include "json_lines.h"
 #include "numbers.h"
+#include "policy.h"
 #include "text.h"
 
 namespace strata::fit {
@@ -20,7 +21,7 @@ std::string Hundredths(int p) {
 
 // The line a user writes for a fraction of `policy`.
 std::string FractionLine(const std::string& policy, const std::string& value) {
-  if (policy.rfind("jax", 0) == 0) return "XLA_PYTHON_CLIENT_MEM_FRACTION=" + value;
+  if (policy.rfind("jax", 0) == 0) return gpu::PolicyOptionVariable("jax", "mem_fraction") + "=" + value;
   if (policy.rfind("tf", 0) == 0) return "tf.compat.v1.GPUOptions(per_process_gpu_memory_fraction=" + value + ")";
   return "torch.cuda.set_per_process_memory_fraction(" + value + ")";
 }

@@ -562,9 +562,9 @@ Setting Lookup(const PolicyConfig& config, const std::string& option, const char
 // The memory-fraction grammar of allocator_config.cc (docs/gpu-policies.md P0), read by the jax policies' one parser
 // (ParseXlaMemFraction: a malformed value gets the same message under every jax policy). cudaMallocAsync takes one
 // number, the start F (preallocated, threshold); a cap would not bind (no maxSize), but is checked all the same.
-bool ParseFraction(const Setting& s, double* out, std::string* error) {
+bool ParseFraction(const Setting& s, const JaxRelease& release, double* out, std::string* error) {
   XlaMemFraction f;
-  if (!ParseXlaMemFraction(s.source, s.value, &f, error)) return false;
+  if (!ParseXlaMemFraction(s.source, s.value, release, &f, error)) return false;
   *out = f.start;
   return true;
 }
@@ -612,8 +612,10 @@ bool JaxSettings(GpuDriver& driver, const PolicyConfig& config, AsyncSettings* o
     }
     if (old.present) frac = old;
   }
-  double fraction = 0.75;  // xla_gpu_allocator_config.h: memory_fraction = 0.75
-  if (frac.present && !ParseFraction(frac, &fraction, error)) return false;
+  JaxRelease release;
+  if (!ReadJaxVersion(config.options, &release, error)) return false;
+  double fraction = DefaultXlaMemFraction(release).start;  // GpuAllocatorConfig::memory_fraction = 0.75
+  if (frac.present && !ParseFraction(frac, release, &fraction, error)) return false;
   int64_t prealloc = 0;
   if (!ParsePrealloc(config, &prealloc, error)) return false;
   // CreateCudaAsyncAllocator(device, memory_fraction, reserve_memory = preallocate, ...):
@@ -673,10 +675,13 @@ std::vector<PolicyOption> AsyncPolicyOptions(const std::string& name) {
   const PolicyOption prealloc = {"prealloc_bytes", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "0",
                                  "-1 = preallocate the pool size, N = preallocate N bytes"};
   if (name == "jax-async") {
-    return {{"preallocate", "XLA_PYTHON_CLIENT_PREALLOCATE", "true",
+    return {{"jax_version", "", kDefaultJaxVersion,
+             "JAX release whose memory-fraction grammar applies: 0.6 to 0.10 (a number), or next (START-CAP)"},
+            {"preallocate", "XLA_PYTHON_CLIENT_PREALLOCATE", "true",
              "preallocate fraction x total and keep it (release threshold), else threshold 0"},
             {"memory_fraction", "XLA_CLIENT_MEM_FRACTION", "0.75",
-             "F, F+ or F-CAP of total (XLA_PYTHON_CLIENT_MEM_FRACTION too); not a cap"},
+             "F of total (jax_version=next: START or START-CAP, the pool takes START; XLA_PYTHON_CLIENT_MEM_FRACTION "
+             "too); not a cap"},
             prealloc};
   }
   if (name == "tf-async") {

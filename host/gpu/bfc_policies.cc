@@ -11,10 +11,13 @@
 //    TF_DEVICE_MIN_SYS_MEMORY_IN_MB or TF_GPU_ALLOCATOR; we refuse them with the variable named, so that a
 //    typo cannot silently change which policy a replay measured. A reserve larger than free memory is
 //    ignored as TF does (gpu_device.cc, SingleVirtualDeviceMemoryLimit).
-//  * Memory fraction grammar (newest XLA allocator_config.cc @09e3c08d): "F" fixed, "F+" preallocate F and
-//    grow to all memory, "S-C" preallocate S and grow to at most C. The BFC keeps one limit, so "+" / "-"
-//    become limit = C (1.0 for "+") with a first region of S (BfcOptions::initial_region_bytes); how the
-//    newest BFC uses the cap is unconfirmed. Fractions must lie in (0, 1]: above 1 is
+//  * Memory fraction, by JAX release (option jax_version, docs/gpu-policies.md "JAX releases"). Every release
+//    from 0.6 to the pinned 0.10.2 reads XLA_CLIENT_MEM_FRACTION, or the deprecated XLA_PYTHON_CLIENT_MEM_FRACTION,
+//    and hands it on as a plain number (jaxlib/xla_client.py converts it with float()), which XLA's BFC takes as a
+//    fixed cap of total memory, 0.75 unless set. jax_version=next follows XLA's unreleased START / START-CAP grammar
+//    (xla_gpu_allocator_config.h): a bare fraction below 1 preallocates that much and grows to all memory, S-C
+//    grows to at most C, S-S is fixed. The BFC keeps one limit, so a growable fraction becomes limit = CAP with a
+//    first region of START (BfcOptions::initial_region_bytes). Fractions must lie in (0, 1]: above 1 is
 //    unified-memory oversubscription (TF_FORCE_UNIFIED_MEMORY), not emulated.
 //  * Not modelled: XLA's second (collective, 25 %, growth) and host BFC pools (se_gpu_pjrt_client.cc:
 //    1462-1475; they serve other memory spaces), gpu_system_memory_size, TF's debug allocators
@@ -108,9 +111,12 @@ constexpr const char* kTfAllocators = "bfc (unset), cuda_malloc_async, cuda_mall
 std::vector<PolicyOption> Options(const std::string& name) {
   std::vector<PolicyOption> o;
   if (IsJax(name)) {
+    o.push_back({"jax_version", "", kDefaultJaxVersion,
+                 "JAX release whose memory-fraction rules apply: 0.6 to 0.10 (a plain number, a fixed cap), or next "
+                 "(XLA's unreleased START / START-CAP grammar: a bare F below 1 grows to all memory)"});
     o.push_back({"mem_fraction", "XLA_CLIENT_MEM_FRACTION", "0.75",
-                 "memory limit as a fraction of TOTAL device memory, rounded up to 2 MiB: F (fixed), F+ (F, grow "
-                 "to all), S-C (S, grow to C); the deprecated XLA_PYTHON_CLIENT_MEM_FRACTION is read too"});
+                 "memory limit as a fraction of TOTAL device memory, rounded up to 2 MiB (jax_version=next: START "
+                 "or START-CAP); the deprecated XLA_PYTHON_CLIENT_MEM_FRACTION is read too"});
     if (name == "jax") {
       o.push_back({"preallocate", "XLA_PYTHON_CLIENT_PREALLOCATE", "true",
                    "take the whole limit as one region on the first allocation; false = growth regions 2, 4, 8 "
@@ -286,8 +292,11 @@ bool MakeJax(const std::string& name, GpuDriver& driver, const PolicyConfig& con
     if (now) fraction_setting = Setting{*now, "XLA_CLIENT_MEM_FRACTION"};
     if (deprecated) fraction_setting = Setting{*deprecated, "XLA_PYTHON_CLIENT_MEM_FRACTION"};
   }
-  XlaMemFraction fraction;  // 0.75 (xla_gpu_allocator_config.h:50)
-  if (fraction_setting && !ParseXlaMemFraction(fraction_setting->origin, fraction_setting->value, &fraction, error)) {
+  JaxRelease release;
+  if (!ReadJaxVersion(config.options, &release, error)) return false;
+  XlaMemFraction fraction = DefaultXlaMemFraction(release);
+  if (fraction_setting &&
+      !ParseXlaMemFraction(fraction_setting->origin, fraction_setting->value, release, &fraction, error)) {
     return false;
   }
 
@@ -306,7 +315,8 @@ bool MakeJax(const std::string& name, GpuDriver& driver, const PolicyConfig& con
 
   // limit = roundup(total x fraction, 2 MiB), of TOTAL memory (gpu_helpers.cc:137-155).
   const uint64_t total = driver.total_bytes();
-  const uint64_t limit = RoundUpGpuMemoryLimit(FractionOf(total, fraction.cap));
+  // Only the preallocated pool grows past START (xla_gpu_allocator_config.h: every other mode takes the start).
+  const uint64_t limit = RoundUpGpuMemoryLimit(FractionOf(total, preallocate ? fraction.cap : fraction.start));
   BfcOptions opts;                   // tsl defaults: retry on, no GC, 128 MiB split threshold
   opts.allow_growth = !preallocate;  // gpu_helpers.cc:170
   if (fraction.flex && preallocate) {
@@ -415,30 +425,82 @@ bool MakeTf(const std::string& name, GpuDriver& driver, const PolicyConfig& conf
 
 }  // namespace
 
-// "F", "F+", "S-C" (see the file comment); jax-async reads the same grammar (async_policy.cc).
-bool ParseXlaMemFraction(const std::string& origin, const std::string& value, XlaMemFraction* out, std::string* error) {
+bool ParseJaxVersion(const std::string& s, JaxRelease* out) {
+  JaxRelease r;
+  r.text = s;
+  if (s == "next") {
+    r.start_cap_grammar = true;
+    *out = r;
+    return true;
+  }
+  // MAJOR.MINOR or MAJOR.MINOR.PATCH, 0.6 to 0.10: the releases whose jaxlib/xla_client.py was read (the first
+  // in the JAX repository is 0.6; 0.10.2 is the newest this project pins).
+  const size_t dot = s.find('.');
+  if (dot == std::string::npos) return false;
+  const size_t dot2 = s.find('.', dot + 1);
+  uint64_t major = 0, minor = 0, patch = 0;
+  if (!cli::ParseDecimal(s.substr(0, dot), 0, 99, &major) ||
+      !cli::ParseDecimal(s.substr(dot + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot - 1), 0, 999,
+                         &minor) ||
+      (dot2 != std::string::npos && !cli::ParseDecimal(s.substr(dot2 + 1), 0, 999, &patch))) {
+    return false;
+  }
+  if (major != 0 || minor < 6 || minor > 10) return false;
+  *out = r;
+  return true;
+}
+
+bool ReadJaxVersion(const std::map<std::string, std::string>& options, JaxRelease* out, std::string* error) {
+  auto it = options.find("jax_version");
+  if (it == options.end() || ParseJaxVersion(it->second, out)) return true;
+  *error = "option jax_version: '" + it->second + "' is not a JAX release whose rules Strata has read (0.6 to " +
+           "0.10 as MAJOR.MINOR[.PATCH], e.g. " + kDefaultJaxVersion + ", or next for XLA's unreleased rules)";
+  return false;
+}
+
+XlaMemFraction DefaultXlaMemFraction(const JaxRelease& release) {
+  XlaMemFraction f;  // 0.75 (GpuAllocatorConfig::memory_fraction)
+  if (release.start_cap_grammar) {
+    f.cap = 1.0;  // a bare 0.75 grows to all memory
+    f.flex = true;
+  }
+  return f;
+}
+
+// A released JAX: a plain number (float() in xla_client.py), a fixed cap. next: START or START-CAP (see the file
+// comment); jax-async reads the same (async_policy.cc).
+bool ParseXlaMemFraction(const std::string& origin, const std::string& value, const JaxRelease& release,
+                         XlaMemFraction* out, std::string* error) {
+  const std::string expected =
+      release.start_cap_grammar
+          ? "expected START or START-CAP, fractions of total memory in (0, 1], e.g. 0.75, 0.5-0.9, 0.75-0.75"
+          : "expected a number in (0, 1], e.g. 0.75; JAX " + release.text +
+                " converts it with float(), so START-CAP forms are refused (they are XLA's unreleased grammar: "
+                "jax_version=next)";
   auto bad = [&](const std::string& why) {
-    *error = origin + "='" + value + "' is not a valid memory fraction (" + why +
-             "; expected F, F+ or S-C with fractions of total memory in (0, 1], e.g. 0.75, 0.5+, 0.5-0.9)";
+    *error = origin + "='" + value + "' is not a valid memory fraction (" + why + "; " + expected + ")";
     return false;
   };
   const std::string& v = value;
   XlaMemFraction f;
-  if (!v.empty() && v.back() == '+') {
-    if (!ParseDouble(v.substr(0, v.size() - 1), &f.start)) return bad("not a number");
-    f.cap = 1.0;
-    f.flex = true;
-  } else if (const size_t dash = v.find('-', 1); dash != std::string::npos) {
+  const size_t dash = release.start_cap_grammar ? v.find('-', 1) : std::string::npos;
+  if (dash == std::string::npos) {
+    if (!ParseDouble(v, &f.start)) return bad("not a number");
+    if (!(f.start > 0 && f.start <= 1)) return bad("out of range");
+    f.cap = f.start;
+    if (release.start_cap_grammar && f.start < 1) {
+      f.cap = 1.0;  // a bare fraction below 1: preallocate it, grow to all memory
+      f.flex = true;
+    }
+  } else {
     if (!ParseDouble(v.substr(0, dash), &f.start) || !ParseDouble(v.substr(dash + 1), &f.cap)) {
       return bad("not a number");
     }
-    f.flex = true;
-  } else {
-    if (!ParseDouble(v, &f.start)) return bad("not a number");
-    f.cap = f.start;
+    if (!(f.start > 0 && f.start <= 1 && f.cap > 0)) return bad("out of range");
+    if (f.cap < f.start) return bad("the cap must be at least the start");
+    if (f.cap > 1) return bad("a growth cap cannot exceed 1, all of device memory");
+    f.flex = f.cap > f.start;  // S-S: a fixed cap, the pool never grows
   }
-  if (!(f.start > 0 && f.start <= 1 && f.cap > 0 && f.cap <= 1)) return bad("out of range");
-  if (f.start > f.cap) return bad("start above cap");
   *out = f;
   return true;
 }

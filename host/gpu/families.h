@@ -3,6 +3,7 @@
 #ifndef STRATA_HOST_GPU_FAMILIES_H_
 #define STRATA_HOST_GPU_FAMILIES_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,14 +23,25 @@ using PolicyOptionsFn = std::vector<PolicyOption> (*)(const std::string& name);
 bool MakeBfcPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
                    std::string* error);
 std::vector<PolicyOption> BfcPolicyOptions(const std::string& name);
-// XLA's memory-fraction grammar (allocator_config.cc; docs/gpu-policies.md P0), the one parser of every jax policy
-// that reads XLA_CLIENT_MEM_FRACTION: "F" (start = cap = F), "F+" (start F, cap 1), "S-C" (start S, cap C), each in
-// (0, 1] and S <= C. False with "ORIGIN='VALUE' is not a valid memory fraction (WHY; expected ...)".
+// The JAX release whose memory-fraction rules the jax policies follow (option jax_version, default 0.10.2, the
+// newest this project pins; docs/gpu-policies.md "JAX releases"). Releases 0.6 to 0.10 hand the fraction to XLA as a
+// plain number, a fixed cap; "next" is XLA's unreleased START / START-CAP grammar, where a bare F below 1 grows.
+constexpr const char* kDefaultJaxVersion = "0.10.2";
+struct JaxRelease {
+  std::string text = kDefaultJaxVersion;
+  bool start_cap_grammar = false;  // next
+};
+// The option jax_version, if given, into *out (left at the default otherwise); false with the message.
+bool ReadJaxVersion(const std::map<std::string, std::string>& options, JaxRelease* out, std::string* error);
+// The one parser of every jax policy that reads XLA_CLIENT_MEM_FRACTION. False with "ORIGIN='VALUE' is not a valid
+// memory fraction (WHY; expected ...)".
 struct XlaMemFraction {
   double start = 0.75, cap = 0.75;
-  bool flex = false;  // "+" or "-": preallocate start, grow to cap
+  bool flex = false;  // preallocate start, grow to cap
 };
-bool ParseXlaMemFraction(const std::string& origin, const std::string& value, XlaMemFraction* out, std::string* error);
+XlaMemFraction DefaultXlaMemFraction(const JaxRelease& release);
+bool ParseXlaMemFraction(const std::string& origin, const std::string& value, const JaxRelease& release,
+                         XlaMemFraction* out, std::string* error);
 // platform_policy.cc: jax-platform (one device allocation per buffer, docs/gpu-policies.md P1)
 bool MakePlatformPolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config,
                         std::unique_ptr<Policy>* out, std::string* error);

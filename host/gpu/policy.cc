@@ -74,6 +74,13 @@ std::vector<PolicyOption> PolicyOptions(const std::string& name) {
   return f != nullptr ? f->options(name) : std::vector<PolicyOption>{};
 }
 
+std::string PolicyOptionVariable(const std::string& policy, const std::string& option) {
+  for (const PolicyOption& o : PolicyOptions(policy)) {
+    if (o.name == option) return o.env;
+  }
+  return "";
+}
+
 bool MakePolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& config, std::unique_ptr<Policy>* out,
                 std::string* error) {
   const Family* f = Find(name);

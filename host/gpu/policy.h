@@ -121,6 +121,10 @@ bool MakePolicy(const std::string& name, GpuDriver& driver, const PolicyConfig& 
 std::vector<std::string> PolicyNames();
 // The options `name` accepts; empty for an unknown policy.
 std::vector<PolicyOption> PolicyOptions(const std::string& name);
+// The environment variable the option table of `policy` names for `option` (e.g. jax, mem_fraction ->
+// XLA_CLIENT_MEM_FRACTION): what advice prints, so that it never names a variable the table does not. Empty if the
+// option reads none.
+std::string PolicyOptionVariable(const std::string& policy, const std::string& option);
 
 }  // namespace strata::gpu
 

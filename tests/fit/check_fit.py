@@ -65,13 +65,13 @@ for p in ["strata", "jax", "tf", "torch", "torch-expandable"]:
 cells, _ = matrix("jax_fraction.csv", "h100-80g", "jax")
 c = cells[("h100-80g", "jax")]
 expect(not c["fits"] and c["outcome"]["first_oom"]["kind"] == "cap", "jax at 0.75: cap")
-expect(c["fix"]["line"] == "XLA_PYTHON_CLIENT_MEM_FRACTION=0.78", "jax: the fraction 0.78, got " + c["fix"]["line"])
+expect(c["fix"]["line"] == "XLA_CLIENT_MEM_FRACTION=0.78", "jax: the fraction 0.78, got " + c["fix"]["line"])
 expect(completes("jax_fraction.csv", "jax", "h100-80g", ["mem_fraction=0.78"]), "compare: jax completes at 0.78")
 expect(not completes("jax_fraction.csv", "jax", "h100-80g", ["mem_fraction=0.77"]), "compare: jax fails at 0.77")
 # The BFC message of that failure, read back by strata-explain: a cap, and the same fraction advised.
 e = json.loads(run([explain, c["outcome"]["first_oom"]["message"], "--device", "h100-80g", "--json"]).stdout)
 expect(e["kind"] == "cap", "explain reads the jax OOM as cap")
-expect(any("XLA_PYTHON_CLIENT_MEM_FRACTION=0.78" in a for a in e["advice"]), "explain advises 0.78: " + str(e))
+expect(any("XLA_CLIENT_MEM_FRACTION=0.78" in a for a in e["advice"]), "explain advises 0.78: " + str(e))
 
 # 3. vllm#41268: 100 layers of a 530 MiB weight freed, then a 270 MiB tensor carved from its segment. PyTorch's
 # default needs 100 x 530 MiB = 51.8 GiB of segments (each holding a pinned 260 MiB remainder) for 26.9 GiB live:

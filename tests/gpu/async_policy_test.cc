@@ -154,9 +154,14 @@ TEST(JaxAsync, MemoryFractionSettings) {
   EmuGpu gpu2(H100());
   EXPECT_EQ(Make("jax-async", gpu2, {{"XLA_PYTHON_CLIENT_MEM_FRACTION", ".25"}})->Stats().bytes_limit, 20 * kGiB);
   EmuGpu gpu3(H100());
-  EXPECT_EQ(Make("jax-async", gpu3, {{"XLA_CLIENT_MEM_FRACTION", "0.5+"}})->Stats().pool_bytes, 40 * kGiB);
+  // jax_version=next: the pool takes START of START-CAP (a bare fraction is START too).
+  EXPECT_EQ(
+      Make("jax-async", gpu3, {{"XLA_CLIENT_MEM_FRACTION", "0.5"}}, {{"jax_version", "next"}})->Stats().pool_bytes,
+      40 * kGiB);
   EmuGpu gpu4(H100());
-  EXPECT_EQ(Make("jax-async", gpu4, {{"XLA_CLIENT_MEM_FRACTION", "0.25-0.5"}})->Stats().pool_bytes, 20 * kGiB);
+  EXPECT_EQ(
+      Make("jax-async", gpu4, {{"XLA_CLIENT_MEM_FRACTION", "0.25-0.5"}}, {{"jax_version", "next"}})->Stats().pool_bytes,
+      20 * kGiB);
   EmuGpu gpu5(H100());  // the option overrides the variable
   EXPECT_EQ(
       Make("jax-async", gpu5, {{"XLA_CLIENT_MEM_FRACTION", "0.9"}}, {{"memory_fraction", "0.5"}})->Stats().pool_bytes,
@@ -232,7 +237,7 @@ TEST(AsyncConf, BadValuesNameTheVariable) {
       {"jax-async", "XLA_CLIENT_MEM_FRACTION", "0.5-2", "='0.5-2' is not a valid memory fraction"},
       // Issue #45: the start above the cap was taken (only the start matters to cudaMallocAsync).
       {"jax-async", "XLA_PYTHON_CLIENT_MEM_FRACTION", "0.9-0.1",
-       "='0.9-0.1' is not a valid memory fraction (start above cap"},
+       "='0.9-0.1' is not a valid memory fraction (not a number"},
       {"jax-async", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "lots", "invalid value 'lots'"},
       {"tf-async", "TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC", "-2", "invalid value '-2'"},
       {"tf-async", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "-5", "invalid value '-5'"},
@@ -263,7 +268,7 @@ TEST(AsyncConf, BadValuesNameTheVariable) {
   e = MakeError("tf-async", {}, {{"memory_fraction", "2"}});
   EXPECT_EQ(e.rfind("option memory_fraction: ", 0), 0u) << e;
   e = MakeError("jax-async", {}, {{"fraction", "0.5"}});
-  EXPECT_NE(e.find("unknown option 'fraction' for policy jax-async (valid: preallocate, memory_fraction, "
+  EXPECT_NE(e.find("unknown option 'fraction' for policy jax-async (valid: jax_version, preallocate, memory_fraction, "
                    "prealloc_bytes)"),
             std::string::npos)
       << e;
@@ -279,7 +284,8 @@ TEST(AsyncConf, MemFractionRefusedAsJaxRefusesIt) {
     EXPECT_EQ(async, MakeError("jax", {{"XLA_PYTHON_CLIENT_MEM_FRACTION", v}})) << v;
     EXPECT_NE(async.find("is not a valid memory fraction"), std::string::npos) << async;
   }
-  EXPECT_NE(MakeError("jax-async", {{"XLA_CLIENT_MEM_FRACTION", "0.9-0.1"}}).find("(start above cap;"),
+  EXPECT_NE(MakeError("jax-async", {{"XLA_CLIENT_MEM_FRACTION", "0.9-0.1"}}, {{"jax_version", "next"}})
+                .find("(the cap must be at least the start;"),
             std::string::npos);
 }
 

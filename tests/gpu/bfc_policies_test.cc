@@ -200,11 +200,13 @@ TEST(JaxPolicy, MemFractionVariables) {
   EXPECT_EQ(all.policy->Stats().bytes_limit, 1000 * kMiB);
 }
 
-// The newest grammar: "S+" and "S-C" preallocate S and grow to C (1.0 for "+").
+// jax_version=next, XLA's unreleased START / START-CAP grammar: "S-C" preallocates S and grows to C, a bare S below
+// 1 grows to all memory, "S-S" is fixed.
 TEST(JaxPolicy, MemFractionGrammar) {
+  const std::map<std::string, std::string> next = {{"jax_version", "next"}};
   {
     EmuGpu gpu(Device(1000 * kMiB));
-    Made m = Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", "0.5-0.6"}});
+    Made m = Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", "0.5-0.6"}}, next);
     ASSERT_TRUE(m.ok) << m.error;
     EXPECT_EQ(m.policy->Stats().bytes_limit, 600 * kMiB);
     EXPECT_EQ(PoolAfterFirstAlloc(m), 500 * kMiB);
@@ -217,18 +219,99 @@ TEST(JaxPolicy, MemFractionGrammar) {
   }
   {
     EmuGpu gpu(Device(1000 * kMiB));
-    Made m = Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", "0.5+"}});
+    Made m = Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", "0.5"}}, next);  // bare: grow to all
     ASSERT_TRUE(m.ok) << m.error;
     EXPECT_EQ(m.policy->Stats().bytes_limit, 1000 * kMiB);
     EXPECT_EQ(PoolAfterFirstAlloc(m), 500 * kMiB);
   }
-  {
-    // Without preallocation, the same fraction is a growth cap.
+  for (const char* fixed : {"0.5-0.5", "1"}) {  // the cap equal to the start, or all memory: a fixed cap
     EmuGpu gpu(Device(1000 * kMiB));
-    Made m = Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", "0.5-0.6"}, {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"}});
+    Made m = Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", fixed}}, next);
+    ASSERT_TRUE(m.ok) << m.error;
+    EXPECT_EQ(m.policy->Stats().bytes_limit, PoolAfterFirstAlloc(m)) << fixed;
+  }
+  {
+    // Without preallocation only START counts: the pool that grows past it is the preallocated one.
+    EmuGpu gpu(Device(1000 * kMiB));
+    Made m =
+        Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", "0.5-0.6"}, {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"}}, next);
     ASSERT_TRUE(m.ok) << m.error;
     EXPECT_EQ(PoolAfterFirstAlloc(m), 2 * kMiB);
-    EXPECT_EQ(m.policy->Stats().bytes_limit, 600 * kMiB);
+    EXPECT_EQ(m.policy->Stats().bytes_limit, 500 * kMiB);
+  }
+}
+
+// The grammar's edges: each bad value refused with the variable, the value and the reason named.
+TEST(JaxPolicy, MemFractionGrammarEdgesRefused) {
+  struct Case {
+    const char* version;
+    const char* value;
+    const char* why;
+  };
+  const Case cases[] = {
+      // Released JAX (default 0.10.2): float() in xla_client.py, so any START-CAP form is refused.
+      {nullptr, "0.5-0.6", "(not a number; expected a number in (0, 1], e.g. 0.75; JAX 0.10.2 converts it"},
+      {nullptr, "0.5+", "(not a number;"},
+      {"0.8", "0.75-0.75", "JAX 0.8 converts it with float()"},
+      {nullptr, "0", "(out of range;"},
+      {nullptr, "1.5", "(out of range;"},
+      // next: START or START-CAP.
+      {"next", "0.9-0.1", "(the cap must be at least the start;"},
+      {"next", "0.5-2", "(a growth cap cannot exceed 1, all of device memory;"},
+      {"next", "0.5+", "(not a number; expected START or START-CAP"},
+      {"next", "-0.5", "(not a number;"},
+      {"next", "0-0.5", "(out of range;"},
+      {"next", "0.5-", "(not a number;"},
+      {"next", "0.5-0.6-0.7", "(not a number;"},
+      {"next", "nan", "(not a number;"},
+  };
+  for (const Case& c : cases) {
+    std::map<std::string, std::string> options;
+    if (c.version != nullptr) options["jax_version"] = c.version;
+    EmuGpu gpu(Device(1000 * kMiB));
+    Made m = Make("jax", gpu, {{"XLA_CLIENT_MEM_FRACTION", c.value}}, options);
+    EXPECT_FALSE(m.ok) << c.value;
+    EXPECT_TRUE(Has(m.error, std::string("XLA_CLIENT_MEM_FRACTION='") + c.value + "' is not a valid memory fraction "))
+        << m.error;
+    EXPECT_TRUE(Has(m.error, c.why)) << c.value << ": " << m.error;
+  }
+  for (const char* bad : {"0.5", "0.11", "1.0", "0.10.2.1", "0.x", "next2", "", "0.10.", "v0.10.2"}) {
+    EmuGpu gpu(Device(1000 * kMiB));
+    Made m = Make("jax", gpu, {}, {{"jax_version", bad}});
+    EXPECT_FALSE(m.ok) << bad;
+    EXPECT_TRUE(Has(m.error, std::string("option jax_version: '") + bad + "' is not a JAX release")) << m.error;
+  }
+  for (const char* good : {"0.6", "0.7.2", "0.10", "0.10.2", "next"}) {
+    EmuGpu gpu(Device(1000 * kMiB));
+    EXPECT_TRUE(Make("jax", gpu, {}, {{"jax_version", good}}).ok) << good;
+  }
+}
+
+// Per release: a workload whose peak is 80 % of the GPU fails under the fixed 0.75 of every released JAX Strata
+// models, and completes under next's default (0.75, grow to all), the same 75 % taken at the start. jax-growth
+// (no preallocation) keeps the 0.75 cap in every release: only the preallocated pool grows.
+TEST(JaxPolicy, GrowableDefaultCompletesWhereTheFixedOneFails) {
+  for (const char* version : {"0.6", "0.8.0", "0.10.2", "next"}) {
+    for (const char* name : {"jax", "jax-growth"}) {
+      EmuGpu gpu(Device(1000 * kMiB));
+      Made m = Make(name, gpu, {}, {{"jax_version", version}});
+      ASSERT_TRUE(m.ok) << m.error;
+      Oom oom;
+      std::vector<uint64_t> live;
+      bool completed = true;
+      for (int i = 0; i < 8 && completed; ++i) {  // 8 x 100 MiB = 800 MiB of 1000
+        const uint64_t p = m.policy->Allocate(100 * kMiB, 0, &oom);
+        completed = p != 0;
+        if (p != 0) live.push_back(p);
+      }
+      const bool growable = std::string(version) == "next" && std::string(name) == "jax";
+      EXPECT_EQ(completed, growable) << name << " at jax_version=" << version;
+      if (!completed) EXPECT_EQ(oom.kind, OomKind::kCap) << name << " " << version;
+      if (std::string(name) == "jax") {
+        EXPECT_EQ(m.policy->Stats().bytes_limit, growable ? 1000 * kMiB : 750 * kMiB) << version;
+      }
+      for (uint64_t p : live) m.policy->Deallocate(p);
+    }
   }
 }
 
@@ -288,11 +371,13 @@ TEST(BfcPolicyOptions, ListedWithVariablesAndUnknownKeysRefused) {
     for (const PolicyOption& x : o) s += x.name + "=" + x.env + "=" + x.default_value + ";";
     return s;
   };
-  EXPECT_EQ(names(PolicyOptions("jax")),
-            "mem_fraction=XLA_CLIENT_MEM_FRACTION=0.75;preallocate=XLA_PYTHON_CLIENT_PREALLOCATE=true;"
-            "allocator=XLA_PYTHON_CLIENT_ALLOCATOR=default;");
-  EXPECT_EQ(names(PolicyOptions("jax-growth")),
-            "mem_fraction=XLA_CLIENT_MEM_FRACTION=0.75;allocator=XLA_PYTHON_CLIENT_ALLOCATOR=default;");
+  EXPECT_EQ(
+      names(PolicyOptions("jax")),
+      "jax_version==0.10.2;mem_fraction=XLA_CLIENT_MEM_FRACTION=0.75;preallocate=XLA_PYTHON_CLIENT_PREALLOCATE=true;"
+      "allocator=XLA_PYTHON_CLIENT_ALLOCATOR=default;");
+  EXPECT_EQ(
+      names(PolicyOptions("jax-growth")),
+      "jax_version==0.10.2;mem_fraction=XLA_CLIENT_MEM_FRACTION=0.75;allocator=XLA_PYTHON_CLIENT_ALLOCATOR=default;");
   EXPECT_EQ(names(PolicyOptions("tf")),
             "memory_fraction==0;min_sys_memory_mb=TF_DEVICE_MIN_SYS_MEMORY_IN_MB=;"
             "allow_growth=TF_FORCE_GPU_ALLOW_GROWTH=false;garbage_collection=TF_ENABLE_GPU_GARBAGE_COLLECTION=true;"
