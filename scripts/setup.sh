@@ -66,36 +66,34 @@ venv() {
   fi
 }
 
+# venv_pkg NAME VERSION WHAT SKIPS [PIP-ARGUMENTS...]: NAME==VERSION into .venv once (a stamp file remembers it);
+# WHAT says what it is for, SKIPS which tests skip without it.
+venv_pkg() {
+  local name=$1 version=$2 what=$3 skips=$4
+  shift 4
+  local py="$root/.venv/bin/python" stamp="$root/.venv/strata-$name-$version"
+  [ -f "$stamp" ] && return 0
+  [ -x "$py" ] || return 0
+  echo "setup: installing $name==$version into .venv ($what)" >&2
+  if "$py" -m pip install -q --disable-pip-version-check "$@" "$name==$version" >&2; then
+    touch "$stamp"
+  else
+    echo "setup: warning: could not install $name into .venv ($skips will skip)" >&2
+  fi
+}
+
 # TensorFlow's compiled BFC allocator (libtensorflow_framework.so.2 and its headers), the reference the
 # fidelity.bfc.* tests replay traces through beside the emulated jax/tf policies (docs/gpu-policies.md). Only the
 # library is used, never `import tensorflow`, so the wheel goes in without its Python dependencies (which would
 # move the numpy that jax is pinned with). Pinned: the docs name this version's rules. Without PyPI those tests skip.
-tf_version=2.21.0
 tf_wheel() {
-  local py="$root/.venv/bin/python" stamp="$root/.venv/strata-tensorflow-cpu-$tf_version"
-  [ -f "$stamp" ] && return 0
-  [ -x "$py" ] || return 0
-  echo "setup: installing tensorflow-cpu==$tf_version into .venv (its BFC allocator, for fidelity.bfc.*)" >&2
-  if "$py" -m pip install -q --disable-pip-version-check --no-deps "tensorflow-cpu==$tf_version" >&2; then
-    touch "$stamp"
-  else
-    echo "setup: warning: could not install tensorflow-cpu into .venv (fidelity.bfc.* will skip)" >&2
-  fi
+  venv_pkg tensorflow-cpu 2.21.0 "its BFC allocator, for fidelity.bfc.*" "fidelity.bfc.*" --no-deps
 }
 
 # Selenium drives Debian's chromium (through chromium-driver, above) in test compare.html_browser, which opens
 # strata-compare --html's page headless. Pinned, as the rest of .venv; without PyPI that test skips.
-selenium_version=4.51.0
 selenium_pkg() {
-  local py="$root/.venv/bin/python" stamp="$root/.venv/strata-selenium-$selenium_version"
-  [ -f "$stamp" ] && return 0
-  [ -x "$py" ] || return 0
-  echo "setup: installing selenium==$selenium_version into .venv (for compare.html_browser)" >&2
-  if "$py" -m pip install -q --disable-pip-version-check "selenium==$selenium_version" >&2; then
-    touch "$stamp"
-  else
-    echo "setup: warning: could not install selenium into .venv (compare.html_browser will skip)" >&2
-  fi
+  venv_pkg selenium 4.51.0 "for compare.html_browser" "compare.html_browser"
 }
 
 missing=()
