@@ -90,6 +90,8 @@ tf_wheel() {
   venv_pkg tensorflow-cpu 2.21.0 "its BFC allocator, for fidelity.bfc.*" "fidelity.bfc.*" --no-deps
 }
 
+# (Installed before tensorflow-cpu: pip's resolver, run for selenium, would list the dependencies tensorflow-cpu was
+# installed without as conflicts, under an ERROR heading, though nothing is wrong.)
 # Selenium drives Debian's chromium (through chromium-driver, above) in test compare.html_browser, which opens
 # strata-compare --html's page headless. Pinned, as the rest of .venv; without PyPI that test skips.
 selenium_pkg() {
@@ -103,7 +105,7 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "$with_venv" = 0 ] || { venv; tf_wheel; selenium_pkg; }
+  [ "$with_venv" = 0 ] || { venv; selenium_pkg; tf_wheel; }
   exit 0
 fi
 
@@ -117,4 +119,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-[ "$with_venv" = 0 ] || { venv; tf_wheel; selenium_pkg; }
+[ "$with_venv" = 0 ] || { venv; selenium_pkg; tf_wheel; }
