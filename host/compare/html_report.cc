@@ -2,6 +2,7 @@
 #include "html_report.h"
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "html_assets.h"
 #include "report.h"
@@ -14,26 +15,20 @@ using Json = nlohmann::ordered_json;
 // The series as bands (first event, last event, least and most in use and reserved): the run's own, or its
 // downsampled series where it has none (each point a band of one event).
 Json BandsJson(const Run& r) {
+  std::vector<SeriesBand> points;  // a point of the downsampled series is a band of one event
+  if (r.bands.empty()) {
+    for (const SeriesPoint& p : r.series)
+      points.push_back({p.event, p.event, p.in_use, p.in_use, p.reserved, p.reserved});
+  }
   Json e0 = Json::array(), e1 = Json::array(), umin = Json::array(), umax = Json::array(), rmin = Json::array(),
        rmax = Json::array();
-  if (!r.bands.empty()) {
-    for (const SeriesBand& b : r.bands) {
-      e0.push_back(b.first);
-      e1.push_back(b.last);
-      umin.push_back(b.in_use_min);
-      umax.push_back(b.in_use_max);
-      rmin.push_back(b.reserved_min);
-      rmax.push_back(b.reserved_max);
-    }
-  } else {
-    for (const SeriesPoint& p : r.series) {
-      e0.push_back(p.event);
-      e1.push_back(p.event);
-      umin.push_back(p.in_use);
-      umax.push_back(p.in_use);
-      rmin.push_back(p.reserved);
-      rmax.push_back(p.reserved);
-    }
+  for (const SeriesBand& b : r.bands.empty() ? points : r.bands) {
+    e0.push_back(b.first);
+    e1.push_back(b.last);
+    umin.push_back(b.in_use_min);
+    umax.push_back(b.in_use_max);
+    rmin.push_back(b.reserved_min);
+    rmax.push_back(b.reserved_max);
   }
   return Json{{"e0", e0}, {"e1", e1}, {"umin", umin}, {"umax", umax}, {"rmin", rmin}, {"rmax", rmax}};
 }
