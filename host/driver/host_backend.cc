@@ -62,6 +62,14 @@ std::string PolicyNames(const char* last) {
   return names;
 }
 
+// The same as a list (the policy option's choices).
+std::vector<std::string> PolicyList() {
+  std::vector<std::string> names;
+  for (uint32_t p = 0; p < alloc::kNumPolicies; ++p)
+    names.emplace_back(alloc::PolicyName(static_cast<alloc::Policy>(p)));
+  return names;
+}
+
 struct HostConfig {
   alloc::Options options;
   uint32_t max_live_buffers = alloc::kDefaultMaxLiveBuffers;
@@ -469,7 +477,7 @@ std::vector<OptionSpec> HostOptions() {
        "allocation granule: every size rounds up to it; a power of two up to " +
            std::to_string(alloc::kMaxGranuleBytes)},
       {"policy", STRATA_VALUE_STRING, alloc::PolicyName(alloc::Policy::kTlsf),
-       "placement policy: " + PolicyNames(" or ")},
+       "placement policy: " + PolicyNames(" or "), PolicyList()},
       {"max_live_buffers", STRATA_VALUE_INT64, std::to_string(alloc::kDefaultMaxLiveBuffers),
        "live buffers the allocator's metadata holds (more than 32767: 24-byte nodes instead of 16)"},
       {"check_every_op", STRATA_VALUE_BOOL, "0",

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "hbm/hbm_config.h"
 #include "names.h"
 #include "regular_file.h"
 #include "replay.h"
+#include "strata/strata.hpp"
 #include "text.h"
 #include "tool_cli.h"
 #ifdef STRATA_REPLAY_HAVE_WORKLOAD
@@ -35,7 +35,12 @@
 
 namespace {
 
-// The usage line; the backends and HBM presets come from their tables (ReplayBackends, hbm::HbmPresets).
+// The sim backend's HBM presets and the GPU backends' policies, as the driver lists them (strata_get_backend_options):
+// empty where this build has no such backend.
+std::vector<std::string> HbmPresets() { return strata::OptionChoices("sim", "hbm_preset"); }
+std::vector<std::string> GpuPolicies() { return strata::OptionChoices("gpu-emu", "policy"); }
+
+// The usage line; the backends and HBM presets come from their tables (ReplayBackends, the driver's).
 std::string Synopsis() {
   using strata::tool::JoinNames;
   using strata::tool::NamesOf;
@@ -43,7 +48,7 @@ std::string Synopsis() {
          "] [--policy P]\n"
          "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
          "                     [--max-events N] [--hbm " +
-         JoinNames(NamesOf(strata::hbm::HbmPresets()), "|", "|") +
+         (HbmPresets().empty() ? std::string("PRESET") : JoinNames(HbmPresets(), "|", "|")) +
          "] [--firmware ELF]\n"
          "                     [--option NAME=VALUE]... [--series FILE.csv] [--timeline FILE.json] [--json]\n"
          "                     [--check] [--verbose]";
@@ -186,16 +191,17 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
 #endif
 }
 
-// --policy's help: the host allocator's policies, then the GPU policies this build has (their table: gpu::PolicyNames),
-// wrapped to the other options' width.
+// --policy's help: the host allocator's policies, then the GPU policies this build has (the driver's list, default
+// marked), wrapped to the other options' width.
 std::string PolicyHelp() {
   std::string help = "host: placement policy (default tlsf; the firmware uses tlsf)";
-#ifdef STRATA_REPLAY_HAVE_GPU
+  const std::vector<std::string> names = GpuPolicies();
+  if (names.empty()) return help;
+  const std::string default_policy = strata::OptionDefault("gpu-emu", "policy");
   std::string line = "gpu-emu, cuda:";
   std::vector<std::string> words;
-  const std::vector<std::string> names = strata::gpu::PolicyNames();
   for (size_t i = 0; i < names.size(); ++i) {
-    words.push_back(names[i] + (names[i] == "jax" ? " (default)" : "") + (i + 1 < names.size() ? "," : ";"));
+    words.push_back(names[i] + (names[i] == default_policy ? " (default)" : "") + (i + 1 < names.size() ? "," : ";"));
   }
   for (const char* w : {"each", "reads", "its", "framework's"}) words.emplace_back(w);
   for (const std::string& w : words) {
@@ -207,7 +213,6 @@ std::string PolicyHelp() {
     }
   }
   help += "\n" + line + "\nenvironment variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)";
-#endif
   return help;
 }
 
@@ -310,9 +315,9 @@ int Main(int argc, char** argv) {
       app, "--hbm", "PRESET",
       [&](const std::string& v) -> std::string {
         hbm_preset = v;
-        return strata::tool::UnknownName("HBM preset", v, strata::tool::NamesOf(strata::hbm::HbmPresets()));
+        return strata::tool::UnknownName("HBM preset", v, HbmPresets());
       },
-      std::string("sim: HBM preset (default ") + strata::hbm::kDefaultHbmPreset + ")");
+      "sim: HBM preset (default " + strata::OptionDefault("sim", "hbm_preset") + ")");
   app.add_option("--firmware", firmware_path,
                  "sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)")
       ->type_name("ELF");
@@ -391,12 +396,7 @@ int Main(int argc, char** argv) {
                   series_path, json);
   }
   if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
-#ifdef STRATA_REPLAY_HAVE_GPU
-    const std::vector<std::string> gpu_policies = strata::gpu::PolicyNames();
-#else
-    const std::vector<std::string> gpu_policies;
-#endif
-    return Usage(strata::replay::UnknownHostPolicy(policy_text, gpu_policies, "--backend gpu-emu"));
+    return Usage(strata::replay::UnknownHostPolicy(policy_text, GpuPolicies(), "--backend gpu-emu"));
   }
   if (!sim && !hbm_preset.empty()) return Usage("--hbm needs --backend sim");
   if (!sim && !firmware_path.empty()) return Usage("--firmware needs --backend sim");
