@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,7 @@
 #include "backend.h"
 #include "named_values.h"
 #include "strata/strata.h"
+#include "strata/strata.hpp"
 
 namespace strata::driver {
 namespace {
@@ -241,6 +243,57 @@ TEST_F(DriverCore, NamedOptionsReachTheBackendTyped) {
   EXPECT_EQ(g_last->options_["size"], "42");
   EXPECT_EQ(g_last->options_["ratio"], "1");  // an int64 given for a double option is promoted
   EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+// strata::NamedOptions keeps a C++ number's type on its way to strata_open (no trip through text): every int64 up to
+// INT64_MAX arrives exact, a whole double is an integer, and what the option's type cannot hold is refused by name.
+TEST_F(DriverCore, CppNamedOptionsKeepNumbersTyped) {
+  auto open_with = [&](const std::function<void(strata::NamedOptions&)>& add) {
+    strata::NamedOptions named("fake");
+    add(named);
+    strata_open_options o{};
+    o.struct_size = sizeof o;
+    o.named_options = named.data();
+    o.num_named_options = named.size();
+    strata_device* d = Open(&o);
+    const std::map<std::string, std::string> seen = g_last->options_;  // the backend goes with the device
+    EXPECT_EQ(strata_close(d), STRATA_OK);
+    return seen;
+  };
+  for (const uint64_t v : {uint64_t{0}, uint64_t{1} << 40, uint64_t{INT64_MAX}}) {
+    EXPECT_EQ(open_with([&](auto& n) { n.Add("size", v); })["size"], std::to_string(v));
+  }
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("size", int64_t{-7}); })["size"], "-7");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("size", 3.0); })["size"], "3");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("ratio", 1u << 30); })["ratio"], "1073741824");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("flag", false); })["flag"], "false");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("mode", 12); })["mode"], "12");  // a string option: the number written out
+  auto refused = [](const std::function<void(strata::NamedOptions&)>& add) {
+    strata::NamedOptions named("fake");
+    try {
+      add(named);
+    } catch (const strata::Error& e) {
+      EXPECT_EQ(e.status(), STRATA_INVALID_ARGUMENT);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused([](auto& n) { n.Add("size", uint64_t{INT64_MAX} + 1); }),
+            "option size of the fake backend wants an integer, not '9223372036854775808'");
+  EXPECT_EQ(refused([](auto& n) { n.Add("size", 0.5); }),
+            "option size of the fake backend wants an integer, not '0.5'");
+  EXPECT_NE(refused([](auto& n) { n.Add("size", 1e300); }).find("wants an integer"), std::string::npos);
+  EXPECT_EQ(refused([](auto& n) { n.Add("size", true); }),
+            "option size of the fake backend wants an integer, not 'true'");
+  EXPECT_EQ(refused([](auto& n) { n.Add("flag", 2); }), "option flag of the fake backend wants true or false, not '2'");
+  EXPECT_EQ(refused([](auto& n) { n.Add("ratio", true); }),
+            "option ratio of the fake backend wants a number, not 'true'");
+  // A name the backend does not declare goes on in its own type, for strata_open to name.
+  strata::NamedOptions named("fake");
+  named.Add("sizee", uint64_t{5});
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named.data()[0].type, STRATA_VALUE_INT64);
+  EXPECT_EQ(named.data()[0].int64_value, 5);
 }
 
 TEST_F(DriverCore, UnknownOrMistypedOptionsAreRefusedByName) {
