@@ -410,7 +410,7 @@ bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& optio
     *error = "--tenant needs at least two tenants";
     return false;
   }
-  const std::vector<std::string> policies = gpu::PolicyNames();
+  const std::vector<std::string> policies = strata::OptionChoices("gpu-emu", "policy");
   for (const TenantSpec& t : tenants) {
     if (std::find(policies.begin(), policies.end(), t.policy) == policies.end()) {
       std::string names;
