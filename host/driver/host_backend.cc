@@ -138,7 +138,7 @@ class HostBackend final : public Backend {
     if (c == nullptr) return NoSuchContext(context);
     std::vector<alloc::Handle> mine;
     allocator_.ForEachBlock([&](uint64_t, uint64_t, bool live, alloc::Handle h) {
-      if (live && owner_[Node(h)] == context) mine.push_back(h);
+      if (live && owner_[alloc::Slot(h)] == context) mine.push_back(h);
     });
     for (alloc::Handle h : mine) {
       Error e = Release(*c, h);
@@ -210,7 +210,7 @@ class HostBackend final : public Backend {
     largest_alloc_ = std::max(largest_alloc_, info.allocated_bytes);
     c->bytes += info.allocated_bytes;
     ++c->buffers;
-    owner_[Node(h)] = context;
+    owner_[alloc::Slot(h)] = context;
     HeapEvent("alloc", h, info.allocated_bytes, info.offset, info.offset);
     *out = h.value;
     return CheckHeap("strata_alloc");
@@ -224,7 +224,7 @@ class HostBackend final : public Backend {
     const strata_status st = allocator_.GetInfo(h, &info);
     if (st == STRATA_INVALID_ARGUMENT) return {STRATA_INVALID_ARGUMENT, "not a buffer handle"};
     if (st != STRATA_OK) return {STRATA_NOT_FOUND, "the buffer handle is stale (its buffer was freed)"};
-    if (owner_[Node(h)] != context) return {STRATA_PERMISSION_DENIED, "the buffer belongs to another context"};
+    if (owner_[alloc::Slot(h)] != context) return {STRATA_PERMISSION_DENIED, "the buffer belongs to another context"};
     Error e = Release(*c, h);
     if (!e.ok()) return e;
     return CheckHeap("strata_free");
@@ -334,8 +334,6 @@ class HostBackend final : public Backend {
     uint32_t buffers = 0;
   };
 
-  static uint32_t Node(alloc::Handle h) { return static_cast<uint32_t>(h.value) - 1; }
-
   Context* Find(strata_context id) {
     const uint32_t slot = (id & 0xffu) - 1;
     if (id == 0 || slot >= contexts_.size() || !contexts_[slot].open || contexts_[slot].id != id) return nullptr;
@@ -361,7 +359,7 @@ class HostBackend final : public Backend {
     ++events_;
     c.bytes -= info.allocated_bytes;
     --c.buffers;
-    owner_[Node(h)] = 0;
+    owner_[alloc::Slot(h)] = 0;
     HeapEvent("free", h, info.allocated_bytes, info.offset, info.offset);
     return {};
   }
