@@ -40,6 +40,48 @@ namespace {
 std::vector<std::string> HbmPresets() { return strata::OptionChoices("sim", "hbm_preset"); }
 std::vector<std::string> GpuPolicies() { return strata::OptionChoices("gpu-emu", "policy"); }
 
+// --list-options BACKEND: every open option of a backend as the driver describes it (strata_get_backend_options), so a
+// backend, preset or policy the driver gains is listed here with no edit. Text, or one JSON object a line.
+int ListOptions(const std::string& backend, bool json) {
+  std::vector<strata::OptionInfo> options;
+  try {
+    options = strata::BackendOptions(backend);
+  } catch (const strata::Error& e) {
+    return strata::cli::Usage("strata-replay", std::string("--list-options: ") + e.what());
+  }
+  static const char* const kTypes[] = {"string", "int64", "double", "bool"};
+  for (const strata::OptionInfo& o : options) {
+    const char* type = o.type >= 0 && o.type <= STRATA_VALUE_BOOL ? kTypes[o.type] : "unknown";
+    if (json) {
+      strata::tool::Json line = {{"backend", backend}, {"name", o.name}, {"type", type}};
+      switch (o.type) {
+        case STRATA_VALUE_INT64:
+          line["default"] = o.default_int64;
+          break;
+        case STRATA_VALUE_DOUBLE:
+          line["default"] = o.default_double;
+          break;
+        case STRATA_VALUE_BOOL:
+          line["default"] = o.default_bool;
+          break;
+        default:
+          line["default"] = o.default_value;
+      }
+      line["choices"] = o.choices;
+      line["help"] = o.help;
+      std::printf("%s\n", strata::tool::JsonLine(line).c_str());
+    } else {
+      const std::string shown = o.type == STRATA_VALUE_BOOL ? (o.default_bool ? "true" : "false")
+                                : o.default_value.empty()   ? "none"
+                                                            : o.default_value;
+      std::string head = o.name + " (" + type + ", default " + shown;
+      if (!o.choices.empty()) head += "; " + strata::tool::JoinNames(o.choices, ", ", " or ");
+      std::printf("%s)\n    %s\n", head.c_str(), strata::tool::Printable(o.help).c_str());
+    }
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
 // The usage line; the backends and HBM presets come from their tables (ReplayBackends, the driver's).
 std::string Synopsis() {
   using strata::tool::JoinNames;
@@ -342,6 +384,16 @@ int Main(int argc, char** argv) {
   app.add_flag("-v,--verbose", options.verbose,
                "one line on stderr per compaction: request, bytes moved, and what sliding\n"
                "every buffer down would have moved (sim: also the device cycles it took)");
+  std::string list_options;
+  strata::cli::AddTaken(
+      app, "--list-options", "BACKEND",
+      [&](const std::string& v) -> std::string {
+        list_options = v;
+        return v.empty() ? "--list-options needs a backend" : "";
+      },
+      "print the open options BACKEND takes, as the driver describes them (type,\n"
+      "default, the values it lists, help; with --json: one JSON object a line):\n"
+      "what --option NAME=VALUE sets");
 #ifdef STRATA_REPLAY_HAVE_GPU
   bool list_devices = false;
   app.add_flag("--list-devices", list_devices,
@@ -349,6 +401,10 @@ int Main(int argc, char** argv) {
                "(with --json: one JSON object a line)");
 #endif
   if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  if (!list_options.empty()) {
+    if (!trace_path.empty()) return Usage("--list-options takes no trace");
+    return ListOptions(list_options, json);
+  }
 #ifdef STRATA_REPLAY_HAVE_GPU
   if (list_devices) {
     if (!trace_path.empty()) return Usage("--list-devices takes no trace");

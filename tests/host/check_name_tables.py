@@ -78,6 +78,19 @@ def main():
     c.has("strata-replay --help", text,
           "gpu-emu, cuda: " + with_default(policies["names"], policies["default"], ", ") + "; each reads")
     c.has("strata-replay --help", text, "sim: HBM preset (default " + hbm["default"] + ")")
+    # strata-replay --list-options: each backend's options as the driver describes them, the tables' names among them.
+    listed = {}
+    for backend in ("sim", "gpu-emu", "host"):
+        status, text = run([replay, "--list-options", backend, "--json"])
+        if status == 0:
+            listed[backend] = {o["name"]: o for o in map(json.loads, text.splitlines())}
+    for backend, option, table in (("sim", "hbm_preset", hbm), ("gpu-emu", "policy", policies),
+                                   ("host", "policy", host_policies)):
+        if backend in listed:
+            o = listed[backend][option]
+            c.equal(f"strata-replay --list-options {backend}: {option}", o["choices"], table["names"])
+            if table.get("default"):
+                c.equal(f"strata-replay --list-options {backend}: {option}'s default", o["default"], table["default"])
     _, text = run([replay, "t.csv", "--backend", "nope"])
     c.has("strata-replay --backend nope", text, f"unknown backend 'nope' ({join(backends['names'], ', ', ' or ')})")
     _, text = run([replay, "t.csv", "--hbm", "nope"])
