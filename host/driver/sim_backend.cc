@@ -202,7 +202,10 @@ class SimBackend final : public Backend {
       strata_context pad_context = 0;
       strata_buffer pad = 0;
       Error e = NewContext(0, 0, &pad_context);
-      if (e.ok()) e = Alloc(pad_context, pad_pending_, 0, STRATA_ALLOC_FLAG_NO_COMPACT, &pad);
+      if (e.ok()) {
+        e = Alloc(pad_context, pad_pending_, 0, STRATA_ALLOC_FLAG_NO_COMPACT, &pad);
+        if (!e.ok()) DestroyContext(pad_context);  // no half-placed pad: the next call tries again
+      }
       if (!e.ok()) {
         e.message = "placing the capacity_bytes pad (" + std::to_string(pad_pending_) + " B): " + e.message;
         return e;
