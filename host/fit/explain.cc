@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "families.h"
 #include "json_lines.h"
 #include "policy.h"
 #include "replay.h"
@@ -396,6 +398,17 @@ constexpr uint64_t kContextAllowance = 3ull << 29;  // 1.5 GiB
 // cudaMalloc of a segment with this much more free than the segment does not fail for want of memory.
 constexpr uint64_t kFreeSlack = 64ull << 20;
 
+// The PyTorch releases a message's format allows, as torch_version values: the oldest and the newest ("" for the
+// newest the policies know). Formats: before 1.5 "X cached)"; 1.5 to 2.0 "already allocated"; 2.1 and 2.2 the typo
+// "capacty"; 2.1 on "Of the allocated memory".
+std::pair<const char*, const char*> TorchReleases(const std::string& framework) {
+  auto is = [&](const char* prefix) { return framework.rfind(prefix, 0) == 0; };  // "... (CUDA caching allocator)"
+  if (is("PyTorch before 1.5")) return {"1.10", "1.10"};  // the oldest release the policies model
+  if (is("PyTorch before 2.1")) return {"1.10", "2.0"};
+  if (is("PyTorch 2.1 to 2.2")) return {"2.1", "2.2"};
+  return {"2.1", ""};
+}
+
 // What a numberless message lacks, per format: the next thing to capture.
 constexpr const char* kCaptureBfc =
     "capture the allocator's statistics printed with it (the BFC allocator logs 'Stats:' with Limit, InUse and "
@@ -523,14 +536,16 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     hip = has_text("HIP out of memory");
     e.format = "pytorch";
     after("total capacity of ", &e.total_bytes, &e.has_total);
-    if (!e.has_total) after("total capacty of ", &e.total_bytes, &e.has_total);  // PyTorch 2.1 to 2.2's own typo
+    bool typo = false;
+    if (!e.has_total) after("total capacty of ", &e.total_bytes, &typo);  // PyTorch 2.1 to 2.2's own typo
+    e.has_total = e.has_total || typo;
     after("of which ", &e.free_bytes, &e.has_free, " is free");
     before(" allowed;", &e.limit_bytes, &e.has_limit);
     after("Of the allocated memory ", &e.live_bytes, &e.has_live);
     uint64_t unallocated = 0;
     bool has_unallocated = false;
     after("and ", &unallocated, &has_unallocated, " is reserved by PyTorch but unallocated");
-    e.framework = e.has_live ? "PyTorch 2.1 or newer" : "PyTorch before 2.1";
+    e.framework = !e.has_live ? "PyTorch before 2.1" : typo ? "PyTorch 2.1 to 2.2" : "PyTorch 2.1 or newer";
     // Older PyTorch (1.5 to 2.0): "(GPU 0; 7.93 GiB total capacity; 130.35 MiB already allocated; 47.06 MiB free;
     // 188.00 MiB reserved in total by PyTorch)"; before 1.5 the last field was "X cached)", what PyTorch held
     // unallocated.
@@ -989,13 +1004,26 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
   } else if (e.kind == "fragmentation") {
     if (e.format == "pytorch") {
       const std::string conf = PyTorchConf(text, hip);
-      const bool before_2_1 = e.framework.find("before") != std::string::npos;
-      a.push_back(conf + "=expandable_segments:True" + (before_2_1 ? " (PyTorch 2.1 or newer)" : "") + ": the " +
-                  H(e.reserved_bytes - e.live_bytes) + " reserved but unallocated can then be mapped as one range");
-      if (req > (20ull << 20)) {
-        const uint64_t mb = std::max<uint64_t>(21, std::min<uint64_t>(req >> 20, 512));
+      // The message's format bounds the release (TorchReleases): expandable_segments came with 2.1, and the least
+      // max_split_size_mb is the policy's own rule (gpu::LeastMaxSplitSizeMb) for every release the format allows.
+      const auto [oldest, newest] = TorchReleases(e.framework);
+      if (e.framework.find("before") == std::string::npos) {  // 2.1 or newer
+        a.push_back(conf + "=expandable_segments:True: the " + H(e.reserved_bytes - e.live_bytes) +
+                    " reserved but unallocated can then be mapped as one range");
+      }
+      uint64_t least = 0;
+      for (const char* release : {oldest, newest}) {
+        uint64_t mb = 0;
+        std::string ignored;
+        std::map<std::string, std::string> options;
+        if (release[0] != '\0') options["torch_version"] = release;
+        if (gpu::LeastMaxSplitSizeMb(options, &mb, &ignored)) least = std::max(least, mb);
+      }
+      if (req > (least << 20)) {
+        const uint64_t mb = std::max<uint64_t>(least, std::min<uint64_t>(req >> 20, 512));
         a.push_back(conf + "=max_split_size_mb:" + std::to_string(mb) + " (blocks of " + std::to_string(mb) +
-                    " MiB and more are not split, and are released whole on a miss; 21 is the least PyTorch takes)");
+                    " MiB and more are not split, and are released whole on a miss; " + std::to_string(least) +
+                    " is the least every PyTorch release of this message's format accepts)");
       }
       a.push_back(fewer);
     } else if (e.format == "tpu" || e.format == "tpu-reserve") {
