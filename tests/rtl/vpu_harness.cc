@@ -1,0 +1,111 @@
+// Drives the Verilated vector unit (rtl/tpu_vpu.sv) for tests/rtl/vpu_test.py, which holds the reference: reads
+// rows from stdin, streams them through the pipeline and writes the result rows to stdout, all as little-endian
+// uint32 words.
+//   in,  per row:  op, bcast, flags (1 first, 2 last), mask, a[L], b[L]
+//   out, per row:  data[L], mask, flags (1 err, 2 write, 4 last)
+//   then:          err_count, cycles, latency (edges from the first row's handshake to its result's), L
+// usage: rtl_vpu_harness [STALL_SEED]   0 (default): input every cycle, output always ready; else a seeded
+// pseudo-random pattern of input gaps and output stalls (the results must not change).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "Vtpu_vpu.h"
+
+namespace {
+
+constexpr int kLanes = STRATA_VPU_LANES;
+
+template <typename W>
+void SetRow(W& port, const uint32_t* words) {
+  for (int i = 0; i < kLanes; ++i) port[i] = words[i];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const uint32_t seed = argc > 1 ? static_cast<uint32_t>(std::strtoul(argv[1], nullptr, 0)) : 0;
+  const size_t in_words = 4 + 2 * kLanes;
+  std::vector<uint32_t> in;
+  uint32_t buf[4096];
+  size_t got;
+  while ((got = std::fread(buf, sizeof(uint32_t), 4096, stdin)) > 0) in.insert(in.end(), buf, buf + got);
+  if (in.size() % in_words != 0) {
+    std::fprintf(stderr, "rtl_vpu_harness: input is not whole rows of %zu words\n", in_words);
+    return 2;
+  }
+  const size_t rows = in.size() / in_words;
+  std::vector<uint32_t> out;
+  out.reserve(rows * (kLanes + 2) + 4);
+
+  Vtpu_vpu dut;
+  uint32_t rng = seed * 2654435761u + 1;
+  auto Coin = [&](uint32_t percent) {
+    if (seed == 0) return true;
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng % 100 < percent;
+  };
+  dut.clk_i = 0;
+  dut.rst_ni = 0;
+  dut.in_valid_i = 0;
+  dut.out_ready_i = 0;
+  dut.eval();
+  dut.clk_i = 1;
+  dut.eval();
+  dut.clk_i = 0;
+  dut.rst_ni = 1;
+  dut.eval();
+
+  size_t next = 0, done = 0;
+  uint64_t cycle = 0, first_in = 0, first_out = 0;
+  while (done < rows) {
+    if (cycle > 8 * rows + 1000) {
+      std::fprintf(stderr, "rtl_vpu_harness: %zu of %zu rows came back after %llu cycles\n", done, rows,
+                   static_cast<unsigned long long>(cycle));
+      return 3;
+    }
+    // Inputs for this cycle (held while stalled: a row stays offered until taken).
+    if (!dut.in_valid_i && next < rows && Coin(80)) {
+      const uint32_t* r = &in[next * in_words];
+      dut.in_valid_i = 1;
+      dut.in_op_i = r[0];
+      dut.in_bcast_i = r[1];
+      dut.in_first_i = r[2] & 1;
+      dut.in_last_i = (r[2] >> 1) & 1;
+      dut.in_mask_i = r[3];
+      SetRow(dut.in_a_i, r + 4);
+      SetRow(dut.in_b_i, r + 4 + kLanes);
+    }
+    dut.out_ready_i = Coin(70);
+    dut.eval();
+    const bool in_fire = dut.in_valid_i && dut.in_ready_o;
+    const bool out_fire = dut.out_valid_o && dut.out_ready_i;
+    if (out_fire) {
+      for (int i = 0; i < kLanes; ++i) out.push_back(dut.out_data_o[i]);
+      out.push_back(dut.out_mask_o);
+      out.push_back(dut.out_err_o | (dut.out_write_o << 1) | (dut.out_last_o << 2));
+      if (done == 0) first_out = cycle;
+      ++done;
+    }
+    dut.clk_i = 1;
+    dut.eval();
+    dut.clk_i = 0;
+    dut.eval();
+    if (in_fire) {
+      if (next == 0) first_in = cycle;
+      ++next;
+      dut.in_valid_i = 0;
+    }
+    ++cycle;
+  }
+  out.push_back(dut.err_count_o);
+  out.push_back(static_cast<uint32_t>(cycle));
+  out.push_back(static_cast<uint32_t>(first_out - first_in));
+  out.push_back(kLanes);
+  std::fwrite(out.data(), sizeof(uint32_t), out.size(), stdout);
+  dut.final();
+  return 0;
+}
