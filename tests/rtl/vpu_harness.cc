@@ -6,12 +6,17 @@
 //   then:          err_count, cycles, latency (edges from the first row's handshake to its result's), L
 // usage: rtl_vpu_harness [STALL_SEED]   0 (default): input every cycle, output always ready; else a seeded
 // pseudo-random pattern of input gaps and output stalls (the results must not change).
+//        rtl_vpu_harness --assert CASE  drives one scripted protocol case (a legal one, or one that breaks a rule
+// the unit asserts) and says whether an assertion stopped it, in tests/rtl/assert_test.cc's words.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "Vtpu_vpu.h"
+#include "verilated.h"
 
 namespace {
 
@@ -22,9 +27,69 @@ void SetRow(W& port, const uint32_t* words) {
   for (int i = 0; i < kLanes; ++i) port[i] = words[i];
 }
 
+// The scripted cases: each returns true when it ran to its end, false when an assertion stopped it.
+bool AssertCase(const char* name, VerilatedContext* ctx, bool* expect_stop) {
+  Vtpu_vpu dut(ctx);
+  auto tick = [&]() {
+    dut.clk_i = 0;
+    dut.eval();
+    dut.clk_i = 1;
+    dut.eval();
+    ctx->timeInc(1);
+    return !ctx->gotFinish();
+  };
+  dut.rst_ni = 0;
+  dut.in_valid_i = 0;
+  dut.out_ready_i = 0;
+  tick();
+  dut.rst_ni = 1;
+  const bool legal = std::strcmp(name, "vpu_rows_legal") == 0;
+  const bool no_first = std::strcmp(name, "vpu_row_without_first") == 0;
+  const bool op_changed = std::strcmp(name, "vpu_op_changed_while_stalled") == 0;
+  const bool dropped = std::strcmp(name, "vpu_valid_dropped") == 0;
+  if (!legal && !no_first && !op_changed && !dropped) {
+    std::fprintf(stderr,
+                 "unknown case %s (vpu_rows_legal, vpu_row_without_first, vpu_op_changed_while_stalled, "
+                 "vpu_valid_dropped)\n",
+                 name);
+    std::exit(2);
+  }
+  *expect_stop = !legal;
+  // A 12-row ADD command into an output not taken for 8 cycles: the pipeline fills (3 rows) and the fourth row
+  // waits from cycle 3; at cycle 5 the broken cases change its op or drop its valid.
+  dut.in_op_i = 0;
+  dut.in_bcast_i = 0;
+  int row = 0;
+  for (int cycle = 0; cycle < 40; ++cycle) {
+    dut.in_valid_i = row < 12;
+    dut.in_op_i = 0;
+    dut.in_first_i = row == 0 && !no_first;
+    dut.in_last_i = row == 11;
+    for (int i = 0; i < kLanes; ++i) dut.in_a_i[i] = dut.in_b_i[i] = 0x3F800000u + row;
+    dut.out_ready_i = cycle >= 8;
+    if (cycle == 5 && op_changed) dut.in_op_i = 2;
+    if (cycle == 5 && dropped) dut.in_valid_i = 0;
+    dut.eval();
+    const bool fire = dut.in_valid_i && dut.in_ready_o;
+    if (!tick()) return false;
+    row += fire;
+  }
+  dut.final();
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--assert") == 0) {
+    auto ctx = std::make_unique<VerilatedContext>();
+    ctx->fatalOnError(false);  // an assertion ends the run (gotFinish) instead of aborting the process
+    bool expect_stop = false;
+    const bool completed = AssertCase(argv[2], ctx.get(), &expect_stop);
+    std::printf("%s: %s (expected: %s)\n", argv[2], completed ? "ran to its end" : "stopped by an assertion",
+                expect_stop ? "stopped by an assertion" : "ran to its end");
+    return completed != expect_stop ? 0 : 1;
+  }
   const uint32_t seed = argc > 1 ? static_cast<uint32_t>(std::strtoul(argv[1], nullptr, 0)) : 0;
   const size_t in_words = 4 + 2 * kLanes;
   std::vector<uint32_t> in;

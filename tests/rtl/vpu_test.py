@@ -309,6 +309,22 @@ def Exact(h, check):
                 check.That(f"row_sum row {i}: error {abs(got - x.sum()):.3g} within {bound:.3g}",
                            abs(got - x.sum()) <= bound)
 
+    # The reference's bf16 conversions against ml_dtypes (RNE), where it is installed, on the values where the
+    # rules agree (ml_dtypes keeps denormals and NaN payloads).
+    try:
+        import ml_dtypes
+
+        b16 = np.arange(1 << 16, dtype=np.uint16)
+        vals = b16.view(ml_dtypes.bfloat16).astype(np.float32)
+        normal = np.isfinite(vals) & ((b16 & 0x7F80) != 0)
+        check.That("Bf16ToF32 equals ml_dtypes on every normal bf16",
+                   np.array_equal(vals.view(np.uint32)[normal], ref.Bf16ToF32(b16)[normal]))
+        f = rng.integers(0x00800000, 0x7F800000, 200000, dtype=np.uint32) | (rng.integers(0, 2, 200000, np.uint32) << 31)
+        ml = f.view(np.float32).astype(ml_dtypes.bfloat16).view(np.uint16).astype(np.uint32)
+        check.That("F32ToBf16 equals ml_dtypes (RNE) on normal fp32", np.array_equal(ml, ref.F32ToBf16(f)))
+    except ImportError:
+        print("note: ml_dtypes is not installed; the bf16 conversions are not cross-checked")
+
     print(f"{'FAIL' if check.failures else 'PASS'}: {check.results} results, {check.failures} differences "
           f"(L = {L}, latency {LATENCY})")
     return 1 if check.failures else 0
