@@ -1,8 +1,8 @@
 // The vector unit's fp32 arithmetic (docs/vector-unit.md): correctly rounded mul, div and sqrt on integer
 // significands, the conversions, and exp/log/tanh/logistic as fixed sequences of those steps. The rules are the
-// matrix unit's bf16 mode's (tpu_fp_pkg): denormals are zero on input, a result whose rounded magnitude is below
-// 2^-126 is a zero of its sign, every NaN result is 32'h7FC0_0000, overflow gives +-inf, rounding is to nearest,
-// ties to even. tests/rtl/vpu_reference.py reproduces every function bit for bit and reads its constants from the
+// matrix unit's bf16 mode's (tpu_fp_pkg): denormals are zero on input; a result is IEEE binary32's (round to
+// nearest, ties to even, overflow to +-inf), then a denormal result becomes a zero of its sign; every NaN result
+// is 32'h7FC0_0000. tests/rtl/vpu_reference.py reproduces every function bit for bit and reads its constants from the
 // `localparam logic [31:0]` lines below (keep that form).
 package tpu_vpu_pkg;
 
@@ -62,11 +62,14 @@ package tpu_vpu_pkg;
   endfunction
 
   // (-1)^s * {sig, guard, sticky} * 2^(e - 127 - 23), sig a 24-bit significand with its leading one at bit 23:
-  // rounded to nearest even, then +-inf at e >= 255 and a zero of the sign at e <= 0 (after rounding).
+  // the IEEE binary32 result (round to nearest even; +-inf at e >= 255 after rounding), then a denormal result
+  // flushed to a zero of its sign. Below the normal range IEEE rounds to the denormal grid (2^-149): of the
+  // values there, only those at or above 2^-126 - 2^-150 (e = 0, sig all ones) round to the normal 2^-126.
   function automatic logic [31:0] f32_round_pack(logic s, logic signed [11:0] e, logic [23:0] sig, logic guard,
                                                  logic sticky);
     logic [24:0] r;
     logic signed [11:0] er;
+    if (e == 12'sd0 && sig == 24'hFF_FFFF) return {s, 8'h01, 23'h0};
     r = {1'b0, sig} + 25'(guard && (sticky || sig[0]));
     er = e + 12'(r[24]);  // 1.11..1 rounded up to 10.00..0 (its mantissa field is zero either way)
     if (er >= 12'sd255) return {s, 8'hFF, 23'h0};

@@ -186,6 +186,21 @@ def DocTable():
     return rows
 
 
+def IeeeAgrees(check, name, got, a, b=None):
+    """Where the operands and NumPy's IEEE float32 result are normal numbers, the correctly rounded ops equal it bit
+    for bit (an independent check of the rounding: NumPy's float32 arithmetic is IEEE)."""
+    fa = ref.F(a)
+    fb = None if b is None else ref.F(b)
+    with np.errstate(all="ignore"):
+        ieee = {"add": lambda: fa + fb, "sub": lambda: fa - fb, "mul": lambda: fa * fb, "div": lambda: fa / fb,
+                "sqrt": lambda: np.sqrt(fa), "recip": lambda: np.float32(1) / fa}[name]()
+    normal = lambda v: np.isfinite(v) & (np.abs(v) >= np.float32(2.0**-126))  # noqa: E731
+    with np.errstate(invalid="ignore"):
+        use = normal(fa) & normal(ieee) & (True if fb is None else normal(fb))
+    check.That(f"{name}: {int(use.sum())} normal results equal IEEE float32",
+               bool(use.sum() > 1000) and np.array_equal(got[use], ref.Bits(ieee)[use]))
+
+
 def Exact(h, check):
     """Everything bit for bit: unary, binary, broadcast, reductions, refused commands, latency, stalls."""
     L = h.Lanes()
@@ -208,6 +223,8 @@ def Exact(h, check):
         data, _, flags, errs, _, _ = h.Stream(rows)
         want = fn(rows[4].ravel()).reshape(-1, L)
         check.Equal(f"{name}", data, want, [("a", rows[4])])
+        if name in ("sqrt", "recip"):
+            IeeeAgrees(check, name, data, rows[4])
         check.That(f"{name}: every row written, no error", bool((flags == 2 | (4 * ((rows[2] >> 1) & 1))).all())
                    and errs == 0)
 
@@ -235,6 +252,8 @@ def Exact(h, check):
             want = np.where(bits, A, B)
             want_mask = np.zeros(len(A), np.uint32)
         check.Equal(name, data, want, [("a", A), ("b", B)])
+        if name in ("add", "sub", "mul", "div"):
+            IeeeAgrees(check, name, data, A, B)
         check.Equal(f"{name} mask", mask, want_mask)
         check.That(f"{name}: no error", errs == 0)
 
@@ -308,6 +327,25 @@ def Exact(h, check):
                 bound = np.log2(L) * 2.0**-24 * np.abs(x).sum() * (1 + 1e-6) + 2.0**-126
                 check.That(f"row_sum row {i}: error {abs(got - x.sum()):.3g} within {bound:.3g}",
                            abs(got - x.sum()) <= bound)
+
+    # ACC_SUM's sequential order against float64, lane by lane, at each command's last row:
+    # |got - sum| <= (R - 1) * 2^-24 * sum|x| (first order, with a margin) for finite rows and results.
+    rows_x = []
+    for i, b in enumerate(beats):
+        if b["op"] != ref.OPS["acc_sum"] or want_err[i]:
+            continue
+        if b["first"]:
+            rows_x = []
+        with np.errstate(invalid="ignore"):
+            rows_x.append(ref.F(ref.Daz(b["a"])).astype(np.float64))
+        if b["last"]:
+            x = np.stack(rows_x)
+            got = ref.F(want[i]).astype(np.float64)
+            ok = np.isfinite(x).all(axis=0) & np.isfinite(got)
+            bound = (len(rows_x) - 1) * 2.0**-24 * np.abs(x).sum(axis=0) * (1 + 1e-6) + 2.0**-126
+            err = np.abs(got - x.sum(axis=0))
+            check.That(f"acc_sum command ending at row {i} ({len(rows_x)} rows): error within the bound",
+                       bool((err[ok] <= bound[ok]).all()))
 
     # The reference's bf16 conversions against ml_dtypes (RNE), where it is installed, on the values where the
     # rules agree (ml_dtypes keeps denormals and NaN payloads).
