@@ -405,3 +405,47 @@ def UlpError(got_bits, truth):
         err = np.abs(got - truth) / ulp
     ok = np.isfinite(truth) & (np.abs(truth) >= 2.0**-126) & (np.abs(truth) < 2.0**128)
     return np.where(ok, err, np.nan)
+
+
+# ------------------------------------------------------------------------------------------------ kernels
+
+
+def Softmax(x, lanes):
+    """softmax over each row of x [R, n] (fp32 bits, n a multiple of lanes) in the vector unit's order: the row in
+    chunks of `lanes`; m = ROW_MAX(ACC_MAX over the chunks); e = EXP(SUB(chunk, m)); s = ROW_SUM(ACC_SUM over the
+    e chunks); y = DIV(e, s) (m and s scalar-broadcast)."""
+    x = U(x)
+    r, n = x.shape
+    c = x.reshape(r, n // lanes, lanes)
+    acc = np.full((r, lanes), 0xFF800000, np.uint32)
+    for k in range(c.shape[1]):
+        acc = Max(acc, c[:, k])
+    m = RowTree(Max, acc)[:, None, None]
+    e = Exp(Sub(c, m))
+    acc = np.full((r, lanes), SIGN, np.uint32)
+    for k in range(c.shape[1]):
+        acc = Add(acc, e[:, k])
+    s = RowTree(Add, acc)[:, None, None]
+    return Div(e, s).reshape(r, n)
+
+
+def LayerNorm(x, lanes, eps_bits=0x3727C5AC):
+    """layer norm (no scale or offset) over each row of x [R, n] in the vector unit's order: mean = ROW_SUM(ACC_SUM
+    over the chunks) * (1/n); d = SUB(chunk, mean); var = ROW_SUM(ACC_SUM of MUL(d, d)) * (1/n);
+    y = MUL(d, RSQRT(ADD(var, eps))) (eps 1e-5; scalars broadcast)."""
+    x = U(x)
+    r, n = x.shape
+    c = x.reshape(r, n // lanes, lanes)
+    inv_n = np.full((r, 1, 1), Bits(np.float32(1.0 / n)), np.uint32)
+
+    def RowSum(v):
+        acc = np.full((r, lanes), SIGN, np.uint32)
+        for k in range(v.shape[1]):
+            acc = Add(acc, v[:, k])
+        return RowTree(Add, acc)[:, None, None]
+
+    mean = Mul(RowSum(c), inv_n)
+    d = Sub(c, mean)
+    var = Mul(RowSum(Mul(d, d)), inv_n)
+    scale = Rsqrt(Add(var, np.full(var.shape, eps_bits, np.uint32)))
+    return Mul(d, scale).reshape(r, n)

@@ -201,6 +201,63 @@ def IeeeAgrees(check, name, got, a, b=None):
                bool(use.sum() > 1000) and np.array_equal(got[use], ref.Bits(ieee)[use]))
 
 
+def Commands(h, op, a, b=None, bcast="none", L=16):
+    """One command per row r of a [R, k, L] (k rows each; b likewise, or [R, 1, L] for a broadcast): the output
+    rows [R, k, L]."""
+    r, k, _ = a.shape
+    bb = np.zeros_like(a) if b is None else np.broadcast_to(b, a.shape) if bcast == "none" else \
+        np.concatenate([np.broadcast_to(b[:, :1], (r, 1, L)), np.zeros((r, k - 1, L), np.uint32)], axis=1)
+    idx = np.arange(r * k) % k
+    flags = (idx == 0).astype(np.uint32) | ((idx == k - 1).astype(np.uint32) << 1)
+    rows = (np.full(r * k, ref.OPS[op], np.uint32), np.full(r * k, ref.BCAST[bcast], np.uint32), flags,
+            np.zeros(r * k, np.uint32), a.reshape(-1, L).astype(np.uint32), bb.reshape(-1, L).astype(np.uint32))
+    data, _, flags_o, errs, _, _ = h.Stream(rows)
+    assert errs == 0 and (flags_o & 1).sum() == 0, f"{op}: refused"
+    return data.reshape(r, k, L)
+
+
+def Kernels(h, check, rng):
+    """Softmax and layer norm rows of 4 chunks, run command by command through the unit as a firmware kernel
+    would, against vpu_reference.Softmax / LayerNorm bit for bit and against float64."""
+    L = h.Lanes()
+    n = 4 * L
+    x = np.concatenate([rng.standard_normal((24, n)) * 3, rng.uniform(-80, 80, (4, n)),
+                        rng.standard_normal((4, n)) * 1e-3]).astype(np.float32)
+    x[0, :5] = [0.0, -0.0, 88.0, -100.0, 1e-40]  # zeros, a big and a tiny exponent, a denormal
+    xb = ref.Bits(x)
+    r = len(x)
+    c = xb.reshape(r, 4, L)
+    last = lambda v: v[:, -1:]  # noqa: E731  (an accumulator's value: its command's last row)
+    m = last(Commands(h, "row_max", last(Commands(h, "acc_max", c, L=L)), L=L))
+    e = Commands(h, "exp", Commands(h, "sub", c, m, "scalar", L), L=L)
+    s = last(Commands(h, "row_sum", last(Commands(h, "acc_sum", e, L=L)), L=L))
+    y = Commands(h, "div", e, s, "scalar", L).reshape(r, n)
+    check.Equal("softmax", y, ref.Softmax(xb, L))
+    x64 = ref.F(ref.Daz(xb)).astype(np.float64)
+    t = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    t /= t.sum(axis=1, keepdims=True)
+    # Relative error: a few ulps from exp, the sum and the division, plus the rounding of x - max (half an ulp of
+    # the difference, which exp turns into a relative error): 2^-24 (8 + 2 max|x - max|) per row.
+    err = np.abs(ref.F(y) - t) / np.maximum(t, 2.0**-126)
+    bound = 2.0**-24 * (8 + 2 * np.abs(x64 - x64.max(axis=1, keepdims=True)).max(axis=1, keepdims=True))
+    big = t > 2.0**-100  # away from the flush
+    check.That(f"softmax: relative error at most {(err / bound)[big].max():.2f} of the bound 2^-24 (8 + 2 max|x - m|)",
+               (err <= bound)[big].all() and np.abs(ref.F(y) - t)[~big].max(initial=0) <= 2.0**-100)
+    inv_n = np.full((r, 1, L), ref.Bits(np.float32(1.0 / n)), np.uint32)
+    mean = Commands(h, "mul", last(Commands(h, "row_sum", last(Commands(h, "acc_sum", c, L=L)), L=L)), inv_n, L=L)
+    d = Commands(h, "sub", c, mean, "scalar", L)
+    dd = Commands(h, "mul", d, d, L=L)
+    var = Commands(h, "mul", last(Commands(h, "row_sum", last(Commands(h, "acc_sum", dd, L=L)), L=L)), inv_n, L=L)
+    eps = np.full((r, 1, L), 0x3727C5AC, np.uint32)
+    scale = Commands(h, "rsqrt", Commands(h, "add", var, eps, L=L), L=L)
+    y = Commands(h, "mul", d, scale, "scalar", L).reshape(r, n)
+    check.Equal("layer norm", y, ref.LayerNorm(xb, L))
+    mu = x64.mean(axis=1, keepdims=True)
+    t = (x64 - mu) / np.sqrt(((x64 - mu) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+    err = np.abs(ref.F(y) - t).max()
+    check.That(f"layer norm: absolute error {err:.3g} against float64 (bound 2^-16)", err <= 2.0**-16)
+
+
 def Exact(h, check):
     """Everything bit for bit: unary, binary, broadcast, reductions, refused commands, latency, stalls."""
     L = h.Lanes()
@@ -346,6 +403,8 @@ def Exact(h, check):
             err = np.abs(got - x.sum(axis=0))
             check.That(f"acc_sum command ending at row {i} ({len(rows_x)} rows): error within the bound",
                        bool((err[ok] <= bound[ok]).all()))
+
+    Kernels(h, check, rng)
 
     # The reference's bf16 conversions against ml_dtypes (RNE), where it is installed, on the values where the
     # rules agree (ml_dtypes keeps denormals and NaN payloads).
