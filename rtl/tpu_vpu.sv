@@ -147,7 +147,7 @@ module tpu_vpu
   end
 
   // ---------------------------------------------------------------- stage 3: reductions
-  logic                 row_max, acc_max;
+  logic                 row_op, acc_op, row_max, acc_max;
   logic [31:0]          tree [Levels+1][Lanes];  // level v holds Lanes >> v values
   logic [Lanes*32-1:0]  acc_d, acc_q, acc_in, out_data_d, out_data_q;
   logic [Lanes-1:0]     out_mask_q;
@@ -155,27 +155,35 @@ module tpu_vpu
   logic                 cmd_err_d, cmd_err_q;
   logic [31:0]          err_count_d, err_count_q;
 
+  assign row_op = s2_op_q == 6'(VpuOpRowSum) || s2_op_q == 6'(VpuOpRowMax);
+  assign acc_op = s2_op_q == 6'(VpuOpAccSum) || s2_op_q == 6'(VpuOpAccMax);
   assign row_max = s2_op_q == 6'(VpuOpRowMax);
   assign acc_max = s2_op_q == 6'(VpuOpAccMax);
 
+  // The tree and the accumulator's adders work only for their ops (operand isolation, as the lanes' exp unit).
   always_comb begin
     for (int v = 0; v <= Levels; v++) begin
       for (int i = 0; i < Lanes; i++) tree[v][i] = 32'h0;
     end
-    for (int i = 0; i < Lanes; i++) tree[0][i] = s2_r_q[i*32 +: 32];
-    for (int v = 1; v <= Levels; v++) begin
-      for (int i = 0; i < (Lanes >> v); i++) begin
-        tree[v][i] = row_max ? tpu_vpu_pkg::f32_max(tree[v-1][2*i], tree[v-1][2*i+1], 1'b0)
-                             : tpu_vpu_pkg::f32_addv(tree[v-1][2*i], tree[v-1][2*i+1]);
+    if (row_op) begin
+      for (int i = 0; i < Lanes; i++) tree[0][i] = s2_r_q[i*32 +: 32];
+      for (int v = 1; v <= Levels; v++) begin
+        for (int i = 0; i < (Lanes >> v); i++) begin
+          tree[v][i] = row_max ? tpu_vpu_pkg::f32_max(tree[v-1][2*i], tree[v-1][2*i+1], 1'b0)
+                               : tpu_vpu_pkg::f32_addv(tree[v-1][2*i], tree[v-1][2*i+1]);
+        end
       end
     end
   end
 
   always_comb begin
     acc_in = s2_first_q ? {Lanes{acc_max ? 32'hFF80_0000 : 32'h8000_0000}} : acc_q;
+    acc_d = acc_q;
     for (int i = 0; i < Lanes; i++) begin
-      acc_d[i*32 +: 32] = acc_max ? tpu_vpu_pkg::f32_max(acc_in[i*32 +: 32], s2_r_q[i*32 +: 32], 1'b0)
-                                  : tpu_vpu_pkg::f32_addv(acc_in[i*32 +: 32], s2_r_q[i*32 +: 32]);
+      if (acc_op) begin
+        acc_d[i*32 +: 32] = acc_max ? tpu_vpu_pkg::f32_max(acc_in[i*32 +: 32], s2_r_q[i*32 +: 32], 1'b0)
+                                    : tpu_vpu_pkg::f32_addv(acc_in[i*32 +: 32], s2_r_q[i*32 +: 32]);
+      end
     end
     out_data_d = s2_r_q;
     if (!s2_err_q) begin
@@ -214,7 +222,7 @@ module tpu_vpu
       out_mask_q <= s2_mask_q;
       out_err_q <= s2_err_q;
       out_last_q <= s2_last_q;
-      if (!s2_err_q && (s2_op_q == 6'(VpuOpAccSum) || acc_max)) acc_q <= acc_d;
+      if (!s2_err_q && acc_op) acc_q <= acc_d;
     end
   end
 

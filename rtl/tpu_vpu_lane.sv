@@ -15,17 +15,18 @@ module tpu_vpu_lane
   // One Verilated class for all lanes (not a copy of this logic per lane in the parent): Lanes times less code.
   /* verilator no_inline_module */
 
-  logic [31:0] exp_arg, exp_r;
+  logic [31:0] exp_r;
 
+  // The exp unit works only for the ops that use it (operand isolation: in silicon its inputs would hold still;
+  // in the Verilated model the other ops skip its evaluation).
   always_comb begin
     unique case (op_i)
-      6'(VpuOpTanh): exp_arg = f32_tanh_exp_arg(a_i[30:0]);
-      6'(VpuOpLogistic): exp_arg = f32_neg(a_i, 1'b0);
-      default: exp_arg = a_i;
+      6'(VpuOpExp): exp_r = f32_exp(a_i);
+      6'(VpuOpTanh): exp_r = f32_exp(f32_tanh_exp_arg(a_i[30:0]));
+      6'(VpuOpLogistic): exp_r = f32_exp(f32_neg(a_i, 1'b0));
+      default: exp_r = 32'h0;
     endcase
   end
-
-  assign exp_r = f32_exp(exp_arg);
 
   always_comb begin
     r_o = 32'h0;
