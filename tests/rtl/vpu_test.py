@@ -258,6 +258,35 @@ def Kernels(h, check, rng):
     check.That(f"layer norm: absolute error {err:.3g} against float64 (bound 2^-16)", err <= 2.0**-16)
 
 
+def Mixed(h, check, rng):
+    """A random stream: commands of 1..6 rows with any op (refused codes too) and broadcast mode, back to back,
+    plain and under two stall patterns, against vpu_reference.Run: the pipeline's hand-over from one op, command,
+    broadcast row or accumulator to the next."""
+    L = h.Lanes()
+    spread = Spread(rng, 500)
+    codes = list(ref.OPS.values()) + [12, 40, 63]
+    beats = []
+    while len(beats) < 3000:
+        op = int(rng.choice(codes))
+        name = ref.OP_NAMES.get(op, "")
+        bc = int(rng.choice([0, 1, 2, 3])) if ref.IsBinary(name) or rng.random() < 0.05 else 0
+        k = int(rng.integers(1, 7))
+        for r in range(k):
+            beats.append(dict(op=op, bcast=bc, first=r == 0, last=r == k - 1, a=rng.choice(spread, L),
+                              b=rng.choice(spread, L), mask=int(rng.integers(0, 1 << L))))
+    rows = (np.array([b["op"] for b in beats], np.uint32), np.array([b["bcast"] for b in beats], np.uint32),
+            np.array([int(b["first"]) | int(b["last"]) << 1 for b in beats], np.uint32),
+            np.array([b["mask"] for b in beats], np.uint32), np.stack([b["a"] for b in beats]).astype(np.uint32),
+            np.stack([b["b"] for b in beats]).astype(np.uint32))
+    want, want_mask, want_err, _, want_count = ref.Run(beats, L)
+    for seed in (0, 3, 4):
+        data, mask, flags, errs, _, _ = h.Stream(rows, stall_seed=seed)
+        check.Equal(f"mixed stream (stall seed {seed})", data, want, [("a", rows[4]), ("b", rows[5])])
+        check.Equal(f"mixed stream mask (stall seed {seed})", mask, want_mask.astype(np.uint32))
+        check.Equal(f"mixed stream err (stall seed {seed})", flags & 1, want_err.astype(np.uint32))
+        check.That(f"mixed stream: error count {errs}, reference {want_count}", errs == want_count)
+
+
 def Exact(h, check):
     """Everything bit for bit: unary, binary, broadcast, reductions, refused commands, latency, stalls."""
     L = h.Lanes()
@@ -405,6 +434,7 @@ def Exact(h, check):
                        bool((err[ok] <= bound[ok]).all()))
 
     Kernels(h, check, rng)
+    Mixed(h, check, rng)
 
     # The reference's bf16 conversions against ml_dtypes (RNE), where it is installed, on the values where the
     # rules agree (ml_dtypes keeps denormals and NaN payloads).
