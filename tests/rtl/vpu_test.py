@@ -477,6 +477,13 @@ def Errors(h, check):
                    max(m_bf, m_f) <= float(bound))
         check.That(f"{op}: docs/vector-unit.md prints {d_bf} / {d_f}, measured {m_bf:.3f} / {m_f:.3f}",
                    f"{m_bf:.3f}" == d_bf and f"{m_f:.3f}" == d_f)
+    # The package's constants are what their definitions give (and the reference reads every one of them).
+    derived = ref.DerivedConstants()
+    for name, bits in sorted(ref.K.items()):
+        if name == "F32QNaN":
+            continue
+        check.That(f"constant {name} = {bits:#010x}, its definition gives {derived.get(name, 0):#010x}",
+                   derived.get(name) == bits)
     # The RTL on the dense sweep too (a sample: the reference equals it bit for bit wherever it is compared).
     sample = DenseF32()[:: 16]
     for op in ERROR_OPS:
