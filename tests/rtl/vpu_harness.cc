@@ -1,11 +1,12 @@
 // Drives the Verilated vector unit (rtl/tpu_vpu.sv) for tests/rtl/vpu_test.py, which holds the reference: reads
 // rows from stdin, streams them through the pipeline and writes the result rows to stdout, all as little-endian
 // uint32 words.
-//   in,  per row:  op, bcast, flags (1 first, 2 last), mask, a[L], b[L]
+//   in,  per row:  op, bcast, flags (1 first, 2 last, bits 15:8 idle cycles before the row), mask, a[L], b[L]
 //   out, per row:  data[L], mask, flags (1 err, 2 write, 4 last)
 //   then:          err_count, cycles, latency (edges from the first row's handshake to its result's), L
-// usage: rtl_vpu_harness [STALL_SEED]   0 (default): input every cycle, output always ready; else a seeded
-// pseudo-random pattern of input gaps and output stalls (the results must not change).
+// usage: rtl_vpu_harness [STALL_SEED [WAVE.fst]]   STALL_SEED 0 (default): input every cycle, output always ready;
+// else a seeded pseudo-random pattern of input gaps and output stalls (the results must not change). WAVE.fst:
+// an FST waveform of the run (1 GHz: timestamps in ps, the top scope `strata`; rtl/tpu_vpu.gtkw shows it).
 //        rtl_vpu_harness --assert CASE  drives one scripted protocol case (a legal one, or one that breaks a rule
 // the unit asserts) and says whether an assertion stopped it, in tests/rtl/assert_test.cc's words.
 #include <cstdint>
@@ -17,6 +18,7 @@
 
 #include "Vtpu_vpu.h"
 #include "verilated.h"
+#include "verilated_fst_c.h"
 
 namespace {
 
@@ -104,7 +106,16 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> out;
   out.reserve(rows * (kLanes + 2) + 4);
 
-  Vtpu_vpu dut;
+  const char* wave = argc > 2 ? argv[2] : nullptr;
+  auto ctx = std::make_unique<VerilatedContext>();
+  if (wave) ctx->traceEverOn(true);
+  Vtpu_vpu dut(ctx.get(), "strata");
+  std::unique_ptr<VerilatedFstC> fst;
+  if (wave) {
+    fst = std::make_unique<VerilatedFstC>();
+    dut.trace(fst.get(), 99);
+    fst->open(wave);
+  }
   uint32_t rng = seed * 2654435761u + 1;
   auto Coin = [&](uint32_t percent) {
     if (seed == 0) return true;
@@ -126,14 +137,17 @@ int main(int argc, char** argv) {
 
   size_t next = 0, done = 0;
   uint64_t cycle = 0, first_in = 0, first_out = 0;
+  uint32_t idle = rows ? (in[2] >> 8) & 0xFF : 0;  // idle cycles still due before row `next`
   while (done < rows) {
-    if (cycle > 8 * rows + 1000) {
+    if (cycle > 300 * rows + 1000) {
       std::fprintf(stderr, "rtl_vpu_harness: %zu of %zu rows came back after %llu cycles\n", done, rows,
                    static_cast<unsigned long long>(cycle));
       return 3;
     }
     // Inputs for this cycle (held while stalled: a row stays offered until taken).
-    if (!dut.in_valid_i && next < rows && Coin(80)) {
+    if (!dut.in_valid_i && next < rows && idle > 0) {
+      --idle;
+    } else if (!dut.in_valid_i && next < rows && Coin(80)) {
       const uint32_t* r = &in[next * in_words];
       dut.in_valid_i = 1;
       dut.in_op_i = r[0];
@@ -146,6 +160,7 @@ int main(int argc, char** argv) {
     }
     dut.out_ready_i = Coin(70);
     dut.eval();
+    if (fst) fst->dump(cycle * 1000);  // 1 GHz: timestamps in ps, the rising edge at +500
     const bool in_fire = dut.in_valid_i && dut.in_ready_o;
     const bool out_fire = dut.out_valid_o && dut.out_ready_i;
     if (out_fire) {
@@ -157,12 +172,14 @@ int main(int argc, char** argv) {
     }
     dut.clk_i = 1;
     dut.eval();
+    if (fst) fst->dump(cycle * 1000 + 500);
     dut.clk_i = 0;
     dut.eval();
     if (in_fire) {
       if (next == 0) first_in = cycle;
       ++next;
       dut.in_valid_i = 0;
+      if (next < rows) idle = (in[next * in_words + 2] >> 8) & 0xFF;
     }
     ++cycle;
   }
@@ -172,5 +189,6 @@ int main(int argc, char** argv) {
   out.push_back(kLanes);
   std::fwrite(out.data(), sizeof(uint32_t), out.size(), stdout);
   dut.final();
+  if (fst) fst->close();
   return 0;
 }

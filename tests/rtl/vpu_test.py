@@ -14,8 +14,10 @@ bit for bit, and the reference against float64 within the bounds docs/vector-uni
     seeded input gaps and output stalls.
 
 usage: vpu_test.py HARNESS [exact|errors] [--table]    exit 0 pass, 1 a difference, 77 no NumPy (skipped)
+       vpu_test.py HARNESS wave OUT.fst
 exact (default) runs everything but the error table (CTest rtl.vpu); errors measures the table (rtl.vpu.errors);
---table prints it as docs/vector-unit.md shows it.
+--table prints it as docs/vector-unit.md shows it; wave runs one softmax row through the unit, command after
+command, checks it and writes its waveform (docs/vector-unit.md's picture, rtl/tpu_vpu.gtkw).
 """
 
 import os
@@ -50,14 +52,14 @@ class Harness:
         self.path = path
         self.lanes = None
 
-    def Stream(self, rows, stall_seed=0):
+    def Stream(self, rows, stall_seed=0, wave=None):
         """rows: structured list of (op, bcast, first, last, mask, a [L], b [L]) as arrays; returns (data [n, L],
         mask [n], flags [n], err_count, cycles, latency)."""
         op, bcast, flags, mask, a, b = rows
         n = len(op)
         words = np.concatenate([np.stack([op, bcast, flags, mask], axis=1).astype(np.uint32), a, b], axis=1)
-        out = subprocess.run([self.path, str(stall_seed)], input=words.astype("<u4").tobytes(),
-                             capture_output=True, check=True).stdout
+        args = [self.path, str(stall_seed)] + ([wave] if wave else [])
+        out = subprocess.run(args, input=words.astype("<u4").tobytes(), capture_output=True, check=True).stdout
         w = np.frombuffer(out, dtype="<u4")
         lanes = int(w[-1])
         assert lanes == a.shape[1], f"harness has {lanes} lanes, rows have {a.shape[1]}"
@@ -446,7 +448,8 @@ def Exact(h, check):
         normal = np.isfinite(vals) & ((b16 & 0x7F80) != 0)
         check.That("Bf16ToF32 equals ml_dtypes on every normal bf16",
                    np.array_equal(vals.view(np.uint32)[normal], ref.Bf16ToF32(b16)[normal]))
-        f = rng.integers(0x00800000, 0x7F800000, 200000, dtype=np.uint32) | (rng.integers(0, 2, 200000, np.uint32) << 31)
+        f = rng.integers(0x00800000, 0x7F800000, 200000, dtype=np.uint32)
+        f |= rng.integers(0, 2, 200000, np.uint32) << 31
         ml = f.view(np.float32).astype(ml_dtypes.bfloat16).view(np.uint16).astype(np.uint32)
         check.That("F32ToBf16 equals ml_dtypes (RNE) on normal fp32", np.array_equal(ml, ref.F32ToBf16(f)))
     except ImportError:
@@ -496,6 +499,47 @@ def Errors(h, check):
     return 1 if check.failures else 0
 
 
+def Wave(h, check, path):
+    """One softmax row of 4 L values as the unit's commands: ACC_MAX (4 rows), ROW_MAX, SUB (scalar), EXP,
+    ACC_SUM, ROW_SUM, DIV (scalar); each command waits for the previous one's last result (2 idle cycles after
+    its last row), and takes its operands from those results (here: from the reference, which equals them)."""
+    L = h.Lanes()
+    rng = np.random.default_rng(7)
+    x = ref.Bits((rng.standard_normal(4 * L) * 2).astype(np.float32)).reshape(4, L)
+    ops = ref.OPS
+    acc_max = ref.Run([dict(op=ops["acc_max"], bcast=0, first=i == 0, last=i == 3, a=x[i], b=x[i], mask=0)
+                       for i in range(4)], L)[0][-1]
+    m = ref.RowTree(ref.Max, acc_max)
+    d = ref.Sub(x, m)
+    e = ref.Exp(d)
+    acc = np.full(L, ref.SIGN, np.uint32)
+    for i in range(4):
+        acc = ref.Add(acc, e[i])
+    s = ref.RowTree(ref.Add, acc)
+    zero = np.zeros(L, np.uint32)
+    cmds = [("acc_max", 0, x, [zero] * 4), ("row_max", 0, [acc_max], [zero]),
+            ("sub", ref.BCAST["scalar"], x, [np.full(L, m, np.uint32)] * 4), ("exp", 0, d, [zero] * 4),
+            ("acc_sum", 0, e, [zero] * 4), ("row_sum", 0, [acc], [zero]),
+            ("div", ref.BCAST["scalar"], e, [np.full(L, s, np.uint32)] * 4)]
+    beats, gaps = [], []
+    for c, (name, bc, a_rows, b_rows) in enumerate(cmds):
+        for i, (a, b) in enumerate(zip(a_rows, b_rows)):
+            beats.append(dict(op=ops[name], bcast=bc, first=i == 0, last=i == len(a_rows) - 1, a=np.asarray(a),
+                              b=np.asarray(b), mask=0))
+            gaps.append(LATENCY - 1 if i == 0 and c > 0 else 0)
+    rows = (np.array([b["op"] for b in beats], np.uint32), np.array([b["bcast"] for b in beats], np.uint32),
+            np.array([int(b["first"]) | int(b["last"]) << 1 | g << 8 for b, g in zip(beats, gaps)], np.uint32),
+            np.zeros(len(beats), np.uint32), np.stack([b["a"] for b in beats]).astype(np.uint32),
+            np.stack([b["b"] for b in beats]).astype(np.uint32))
+    want = ref.Run(beats, L)[0]
+    data, _, _, errs, cycles, _ = h.Stream(rows, stall_seed=0, wave=path)
+    check.Equal("softmax row, command by command", data, want)
+    check.Equal("softmax row: the result", data[-4:].reshape(1, -1), ref.Softmax(x.reshape(1, -1), L))
+    print(f"softmax of one row of {4 * L} values: {len(beats)} rows in 7 commands, {cycles} cycles; wave {path}")
+    print(f"{'FAIL' if check.failures else 'PASS'}: {check.results} results, {check.failures} differences")
+    return 1 if check.failures else 0
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -504,6 +548,8 @@ def main():
     assert h.Lanes(), "the harness did not answer"
     if "errors" in sys.argv[2:]:
         return Errors(h, Check())
+    if sys.argv[2:3] == ["wave"]:
+        return Wave(h, Check(), sys.argv[3])
     return Exact(h, Check())
 
 
