@@ -36,7 +36,7 @@ module tpu_vpu
   input  logic                  out_ready_i,
   output logic [Lanes*32-1:0]   out_data_o,
   output logic [Lanes-1:0]      out_mask_o,   // CMP_*: lane l's comparison; 0 for other ops
-  output logic                  out_err_o,    // the row's command is illegal
+  output logic                  out_err_o,    // the row was refused (its op or broadcast mode)
   output logic                  out_write_o,  // the row is to be written (!err)
   output logic                  out_last_o,
   output logic [31:0]           err_count_o   // illegal commands so far
@@ -68,7 +68,7 @@ module tpu_vpu
 
   // ---------------------------------------------------------------- stage 1: check, broadcast
   logic                 in_err;
-  logic [Lanes*32-1:0]  bcast_row_q, b_row;
+  logic [Lanes*32-1:0]  bcast_row_d, bcast_row_q, b_row;
   logic [31:0]          b_scalar;
   logic                 in_cmd_d, in_cmd_q;  // inside a command: a row without first may come
   logic [5:0]           s1_op_q;
@@ -85,7 +85,11 @@ module tpu_vpu
     if (in_bcast_i == 2'(VpuBcastRow)) s1_b_d = b_row;
     if (in_bcast_i == 2'(VpuBcastScalar)) s1_b_d = {Lanes{b_scalar}};
     in_cmd_d = in_cmd_q;
-    if (in_valid_i && adv) in_cmd_d = !in_last_i;
+    bcast_row_d = bcast_row_q;
+    if (in_valid_i && adv) begin
+      in_cmd_d = !in_last_i;
+      if (in_first_i) bcast_row_d = in_b_i;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -107,8 +111,8 @@ module tpu_vpu
       s1_a_q <= in_a_i;
       s1_b_q <= s1_b_d;
       s1_mask_q <= in_mask_i;
-      if (in_first_i) bcast_row_q <= in_b_i;
     end
+    bcast_row_q <= bcast_row_d;
   end
 
   // ---------------------------------------------------------------- stage 2: the lanes
@@ -116,8 +120,8 @@ module tpu_vpu
   logic [Lanes-1:0]     lane_mask;
   logic [5:0]           s2_op_q;
   logic                 s2_err_q, s2_first_q, s2_last_q;
-  logic [Lanes*32-1:0]  s2_r_q;
-  logic [Lanes-1:0]     s2_mask_q;
+  logic [Lanes*32-1:0]  s2_r_d, s2_r_q;
+  logic [Lanes-1:0]     s2_mask_d, s2_mask_q;
 
   for (genvar l = 0; l < Lanes; l++) begin : gen_lane
     tpu_vpu_lane u_lane (
@@ -130,6 +134,10 @@ module tpu_vpu
     );
   end
 
+  // A refused row leaves stage 2 as zeros.
+  assign s2_r_d = s1_err_q ? '0 : lane_r;
+  assign s2_mask_d = s1_err_q ? '0 : lane_mask;
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) s2_valid_q <= 1'b0;
     else if (adv) s2_valid_q <= s1_valid_q;
@@ -141,13 +149,13 @@ module tpu_vpu
       s2_err_q <= s1_err_q;
       s2_first_q <= s1_first_q;
       s2_last_q <= s1_last_q;
-      s2_r_q <= s1_err_q ? '0 : lane_r;
-      s2_mask_q <= s1_err_q ? '0 : lane_mask;
+      s2_r_q <= s2_r_d;
+      s2_mask_q <= s2_mask_d;
     end
   end
 
   // ---------------------------------------------------------------- stage 3: reductions
-  logic                 row_op, acc_op, row_max, acc_max;
+  logic                 row_op, acc_op, acc_we, row_max, acc_max;
   logic [31:0]          tree [Levels+1][Lanes];  // level v holds Lanes >> v values
   logic [Lanes*32-1:0]  acc_d, acc_q, acc_in, out_data_d, out_data_q;
   logic [Lanes-1:0]     out_mask_q;
@@ -157,6 +165,7 @@ module tpu_vpu
 
   assign row_op = s2_op_q == 6'(VpuOpRowSum) || s2_op_q == 6'(VpuOpRowMax);
   assign acc_op = s2_op_q == 6'(VpuOpAccSum) || s2_op_q == 6'(VpuOpAccMax);
+  assign acc_we = acc_op && !s2_err_q;  // a refused row leaves the accumulator as it was
   assign row_max = s2_op_q == 6'(VpuOpRowMax);
   assign acc_max = s2_op_q == 6'(VpuOpAccMax);
 
@@ -222,7 +231,7 @@ module tpu_vpu
       out_mask_q <= s2_mask_q;
       out_err_q <= s2_err_q;
       out_last_q <= s2_last_q;
-      if (!s2_err_q && acc_op) acc_q <= acc_d;
+      if (acc_we) acc_q <= acc_d;
     end
   end
 
