@@ -768,6 +768,11 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
                   ? "the free HBM (" + H(e.free_bytes) + ") would hold the program's " + H(req) + " but only " +
                         H(e.largest_free_bytes) + " of it is reservable at the bottom of memory"
                   : "the numbers say the " + H(req) + " fit: the runtime gives no reason";
+    } else {
+      // A paste cut before the runtime's next sentence (AI-Hypercomputer/tpu-recipes#151) leaves only the request.
+      e.why =
+          "the message gives the program (" + H(req) + ") but not what was free: the runtime's next sentence says it";
+      capture = "capture the whole line: the runtime goes on 'There are F free, R reserved, and V reservable.'";
     }
   } else if (e.format == "tpu") {
     if (e.has_free) {
@@ -778,6 +783,12 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
                   ? "the request (" + H(req) + ") is more than all the free HBM (" + H(e.free_bytes) + ")"
                   : "the free HBM (" + H(e.free_bytes) + ") would hold the request (" + H(req) +
                         ") but its largest contiguous region (" + H(e.largest_free_bytes) + ") does not";
+    } else {
+      e.why =
+          "the message gives the request (" + H(req) + ") but not what was free: the runtime's next sentence says it";
+      capture =
+          "capture the whole line: the runtime goes on 'There are F free. Due to fragmentation, the largest "
+          "contiguous region of free memory is L.'";
     }
   } else if (e.format == "pytorch-mps") {
     uint64_t held = 0;
@@ -970,9 +981,9 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     a.push_back("no setting can be derived from these numbers: check that the message was copied whole and unedited");
   } else if (e.kind == "capacity") {
     if (e.format == "tpu" || e.format == "tpu-reserve") {
-      a.push_back("no setting helps: the TPU has " + H(e.free_bytes) + " free and " + H(req) +
-                  " is needed; a smaller batch or sequence length, fewer live buffers (rematerialization), or "
-                  "sharding over more chips");
+      a.push_back("no XLA setting helps: the TPU has " + H(e.free_bytes) + " free and " + H(req) +
+                  " is needed; a smaller batch or sequence length, fewer live buffers (rematerialization, "
+                  "donate_argnums), or sharding over more chips");
     } else if (e.format == "pytorch-mps") {
       a.push_back("no setting helps: the system's memory refused " + H(need) +
                   " below the watermark; free memory "
@@ -1111,6 +1122,15 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
         "arrays sharded over them");
   }
   if (e.kind == "unknown" && !capture.empty()) a.push_back(capture);
+  // What the TPU holds beside the request may be a cache a server sized from a share of the memory at start: vLLM on
+  // TPU preallocates its KV cache from gpu_memory_utilization, and lowering it was the fix in
+  // AI-Hypercomputer/tpu-recipes#151. A share of the HBM, not the model, is then what is missing.
+  if ((e.format == "tpu" || e.format == "tpu-reserve") && (e.kind == "capacity" || e.kind == "unknown")) {
+    a.push_back(
+        "if a server preallocated a cache from a share of the HBM (vLLM on TPU: gpu_memory_utilization), a "
+        "lower share leaves the " +
+        H(req) + " this " + (e.format == "tpu" ? "buffer" : "program") + " needs");
+  }
   if (e.kind == "unknown" && e.format == "xla-platform") {
     a.push_back(
         std::string("this text comes from XLA's device allocator outside the BFC pool (XLA_PYTHON_CLIENT_ALLOCATOR="

@@ -102,6 +102,20 @@ expect(m["format"] == "tpu" and m["kind"] == "fragmentation" and m["largest_free
 m = read("Attempting to allocate 1.00G. That was not possible. There are 785.61M free. Due to fragmentation, the "
          "largest contiguous region of free memory is 512.00M.")
 expect(m["kind"] == "capacity", "tpu capacity")
+# The runtime loading a program (libtpu): "Attempting to reserve R at the bottom of memory. That was not possible. There
+# are F free, 0B reserved, and V reservable." R <= F but R > V: fragmentation; R > F: capacity, where a server's
+# preallocated share (vLLM on TPU: gpu_memory_utilization) is the setting that leaves room.
+m = read("RESOURCE_EXHAUSTED: Attempting to reserve 5.88G at the bottom of memory. That was not possible. There are "
+         "14.74G free, 0B reserved, and 4.62G reservable.")
+expect(m["format"] == "tpu-reserve" and m["kind"] == "fragmentation", "tpu reserve fragmentation: " + str(m))
+m = read("RESOURCE_EXHAUSTED: Attempting to reserve 7.04G at the bottom of memory. That was not possible. There are "
+         "6.90G free, 0B reserved, and 6.90G reservable.")
+expect(m["kind"] == "capacity" and any("gpu_memory_utilization" in a for a in m["advice"]), "tpu reserve capacity")
+# Cut before the free figures (AI-Hypercomputer/tpu-recipes#151): read, unknown, why and what to capture say so.
+m = read("RESOURCE_EXHAUSTED: Error loading program 'jit__multi_slice': Attempting to reserve 6.14G at the bottom of "
+         "memory. That was not possible.")
+expect(m["kind"] == "unknown" and "not what was free" in m["why"] and "reservable" in m.get("capture", ""),
+       "tpu reserve without free: " + str(m))
 
 # The TPU compiler's early abort (libtpu; the text as hawkinsp quotes it in jax-ml/jax#7822): "Compilation failure:
 # Aborting compilation early because it's unlikely to have enough memory. Requires X, has Y available." The estimate
