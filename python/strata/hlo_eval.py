@@ -271,21 +271,54 @@ class Evaluator:
             raise UnsupportedOpError(f"reduce {ins.name} with {n} operands (a variadic reduce, e.g. argmax) has no "
                                      f"host implementation")
         x, init = ops[0], ops[1]
-        comp = self.module.computations[ins.called("to_apply")]
-        root = comp.root
-        params = {p.name for p in comp.parameters()}
-        if root.opcode not in _REDUCERS or set(root.operands) != params or len(comp.instructions) != 3:
-            raise UnsupportedOpError(f"reduce {ins.name}: reducer {comp.name} ({root.opcode}) is not one of "
-                                     f"{', '.join(_REDUCERS)} over its two parameters")
         dims = ins.ints("dimensions")
-        ufunc = _REDUCERS[root.opcode]
-        if x.dtype == np.bool_ or root.opcode in ("and", "or"):
+        ufunc = self._reducer(ins)
+        if x.dtype == np.bool_:
             r = ufunc.reduce(x, axis=dims)
             return np.asarray(ufunc(r, init), dtype=x.dtype)
         # Sequential order along each reduced dim: NumPy's pairwise sum differs from XLA's loop in the last bits
         # only for floats, and only there is the order a choice.
         r = ufunc.reduce(x, axis=dims) if x.size else np.full(ins.shape.dims, init, dtype=x.dtype)
         return _same(ufunc(r, init), x)
+
+    def _reduce_window(self, ins, ops):
+        if len(ops) != 2:
+            raise UnsupportedOpError(f"reduce-window {ins.name} with {len(ops) // 2} operands has no host "
+                                     f"implementation")
+        x, init = ops
+        ufunc = self._reducer(ins)
+        fields = dict(part.split("=", 1) for part in ins.attribute("window").strip("{}").split())
+        rank = x.ndim
+
+        def field(key, default):
+            if key not in fields:
+                return [default] * rank
+            return fields[key].split("x")
+
+        size = [int(v) for v in field("size", 1)]
+        stride = [int(v) for v in field("stride", 1)]
+        pads = [tuple(int(t) for t in str(v).split("_")) if v != 0 else (0, 0) for v in field("pad", 0)]
+        dilate = [int(v) for v in field("rhs_dilate", 1)]
+        if any(int(v) != 1 for v in field("lhs_dilate", 1)):
+            raise UnsupportedOpError(f"reduce-window {ins.name}: base dilation (lhs_dilate) has no host "
+                                     f"implementation")
+        padded = np.pad(x, pads, constant_values=init)
+        out = np.full(ins.shape.dims, init, dtype=x.dtype)
+        # One strided slice per window position: the window's elements are combined in row-major order.
+        for offset in np.ndindex(*size):
+            index = tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
+                          for o, d, n, s in zip(offset, dilate, ins.shape.dims, stride))
+            out = _same(ufunc(out, padded[index]), x)
+        return out
+
+    def _reducer(self, ins):
+        comp = self.module.computations[ins.called("to_apply")]
+        root = comp.root
+        params = {p.name for p in comp.parameters()}
+        if root.opcode not in _REDUCERS or set(root.operands) != params or len(comp.instructions) != 3:
+            raise UnsupportedOpError(f"{ins.opcode} {ins.name}: reducer {comp.name} ({root.opcode}) is not one of "
+                                     f"{', '.join(_REDUCERS)} over its two parameters")
+        return _REDUCERS[root.opcode]
 
     # --- calls -------------------------------------------------------------------------------------------------
     def _fusion(self, ins, ops):

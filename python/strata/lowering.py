@@ -95,7 +95,7 @@ def run_int8_gemm(ex, ins, dot, values):
 def run_host(ex, ins, dot, values):
     """The host fallback: operands downloaded, the op computed by NumPy (hlo_eval), the result uploaded."""
     arrays = [ex.read(v) for v in values]
-    result = ex.evaluator.evaluate(ins, arrays, [v.shape for v in values])
+    result = ex.evaluator.evaluate(ins, arrays, [ex.module.entry.by_name[o].shape for o in ins.operands])
     ex.define(ins, result)
     return {}
 
@@ -147,6 +147,8 @@ def check_supported(module):
         for ins in comp.instructions:
             if ins.opcode in ("parameter",) + ALIASES:
                 continue
-            if ins.opcode not in HOST_HANDLERS:
+            variadic = ins.opcode in ("reduce", "reduce-window") and len(ins.operands) != 2
+            if ins.opcode not in HOST_HANDLERS or variadic:
                 raise UnsupportedOpError(f"{comp.name}: {ins.name} (line {ins.line}) is opcode {ins.opcode!r}, which "
-                                         f"Strata runs neither on the chip nor on the host fallback")
+                                         f"Strata runs neither on the chip nor on the host fallback"
+                                         + (f" (a {ins.opcode} of {len(ins.operands) // 2} operands)" if variadic else ""))

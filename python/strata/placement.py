@@ -34,7 +34,7 @@ def _alloc(ctx, nbytes, what, placement):
         oom = ctx.device.last_oom()
         stats = ctx.device.memory_stats()
         raise PlacementError(
-            f"{placement} placement: no room for {what} ({nbytes} B): {oom['kind']} "
+            f"{placement} placement: no room for {nbytes} B for {what}: {oom['kind']} "
             f"(live {oom['live_bytes']} B, largest free block {oom['largest_free_block_bytes']} B, heap "
             f"{stats['bytes_limit']} B); the device said: {e}") from None
 

@@ -91,6 +91,7 @@ def main(argv=None):
     parser.add_argument("--json", metavar="FILE", help="write the report here (JSON)")
     parser.add_argument("--allocation", choices=PLACEMENTS, default="firmware",
                         help="firmware: the device allocator, value by value; xla: XLA's buffer assignment")
+    parser.add_argument("--table", action="store_true", help="print the per-instruction table and the totals")
     parser.add_argument("--hbm-capacity", type=int, metavar="BYTES",
                         help="the sim's HBM capacity (a multiple of 256 KiB; default the sim's)")
     args = parser.parse_args(argv)
@@ -129,9 +130,11 @@ def main(argv=None):
         _write_atomically(args.out, lambda f: np.savez(f, **{f"out_{i}": a for i, a in enumerate(outputs)}))
     if args.json:
         _write_atomically(args.json, lambda f: f.write((json.dumps(report, indent=1) + "\n").encode()))
+    if args.table:
+        from .report import table
+        print(table(report))
     print(f"{module.name}: {report['cycles']} device cycles, {report['allocation']} placement, peak HBM "
-          f"{report['peak_hbm_bytes']} B, {len(report['host_ops'])} kinds of op on the host"
-          + (f" ({', '.join(sorted(report['host_ops']))})" if report['host_ops'] else ""))
+          f"{report['peak_hbm_bytes']} B, on the host: {', '.join(sorted(report['host_ops'])) or 'nothing'}")
     return 0
 
 

@@ -23,7 +23,7 @@ class Allocation:
         self.is_output = "maybe-live-out" in attrs or "output shape" in attrs
         # XLA:CPU's output tuple: a table of the output arrays' addresses, not data. PJRT on a TPU hands the caller
         # the arrays themselves, so no placement holds it.
-        self.is_tuple_table = "output shape is" in attrs
+        self.is_tuple_table = "output shape is |(" in attrs
         self.values = []  # (instruction name, shape index, offset, size)
 
 

@@ -1,0 +1,26 @@
+"""The executor's report as text: one row per instruction of the schedule (unit, device cycles, HBM bytes), then the
+totals a reader compares between placements (strata.jax.run and strata-run --table print it)."""
+
+
+def table(report):
+    rows = [("instruction", "opcode", "unit", "cycles", "bytes")]
+    for op in report["ops"]:
+        opcode = op["opcode"] + (f" -> {op['lowered_as']}" if "lowered_as" in op else "")
+        rows.append((op["name"], opcode, op["unit"], str(op["cycles"]), str(op["bytes"])))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines = []
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    host = ", ".join(f"{k} x{v}" for k, v in sorted(report["host_ops"].items())) or "none"
+    lines += [
+        f"device cycles {report['cycles']}, of them mxu {report['units'].get('mxu', 0)}, host fallback "
+        f"{report['units'].get('host', 0)}, host link (arguments, constants, outputs) {report['units'].get('pcie', 0)}",
+        f"matrix unit: {report['mxu_macs']} MACs, utilization {report['mxu_utilization']:.4f} over the run, "
+        f"{report['mxu_utilization_in_gemms']:.2f} during its GEMMs",
+        f"on the host: {host}",
+        f"{report['allocation']} placement: peak HBM {report['peak_hbm_bytes']} B in {report['num_allocs']} "
+        f"allocations, {report['compactions']} compactions ({report['compaction_cycles']} cycles)",
+        f"live bytes without in-place reuse {report['live_bytes_lower_bound']} B; XLA's plan {report['xla_peak_bytes']} B (temp "
+        f"{report['xla_temp_bytes']} B)",
+    ]
+    return "\n".join(lines)

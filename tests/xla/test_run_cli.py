@@ -1,0 +1,168 @@
+"""strata-run (python -m strata.run, python/strata/run.py) on the committed dump data/run_qmm (make_run_dump.py):
+outputs bit-exact with what JAX computed on CPU (expected.npz), the int8 dot on the matrix unit, both placements;
+bad input (missing files, arguments of the wrong shape or dtype, an opcode nobody runs, too little HBM) refused with
+exit status 2 (1 for the HBM) and a message naming it, and no output file written. Needs no JAX.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DUMP = os.path.join(HERE, "data", "run_qmm")
+ARGS = os.path.join(DUMP, "args.npz")
+
+
+def strata_run(*argv):
+    return subprocess.run([sys.executable, "-m", "strata.run", *argv], capture_output=True, text=True, check=False,
+                          timeout=300)
+
+
+class StrataRun(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="strata-run-test-")
+        self.out = os.path.join(self.tmp, "out.npz")
+        self.json = os.path.join(self.tmp, "report.json")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def refused(self, argv, status, *needles):
+        done = strata_run(*argv, "--out", self.out, "--json", self.json)
+        self.assertEqual(done.returncode, status, done.stderr)
+        for needle in needles:
+            self.assertIn(needle, done.stderr)
+        self.assertEqual(os.listdir(self.tmp), [], "a refused run wrote a file")
+        return done.stderr
+
+    def test_runs_bit_exact_on_both_placements(self):
+        expected = np.load(os.path.join(DUMP, "expected.npz"))
+        outputs = {}
+        for allocation in ("firmware", "xla"):
+            done = strata_run(DUMP, "--inputs", ARGS, "--out", self.out, "--json", self.json,
+                              "--allocation", allocation)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("jit_int8_matmul:", done.stdout)
+            with np.load(self.out) as got:
+                self.assertEqual(sorted(got.files), ["out_0", "out_1"])
+                for key in got.files:
+                    self.assertEqual(got[key].dtype, expected[key].dtype)
+                    np.testing.assert_array_equal(got[key], expected[key])
+                outputs[allocation] = {k: got[k] for k in got.files}
+            with open(self.json) as f:
+                report = json.load(f)
+            self.assertEqual(report["allocation"], allocation)
+            mxu = [op for op in report["ops"] if op["unit"] == "mxu"]
+            self.assertEqual(len(mxu), 1)
+            self.assertEqual(mxu[0]["lowered_as"], "dot")
+            self.assertGreater(mxu[0]["cycles_mxu"], 0)
+            self.assertEqual(mxu[0]["macs"], 24 * 80 * 40)
+            self.assertEqual(report["host_ops"], {"fusion(kLoop)": 1})
+            self.assertGreater(report["cycles"], sum(op["cycles"] for op in report["ops"]) - 1)
+            self.assertGreater(report["mxu_utilization"], 0)
+            self.assertLessEqual(report["mxu_utilization_in_gemms"], 1.0)
+            self.assertGreaterEqual(report["peak_hbm_bytes"], report["live_bytes_lower_bound"])
+            # Every value of this program lives in an allocation of its own in XLA's plan (no temp).
+            self.assertEqual(report["xla_temp_bytes"], 0)
+            self.assertEqual(report.get("unplanned_values", 0), 0)
+        for key in outputs["firmware"]:
+            np.testing.assert_array_equal(outputs["firmware"][key], outputs["xla"][key])
+
+    def test_module_file_and_names(self):
+        text = [f for f in os.listdir(DUMP) if f.endswith("after_optimizations.txt")][0]
+        args = np.load(ARGS)
+        named = os.path.join(self.tmp, "named.npz")
+        np.savez(named, **{"a.1": args["arr_0"], "b.1": args["arr_1"], "scale.1": args["arr_2"]})
+        done = strata_run(os.path.join(DUMP, text), "--inputs", named, "--out", self.out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        np.testing.assert_array_equal(np.load(self.out)["out_1"], np.load(os.path.join(DUMP, "expected.npz"))["out_1"])
+
+    def test_help(self):
+        done = strata_run("--help")
+        self.assertEqual(done.returncode, 0)
+        self.assertIn("--allocation {firmware,xla}", done.stdout)
+
+    def test_missing_dump(self):
+        self.refused([os.path.join(self.tmp, "nope"), "--inputs", ARGS], 2, "nope: no such file or folder")
+
+    def test_folder_without_module(self):
+        empty = tempfile.mkdtemp(dir=self.tmp)
+        done = strata_run(empty, "--inputs", ARGS)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("no *.after_optimizations.txt", done.stderr)
+
+    def test_missing_inputs(self):
+        self.refused([DUMP, "--inputs", os.path.join(HERE, "no-such.npz")], 2, "no-such.npz: no such file")
+
+    def test_inputs_not_npz(self):
+        text = [f for f in os.listdir(DUMP) if f.endswith("assignment.txt")][0]
+        self.refused([DUMP, "--inputs", os.path.join(DUMP, text)], 2, "not a NumPy .npz")
+
+    def bad_npz(self, **arrays):
+        path = os.path.join(tempfile.mkdtemp(dir=self.tmp), "bad.npz")
+        np.savez(path, **arrays)
+        return path
+
+    def test_wrong_dtype_shape_count(self):
+        args = np.load(ARGS)
+        a, b, s = args["arr_0"], args["arr_1"], args["arr_2"]
+        cases = [
+            (dict(arr_0=a.astype(np.int32), arr_1=b, arr_2=s), "argument 0 (a.1) is int32[24, 80]; the program takes "
+                                                              "int8[24, 80]"),
+            (dict(arr_0=a, arr_1=b.T.copy(), arr_2=s), "argument 1 (b.1) is int8[40, 80]"),
+            (dict(arr_0=a, arr_1=b), "no array for parameter 2 (scale.1"),
+            (dict(arr_0=a, arr_1=b, arr_2=s, arr_3=s), "arr_3 match no parameter"),
+        ]
+        for arrays, needle in cases:
+            with self.subTest(needle=needle):
+                path = self.bad_npz(**arrays)
+                done = strata_run(DUMP, "--inputs", path, "--out", self.out, "--json", self.json)
+                self.assertEqual(done.returncode, 2, done.stderr)
+                self.assertIn(needle, done.stderr)
+                self.assertFalse(os.path.exists(self.out) or os.path.exists(self.json))
+
+    def test_unknown_opcode(self):
+        text = [f for f in os.listdir(DUMP) if f.endswith("after_optimizations.txt")][0]
+        with open(os.path.join(DUMP, text)) as f:
+            body = f.read()
+        self.assertIn(" clamp(", body)
+        bad = os.path.join(tempfile.mkdtemp(dir=self.tmp), text)
+        with open(bad, "w") as f:
+            f.write(body.replace(" clamp(", " frobnicate("))
+        done = strata_run(bad, "--inputs", ARGS, "--out", self.out, "--json", self.json)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("clamp.1 (line", done.stderr)
+        self.assertIn("is opcode 'frobnicate', which Strata runs neither on the chip nor on the host fallback",
+                      done.stderr)
+        self.assertFalse(os.path.exists(self.out) or os.path.exists(self.json))
+
+    def test_not_hlo(self):
+        bad = os.path.join(tempfile.mkdtemp(dir=self.tmp), "m.after_optimizations.txt")
+        with open(bad, "w") as f:
+            f.write("HloModule m\n\nENTRY %main (a: f32[2]) -> f32[2] {\n  this is not an instruction\n}\n")
+        done = strata_run(bad, "--inputs", ARGS)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("m.after_optimizations.txt:4: not an HLO instruction", done.stderr)
+
+    def test_out_folder_missing(self):
+        done = strata_run(DUMP, "--inputs", ARGS, "--out", os.path.join(self.tmp, "no", "out.npz"))
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("does not exist", done.stderr)
+
+    def test_capacity_too_small_says_where(self):
+        # The runtime firmware's minimum device (2 MiB: 1 MiB of heap) holds this program easily; what fails here is
+        # the capacity the sim refuses, exit 2. The OOM case (exit 1) needs a program larger than the heap: test
+        # test_executor.py's capacity test runs it through strata.jax.run.
+        done = strata_run(DUMP, "--inputs", ARGS, "--out", self.out, "--hbm-capacity", str(1 << 20))
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("less than the runtime firmware needs", done.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+
+if __name__ == "__main__":
+    unittest.main()
