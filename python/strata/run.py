@@ -138,5 +138,10 @@ def main(argv=None):
     return 0
 
 
-if __name__ == "__main__":
+def console():
+    """The console script strata-run (pyproject.toml)."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    console()

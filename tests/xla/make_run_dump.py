@@ -1,7 +1,10 @@
-"""Writes OUT/run_qmm/: XLA's optimized module of run_programs.int8_matmul (its text, without the FileNames and
-StackFrames tables that hold this machine's paths), the buffer assignment of the same compile, args.npz (arr_0..)
-and expected.npz (JAX's outputs on CPU, out_0..). tests/xla/data/run_qmm is this script's output, committed so that
-strata-run's tests (test_run_cli.py) and docs/jax-on-the-model.md run without JAX.
+"""Writes OUT/run_qmm/ (run_programs.int8_matmul) and OUT/run_fragmenting_24/, _30/ (run_programs.fragmenting with 24
+and 30 rows): XLA's optimized module (its text, without the FileNames and StackFrames tables that hold this machine's
+paths) and the buffer assignment of the same compile; for run_qmm also args.npz (arr_0..) and expected.npz (JAX's
+outputs on CPU, out_0..). The fragmenting programs' arguments are a megabyte: their users make them
+(run_programs.fragmenting_args, numpy only).
+tests/xla/data/run_* is this script's output, committed so that strata-run's tests (test_run_cli.py) and
+docs/jax-on-the-model.md run without JAX.
 
 usage: .venv/bin/python tests/xla/make_run_dump.py OUT
 """
@@ -25,13 +28,20 @@ def strip_tables(text):
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
-def main():
-    out = os.path.join(sys.argv[1], "run_qmm")
+PROGRAMS = {
+    "run_qmm": (run_programs.int8_matmul, run_programs.int8_matmul_args(24, 80, 40), {}),
+    "run_fragmenting_24": (run_programs.fragmenting, run_programs.fragmenting_args(24),
+                           run_programs.FRAGMENTING_OPTIONS),
+    "run_fragmenting_30": (run_programs.fragmenting, run_programs.fragmenting_args(30),
+                           run_programs.FRAGMENTING_OPTIONS),
+}
+
+
+def write(out, fn, args, options, data):
     os.makedirs(out, exist_ok=True)
-    args = run_programs.int8_matmul_args(24, 80, 40)
     with tempfile.TemporaryDirectory() as tmp:
-        jax.jit(run_programs.int8_matmul).lower(*args).compile(
-            compiler_options={"xla_dump_to": tmp, "xla_dump_hlo_as_text": True})
+        jax.jit(fn).lower(*args).compile(
+            compiler_options={"xla_dump_to": tmp, "xla_dump_hlo_as_text": True, **options})
         text, = glob.glob(os.path.join(tmp, "*.cpu_after_optimizations.txt"))
         name = os.path.basename(text)
         with open(text) as f:
@@ -39,10 +49,18 @@ def main():
         with open(os.path.join(out, name), "w") as f:
             f.write(body)
         shutil.copy(text[:-len(".txt")] + "-buffer-assignment.txt", out)
+    if not data:
+        print(f"wrote {out}")
+        return
     np.savez(os.path.join(out, "args.npz"), *args)
-    expected = jax.jit(run_programs.int8_matmul)(*args)
+    expected = jax.tree.leaves(jax.jit(fn)(*args))
     np.savez(os.path.join(out, "expected.npz"), **{f"out_{i}": np.asarray(a) for i, a in enumerate(expected)})
     print(f"wrote {out}")
+
+
+def main():
+    for name, (fn, args, options) in PROGRAMS.items():
+        write(os.path.join(sys.argv[1], name), fn, args, options, data=name == "run_qmm")
 
 
 if __name__ == "__main__":

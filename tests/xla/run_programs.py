@@ -1,8 +1,12 @@
 """Programs that strata.jax.run executes in the tests (test_executor.py) and whose dump make_run_dump.py commits
 (data/run_qmm/) for the strata-run tests that need no JAX."""
-import jax
-import jax.numpy as jnp
 import numpy as np
+
+try:  # fragmenting_args needs NumPy only: test_run_cli.py makes the committed dumps' arguments without JAX
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    jax = jnp = None
 
 
 def int8_matmul(a, b, scale):
@@ -31,3 +35,23 @@ def mlp_args(batch=16, d_in=64, hidden=128, d_out=32, seed=1):
     params = ((rng.standard_normal((d_in, hidden), np.float32) * 0.1, rng.standard_normal(hidden, np.float32)),
               (rng.standard_normal((hidden, d_out), np.float32) * 0.1, rng.standard_normal(d_out, np.float32)))
     return params, rng.standard_normal((batch, d_in), np.float32)
+
+
+def fragmenting(x):
+    """With fusion off (FRAGMENTING_OPTIONS), four same-sized values of which two die before a concatenation three
+    times their size: on a 1 MiB heap (a 2 MiB sim device) the firmware placement must compact for it at 24 rows,
+    and at 26 to 36 rows it runs out where XLA's plan (which reuses buffers in place) still fits."""
+    a = jnp.sin(x)
+    b = jnp.cos(x)
+    c = jnp.exp(x)
+    d = jnp.tanh(x)
+    s = jnp.sum(b) + jnp.sum(d)
+    f = jnp.concatenate([a, c, a * c], axis=0)
+    return f * s
+
+
+FRAGMENTING_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
+
+
+def fragmenting_args(rows=24):
+    return (np.random.default_rng(4).standard_normal((rows, 1024)).astype(np.float32) * 0.1,)

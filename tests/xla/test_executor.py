@@ -177,6 +177,16 @@ class Failures(unittest.TestCase):
         out, report = strata.jax.run(f, x, hbm_capacity_bytes=3 << 20)
         np.testing.assert_allclose(out, reference(f, x), rtol=RTOL, atol=ATOL)
 
+    def test_firmware_compacts_where_xla_plan_does_not(self):
+        (x,) = run_programs.fragmenting_args(24)
+        runs = {a: strata.jax.run(run_programs.fragmenting, x, allocation=a, hbm_capacity_bytes=2 << 20,
+                                  compiler_options=run_programs.FRAGMENTING_OPTIONS) for a in ("firmware", "xla")}
+        np.testing.assert_array_equal(runs["firmware"][0], runs["xla"][0])
+        want = reference(run_programs.fragmenting, x)
+        np.testing.assert_allclose(runs["firmware"][0], want, rtol=RTOL, atol=ATOL * np.abs(want).max())
+        self.assertGreaterEqual(runs["firmware"][1]["compactions"], 1)
+        self.assertEqual(runs["xla"][1]["compactions"], 0)
+
     def test_unsupported_opcode_named_before_running(self):
         x = np.ones((4, 6), np.float32)
         with self.assertRaises(UnsupportedOpError) as cm:

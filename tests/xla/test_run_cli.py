@@ -14,6 +14,9 @@ import unittest
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run_programs  # noqa: E402  (its fragmenting_args needs NumPy only)
+
 DUMP = os.path.join(HERE, "data", "run_qmm")
 ARGS = os.path.join(DUMP, "args.npz")
 
@@ -21,6 +24,13 @@ ARGS = os.path.join(DUMP, "args.npz")
 def strata_run(*argv):
     return subprocess.run([sys.executable, "-m", "strata.run", *argv], capture_output=True, text=True, check=False,
                           timeout=300)
+
+
+def fragmenting_reference(x):
+    """run_programs.fragmenting in float64 NumPy: what the run must be close to."""
+    x = x.astype(np.float64)
+    a, b, c, d = np.sin(x), np.cos(x), np.exp(x), np.tanh(x)
+    return np.concatenate([a, c, a * c], axis=0) * (b.sum() + d.sum())
 
 
 class StrataRun(unittest.TestCase):
@@ -37,7 +47,8 @@ class StrataRun(unittest.TestCase):
         self.assertEqual(done.returncode, status, done.stderr)
         for needle in needles:
             self.assertIn(needle, done.stderr)
-        self.assertEqual(os.listdir(self.tmp), [], "a refused run wrote a file")
+        self.assertFalse(os.path.exists(self.out) or os.path.exists(self.json), "a refused run wrote a file")
+        self.assertEqual([f for f in os.listdir(self.tmp) if f.startswith(".strata-run-")], [])
         return done.stderr
 
     def test_runs_bit_exact_on_both_placements(self):
@@ -154,10 +165,49 @@ class StrataRun(unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertIn("does not exist", done.stderr)
 
-    def test_capacity_too_small_says_where(self):
-        # The runtime firmware's minimum device (2 MiB: 1 MiB of heap) holds this program easily; what fails here is
-        # the capacity the sim refuses, exit 2. The OOM case (exit 1) needs a program larger than the heap: test
-        # test_executor.py's capacity test runs it through strata.jax.run.
+    def fragmenting(self, rows):
+        args = os.path.join(self.tmp, f"fragmenting-{rows}.npz")
+        np.savez(args, *run_programs.fragmenting_args(rows))
+        return os.path.join(HERE, "data", f"run_fragmenting_{rows}"), args
+
+    def test_firmware_placement_compacts_on_oom(self):
+        # 24 rows on a 1 MiB heap: the concatenation finds enough free bytes in two holes and the tail, and the
+        # allocator compacts (defragment on OOM); XLA's plan, reusing buffers in place, needs no compaction.
+        dump, args = self.fragmenting(24)
+        got = {}
+        for allocation in ("firmware", "xla"):
+            out = os.path.join(self.tmp, f"{allocation}.npz")
+            done = strata_run(dump, "--inputs", args, "--out", out, "--json", self.json, "--allocation", allocation,
+                              "--hbm-capacity", str(2 << 20))
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(self.json) as f:
+                report = json.load(f)
+            got[allocation] = (np.load(out)["out_0"], report)
+        (fw_out, fw), (xla_out, xla) = got["firmware"], got["xla"]
+        np.testing.assert_array_equal(fw_out, xla_out)
+        want = fragmenting_reference(np.load(args)["arr_0"])
+        np.testing.assert_allclose(fw_out, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+        self.assertGreaterEqual(fw["compactions"], 1)
+        self.assertGreater(fw["compaction_cycles"], 0)
+        self.assertGreater(fw["compaction_bytes_moved"], 0)
+        self.assertEqual(xla["compactions"], 0)
+        self.assertGreater(fw["peak_hbm_bytes"], xla["peak_hbm_bytes"])
+        self.assertGreaterEqual(fw["peak_hbm_bytes"], fw["live_bytes_lower_bound"])
+        self.assertEqual(xla["peak_hbm_bytes"] // 256, (xla["xla_peak_bytes"] + 255) // 256 + 1)  # + granule rounding
+
+    def test_out_of_memory_says_where_exit_1(self):
+        # 30 rows: the firmware placement holds the concatenation and its product at once and runs out at that
+        # step; XLA's plan fits.
+        dump, args = self.fragmenting(30)
+        stderr = self.refused([dump, "--inputs", args, "--hbm-capacity", str(2 << 20)], 1,
+                              "firmware placement: no room for 368640 B for wrapped_multiply.1 f32[90,1024]",
+                              "step 11 of the schedule (wrapped_multiply.1, fusion(kLoop))", ": capacity (live ")
+        self.assertNotIn("Traceback", stderr)
+        done = strata_run(dump, "--inputs", args, "--allocation", "xla", "--hbm-capacity", str(2 << 20))
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_capacity_below_the_firmwares_minimum(self):
+        # Below the runtime firmware's minimum device (2 MiB: 1 MiB of heap) the sim refuses to open: exit 2.
         done = strata_run(DUMP, "--inputs", ARGS, "--out", self.out, "--hbm-capacity", str(1 << 20))
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("less than the runtime firmware needs", done.stderr)
