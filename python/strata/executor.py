@@ -212,8 +212,8 @@ def execute(module, args, device, allocation="firmware", plan=None):
         dying.setdefault(step, []).append(leaf)
     regions = {}  # leaf -> Region, for freeing
 
+    stats0 = device.memory_stats()  # a device command: before the run's first cycle is read
     info0 = device.device_info()
-    stats0 = device.memory_stats()
     start = time.perf_counter()
     records = []
     host_seconds = 0.0
@@ -242,14 +242,15 @@ def execute(module, args, device, allocation="firmware", plan=None):
             record.update(rule.run(ex, ins, dot, [ex.values[o] for o in ins.operands]))
             if rule.unit == "host":
                 host_seconds += time.perf_counter() - t0
-        after = device.device_info()
-        record["cycles"] = after["device_cycles"] - before["device_cycles"]
-        record["bytes"] = after["hbm_bytes_read"] + after["hbm_bytes_written"] - io0
-        records.append(record)
         for leaf in defined.get(step, []):
             regions[leaf] = _find(ex.values[ins.name], leaf, ins)
         for leaf in dying.get(step, []):
             placement.release(regions.get(leaf))
+        # The step's cycles include the frees of the values that die at it.
+        after = device.device_info()
+        record["cycles"] = after["device_cycles"] - before["device_cycles"]
+        record["bytes"] = after["hbm_bytes_read"] + after["hbm_bytes_written"] - io0
+        records.append(record)
 
     steps = list(enumerate(entry.instructions))
     try:
@@ -258,13 +259,21 @@ def execute(module, args, device, allocation="firmware", plan=None):
         for step, ins in steps:
             if ins.opcode == "parameter":
                 run_step(step, ins)
+        before = device.device_info()
         placement.start()
+        after = device.device_info()
+        if after["device_cycles"] != before["device_cycles"]:
+            records.append({"name": "(call)", "opcode": "alloc", "unit": "allocator",
+                            "cycles": after["device_cycles"] - before["device_cycles"], "bytes": 0})
         for step, ins in steps:
             if ins.opcode != "parameter":
                 run_step(step, ins)
         root = ex.values[entry.root.name]
         before = device.device_info()
         outputs = [ex.read(v) for v in _leaves(root)] if isinstance(root, tuple) else [ex.read(root)]
+        for leaf, region in regions.items():  # the outputs and arguments: handed back to the caller, as PJRT does
+            placement.release(region)
+        placement.finish()
         after = device.device_info()
         records.append({"name": "(outputs)", "opcode": "read", "unit": "pcie",
                         "cycles": after["device_cycles"] - before["device_cycles"],

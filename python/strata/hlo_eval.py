@@ -272,7 +272,7 @@ class Evaluator:
                                      f"host implementation")
         x, init = ops[0], ops[1]
         dims = ins.ints("dimensions")
-        ufunc = self._reducer(ins)
+        ufunc = self.reducer_of(ins)
         if x.dtype == np.bool_:
             r = ufunc.reduce(x, axis=dims)
             return np.asarray(ufunc(r, init), dtype=x.dtype)
@@ -286,7 +286,7 @@ class Evaluator:
             raise UnsupportedOpError(f"reduce-window {ins.name} with {len(ops) // 2} operands has no host "
                                      f"implementation")
         x, init = ops
-        ufunc = self._reducer(ins)
+        ufunc = self.reducer_of(ins)
         fields = dict(part.split("=", 1) for part in ins.attribute("window").strip("{}").split())
         rank = x.ndim
 
@@ -311,7 +311,8 @@ class Evaluator:
             out = _same(ufunc(out, padded[index]), x)
         return out
 
-    def _reducer(self, ins):
+    def reducer_of(self, ins):
+        """The NumPy ufunc of a reduce's to_apply computation (one of _REDUCERS over its two parameters)."""
         comp = self.module.computations[ins.called("to_apply")]
         root = comp.root
         params = {p.name for p in comp.parameters()}

@@ -2,6 +2,11 @@
 totals a reader compares between placements (strata.jax.run and strata-run --table print it)."""
 
 
+# How the totals line names each unit of the ops' rows.
+_UNIT_NAMES = {"mxu": "matrix unit", "host": "host fallback", "pcie": "host link (arguments, constants, outputs)",
+               "allocator": "the call's allocations"}
+
+
 def table(report):
     rows = [("instruction", "opcode", "unit", "cycles", "bytes")]
     for op in report["ops"]:
@@ -13,8 +18,8 @@ def table(report):
         lines.append("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
     host = ", ".join(f"{k} x{v}" for k, v in sorted(report["host_ops"].items())) or "none"
     lines += [
-        f"device cycles {report['cycles']}, of them mxu {report['units'].get('mxu', 0)}, host fallback "
-        f"{report['units'].get('host', 0)}, host link (arguments, constants, outputs) {report['units'].get('pcie', 0)}",
+        f"device cycles {report['cycles']}: "
+        + ", ".join(f"{name} {report['units'][u]}" for u, name in _UNIT_NAMES.items() if u in report["units"]),
         f"matrix unit: {report['mxu_macs']} MACs, utilization {report['mxu_utilization']:.4f} over the run, "
         f"{report['mxu_utilization_in_gemms']:.2f} during its GEMMs",
         f"on the host: {host}",
