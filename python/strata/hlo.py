@@ -184,6 +184,8 @@ _ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([0-9,]*)\](\{[^}]*\})?")
 
 def parse_shape(text):
     """A shape's text ("f32[8,4]{1,0}", "(s32[2], f32[])", "f32[]") -> (Shape, the rest of text)."""
+    if "/*" in text:
+        text = re.sub(r"/\*.*?\*/", "", text)
     text = text.lstrip()
     if text.startswith("("):
         end = _matching(text, 0)
@@ -192,6 +194,8 @@ def parse_shape(text):
     m = _ARRAY_SHAPE.match(text)
     if not m:
         raise ValueError(f"not a shape: {text[:40]!r}")
+    if m.group(1) not in _NUMPY_TYPES and m.group(1) not in _ML_DTYPES and m.group(1) not in ("token", "opaque"):
+        raise ValueError(f"unknown element type {m.group(1)!r}")
     dims = [int(d) for d in m.group(2).split(",") if d]
     layout = None
     if m.group(3):
