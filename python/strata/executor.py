@@ -341,5 +341,5 @@ def _report(module, records, info0, info1, stats0, stats1, placement, plan, wall
     report["xla_peak_bytes"] = plan.device_bytes() if plan is not None else None
     report["xla_temp_bytes"] = plan.temp_bytes if plan is not None else None
     if placement.name == "xla":
-        report["unplanned_values"] = placement.unplanned
+        report["unplanned_values"] = list(placement.unplanned)
     return report

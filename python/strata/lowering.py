@@ -149,6 +149,6 @@ def check_supported(module):
                 continue
             variadic = ins.opcode in ("reduce", "reduce-window") and len(ins.operands) != 2
             if ins.opcode not in HOST_HANDLERS or variadic:
+                form = f" (a {ins.opcode} of {len(ins.operands) // 2} operands)" if variadic else ""
                 raise UnsupportedOpError(f"{comp.name}: {ins.name} (line {ins.line}) is opcode {ins.opcode!r}, which "
-                                         f"Strata runs neither on the chip nor on the host fallback"
-                                         + (f" (a {ins.opcode} of {len(ins.operands) // 2} operands)" if variadic else ""))
+                                         f"Strata runs neither on the chip nor on the host fallback{form}")

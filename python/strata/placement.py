@@ -73,7 +73,7 @@ class XlaPlacement:
         self.ctx = ctx
         self.plan = plan
         self.buffers = {}   # allocation index -> Buffer
-        self.unplanned = 0  # values the assignment does not place (given allocations of their own)
+        self.unplanned = []  # values the assignment does not place (given allocations of their own)
 
     def start(self):
         """PJRT's part before a call: the temp allocation, and the outputs' and constants' allocations."""
@@ -88,7 +88,7 @@ class XlaPlacement:
             return None
         found = self.plan.where.get((name, index))
         if found is None:
-            self.unplanned += 1
+            self.unplanned.append(f"{name}{_index(index)}")
             return Region(_alloc(self.ctx, shape.nbytes, f"{name}{_index(index)} (not in XLA's assignment), {where}",
                                  self.name), 0, shape.nbytes, True)
         allocation, offset, size = found

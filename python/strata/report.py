@@ -25,7 +25,7 @@ def table(report):
         f"on the host: {host}",
         f"{report['allocation']} placement: peak HBM {report['peak_hbm_bytes']} B in {report['num_allocs']} "
         f"allocations, {report['compactions']} compactions ({report['compaction_cycles']} cycles)",
-        f"live bytes without in-place reuse {report['live_bytes_lower_bound']} B; XLA's plan {report['xla_peak_bytes']} B (temp "
-        f"{report['xla_temp_bytes']} B)",
+        f"live bytes without in-place reuse {report['live_bytes_lower_bound']} B; XLA's plan "
+        f"{report['xla_peak_bytes']} B (temp {report['xla_temp_bytes']} B)",
     ]
     return "\n".join(lines)

@@ -7,7 +7,8 @@ trace); this reader takes only the placement, which is all a run needs."""
 import re
 
 _ALLOCATION = re.compile(r"^allocation (\d+): size (\d+)(.*):\s*$")
-_VALUE = re.compile(r"^\s*value: <(\d+) ([\w.\-]+)(\{[0-9,]*\})? @\d+> \(size=(\d+),offset=(\d+)\)")
+# "<59 while.6{2} (phi) @0>": a loop's or conditional's result is a phi value, placed like any other.
+_VALUE = re.compile(r"^\s*value: <(\d+) ([\w.\-]+)(\{[0-9,]*\})?(?: \(phi\))? @\d+> \(size=(\d+),offset=(\d+)\)")
 
 
 class Allocation:
