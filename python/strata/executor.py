@@ -57,7 +57,11 @@ def check_arguments(module, args):
         if p.shape.is_tuple:
             raise ExecutionError(f"parameter {i} ({p.name}) is a tuple {p.shape!r}: not supported")
         a = np.asarray(a)
-        if tuple(a.shape) != p.shape.dims or a.dtype != p.shape.dtype:
+        try:
+            dtype = p.shape.dtype
+        except ValueError as e:
+            raise ExecutionError(f"parameter {i} ({p.name}): {e}") from None
+        if tuple(a.shape) != p.shape.dims or a.dtype != dtype:
             raise ExecutionError(f"argument {i} ({p.name}) is {a.dtype.name}{list(a.shape)}; the program takes "
                                  f"{p.shape.dtype.name}{list(p.shape.dims)} ({p.shape.element_type})")
         out.append(a)
@@ -323,8 +327,8 @@ def _report(module, records, info0, info1, stats0, stats1, placement, plan, wall
         "mxu_cycles": mxu_cycles,
         "mxu_macs": macs,
         # MACs done / what the N x N array could do in the run's device cycles, and in its GEMMs' cycles.
-        "mxu_utilization": macs / (n * n * cycles) if cycles else 0.0,
-        "mxu_utilization_in_gemms": macs / (n * n * mxu_cycles) if mxu_cycles else 0.0,
+        "mxu_utilization": macs / (n * n * cycles) if cycles and n else 0.0,
+        "mxu_utilization_in_gemms": macs / (n * n * mxu_cycles) if mxu_cycles and n else 0.0,
         "peak_hbm_bytes": stats1["peak_bytes_in_use"],
         "num_allocs": stats1["num_allocs"] - stats0["num_allocs"],
         "compactions": stats1["compactions"] - stats0["compactions"],

@@ -27,7 +27,11 @@ def numpy_dtype(element_type):
     if element_type in _NUMPY_TYPES:
         return np.dtype(_NUMPY_TYPES[element_type])
     if element_type in _ML_DTYPES:
-        import ml_dtypes
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise ValueError(f"HLO element type {element_type} needs the ml_dtypes package (JAX installs it), "
+                             f"which this Python lacks") from None
         return np.dtype(getattr(ml_dtypes, _ML_DTYPES[element_type]))
     raise ValueError(f"HLO element type {element_type!r} has no NumPy dtype here")
 
