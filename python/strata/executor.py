@@ -239,11 +239,11 @@ def execute(module, args, device, allocation="firmware", plan=None):
             ex.values[ins.name] = _alias(ex, ins)
             record["unit"] = "alias"
         else:
-            rule, dot = lowering.lower(module, ins, [_operand_shape(entry, o) for o in ins.operands])
+            rule, dot, operands = lowering.lower(module, ins, ins.operands)
             record["unit"] = rule.unit
             if dot is not ins:
                 record["lowered_as"] = dot.opcode
-            record.update(rule.run(ex, ins, dot, [ex.values[o] for o in ins.operands]))
+            record.update(rule.run(ex, ins, dot, [ex.values[o] for o in operands]))
             if rule.unit == "host":
                 host_seconds += time.perf_counter() - t0
         for leaf in defined.get(step, []):
@@ -301,10 +301,6 @@ def _find(value, leaf, ins):
     for i in leaf[1]:
         value = value[i]
     return value.region
-
-
-def _operand_shape(entry, name):
-    return entry.by_name[name].shape
 
 
 def _report(module, records, info0, info1, stats0, stats1, placement, plan, wall, host_seconds):

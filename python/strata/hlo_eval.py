@@ -276,8 +276,8 @@ class Evaluator:
         if x.dtype == np.bool_:
             r = ufunc.reduce(x, axis=dims)
             return np.asarray(ufunc(r, init), dtype=x.dtype)
-        # Sequential order along each reduced dim: NumPy's pairwise sum differs from XLA's loop in the last bits
-        # only for floats, and only there is the order a choice.
+        # NumPy's order (pairwise for an add): for integers any order gives the same wrapped sum; for floats it
+        # may differ from XLA:CPU's in the last bits (the tolerance docs/jax-on-the-model.md states).
         r = ufunc.reduce(x, axis=dims) if x.size else np.full(ins.shape.dims, init, dtype=x.dtype)
         return _same(ufunc(r, init), x)
 

@@ -109,23 +109,34 @@ HOST = Lowering(None, None, None, "host", run_host, note="NumPy on the host, dat
 
 
 def bare_dot(module, ins):
-    """The dot a fusion wraps, when its fused computation is its parameters and one dot of two of them, in order."""
+    """(the dot a fusion wraps, which of the fusion's operands are the dot's lhs and rhs) when the fused
+    computation is its parameters and one dot of two of them; else None."""
     if ins.opcode != "fusion":
         return None
     comp = module.computations.get(ins.called("calls"))
-    if comp is None or len(comp.instructions) != 3 or comp.root.opcode != "dot":
+    if comp is None or comp.root.opcode != "dot" or len(comp.root.operands) != 2:
         return None
-    params = [p.name for p in comp.parameters()]
-    return comp.root if comp.root.operands == params else None
+    params = {p.name: int(p.literal) for p in comp.parameters()}
+    if len(comp.instructions) != len(params) + 1 or not all(o in params for o in comp.root.operands):
+        return None
+    return comp.root, [params[o] for o in comp.root.operands]
 
 
-def lower(module, ins, operand_shapes):
-    """(Lowering, the instruction it is matched as): a fusion that is a bare dot is matched as its dot."""
-    dot = bare_dot(module, ins) or ins
-    for entry in LOWERINGS:
-        if entry.matches(dot, operand_shapes) and (entry.fits is None or entry.fits(ins, dot, operand_shapes)):
-            return entry, dot
-    return HOST, ins
+def lower(module, ins, operand_names):
+    """(Lowering, the instruction it is matched as, the names of that instruction's operands in the entry): a
+    fusion that is a bare dot is matched as its dot, on the fusion's operands that feed it."""
+    entry = module.entry
+    wrapped = bare_dot(module, ins)
+    if wrapped is not None:
+        dot, order = wrapped
+        names = [operand_names[i] for i in order]
+    else:
+        dot, names = ins, list(operand_names)
+    shapes = [entry.by_name[n].shape for n in names]
+    for rule in LOWERINGS:
+        if rule.matches(dot, shapes) and (rule.fits is None or rule.fits(ins, dot, shapes)):
+            return rule, dot, names
+    return HOST, ins, list(operand_names)
 
 
 def label(ins):

@@ -152,6 +152,29 @@ class StrataRun(unittest.TestCase):
                       done.stderr)
         self.assertFalse(os.path.exists(self.out) or os.path.exists(self.json))
 
+    def test_dot_fusion_with_parameters_in_another_order(self):
+        # The fusion takes (b, a) and its body numbers them back: the chip still gets a as lhs, b as rhs.
+        text = [f for f in os.listdir(DUMP) if f.endswith("after_optimizations.txt")][0]
+        with open(os.path.join(DUMP, text)) as f:
+            body = f.read()
+        swaps = [("%param_0 = s8[24,80]{1,0} parameter(0)", "%param_0 = s8[24,80]{1,0} parameter(1)"),
+                 ("%param_1 = s8[80,40]{1,0} parameter(1)", "%param_1 = s8[80,40]{1,0} parameter(0)"),
+                 ("fusion(%a.1, %b.1)", "fusion(%b.1, %a.1)")]
+        for old, new in swaps:
+            self.assertIn(old, body)
+            body = body.replace(old, new)
+        swapped = os.path.join(tempfile.mkdtemp(dir=self.tmp), text)
+        with open(swapped, "w") as f:
+            f.write(body)
+        done = strata_run(swapped, "--inputs", ARGS, "--out", self.out, "--json", self.json)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        expected = np.load(os.path.join(DUMP, "expected.npz"))
+        with np.load(self.out) as got:
+            for key in ("out_0", "out_1"):
+                np.testing.assert_array_equal(got[key], expected[key])
+        with open(self.json) as f:
+            self.assertEqual([op["unit"] for op in json.load(f)["ops"] if op["name"] == "ynn_fusion"], ["mxu"])
+
     def test_not_hlo(self):
         bad = os.path.join(tempfile.mkdtemp(dir=self.tmp), "m.after_optimizations.txt")
         with open(bad, "w") as f:
