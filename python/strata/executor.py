@@ -17,7 +17,7 @@ import numpy as np
 from . import lowering
 from .hlo_eval import Evaluator
 from .layout import from_bytes, to_bytes
-from .placement import PlacementError, make
+from .placement import Ledger, PlacementError, make
 
 __all__ = ["execute", "ExecutionError", "PlacementError", "live_bytes_lower_bound", "check_arguments"]
 
@@ -128,9 +128,10 @@ def live_bytes_lower_bound(module):
 
 
 class _Executor:
-    def __init__(self, module, ctx, placement):
+    def __init__(self, module, ctx, placement, ledger):
         self.module = module
         self.ctx = ctx
+        self.ledger = ledger
         self.placement = placement
         self.evaluator = Evaluator(module)
         self.values = {}
@@ -180,12 +181,12 @@ class _Executor:
 
     def stage(self, nbytes):
         """A scratch buffer outside the program's plan (a GEMM operand the C API cannot address in place)."""
-        buffer = self.ctx.alloc(nbytes)
+        buffer = self.ledger.alloc(nbytes, f"GEMM staging, {self.where()}", self.placement.name)
         self.staged.append(buffer)
         return buffer
 
     def unstage(self, buffer):
-        buffer.free()
+        self.ledger.free(buffer)
         self.staged.remove(buffer)
 
 
@@ -208,8 +209,9 @@ def execute(module, args, device, allocation="firmware", plan=None):
     args = check_arguments(module, args)
     entry = module.entry
     ctx = device.create_context()
-    placement = make(allocation, ctx, plan)
-    ex = _Executor(module, ctx, placement)
+    ledger = Ledger(ctx, device.device_info()["granule_bytes"])
+    placement = make(allocation, ledger, plan)
+    ex = _Executor(module, ctx, placement, ledger)
     _, defined, last = _liveness(module)
     dying = {}
     for leaf, step in last.items():
@@ -254,6 +256,10 @@ def execute(module, args, device, allocation="firmware", plan=None):
         after = device.device_info()
         record["cycles"] = after["device_cycles"] - before["device_cycles"]
         record["bytes"] = after["hbm_bytes_read"] + after["hbm_bytes_written"] - io0
+        record["hbm_in_use_bytes"] = ledger.in_use
+        if "macs" in record and record.get("cycles_mxu"):
+            n = after["mxu_array_n"]
+            record["utilization"] = record["macs"] / (n * n * record["cycles_mxu"]) if n else 0.0
         records.append(record)
 
     steps = list(enumerate(entry.instructions))
@@ -268,7 +274,8 @@ def execute(module, args, device, allocation="firmware", plan=None):
         after = device.device_info()
         if after["device_cycles"] != before["device_cycles"]:
             records.append({"name": "(call)", "opcode": "alloc", "unit": "allocator",
-                            "cycles": after["device_cycles"] - before["device_cycles"], "bytes": 0})
+                            "cycles": after["device_cycles"] - before["device_cycles"], "bytes": 0,
+                            "hbm_in_use_bytes": ledger.in_use})
         for step, ins in steps:
             if ins.opcode != "parameter":
                 run_step(step, ins)
@@ -281,7 +288,7 @@ def execute(module, args, device, allocation="firmware", plan=None):
         after = device.device_info()
         records.append({"name": "(outputs)", "opcode": "read", "unit": "pcie",
                         "cycles": after["device_cycles"] - before["device_cycles"],
-                        "bytes": sum(o.nbytes for o in outputs)})
+                        "bytes": sum(o.nbytes for o in outputs), "hbm_in_use_bytes": ledger.in_use})
         info1 = device.device_info()
         stats1 = device.memory_stats()
     finally:
@@ -293,6 +300,7 @@ def execute(module, args, device, allocation="firmware", plan=None):
         ctx.destroy()
     report = _report(module, records, info0, info1, stats0, stats1, placement, plan,
                      time.perf_counter() - start, host_seconds)
+    report["hbm_in_use_peak_bytes"] = ledger.peak
     return outputs, report
 
 

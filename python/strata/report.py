@@ -8,11 +8,11 @@ _UNIT_NAMES = {"mxu": "matrix unit", "host": "host fallback", "pcie": "host link
 
 
 def table(report):
-    rows = [("instruction", "opcode", "unit", "cycles", "bytes")]
+    rows = [("instruction", "opcode", "unit", "cycles", "bytes", "HBM in use")]
     for op in report["ops"]:
         opcode = op["opcode"] + (f" -> {op['lowered_as']}" if "lowered_as" in op else "")
-        rows.append((op["name"], opcode, op["unit"], str(op["cycles"]), str(op["bytes"])))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        rows.append((op["name"], opcode, op["unit"], str(op["cycles"]), str(op["bytes"]), str(op["hbm_in_use_bytes"])))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for r in rows:
         lines.append("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))

@@ -75,6 +75,12 @@ class StrataRun(unittest.TestCase):
             self.assertEqual(mxu[0]["macs"], 24 * 80 * 40)
             self.assertEqual(report["host_ops"], {"fusion(kLoop)": 1})
             self.assertEqual(report["cycles"], sum(op["cycles"] for op in report["ops"]))  # every cycle accounted
+            # The memory over the run, kept without asking the device, peaks where the device's own count does.
+            self.assertEqual(report["hbm_in_use_peak_bytes"], report["peak_hbm_bytes"])
+            self.assertEqual(max(op["hbm_in_use_bytes"] for op in report["ops"]), report["peak_hbm_bytes"])
+            self.assertEqual(report["ops"][-1]["hbm_in_use_bytes"], 0)
+            self.assertGreater(mxu[0]["utilization"], 0)
+            self.assertLessEqual(mxu[0]["utilization"], 1)
             self.assertGreater(report["mxu_utilization"], 0)
             self.assertLessEqual(report["mxu_utilization_in_gemms"], 1.0)
             self.assertGreaterEqual(report["peak_hbm_bytes"], report["live_bytes_lower_bound"])
@@ -214,6 +220,8 @@ class StrataRun(unittest.TestCase):
         self.assertGreater(fw["compaction_cycles"], 0)
         self.assertGreater(fw["compaction_bytes_moved"], 0)
         self.assertEqual(xla["compactions"], 0)
+        for report in (fw, xla):
+            self.assertEqual(report["hbm_in_use_peak_bytes"], report["peak_hbm_bytes"])
         self.assertGreater(fw["peak_hbm_bytes"], xla["peak_hbm_bytes"])
         self.assertGreaterEqual(fw["peak_hbm_bytes"], fw["live_bytes_lower_bound"])
         self.assertEqual(xla["peak_hbm_bytes"] // 256, (xla["xla_peak_bytes"] + 255) // 256 + 1)  # + granule rounding
