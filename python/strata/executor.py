@@ -298,6 +298,10 @@ def execute(module, args, device, allocation="firmware", plan=None):
             placement.release(region)
         placement.finish()
         ctx.destroy()
+    at = 0
+    for record in records:  # every cycle is in one row, in order: each row starts where the one before ended
+        record["start_cycle"] = at
+        at += record["cycles"]
     report = _report(module, records, info0, info1, stats0, stats1, placement, plan,
                      time.perf_counter() - start, host_seconds)
     report["hbm_in_use_peak_bytes"] = ledger.peak

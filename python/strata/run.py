@@ -2,6 +2,7 @@
 of strata.jax.run (docs/jax-on-the-model.md).
 
     strata-run DUMP --inputs args.npz --out outputs.npz --json report.json [--allocation firmware|xla]
+               [--table] [--trace timeline.json] [--hbm-capacity BYTES]
 
 DUMP: an XLA dump folder holding one *.after_optimizations.txt (with its *-buffer-assignment.txt beside it), or
 that file. args.npz: one array per entry parameter, named arr_0, arr_1, ... (numpy.savez(path, *arrays)) or by the
@@ -92,11 +93,13 @@ def main(argv=None):
     parser.add_argument("--allocation", choices=PLACEMENTS, default="firmware",
                         help="firmware: the device allocator, value by value; xla: XLA's buffer assignment")
     parser.add_argument("--table", action="store_true", help="print the per-instruction table and the totals")
+    parser.add_argument("--trace", metavar="FILE",
+                        help="write the run as a timeline (Trace Event JSON: Perfetto, chrome://tracing)")
     parser.add_argument("--hbm-capacity", type=int, metavar="BYTES",
                         help="the sim's HBM capacity (a multiple of 256 KiB; default the sim's)")
     args = parser.parse_args(argv)
     try:
-        for option, path in (("--out", args.out), ("--json", args.json)):
+        for option, path in (("--out", args.out), ("--json", args.json), ("--trace", args.trace)):
             if path:
                 _check_writable(option, path)
         module, plan = load(args.dump)
@@ -130,6 +133,9 @@ def main(argv=None):
         _write_atomically(args.out, lambda f: np.savez(f, **{f"out_{i}": a for i, a in enumerate(outputs)}))
     if args.json:
         _write_atomically(args.json, lambda f: f.write((json.dumps(report, indent=1) + "\n").encode()))
+    if args.trace:
+        from .report import chrome_trace
+        _write_atomically(args.trace, lambda f: f.write(json.dumps(chrome_trace(report)).encode()))
     if args.table:
         from .report import table
         print(table(report))

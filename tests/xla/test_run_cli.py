@@ -90,6 +90,29 @@ class StrataRun(unittest.TestCase):
         for key in outputs["firmware"]:
             np.testing.assert_array_equal(outputs["firmware"][key], outputs["xla"][key])
 
+    def test_timeline(self):
+        trace = os.path.join(self.tmp, "timeline.json")
+        done = strata_run(DUMP, "--inputs", ARGS, "--json", self.json, "--trace", trace, "--allocation", "xla")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        with open(self.json) as f:
+            report = json.load(f)
+        names = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+        self.assertEqual(sorted(names.values()), sorted(["matrix unit", "host fallback", "the call's allocations",
+                                                         "host link (arguments, constants, outputs)"]))
+        spans = sorted((e for e in events if e["ph"] == "X"), key=lambda e: e["ts"])
+        # The spans tile the run: each starts where the one before ended, the last ends at the run's cycles.
+        end = 0
+        for span in spans:
+            self.assertAlmostEqual(span["ts"], end / 1000)
+            end += span["args"]["cycles"]
+        self.assertEqual(end, report["cycles"])
+        self.assertEqual([names[e["tid"]] for e in spans if e["name"] == "ynn_fusion"], ["matrix unit"])
+        counter = [e["args"]["bytes"] for e in events if e["ph"] == "C"]
+        self.assertEqual(max(counter), report["peak_hbm_bytes"])
+        self.assertEqual(counter[-1], 0)
+
     def test_module_file_and_names(self):
         text = [f for f in os.listdir(DUMP) if f.endswith("after_optimizations.txt")][0]
         args = np.load(ARGS)
