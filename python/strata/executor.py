@@ -71,7 +71,7 @@ def check_arguments(module, args):
 def _liveness(module):
     """For the entry's schedule: each instruction's buffer leaves (alias instructions share their operands'), the
     step after which each leaf is dead, and which leaves each step defines. Leaves of the root and the parameters
-    stay live to the end (the caller owns them, as PJRT's arguments and outputs)."""
+    stay live to the end (the caller owns them, as PJRT's arguments and outputs), but for donated parameters."""
     entry = module.entry
     leaves = {}
     defined = {}
@@ -99,7 +99,10 @@ def _liveness(module):
                 last[leaf] = i
     for leaf in _flat(leaves[entry.root.name]):
         last[leaf] = end
+    donated = module.donated_parameters()
     for p in entry.parameters():
+        if int(p.literal) in donated:
+            continue  # given to the call (PJRT's donation): free after its last use like any value
         for leaf in _flat(leaves[p.name]):
             last[leaf] = end
     return leaves, defined, last

@@ -135,6 +135,14 @@ class Module:
     def is_scheduled(self):
         return "is_scheduled=true" in self.attrs
 
+    def donated_parameters(self):
+        """The entry parameters an output may alias (input_output_alias={ {0}: (1, {}, may-alias), ... }): the
+        arguments the caller donated to the call."""
+        m = re.search(r"input_output_alias=\{(.*?)\}\s*(?:,\s*[a-z_]+=|$)", self.attrs)
+        if not m:
+            return set()
+        return {int(p) for p in re.findall(r":\s*\((\d+)\s*,", m.group(1))}
+
 
 def _split_top(text, sep=","):
     """`text` split at `sep` outside (), {}, [] and quotes."""

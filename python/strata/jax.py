@@ -20,11 +20,13 @@ from .workload import from_jax
 __all__ = ["run", "PLACEMENTS"]
 
 
-def run(fn, *args, allocation="firmware", device=None, compiler_options=None, **options):
+def run(fn, *args, allocation="firmware", device=None, compiler_options=None, donate_argnums=(), **options):
     """Runs `fn(*args)` on a Strata device: compiled by XLA for the CPU (the host JAX has), its entry computation
     executed instruction by instruction on `device` (default: a new strata.open("sim", **options), closed
     afterwards; options are the sim backend's open options, hbm_capacity_bytes=...). allocation: "firmware" or
-    "xla" (strata.placement). Returns (outputs in fn's output structure as NumPy arrays, report dict)."""
+    "xla" (strata.placement). donate_argnums: jax.jit's; a donated argument's buffer is the call's (the firmware
+    placement frees it after its last use; XLA's plan may write outputs into it). Returns (outputs in fn's output
+    structure as NumPy arrays, report dict)."""
     import jax
     import jax.numpy as jnp
 
@@ -38,7 +40,8 @@ def run(fn, *args, allocation="firmware", device=None, compiler_options=None, **
                             f"given an open device")
     leaves = [np.asarray(jnp.asarray(x)) for x in jax.tree.leaves(args)]
     out_tree = jax.tree.structure(jax.eval_shape(fn, *args))
-    with from_jax(fn, *args, compiler_options=compiler_options, keep_unused=True) as prog:
+    with from_jax(fn, *args, compiler_options=compiler_options, keep_unused=True,
+                  donate_argnums=donate_argnums) as prog:
         module, plan = _dump.load(prog.assignment[:-len("-buffer-assignment.txt")] + ".txt")
         memory = dict(prog.memory)
     owned = device is None

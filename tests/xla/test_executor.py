@@ -6,8 +6,8 @@
   its own order and uses its own tanh), every op listed in host_ops;
 - integer and data-movement ops on the host fallback are bit-exact with JAX;
 - both placements give the same outputs; the firmware placement's peak is at least the live bytes; the xla
-  placement's temp allocation is memory_analysis()'s temp size; too little HBM fails saying where; an opcode nobody
-  runs is refused before the device is touched.
+  placement's temp allocation is memory_analysis()'s temp size; donated arguments hold XLA's outputs; too little
+  HBM fails saying where; an opcode nobody runs is refused before the device is touched.
 
 Run by CTest with the project's .venv (scripts/setup.sh); exits 77 (skipped) when JAX is not installed there.
 """
@@ -178,6 +178,35 @@ class HostFallback(unittest.TestCase):
         for g, w in zip(jax.tree.leaves(out), jax.tree.leaves(reference(scan, x))):
             np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
         self.assertTrue(any(op in ("while", "call") for op in report["host_ops"]), report["host_ops"])
+
+
+class Donation(unittest.TestCase):
+    def test_donated_arguments_hold_the_outputs_under_xla(self):
+        # tests/xla/programs.py's SGD step donates its parameters and momentum: XLA writes the updated ones into
+        # their buffers, so its plan holds less; the firmware placement frees a donated argument after its last use.
+        import programs
+        fn, args, donate, _ = programs.programs()["donation"]
+        want = jax.tree.leaves(reference(fn, *args))
+        peaks = {}
+        for donate_argnums in ((), donate):
+            for allocation in ("firmware", "xla"):
+                out, report = strata.jax.run(fn, *args, allocation=allocation, donate_argnums=donate_argnums)
+                for g, w in zip(jax.tree.leaves(out), want):
+                    np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+                peaks[allocation, bool(donate_argnums)] = report
+        donated, kept = peaks["xla", True], peaks["xla", False]
+        m = donated["xla_memory_analysis"]
+        self.assertGreater(m["alias_size_in_bytes"], 0)
+        self.assertLess(donated["peak_hbm_bytes"], kept["peak_hbm_bytes"])
+        self.assertEqual(donated["unplanned_values"], [])
+        # XLA's plan as memory_analysis() sizes it: arguments, temp, and only the outputs that alias no argument,
+        # less XLA:CPU's output tuple table (a pointer, 8 B, per output), which the placement does not hold.
+        self.assertEqual(donated["xla_peak_bytes"], m["argument_size_in_bytes"] + m["temp_size_in_bytes"]
+                         + m["output_size_in_bytes"] - m["alias_size_in_bytes"] - 8 * len(want))
+        self.assertLess(donated["peak_hbm_bytes"] - donated["xla_peak_bytes"], 256 * 16)
+        for donated_too in (False, True):
+            fw = peaks["firmware", donated_too]
+            self.assertGreaterEqual(fw["peak_hbm_bytes"], fw["live_bytes_lower_bound"])
 
 
 class Failures(unittest.TestCase):
