@@ -16,6 +16,7 @@ import numpy as np
 
 from . import lowering
 from .hlo_eval import Evaluator
+from .errors import Error
 from .layout import from_bytes, to_bytes
 from .placement import Ledger, PlacementError, make
 
@@ -227,6 +228,7 @@ def execute(module, args, device, allocation="firmware", plan=None):
     records = []
     host_seconds = 0.0
     outputs = None
+
     def run_step(step, ins):
         nonlocal host_seconds
         ex.step, ex.current = step, ins
@@ -294,13 +296,15 @@ def execute(module, args, device, allocation="firmware", plan=None):
                         "bytes": sum(o.nbytes for o in outputs), "hbm_in_use_bytes": ledger.in_use})
         info1 = device.device_info()
         stats1 = device.memory_stats()
-    finally:
-        for buffer in list(ex.staged):
-            ex.unstage(buffer)
-        for leaf, region in regions.items():
-            placement.release(region)
-        placement.finish()
-        ctx.destroy()
+    except BaseException:
+        # The run's own error (an OOM, Ctrl-C's KeyboardInterrupt) is the one to raise: destroying the context frees
+        # what the run still holds, and a device that failed in the run refuses that too.
+        try:
+            ctx.destroy()
+        except Error:
+            pass
+        raise
+    ctx.destroy()
     at = 0
     for record in records:  # every cycle is in one row, in order: each row starts where the one before ended
         record["start_cycle"] = at

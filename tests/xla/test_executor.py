@@ -124,27 +124,6 @@ class HostFallback(unittest.TestCase):
         self.assertEqual(xla["unplanned_values"], [])
         self.assertLess(xla["num_allocs"], fw["num_allocs"])  # one temp allocation, not one per value
 
-    def test_import_tests_programs_both_placements(self):
-        # tests/xla/programs.py (a chain with fusion off, a scan, an SGD step), compiled without donation: outputs
-        # against JAX, XLA's temp allocation as memory_analysis() sizes it, the firmware placement above the live
-        # bytes.
-        import programs
-        for name, (fn, args, _, options) in programs.programs().items():
-            want = jax.tree.leaves(reference(fn, *args))
-            outs = {}
-            for allocation in ("firmware", "xla"):
-                with self.subTest(program=name, allocation=allocation):
-                    out, report = strata.jax.run(fn, *args, allocation=allocation, compiler_options=options)
-                    outs[allocation] = jax.tree.leaves(out)
-                    for g, w in zip(outs[allocation], want):
-                        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
-                    self.assertEqual(report["xla_temp_bytes"], report["xla_memory_analysis"]["temp_size_in_bytes"])
-                    if allocation == "firmware":
-                        self.assertGreaterEqual(report["peak_hbm_bytes"], report["live_bytes_lower_bound"])
-                    self.assertEqual(report["cycles"], sum(op["cycles"] for op in report["ops"]))
-            for g, w in zip(outs["firmware"], outs["xla"]):
-                np.testing.assert_array_equal(g, w)
-
     def test_integer_and_data_movement_bit_exact(self):
         rng = np.random.default_rng(7)
 
@@ -178,6 +157,29 @@ class HostFallback(unittest.TestCase):
         for g, w in zip(jax.tree.leaves(out), jax.tree.leaves(reference(scan, x))):
             np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
         self.assertTrue(any(op in ("while", "call") for op in report["host_ops"]), report["host_ops"])
+
+
+class ImportTestsPrograms(unittest.TestCase):
+    def test_import_tests_programs_both_placements(self):
+        # tests/xla/programs.py (a chain with fusion off, a scan, an SGD step), compiled without donation: outputs
+        # against JAX, XLA's temp allocation as memory_analysis() sizes it, the firmware placement above the live
+        # bytes.
+        import programs
+        for name, (fn, args, _, options) in programs.programs().items():
+            want = jax.tree.leaves(reference(fn, *args))
+            outs = {}
+            for allocation in ("firmware", "xla"):
+                with self.subTest(program=name, allocation=allocation):
+                    out, report = strata.jax.run(fn, *args, allocation=allocation, compiler_options=options)
+                    outs[allocation] = jax.tree.leaves(out)
+                    for g, w in zip(outs[allocation], want):
+                        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+                    self.assertEqual(report["xla_temp_bytes"], report["xla_memory_analysis"]["temp_size_in_bytes"])
+                    if allocation == "firmware":
+                        self.assertGreaterEqual(report["peak_hbm_bytes"], report["live_bytes_lower_bound"])
+                    self.assertEqual(report["cycles"], sum(op["cycles"] for op in report["ops"]))
+            for g, w in zip(outs["firmware"], outs["xla"]):
+                np.testing.assert_array_equal(g, w)
 
 
 class Donation(unittest.TestCase):
