@@ -333,6 +333,9 @@ def _report(module, records, info0, info1, stats0, stats1, placement, plan, wall
             host_ops[r["opcode"]] = host_ops.get(r["opcode"], 0) + 1
     report = {
         "module": module.name,
+        # The text's order is XLA's schedule only in a scheduled module (an optimized one); otherwise it is the
+        # printer's post-order, still a valid order, and the live ranges are that order's.
+        "scheduled": module.is_scheduled,
         "allocation": placement.name,
         "cycles": cycles,
         "ops": records,

@@ -87,6 +87,17 @@ class Int8OnTheMxu(unittest.TestCase):
         self.assertTrue(mxu["host_layout"])
         self.assertGreater(mxu["staging_bytes"], 0)
 
+    def test_on_a_gpu_policy(self):
+        # Any backend runs it: on gpu-emu under JAX's BFC policy the int8 product is the backend's GEMM, the same bits.
+        args = run_programs.int8_matmul_args(24, 80, 40, seed=9)
+        want = reference(run_programs.int8_matmul, *args)
+        with strata.open("gpu-emu", policy="jax", total_bytes=1 << 30) as dev:
+            (acc, y), report = strata.jax.run(run_programs.int8_matmul, *args, device=dev)
+        np.testing.assert_array_equal(acc, want[0])
+        np.testing.assert_array_equal(y, want[1])
+        self.assertEqual([op["unit"] for op in report["ops"] if op["name"] == "ynn_fusion"], ["mxu"])
+        self.assertEqual(report["hbm_in_use_peak_bytes"], report["peak_hbm_bytes"])
+
     def test_float_dot_is_not_on_the_mxu(self):
         x = np.ones((8, 8), np.float32)
         _, report = strata.jax.run(lambda a: a @ a, x)
