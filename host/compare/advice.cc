@@ -164,8 +164,8 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
   const uint64_t peak = replay::MaxLoad(trace, kGranule);
   if (peak > Usable(device)) {
     f.capacity = true;
-    f.why = "no setting helps: the workload needs " + tool::HumanBytes(peak) + " at peak, the device has " +
-            tool::HumanBytes(Usable(device)) +
+    f.why = std::string(kNoSettingHelps) + "the workload needs " + tool::HumanBytes(peak) +
+            " at peak, the device has " + tool::HumanBytes(Usable(device)) +
             (device.context_bytes ? " (" + tool::HumanBytes(device.total_bytes) + " less its CUDA context of " +
                                         tool::HumanBytes(device.context_bytes) + ")"
                                   : std::string());

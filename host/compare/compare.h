@@ -45,6 +45,9 @@ bool ParseCapacitySpec(const std::string& text, CapacitySpec* out, std::string* 
 // The bytes every contender gets for a workload of max load `max_load` (kRatio: rounded down to 256 B).
 uint64_t CapacityBytes(const CapacitySpec& spec, uint64_t max_load);
 
+// How advice begins when the workload cannot fit whatever the settings (the verdict then names other levers).
+inline constexpr const char* kNoSettingHelps = "no setting helps: ";
+
 struct FirstOom {
   int64_t event = -1;  // index in replay order; -1: none
   int64_t buffer_id = 0;
@@ -124,7 +127,8 @@ struct Run {
   std::vector<std::pair<uint64_t, std::string>> oom_events;  // (event, kind), the first kMaxOomEvents
   std::vector<TenantResult> tenants;
   std::string note;  // e.g. "sim agrees with the host allocator: ..."
-  // A failed run: the one framework setting that would have saved it, with its cost, or why none does (advice.h).
+  // A failed run: the one framework setting that would have saved it, with its cost, or why none does (advice.h:
+  // then it starts with kNoSettingHelps).
   std::string advice;
   // With Options::detail_points only (strata-compare --html; not in the JSON report): the full series in bands, the
   // OOMs with their requests (the first kMaxOomEvents), the events at which a compaction or Defragment() moved bytes

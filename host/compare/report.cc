@@ -321,6 +321,16 @@ Json FirstOomJson(const FirstOom& f) {
   return j;
 }
 
+// Less to hold (a smaller batch or sequence, recomputing activations instead of keeping them), or the same program
+// sharded over more devices, each holding at least its share.
+std::string Levers(uint64_t peak) {
+  std::string s =
+      "what helps instead: a smaller batch or sequence, rematerialization (recompute activations in the "
+      "backward pass), or sharding over 2, 4 or 8 devices (at least";
+  for (uint64_t n : {2, 4, 8}) s += (n == 2 ? " " : ", ") + tool::HumanBytes((peak + n - 1) / n);
+  return s + " each: the peak split evenly, a bound)";
+}
+
 // A few lines a reader can act on: who completes, who fails first and why, who needs the least memory.
 std::string Verdict(const WorkloadReport& w) {
   std::string ok, out;
@@ -352,25 +362,45 @@ std::string Verdict(const WorkloadReport& w) {
       if (r != failed.back()) out += ";";
     }
     out += "\n";
-    bool advice = false;
+    // One line per distinct advice, naming every contender it answers (twelve rows saying "no setting helps" is
+    // one fact).
+    struct Advice {
+      std::string text, who;
+      size_t count = 0;
+    };
+    std::vector<Advice> advice;
+    bool nothing_helps = false;
     for (const Run* r : failed) {
       if (r->advice.empty()) continue;
-      if (!advice) out += "  what would have saved it (the framework's settings, tried at this capacity):\n";
-      advice = true;
-      out += "    " + Printable(r->contender) + ": " + Printable(r->advice) + "\n";
+      nothing_helps = nothing_helps || r->advice.rfind(kNoSettingHelps, 0) == 0;
+      auto it = std::find_if(advice.begin(), advice.end(), [&](const Advice& a) { return a.text == r->advice; });
+      if (it == advice.end()) it = advice.insert(advice.end(), Advice{r->advice, "", 0});
+      it->who += (it->count++ ? ", " : "") + Printable(r->contender);
     }
+    if (!advice.empty()) out += "  what would have saved it (the framework's settings, tried at this capacity):\n";
+    for (const Advice& a : advice) {
+      out += "    " + (a.count > 3 ? "the " + std::to_string(a.count) + " allocators" : a.who) + ": " +
+             Printable(a.text) + "\n";
+    }
+    if (nothing_helps) out += "  " + Levers(w.max_load_bytes) + "\n";
   }
   const Run* best_strata = nullptr;
   const Run* best_gpu = nullptr;
+  const Run* xla_plan = nullptr;
   for (const Run& r : w.runs) {
     if (!r.min_capacity.searched || !r.min_capacity.found) continue;
+    if (r.family == "static") {
+      if (r.contender == kStaticPlanRows[0]) xla_plan = &r;
+      continue;  // a plan made ahead of time is no GPU policy
+    }
     const Run*& best = r.family == "strata" ? best_strata : best_gpu;
     if (best == nullptr || r.min_capacity.bytes < best->min_capacity.bytes) best = &r;
   }
   if (best_strata && best_gpu) {
     out += "  least memory: " + Printable(best_strata->contender) + " " + Ratio(best_strata->min_capacity.ratio) +
            " of the max load; the best GPU policy, " + Printable(best_gpu->contender) + ", " +
-           Ratio(best_gpu->min_capacity.ratio) + "\n";
+           Ratio(best_gpu->min_capacity.ratio) +
+           (xla_plan ? "; XLA's own plan " + Ratio(xla_plan->min_capacity.ratio) : std::string()) + "\n";
   }
   return out;
 }
@@ -540,7 +570,11 @@ std::string ToTable(const WorkloadReport& w) {
     if (r.first_oom.event < 0 && r.note.empty()) continue;
     if (!any) os << "why:\n";
     any = true;
-    if (r.first_oom.event >= 0) {
+    if (r.first_oom.event >= 0 && r.family == "static") {
+      // A plan made ahead of time has no allocator state to show: what it needs, against the capacity.
+      os << "  " << Printable(r.contender) << ": " << Printable(r.first_oom.kind) << " at event " << r.first_oom.event
+         << " (buffer " << r.first_oom.buffer_id << "): " << Printable(r.first_oom.message) << "\n";
+    } else if (r.first_oom.event >= 0) {
       os << "  " << Printable(r.contender) << ": " << Printable(r.first_oom.kind) << " at event " << r.first_oom.event
          << " (buffer " << r.first_oom.buffer_id
          << (r.first_oom.tenant.empty() ? "" : ", tenant " + Printable(r.first_oom.tenant))

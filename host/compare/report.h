@@ -28,6 +28,9 @@ std::string ToTable(const WorkloadReport& report);
 // The table's closing lines: "verdict at C:", who completes, who fails (earliest first), what would have saved each
 // failed run, least memory (names escaped as in the table).
 std::string Verdict(const WorkloadReport& report);
+// When no allocator setting can help a workload of this peak: the levers that do (a smaller batch, rematerialization,
+// sharding, with the per-device bound over 2, 4 and 8 devices), as one line.
+std::string Levers(uint64_t peak);
 
 // Partial reports of one sweep (one contender each, --emit-jobs) into the report one process would have
 // written: runs of a workload at one capacity gathered in AllContenders() order. False when two parts

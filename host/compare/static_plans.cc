@@ -7,6 +7,8 @@
 #include <map>
 #include <numeric>
 
+#include "text.h"
+
 namespace strata::compare {
 namespace {
 
@@ -19,6 +21,43 @@ std::string Interval(uint64_t a, uint64_t b) {
 
 double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A plan that needs more than the capacity fails where it first reaches past it: with offsets, the first buffer
+// placed (replay order) whose end lies beyond the capacity; the lower bound, the first allocation that takes the
+// live bytes past it. The kind is compile-time for a plan (an ahead-of-time compiler refuses the program, as XLA's
+// TPU compiler does) and capacity for the bound (no allocator can hold it).
+void FirstOverflow(const replay::Trace& trace, const std::vector<replay::Event>& events,
+                   const std::vector<uint64_t>* offsets, const std::string& name, uint64_t peak, uint64_t capacity,
+                   FirstOom* oom) {
+  uint64_t live = 0, footprint = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const replay::Event& e = events[i];
+    const replay::TraceBuffer& b = trace.buffers[e.buffer];
+    if (e.kind == 0) {
+      live -= std::min(live, b.size);
+      continue;
+    }
+    live += b.size;
+    const uint64_t end = offsets != nullptr ? (*offsets)[e.buffer] + b.size : live;
+    footprint = std::max(footprint, end);
+    if (end <= capacity) continue;
+    oom->event = static_cast<int64_t>(i);
+    oom->buffer_id = static_cast<int64_t>(b.id);
+    oom->kind = offsets != nullptr ? "compile-time" : "capacity";
+    oom->request_bytes = b.size;
+    oom->live_bytes = live - b.size;
+    oom->reserved_bytes = footprint;
+    char more[48];
+    std::snprintf(more, sizeof more, "%.2f %%",
+                  100.0 * static_cast<double>(peak - capacity) / static_cast<double>(std::max<uint64_t>(capacity, 1)));
+    const std::string whose = name == kStaticPlanRows[0]   ? "XLA's plan"
+                              : name == kStaticPlanRows[1] ? "the live buffers at their peak (any allocator)"
+                                                           : "the offline packing";
+    oom->message = whose + " need" + (name == kStaticPlanRows[1] ? "" : "s") + " " + tool::HumanBytes(peak) + ", " +
+                   more + " more than this capacity (" + tool::HumanBytes(capacity) + ")";
+    return;
+  }
 }
 
 }  // namespace
@@ -148,6 +187,9 @@ void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report, si
                           const std::vector<replay::Event>* events) {
   WorkloadReport& w = *report;
   const uint64_t bound = replay::MaxLoad(trace, 1);
+  std::vector<replay::Event> built;
+  if (events == nullptr) built = replay::BuildEvents(trace);
+  const std::vector<replay::Event>& all_events = events != nullptr ? *events : built;
   // --html: the plan walked in replay order (a free before its buffer's allocation, at equal times, frees nothing;
   // a buffer never freed stays to the end, as in a replay).
   auto detail = [&](const std::vector<uint64_t>* offsets, Run* r) {
@@ -199,6 +241,7 @@ void AppendStaticPlanRuns(const replay::Trace& trace, WorkloadReport* report, si
     } else if (peak > w.capacity_bytes) {
       r.failed_allocs = 1;
     }
+    if (peak > w.capacity_bytes) FirstOverflow(trace, all_events, offsets, name, peak, w.capacity_bytes, &r.first_oom);
     r.peak_live_bytes = bound;
     r.peak_reserved_bytes = peak;
     r.wall_seconds = seconds;

@@ -39,14 +39,15 @@ bool MinTotalBytes(const replay::Trace& trace, const Setting& setting, const dev
 
 }  // namespace
 
-bool Fit(const replay::Trace& trace, const std::string& source, const Options& options, Report* report,
+bool Fit(const replay::Trace& unpadded, const std::string& source, const Options& options, Report* report,
          std::string* error) {
   const auto t0 = std::chrono::steady_clock::now();
   Report r;
-  r.workload = trace.name;
+  r.workload = unpadded.name;
   r.source = source;
-  r.buffers = trace.buffers.size();
-  r.max_load_bytes = replay::MaxLoad(trace, kGranule);
+  r.buffers = unpadded.buffers.size();
+  r.max_load_bytes = replay::MaxLoad(unpadded, kGranule);
+  if (options.tpu_trace != nullptr) r.tpu_max_load_bytes = replay::MaxLoad(*options.tpu_trace, kGranule);
   if (options.devices.empty()) {
     for (const devices::Device& d : devices::All()) {
       if (d.common) r.devices.push_back(&d);
@@ -78,6 +79,9 @@ bool Fit(const replay::Trace& trace, const std::string& source, const Options& o
   // The minimum total depends on the device only through its context and, for TensorFlow, its compute capability.
   std::map<std::string, std::pair<bool, uint64_t>> min_cache;
   for (const devices::Device* d : r.devices) {
+    const bool tpu = d->kind == devices::Kind::kTpu;
+    // A TPU holds the padded buffers; the GPUs the ones XLA's GPU-agnostic plan gives.
+    const replay::Trace& trace = tpu && options.tpu_trace != nullptr ? *options.tpu_trace : unpadded;
     for (const std::string& c : r.contenders) {
       Cell cell;
       cell.device = d->name;
@@ -88,8 +92,8 @@ bool Fit(const replay::Trace& trace, const std::string& source, const Options& o
         return false;
       }
       if (options.search) {
-        const std::string key = c + "|" + std::to_string(d->context_bytes) + "|" +
-                                (IsTf(c) && d->kind == devices::Kind::kGpu ? std::to_string(d->cc_major) : "");
+        const std::string key = c + "|" + std::to_string(d->context_bytes) + "|" + (&trace == &unpadded ? "" : "tpu") +
+                                "|" + (IsTf(c) && d->kind == devices::Kind::kGpu ? std::to_string(d->cc_major) : "");
         auto it = min_cache.find(key);
         if (it == min_cache.end()) {
           std::pair<bool, uint64_t> v;
@@ -105,7 +109,19 @@ bool Fit(const replay::Trace& trace, const std::string& source, const Options& o
           cell.headroom = static_cast<double>(d->total_bytes) / static_cast<double>(cell.min_total_bytes);
         }
       }
-      if (!cell.outcome.completed && options.fixes) {
+      compare::Contender contender;
+      compare::FindContender(c, &contender);
+      if (!cell.outcome.completed && options.fixes && tpu && contender.family() != "strata") {
+        // A GPU framework's settings do not reach a TPU: XLA plans TPU memory when it compiles (docs/fit.md).
+        cell.fix.needed = true;
+        cell.fix.capacity = replay::MaxLoad(trace, kGranule) > d->total_bytes;
+        cell.fix.why = cell.fix.capacity
+                           ? std::string(compare::kNoSettingHelps) + "the workload needs " +
+                                 tool::HumanBytes(replay::MaxLoad(trace, kGranule)) + " at peak, the TPU has " +
+                                 tool::HumanBytes(d->total_bytes)
+                           : "a GPU setting does not apply on a TPU (XLA plans TPU memory when it compiles): the "
+                             "strata rows are this column's online answer";
+      } else if (!cell.outcome.completed && options.fixes) {
         if (!FindFix(trace, c, *d, options.gpu_options, &cell.fix, error)) {
           *error = std::string(d->name) + " / " + c + " (settings): " + *error;
           return false;

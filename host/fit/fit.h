@@ -46,11 +46,15 @@ struct Options {
   double resolution = 0.001;                       // of the max load, for the minimum capacity
   std::map<std::string, std::string> gpu_options;  // --option: page_bytes and policy options for every GPU run
   std::function<void(const std::string&)> progress;
+  // The workload padded to the TPU's tiles (an XLA import with shapes): what the TPU columns replay, the GPU
+  // columns keeping the unpadded one. Null: every column replays the same trace.
+  const replay::Trace* tpu_trace = nullptr;
 };
 
 struct Report {
   std::string workload, source;
   uint64_t buffers = 0, max_load_bytes = 0;
+  uint64_t tpu_max_load_bytes = 0;  // Options::tpu_trace's (0: none)
   std::vector<const devices::Device*> devices;
   std::vector<std::string> contenders;
   std::vector<Cell> cells;  // device-major: cells[d * contenders.size() + c]

@@ -97,6 +97,9 @@ int Main(int argc, char** argv) {
   bool list_devices = false, quiet = false, no_table = false, no_search = false, no_fixes = false;
   workload::Format format = workload::Format::kAuto;
   workload::ImportOptions import;
+  // An XLA dump: fit answers for what the device holds (arguments + outputs + temp over the steps), not the temp
+  // allocation alone (issue 49); --xla-view executable asks the narrower question.
+  import.xla.view = workload::XlaView::kSteps;
   CLI::App app{kDescription, "strata-fit"};
   cli::Setup(app, kSynopsis, kFooter);
   app.add_option("WORKLOAD", input,
@@ -275,6 +278,20 @@ int Main(int argc, char** argv) {
   workload::ImportStats stats;
   if (!workload::ImportFile(input, format, import, &trace, &stats, &error)) return Fail(2, error);
   if (trace.buffers.empty()) return Fail(2, input + ": the workload has no allocations");
+  // An XLA import carries shapes: the TPU columns get the buffers padded to the TPU's tiles (what a TPU compile
+  // holds), the GPU columns keep XLA's sizes. --tpu-pad pads every column.
+  replay::Trace padded;
+  if (!import.xla.tpu_pad && !trace.shapes.empty()) {
+    bool any_tpu = options.devices.empty();  // the default set has TPUs
+    for (const std::string& d : options.devices) any_tpu = any_tpu || devices::Find(d)->kind == devices::Kind::kTpu;
+    workload::ImportOptions pad = import;
+    pad.xla.tpu_pad = true;
+    workload::ImportStats ignored;
+    if (any_tpu) {
+      if (!workload::ImportFile(input, format, pad, &padded, &ignored, &error)) return Fail(2, error);
+      options.tpu_trace = &padded;
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   if (!quiet) {
     options.progress = [start](const std::string& line) {

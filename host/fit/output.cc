@@ -5,6 +5,7 @@
 
 #include "fit.h"
 #include "json_lines.h"
+#include "report.h"
 #include "text.h"
 
 namespace strata::fit {
@@ -65,7 +66,11 @@ std::string Colour(const Cell& c) {
 
 std::string ToTable(const Report& r) {
   std::string out = tool::Printable(r.workload) + " (" + tool::Printable(r.source) + "): " + std::to_string(r.buffers) +
-                    " buffers, peak " + tool::HumanBytes(r.max_load_bytes) + " live\n";
+                    " buffers, peak " + tool::HumanBytes(r.max_load_bytes) + " live" +
+                    (r.tpu_max_load_bytes ? "; TPU columns padded to the TPU's tiles, peak " +
+                                                tool::HumanBytes(r.tpu_max_load_bytes) + " live"
+                                          : std::string()) +
+                    "\n";
   out +=
       "cells: fits HEADROOMx (device memory over the least it needs under that policy), or KIND@EVENT (the first "
       "OOM)\n";
@@ -80,13 +85,33 @@ std::string ToTable(const Report& r) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
-  bool advice = false;
-  for (const Cell& c : r.cells) {
-    if (c.outcome.completed || !c.fix.needed) continue;
-    if (!advice) out += "what would have saved it:\n";
-    advice = true;
-    out += "  " + c.device + " / " + c.contender + " (" + c.outcome.kind + " at event " +
-           std::to_string(c.outcome.first_event) + "): " + c.fix.why + "\n";
+  // Where no setting helps on a device, one line says so for every policy it concerns, and the levers that do
+  // help follow once; each other failing cell gets its own line.
+  bool advice = false, nothing_helps = false;
+  for (size_t d = 0; d < r.devices.size(); ++d) {
+    std::string why, who;
+    size_t count = 0;
+    for (size_t c = 0; c < r.contenders.size(); ++c) {
+      const Cell& cell = r.cells[d * r.contenders.size() + c];
+      if (cell.outcome.completed || !cell.fix.needed) continue;
+      if (!advice) out += "what would have saved it:\n";
+      advice = true;
+      if (cell.fix.capacity) {
+        why = cell.fix.why;
+        who = cell.contender;
+        ++count;
+        continue;
+      }
+      out += "  " + cell.device + " / " + cell.contender + " (" + cell.outcome.kind + " at event " +
+             std::to_string(cell.outcome.first_event) + "): " + cell.fix.why + "\n";
+    }
+    if (count == 0) continue;
+    nothing_helps = true;
+    out += "  " + std::string(r.devices[d]->name) + " / " +
+           (count == 1 ? who : "the " + std::to_string(count) + " policies") + ": " + why + "\n";
+  }
+  if (nothing_helps) {
+    out += compare::Levers(r.max_load_bytes) + "\n";  // the unpadded peak: a bound for every column
   }
   return out;
 }
@@ -99,6 +124,7 @@ std::string ToJson(const Report& r) {
   j["source"] = r.source;
   j["buffers"] = r.buffers;
   j["max_load_bytes"] = r.max_load_bytes;
+  if (r.tpu_max_load_bytes) j["tpu_max_load_bytes"] = r.tpu_max_load_bytes;  // the TPU columns' padded trace
   j["devices"] = replay::Json::array();
   for (const devices::Device* d : r.devices) {
     j["devices"].push_back({{"name", d->name},

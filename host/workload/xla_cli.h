@@ -22,9 +22,12 @@ inline void AddXlaOptions(CLI::App& app, ImportOptions* options, std::vector<std
       return why;
     };
   };
+  // The caller's *options carries its default view (strata-fit: steps, what the device holds).
   strata::cli::AddTaken(app, "--xla-view", "V", taken("--xla-view"),
-                        "xla: executable (default: the temp allocation's logical buffers at XLA's\n"
-                        "offsets) or steps (what the runtime allocator sees over --xla-steps calls)");
+                        std::string("xla: executable (the temp allocation's logical buffers at XLA's offsets)\n"
+                                    "or steps (arguments, outputs and temp over --xla-steps calls: what the\n"
+                                    "device holds); default: ") +
+                            XlaViewName(options->xla.view));
   strata::cli::AddTaken(app, "--xla-steps", "N", taken("--xla-steps"),
                         "xla, --xla-view steps: calls of the executable (default 3)");
   strata::cli::AddTaken(app, "--xla-module", "S", taken("--xla-module"),

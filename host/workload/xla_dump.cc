@@ -815,9 +815,12 @@ bool FinishXlaImport(XlaModule&& module, const std::string& source, const XlaWor
   XlaWorkloadStats xs;
   trace->name = module.name;
   if (!BuildXlaWorkload(module, options, trace, &xs, error)) return false;
+  // XLA names a dump's files after the platform it compiled for: a CPU compile plans for the CPU (its layouts,
+  // fusions and temp sizes), which a reader sizing a GPU or TPU must know.
+  const bool cpu = module.name.find("cpu_after_optimizations") != std::string::npos;
   stats->source = source + " (" + XlaViewName(options.view) +
                   (options.view == XlaView::kSteps ? ", " + std::to_string(options.steps) + " steps" : "") +
-                  (options.tpu_pad ? ", TPU-padded" : "") + ")";
+                  (options.tpu_pad ? ", TPU-padded" : "") + (cpu ? ", compiled for the CPU" : "") + ")";
   stats->events = 2 * trace->buffers.size();
   stats->allocs = stats->frees = trace->buffers.size();
   uint64_t end = 0;

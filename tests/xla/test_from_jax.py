@@ -93,7 +93,7 @@ class FromJax(unittest.TestCase):
             self.assertEqual(report["devices"], 1)
             self.assertEqual(report["fits"], {name: True for name in strata.workload.TPU_PRESETS})
             plain = prog.compare(view="steps", search=False, contenders="strata")
-            self.assertIn("steps, 2 steps)", plain["source"])
+            self.assertIn("steps, 2 steps, compiled for the CPU)", plain["source"])
             with self.assertRaisesRegex(ValueError, "--xla-view 'hlo': executable or steps"):
                 prog.compare(view="hlo", search=False, contenders="strata")
 

@@ -194,7 +194,7 @@ TEST(ProtoImport, DetectionAndViews) {
   ImportStats s;
   std::string error;
   ASSERT_TRUE(ImportFile(pb, Format::kAuto, o, &t, &s, &error)) << error;
-  EXPECT_EQ(s.source, "XLA HloProto (executable)");
+  EXPECT_EQ(s.source, "XLA HloProto (executable, compiled for the CPU)");
   EXPECT_EQ(t.name, "module_0022.jit_donation.cpu_after_optimizations");
   EXPECT_EQ(s.peak_live_bytes, 311296u);
 
