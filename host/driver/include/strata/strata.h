@@ -45,7 +45,7 @@ extern "C" {
        1.8: strata_get_backend_availability;                             \
        1.9: named context options (a GPU policy per context),            \
             memory stats context_allocated_bytes, _pool_bytes;           \
-       1.10: option infos carry their choices and typed defaults;      \
+       1.10: option infos carry their choices and typed defaults;        \
             the standard open option capacity_bytes on every backend */
 
 typedef struct strata_device strata_device; /* opaque */
