@@ -86,16 +86,10 @@ bool RunSetting(const replay::Trace& trace, const Setting& setting, const device
   const uint64_t capacity = c.strata ? Usable(device) : device.total_bytes;
   Run run;
   Outcome r;
-  if (!RunContender(trace, c, capacity, c.strata ? 0 : device.context_bytes, record, o, &run, error)) {
-    // JAX's Defragment() that cannot place every buffer again ends the run, as it ends the JAX program: a failure
-    // of the workload on this device, not of the tool.
-    if (!c.defragment || error->find("DATA_LOSS") == std::string::npos) return false;
-    r.kind = "fragmentation";
-    r.message = *error;
-    error->clear();
-    *out = r;
-    return true;
-  }
+  // JAX's Defragment() that cannot place every buffer again ends the run, as it ends the JAX program: a failure of the
+  // workload on this device, not of the tool. The runner hears it as strata_compact's STRATA_DATA_LOSS and stops the
+  // run there (RunResult::stopped), a fragmentation OOM at that event; so a failure here is the tool's.
+  if (!RunContender(trace, c, capacity, c.strata ? 0 : device.context_bytes, record, o, &run, error)) return false;
   r.completed = run.completed();
   r.failed_allocs = run.failed_allocs;
   r.kind = run.first_oom.kind;

@@ -24,6 +24,7 @@
 #include "tpu.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
+#include "strata/strata.hpp"
 #endif
 
 namespace strata::compare {
@@ -343,7 +344,7 @@ std::vector<Contender> AllContenders() {
   std::vector<Contender> all;
   all.push_back({"strata", true, true, "", false});
   all.push_back({"strata-no-compact", true, false, "", false});
-  for (const std::string& p : gpu::PolicyNames()) {
+  for (const std::string& p : strata::OptionChoices("gpu-emu", "policy")) {
     all.push_back({p, false, false, p, false});
     if (p == "jax") all.push_back({"jax+defrag", false, false, "jax", true});
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "devices.h"
 #include "emu_gpu.h"
 #include "gpu_policy_backend.h"
 
@@ -20,7 +21,7 @@ class GpuEmuBackend : public GpuPolicyBackend {
   const char* name() const override { return "gpu-emu"; }
 };
 
-const std::vector<std::string> kEmuOptions = {"gpu", "total_bytes", "context_bytes", "page_bytes"};
+const std::vector<std::string> kEmuOptions = {"gpu", "capacity_bytes", "total_bytes", "context_bytes", "page_bytes"};
 
 Error OpenGpuEmu(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   gpu::GpuSpec spec;
@@ -33,8 +34,21 @@ Error OpenGpuEmu(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   if (total < 0 || page < 0 || (context < 0 && o.Has("context_bytes"))) {
     return {STRATA_INVALID_ARGUMENT, "total_bytes, context_bytes and page_bytes must not be negative"};
   }
+  // capacity_bytes, the standard option: what the workload gets (free at start); the context comes on top.
+  const int64_t capacity = o.GetInt("capacity_bytes", 0);
+  if (capacity < 0) return {STRATA_INVALID_ARGUMENT, "capacity_bytes must not be negative (0 = total_bytes decides)"};
+  if (capacity > 0 && o.Has("total_bytes")) {
+    return {STRATA_INVALID_ARGUMENT,
+            "capacity_bytes is free at start and total_bytes the GPU's total: give one of them, not both"};
+  }
   if (total > 0) spec.total_bytes = static_cast<uint64_t>(total);
   if (context >= 0) spec.context_bytes = static_cast<uint64_t>(context);
+  if (capacity > 0) {
+    if (static_cast<uint64_t>(capacity) > (uint64_t{1} << 62) - spec.context_bytes) {
+      return {STRATA_INVALID_ARGUMENT, "capacity_bytes " + std::to_string(capacity) + " is more than any device"};
+    }
+    spec.total_bytes = static_cast<uint64_t>(capacity) + spec.context_bytes;
+  }
   if (page > 0) {
     if ((page & (page - 1)) != 0 || page < 4096)
       return {STRATA_INVALID_ARGUMENT, "page_bytes must be a power of two >= 4096"};
@@ -53,9 +67,20 @@ Error OpenGpuEmu(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   return {};
 }
 
+// The gpu option's choices: the GPUs of the device table (devices.h).
+std::vector<std::string> GpuPresets() {
+  std::vector<std::string> names;
+  for (const devices::Device& d : devices::All()) {
+    if (d.kind == devices::Kind::kGpu) names.push_back(d.name);
+  }
+  return names;
+}
+
 std::vector<OptionSpec> GpuEmuOptions() {
   std::vector<OptionSpec> specs = {
-      {"gpu", STRATA_VALUE_STRING, gpu::kDefaultGpuPreset, "GPU preset: " + gpu::GpuPresetNames()},
+      {"gpu", STRATA_VALUE_STRING, gpu::kDefaultGpuPreset, "GPU preset: " + gpu::GpuPresetNames(), GpuPresets()},
+      {"capacity_bytes", STRATA_VALUE_INT64, "0",
+       "free at start (the standard option): total_bytes becomes this plus context_bytes; 0 = total_bytes decides"},
       {"total_bytes", STRATA_VALUE_INT64, "0", "total device memory (cudaMemGetInfo's total); 0 = the preset's"},
       {"context_bytes", STRATA_VALUE_INT64, "536870912", "CUDA context and libraries: free at start = total - this"},
       {"page_bytes", STRATA_VALUE_INT64, "2097152", "physical page granule (cuMemGetAllocationGranularity)"},

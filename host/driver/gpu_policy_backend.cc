@@ -61,7 +61,8 @@ std::vector<OptionSpec> GpuPolicyOptionSpecs() {
   std::vector<OptionSpec> specs = {
       {"policy", STRATA_VALUE_STRING, "jax",
        "allocation policy: jax, jax-growth, jax-platform, jax-async, tf, tf-growth, "
-       "tf-async, torch, torch-expandable"},
+       "tf-async, torch, torch-expandable",
+       gpu::PolicyNames()},
   };
   for (const std::string& p : gpu::PolicyNames()) {
     for (const gpu::PolicyOption& o : gpu::PolicyOptions(p)) {

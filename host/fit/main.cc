@@ -14,6 +14,7 @@
 #include "html_report.h"
 #include "policy.h"
 #include "regular_file.h"
+#include "strata/strata.hpp"
 #include "tool_cli.h"
 #include "workload.h"
 #include "xla_cli.h"
@@ -214,7 +215,7 @@ int Main(int argc, char** argv) {
       for (const compare::Contender& c : compare::AllContenders()) {
         if (c.strata) names.push_back(c.name);
       }
-      for (const std::string& n : gpu::PolicyNames()) names.push_back(n);
+      for (const std::string& n : strata::OptionChoices("gpu-emu", "policy")) names.push_back(n);
       if (std::find(names.begin(), names.end(), p.policy) == names.end()) {
         std::string list;
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;

@@ -29,7 +29,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     named = std::make_unique<NamedOptions>(options.backend);
     named->Add("policy", options.policy);
     if (!options.gpu.empty()) named->Add("gpu", options.gpu);
-    if (options.total_bytes != 0) named->Add("total_bytes", std::to_string(options.total_bytes));
+    if (options.total_bytes != 0) named->Add("total_bytes", options.total_bytes);
     for (const auto& [name, value] : options.options) named->Add(name, value);
   } catch (const Error& e) {
     *error = e.what();

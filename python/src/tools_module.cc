@@ -20,13 +20,12 @@
 #include "devices.h"
 #include "explain.h"
 #include "gpu_replay.h"
-#include "hbm/hbm_config.h"
 #include "html_report.h"
 #include "names.h"
-#include "policy.h"
 #include "regular_file.h"
 #include "replay.h"
 #include "report.h"
+#include "strata/strata.hpp"
 #include "tpu.h"
 #include "workload.h"
 #include "xla_options.h"
@@ -69,7 +68,8 @@ std::string ReplayStrata(const std::string& source, bool is_path, const std::str
   const strata::replay::Trace trace = LoadTrace(source, is_path, name);
   strata::replay::ReplayOptions o;
   if (!policy.empty() && !strata::alloc::ParsePolicy(policy.c_str(), &o.policy)) {
-    BadInput(strata::replay::UnknownHostPolicy(policy, strata::gpu::PolicyNames(), "backend=\"gpu-emu\""));
+    BadInput(
+        strata::replay::UnknownHostPolicy(policy, strata::OptionChoices("gpu-emu", "policy"), "backend=\"gpu-emu\""));
   }
   if (granule != 0) {
     if ((granule & (granule - 1)) != 0 || granule > strata::alloc::kMaxGranuleBytes) {
@@ -272,14 +272,13 @@ PYBIND11_MODULE(_tools, m) {
 #else
   m.attr("HAVE_SIM") = false;
 #endif
-  // The tables of names (host/tool/names.h): each list is defined once in C++, and Python reads it from there.
-  m.def("gpu_policies", &strata::gpu::PolicyNames);
+  // The tables of names (host/tool/names.h): each list is defined once in C++, and Python reads it from there (the
+  // GPU policies and HBM presets from the driver: strata.backend_options).
   m.def("contenders", &Contenders);
   m.def("explain", &Explain, py::arg("message"), py::arg("device"), py::arg("settings"));
   m.def("devices", &strata::devices::ListJsonLines);
   m.def("replay_backends", [] { return strata::tool::NamesOf(strata::replay::ReplayBackends()); });
   m.def("formats", [] { return strata::tool::NamesOf(strata::workload::Formats()); });
-  m.def("hbm_presets", [] { return strata::tool::NamesOf(strata::hbm::HbmPresets()); });
   m.def("tpu_presets", &TpuPresets);
   m.def("replay_strata", &ReplayStrata, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("sim"),
         py::arg("policy"), py::arg("compaction"), py::arg("capacity"), py::arg("granule"), py::arg("max_events"),

@@ -18,15 +18,30 @@ import io
 import json
 import os
 
+from . import device as _device
+
 try:
     from . import _tools
 except ImportError:  # the build has no strata-compare (nlohmann-json3-dev or the gpu-emu backend missing)
     _tools = None
 
+
+def _choices(backend, option):
+    """The values an open option of a backend takes, as the driver describes them (strata.backend_options); () where
+    the build has no such backend."""
+    if backend not in _device.backends():
+        return ()
+    for o in _device.backend_options(backend):
+        if o["name"] == option:
+            return tuple(o["choices"])
+    return ()
+
+
 # The names a user picks, from the tables the C++ tools use (host/tool/names.h); empty without the tools module.
 REPLAY_BACKENDS = tuple(_tools.replay_backends()) if _tools else ()  # strata.replay(backend=...)
 FORMATS = tuple(_tools.formats()) if _tools else ()  # strata.compare(format=...)
-HBM_PRESETS = tuple(_tools.hbm_presets()) if _tools else ()  # strata.replay(hbm_preset=...), the sim backend's
+# strata.replay(hbm_preset=...): the sim backend's, as the driver lists them (empty in a build without it).
+HBM_PRESETS = _choices("sim", "hbm_preset")
 
 
 def _need_tools():
@@ -37,8 +52,9 @@ def _need_tools():
 
 
 def gpu_policies():
-    """The GPU framework policies (host/gpu): jax, jax-growth, ..., torch-expandable."""
-    return list(_need_tools().gpu_policies())
+    """The GPU framework policies: jax, jax-growth, ..., torch-expandable, as the driver lists the gpu-emu backend's
+    `policy` option (empty in a build without it)."""
+    return list(_choices("gpu-emu", "policy"))
 
 
 def contenders():
