@@ -547,11 +547,11 @@ bool AdviseRun(const replay::Trace& trace, const Contender& c, uint64_t capacity
       options.capacity.kind == CapacitySpec::Kind::kPreset ? devices::Find(options.capacity.text) : nullptr;
   const devices::Device custom{"custom", "custom", devices::Kind::kGpu, capacity_bytes, 0, 0, 0, false, ""};
   // The search starts from the framework's defaults: with a policy setting of the user's own (--option mem_fraction=,
-  // ...) it would answer another question, so there is no advice then. The page and the PyTorch and JAX releases
-  // carry over.
+  // ...) it would answer another question, so there is no advice then. The page and the PyTorch, JAX and TensorFlow
+  // releases carry over.
   std::map<std::string, std::string> carried;
   for (const auto& [key, value] : options.gpu_options) {
-    if (key != "page_bytes" && key != "torch_version" && key != "jax_version") return true;
+    if (key != "page_bytes" && key != "torch_version" && key != "jax_version" && key != "tf_version") return true;
     carried[key] = value;
   }
   Fix fix;
