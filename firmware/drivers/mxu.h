@@ -27,6 +27,11 @@ struct Command {
   bool relu = false;
   bool int8 = false;
   bool round = false;
+  // bf16 mode (CMD.BF16): LOAD_WEIGHTS / MATMUL operands are bf16 rows of 2N bytes (src, strides and a
+  // K-walking MATMUL's tiles in bytes as for int8, each row twice as long), ACC holds fp32; READOUT
+  // reads ACC as fp32 and writes fp32 rows (4N bytes) or, with out_bf16, bf16 rows (2N bytes, RNE).
+  bool bf16 = false;
+  bool out_bf16 = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
   // MATMUL only: k_rows > 0 makes the command walk ceil(k_rows / N) K tiles itself, loading tile

@@ -19,6 +19,10 @@ struct GemmParams {
   bool relu = false;
   bool int8 = false;  // requantize: sat8(round?((x * quant_mult) >> quant_shift))
   bool round = false;
+  // bf16 mode: A and B are bf16 (2 bytes per element, row-major as for int8), C_in and C are fp32 (the
+  // matrix unit's order: docs/matrix-unit.md, "bf16 mode"); out_bf16 writes C as bf16 (RNE). Not with int8.
+  bool bf16 = false;
+  bool out_bf16 = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
 };
@@ -31,9 +35,9 @@ struct GemmStats {
   uint32_t dma_waits = 0;  // times compute had to wait for a prefetch
 };
 
-// Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension or a shift above
-// STRATA_GEMM_MAX_QUANT_SHIFT; FAILED_PRECONDITION for no matrix unit or one larger than 256 x 256
-// (the tiling's VMEM budget); errors from the DMA engine or the matrix unit are passed on.
+// Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension, a shift above
+// STRATA_GEMM_MAX_QUANT_SHIFT, int8 with bf16 or out_bf16 without bf16; FAILED_PRECONDITION for no matrix unit
+// or one larger than 256 x 256 (128 x 128 in bf16 mode: the tiling's VMEM budget); errors from the DMA engine or the matrix unit are passed on.
 strata_status Gemm(const GemmParams& p, GemmStats* stats);
 
 }  // namespace strata::kernels

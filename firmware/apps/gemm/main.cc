@@ -11,7 +11,7 @@
 extern "C" {
 // In .data so the image carries it and strata-sim can patch it before loading.
 __attribute__((used, section(".data"))) volatile StrataGemmMailbox strata_gemm_mailbox = {
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0xffffffffu, 0, 0, 0, 0, 0, 0, 0, 0};
+    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0xffffffffu, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 }
 
 int main() {
@@ -30,6 +30,12 @@ int main() {
     mb.status = STRATA_INVALID_ARGUMENT;
     return 1;
   }
+  if (mb.dtype > STRATA_GEMM_DTYPE_BF16 || mb.out_dtype > STRATA_GEMM_OUT_DTYPE_BF16) {
+    Printf("gemm: unknown dtype %u / out_dtype %u in the mailbox\n", static_cast<unsigned>(mb.dtype),
+           static_cast<unsigned>(mb.out_dtype));
+    mb.status = STRATA_INVALID_ARGUMENT;
+    return 1;
+  }
   strata::kernels::GemmParams p;
   p.a = mb.a;
   p.b = mb.b;
@@ -42,6 +48,8 @@ int main() {
   p.relu = (mb.flags & STRATA_GEMM_FLAG_RELU) != 0;
   p.int8 = (mb.flags & STRATA_GEMM_FLAG_INT8) != 0;
   p.round = (mb.flags & STRATA_GEMM_FLAG_ROUND) != 0;
+  p.bf16 = mb.dtype == STRATA_GEMM_DTYPE_BF16;
+  p.out_bf16 = mb.out_dtype == STRATA_GEMM_OUT_DTYPE_BF16;
   p.quant_mult = mb.quant_mult;
   p.quant_shift = mb.quant_shift;
   strata::kernels::GemmStats stats;

@@ -9,7 +9,7 @@
 #include "strata/gemm.h"  // STRATA_GEMM_FLAG_ACCUMULATE, _RELU, _INT8, _ROUND
 
 #define STRATA_GEMM_MAILBOX_MAGIC 0x4d4d4547u  // "GEMM"
-#define STRATA_GEMM_MAILBOX_VERSION 1u
+#define STRATA_GEMM_MAILBOX_VERSION 2u  // 2: dtype, out_dtype
 
 struct StrataGemmMailbox {
   uint32_t magic;
@@ -29,6 +29,9 @@ struct StrataGemmMailbox {
   uint32_t steps;
   uint32_t dma_waits;
   uint32_t starved_cycles;  // MXU cycles with no command queued and no row streamed
+  // Request fields added in version 2 (at the end, so the results above keep their offsets).
+  uint32_t dtype;      // STRATA_GEMM_DTYPE_*
+  uint32_t out_dtype;  // STRATA_GEMM_OUT_DTYPE_*
 };
 
 #endif  // STRATA_GEMM_MAILBOX_H_
