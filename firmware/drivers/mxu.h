@@ -27,11 +27,6 @@ struct Command {
   bool relu = false;
   bool int8 = false;
   bool round = false;
-  // bf16 mode (CMD.BF16): LOAD_WEIGHTS / MATMUL operands are bf16 rows of 2N bytes (src, strides and a
-  // K-walking MATMUL's tiles in bytes as for int8, each row twice as long), ACC holds fp32; READOUT
-  // reads ACC as fp32 and writes fp32 rows (4N bytes) or, with out_bf16, bf16 rows (2N bytes, RNE).
-  bool bf16 = false;
-  bool out_bf16 = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
   // MATMUL only: k_rows > 0 makes the command walk ceil(k_rows / N) K tiles itself, loading tile
@@ -50,6 +45,13 @@ uint32_t ArraySize();
 // Queues `c` (sleeping while the queue is full) and returns its ticket. INVALID_ARGUMENT for
 // arguments the unit would reject (checked here first so a bad call changes nothing).
 strata_status Submit(const Command& c, uint32_t* ticket);
+// Submit with extra CMD bits: kModeBf16 (LOAD_WEIGHTS / MATMUL operands are bf16 rows of 2N bytes, ACC holds
+// fp32; READOUT reads ACC as fp32: with ReLU, never requantized) and kModeOutBf16 (READOUT: bf16 rows of 2N
+// bytes, RNE, instead of fp32 rows of 4N). A separate entry so that the int8 path's code stays as it was
+// (int8 GEMM cycle counts are a contract). docs/matrix-unit.md, "bf16 mode".
+constexpr uint32_t kModeBf16 = STRATA_MXU_CMD_BF16_MASK;
+constexpr uint32_t kModeOutBf16 = STRATA_MXU_CMD_OUT_BF16_MASK;
+strata_status SubmitMode(const Command& c, uint32_t mode, uint32_t* ticket);
 strata_status LoadWeights(uint32_t vmem_src, uint32_t valid_rows, uint32_t* ticket);
 strata_status Matmul(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t acc_dst, bool accumulate,
                      uint32_t* ticket);

@@ -42,13 +42,13 @@ constexpr uint32_t kAuxQueue = 1;   // B tiles, C in, write-back
 constexpr bool kPerTileCommands = STRATA_GEMM_PER_TILE_COMMANDS != 0;
 
 // The tiling's limits (see the top of the file).
-constexpr uint32_t kPsumBytes = 4;       // an int32 partial sum in ACC
-constexpr uint32_t kBlockRows = 256;     // Mb, while ACC holds two blocks that tall
-constexpr uint32_t kMaxBlockRows = 512;  // Mb when a narrow C leaves ACC rows over
-constexpr uint32_t kMaxColumnTiles = 4;  // Nb / N at most
-constexpr uint32_t kChunkBytes = 256;    // Kb: the largest multiple of N up to this (N when N is larger)
-constexpr uint32_t kMaxSlots = 4;        // blocks ACC holds at once at most
-constexpr uint32_t kMaxArrayN = 256;     // the largest array the tiling fits (checked below)
+constexpr uint32_t kPsumBytes = 4;        // an int32 partial sum in ACC
+constexpr uint32_t kBlockRows = 256;      // Mb, while ACC holds two blocks that tall
+constexpr uint32_t kMaxBlockRows = 512;   // Mb when a narrow C leaves ACC rows over
+constexpr uint32_t kMaxColumnTiles = 4;   // Nb / N at most
+constexpr uint32_t kChunkBytes = 256;     // Kb: the largest multiple of N up to this (N when N is larger)
+constexpr uint32_t kMaxSlots = 4;         // blocks ACC holds at once at most
+constexpr uint32_t kMaxArrayN = 256;      // the largest array the tiling fits (checked below)
 constexpr uint32_t kMaxArrayNBf16 = 128;  // likewise with bf16 operands (2 bytes each)
 // Rows that lie back to back on both sides move as DMA rows of 32 lines (see GemmRun::Dma).
 constexpr uint32_t kDmaRunRow = 32 * STRATA_DMA_LINE_BYTES;
@@ -92,14 +92,15 @@ constexpr bool TilingFitsEveryArray() {
 }
 static_assert(TilingFitsEveryArray(), "the GEMM tiling no longer fits VMEM or ACC for some array size");
 
+// kBf16: bf16 operands (es_ = 2) and fp32 ACC; the int8 instance is the kernel as it was before bf16.
+template <bool kBf16>
 class GemmRun {
  public:
-  GemmRun(const GemmParams& p, GemmStats* stats) : p_(p), st_(stats) {}
+  GemmRun(const GemmParams& p, bool out_bf16, GemmStats* stats) : p_(p), out_bf16_(out_bf16), st_(stats) {}
 
   strata_status Run() {
     n_ = mxu::ArraySize();
-    es_ = p_.bf16 ? 2 : 1;
-    if (n_ == 0 || n_ > (p_.bf16 ? kMaxArrayNBf16 : kMaxArrayN)) return STRATA_FAILED_PRECONDITION;
+    if (n_ == 0 || n_ > (kBf16 ? kMaxArrayNBf16 : kMaxArrayN)) return STRATA_FAILED_PRECONDITION;
     while ((1u << n_shift_) < n_) ++n_shift_;  // N is a power of two (tpu_mxu's MxuNLegal)
     const uint32_t rows_half = AccRowsHalf(n_);
     const Tiling base = BaseTiling(n_, es_);
@@ -111,9 +112,14 @@ class GemmRun {
     // one line per row and streams a row every cycle (a stride such as 48 makes rows straddle lines
     // and costs a bubble every few rows).
     kb_ = Min(base.kb, CeilDiv(kpad * es_, STRATA_DMA_LINE_BYTES) * STRATA_DMA_LINE_BYTES / es_);
-    out_es_ = p_.int8 ? 1 : (p_.out_bf16 ? 2 : kPsumBytes);
-    out_row_ = out_es_ * n_;
-    epilogue_ = p_.relu || p_.int8 || p_.out_bf16;
+    if constexpr (kBf16) {
+      out_es_ = out_bf16_ ? 2 : kPsumBytes;
+      out_row_ = out_es_ * n_;
+      epilogue_ = p_.relu || out_bf16_;
+    } else {
+      out_row_ = p_.int8 ? n_ : kPsumBytes * n_;
+      epilogue_ = p_.relu || p_.int8;
+    }
     // A narrow C leaves ACC rows over: taller blocks (while two still fit in ACC and VMEM) make each
     // step's commands longer against the fixed per-step cost of the firmware. The base tiling fits
     // (TilingFitsEveryArray), so only the taller ones are checked.
@@ -235,8 +241,8 @@ class GemmRun {
     const bool a_held = a_held_[s % 2] && a_m0_[s % 2] == b.m0 && a_k0_[s % 2] == k0;
     if (!a_held) {
       st = Dma(kLoadQueue,
-               {Tier::kHbm, p_.a + (uint64_t{b.m0} * p_.k + k0) * es_, Tier::kVmem, abuf, kv * es_, b.mv,
-                p_.k * es_, kb_ * es_},
+               {Tier::kHbm, p_.a + (uint64_t{b.m0} * p_.k + k0) * es_, Tier::kVmem, abuf, kv * es_, b.mv, p_.k * es_,
+                kb_ * es_},
                &load_ticket_[s % 2]);
       a_held_[s % 2] = true;
       a_m0_[s % 2] = b.m0;
@@ -283,7 +289,8 @@ class GemmRun {
 
   strata_status WriteBack() {
     const Block& b = wb_.b;
-    const uint32_t es = epilogue_ ? out_es_ : kPsumBytes;  // bytes per C element
+    // Bytes per C element.
+    const uint32_t es = kBf16 ? (epilogue_ ? out_es_ : kPsumBytes) : (p_.int8 ? 1 : kPsumBytes);
     strata_status st = STRATA_OK;
     for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
       dma::Descriptor d{Tier::kAcc,         AccTile(wb_.slot, nt),
@@ -308,7 +315,13 @@ class GemmRun {
 
   strata_status Push(const mxu::Command& c, uint32_t* ticket) {
     ++st_->mxu_commands;
-    strata_status st = mxu::Submit(c, ticket);
+    strata_status st;
+    if constexpr (kBf16) {
+      st =
+          mxu::SubmitMode(c, mxu::kModeBf16 | (c.op == mxu::Op::kReadout && out_bf16_ ? mxu::kModeOutBf16 : 0), ticket);
+    } else {
+      st = mxu::Submit(c, ticket);
+    }
     return st == STRATA_OK ? Service() : st;
   }
 
@@ -346,7 +359,6 @@ class GemmRun {
         m.rows = b.mv;
         m.dst = AccTile(cur.slot, nt);
         m.accumulate = acc0;
-        m.bf16 = p_.bf16;
         m.w_src = bbuf + nt * kb_ * n_ * es_;
         m.w_stride = n_ * n_ * es_;
         m.k_rows = kv;
@@ -360,13 +372,11 @@ class GemmRun {
           mxu::Command w{mxu::Op::kLoadWeights};
           w.src = bbuf + (nt * kb_ * n_ + kt * n_ * n_) * es_;
           w.rows = kvalid;
-          w.bf16 = p_.bf16;
           st = Push(w, &ticket);
           if (st != STRATA_OK) break;
           mxu::Command m{mxu::Op::kMatmul};
           m.src = abuf + kt * n_ * es_;
           m.src_stride = kb_ * es_;
-          m.bf16 = p_.bf16;
           m.rows = b.mv;
           m.dst = AccTile(cur.slot, nt);
           m.accumulate = acc0 || kt > 0;
@@ -389,8 +399,6 @@ class GemmRun {
           r.relu = p_.relu;
           r.int8 = p_.int8;
           r.round = p_.round;
-          r.bf16 = p_.bf16;
-          r.out_bf16 = p_.out_bf16;
           r.quant_mult = p_.quant_mult;
           r.quant_shift = p_.quant_shift;
           st = Push(r, &ticket);
@@ -429,9 +437,11 @@ class GemmRun {
   }
 
   const GemmParams& p_;
+  const bool out_bf16_;
   GemmStats* st_;
   uint32_t n_ = 0, n_shift_ = 0, mb_ = 0, nb_ = 0, ntb_ = 0, kb_ = 0, out_row_ = 0;
-  uint32_t es_ = 1, out_es_ = kPsumBytes;  // bytes per A/B element, per element after the epilogue
+  static constexpr uint32_t es_ = kBf16 ? 2 : 1;  // bytes per A/B element
+  uint32_t out_es_ = kPsumBytes;                  // bf16: bytes per C element after the epilogue
   bool epilogue_ = false;
   uint32_t buf_bytes_ = 0, out_base_ = 0, out_bytes_ = 0;
   uint32_t blocks_m_ = 0, blocks_n_ = 0, chunks_ = 0, steps_ = 0;
@@ -454,11 +464,17 @@ class GemmRun {
 }  // namespace
 
 strata_status Gemm(const GemmParams& p, GemmStats* stats) {
-  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT ||
-      (p.int8 && p.bf16) || (p.out_bf16 && !p.bf16))
+  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
     return STRATA_INVALID_ARGUMENT;
   *stats = GemmStats{};
-  GemmRun run(p, stats);
+  GemmRun<false> run(p, false, stats);
+  return run.Run();
+}
+
+strata_status GemmBf16(const GemmParams& p, bool out_bf16, GemmStats* stats) {
+  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.int8) return STRATA_INVALID_ARGUMENT;
+  *stats = GemmStats{};
+  GemmRun<true> run(p, out_bf16, stats);
   return run.Run();
 }
 

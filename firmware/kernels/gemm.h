@@ -19,10 +19,6 @@ struct GemmParams {
   bool relu = false;
   bool int8 = false;  // requantize: sat8(round?((x * quant_mult) >> quant_shift))
   bool round = false;
-  // bf16 mode: A and B are bf16 (2 bytes per element, row-major as for int8), C_in and C are fp32 (the
-  // matrix unit's order: docs/matrix-unit.md, "bf16 mode"); out_bf16 writes C as bf16 (RNE). Not with int8.
-  bool bf16 = false;
-  bool out_bf16 = false;
   int32_t quant_mult = 1;
   uint32_t quant_shift = 0;
 };
@@ -36,9 +32,15 @@ struct GemmStats {
 };
 
 // Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension, a shift above
-// STRATA_GEMM_MAX_QUANT_SHIFT, int8 with bf16 or out_bf16 without bf16; FAILED_PRECONDITION for no matrix unit
-// or one larger than 256 x 256 (128 x 128 in bf16 mode: the tiling's VMEM budget); errors from the DMA engine or the matrix unit are passed on.
+// STRATA_GEMM_MAX_QUANT_SHIFT; FAILED_PRECONDITION for no matrix unit or one larger than 256 x 256
+// (the tiling's VMEM budget); errors from the DMA engine or the matrix unit are passed on.
 strata_status Gemm(const GemmParams& p, GemmStats* stats);
+
+// The same in bf16 mode: A and B bf16 (2 bytes per element, row-major), C_in and C fp32 bit patterns, the
+// matrix unit's order (docs/matrix-unit.md, "bf16 mode"); ReLU maps a set sign bit to +0; out_bf16 writes C
+// as bf16 (RNE, 2 bytes per element). INVALID_ARGUMENT with p.int8; FAILED_PRECONDITION on an array above
+// 128 x 128. A separate entry (and template instance) so that the int8 kernel's code and cycles stay as they were.
+strata_status GemmBf16(const GemmParams& p, bool out_bf16, GemmStats* stats);
 
 }  // namespace strata::kernels
 

@@ -48,14 +48,14 @@ int main() {
   p.relu = (mb.flags & STRATA_GEMM_FLAG_RELU) != 0;
   p.int8 = (mb.flags & STRATA_GEMM_FLAG_INT8) != 0;
   p.round = (mb.flags & STRATA_GEMM_FLAG_ROUND) != 0;
-  p.bf16 = mb.dtype == STRATA_GEMM_DTYPE_BF16;
-  p.out_bf16 = mb.out_dtype == STRATA_GEMM_OUT_DTYPE_BF16;
   p.quant_mult = mb.quant_mult;
   p.quant_shift = mb.quant_shift;
   strata::kernels::GemmStats stats;
   const uint32_t rows0 = strata::mxu::RowsStreamed();
   const uint32_t starved0 = strata::mxu::StarvedCycles();
-  const strata_status s = strata::kernels::Gemm(p, &stats);
+  const strata_status s = mb.dtype == STRATA_GEMM_DTYPE_BF16
+                              ? strata::kernels::GemmBf16(p, mb.out_dtype == STRATA_GEMM_OUT_DTYPE_BF16, &stats)
+                              : strata::kernels::Gemm(p, &stats);
   mb.cycles = stats.cycles;
   mb.mxu_commands = stats.mxu_commands;
   mb.dma_descriptors = stats.dma_descriptors;
