@@ -71,8 +71,7 @@ std::vector<uint8_t> Float32NpyToBf16(const NpyArray& f) {
 int RunGemm(int argc, char* argv[]) {
   PlatformConfig config;
   config.max_cycles = 2'000'000'000ull;
-  std::string a_path, b_path, c_path, out_path, fw_path = FirmwareImagePath("gemm"),
-                                                hbm_preset = strata::hbm::kDefaultHbmPreset;
+  std::string a_path, b_path, c_path, out_path, fw_path, hbm_preset = strata::hbm::kDefaultHbmPreset;
   bool json = false, relu = false, int8 = false;
   std::string dtype = "int8", out_dtype = "fp32";
   HbmControllerOptions hbm_controller;
@@ -111,8 +110,8 @@ int RunGemm(int argc, char* argv[]) {
       },
       "requantize: sat8(round((x * MULT) >> SHIFT)) (rounding half up)");
   app.add_option("--firmware", fw_path,
-                 "GEMM firmware image (default: the installed gemm.elf, else the build's; the old per-tile issue "
-                 "path is the benchmark image bench/bench_gemm_per_tile.elf)")
+                 "GEMM firmware image (default: the installed gemm.elf, gemm_bf16.elf with --dtype bf16, else the "
+                 "build's; the old per-tile issue path is the benchmark image bench/bench_gemm_per_tile.elf)")
       ->type_name("FILE");
   AddMxuNOption(app, config.mxu_n);
   AddHbmPresetOption(app, hbm_preset);
@@ -131,6 +130,7 @@ int RunGemm(int argc, char* argv[]) {
   const bool bf16 = dtype == "bf16", out_bf16 = out_dtype == "bf16";
   if (bf16 && int8) return GemmUsage("--int8 is for --dtype int8 (bf16 results are fp32 or, --out-dtype, bf16)");
   if (out_bf16 && !bf16) return GemmUsage("--out-dtype bf16 needs --dtype bf16");
+  if (fw_path.empty()) fw_path = FirmwareImagePath(bf16 ? "gemm_bf16" : "gemm");
   if (const std::string why = CheckTimelineOptions(timeline); !why.empty()) return GemmUsage(why);
   if (const std::string why = CheckTraceOptions(config.trace); !why.empty()) return GemmUsage(why);
   // Output that could not be written is refused before the run, not found missing after it.
@@ -188,15 +188,14 @@ int RunGemm(int argc, char* argv[]) {
   // HBM layout: A, B, C_in, C_out, each 4 KiB aligned.
   auto align = [](uint64_t x) { return (x + 4095) & ~uint64_t{4095}; };
   StrataGemmMailbox box{};
-  box.magic = STRATA_GEMM_MAILBOX_MAGIC;
+  box.magic = bf16 ? STRATA_GEMM_MAILBOX_MAGIC_BF16 : STRATA_GEMM_MAILBOX_MAGIC;
   box.version = STRATA_GEMM_MAILBOX_VERSION;
   box.m = static_cast<uint32_t>(m);
   box.k = static_cast<uint32_t>(k);
   box.n = static_cast<uint32_t>(n);
   box.flags = (c_path.empty() ? 0 : STRATA_GEMM_FLAG_ACCUMULATE) | (relu ? STRATA_GEMM_FLAG_RELU : 0) |
-              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0);
-  box.dtype = bf16 ? STRATA_GEMM_DTYPE_BF16 : STRATA_GEMM_DTYPE_INT8;
-  box.out_dtype = out_bf16 ? STRATA_GEMM_OUT_DTYPE_BF16 : STRATA_GEMM_OUT_DTYPE_DEFAULT;
+              (int8 ? STRATA_GEMM_FLAG_INT8 | STRATA_GEMM_FLAG_ROUND : 0) |
+              (out_bf16 ? STRATA_GEMM_MAILBOX_FLAG_OUT_BF16 : 0);
   box.quant_mult = static_cast<int32_t>(mult);
   box.quant_shift = static_cast<uint32_t>(shift);
   box.a = 0;

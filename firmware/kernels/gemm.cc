@@ -92,11 +92,22 @@ constexpr bool TilingFitsEveryArray() {
 }
 static_assert(TilingFitsEveryArray(), "the GEMM tiling no longer fits VMEM or ACC for some array size");
 
+// What only the bf16 instance keeps: an empty base for int8, so that GemmRun<false> has the members, layout and
+// code of the int8 kernel before bf16 (int8 GEMM cycle counts are a contract: docs/matrix-unit.md).
+template <bool kBf16>
+struct GemmModeState {};
+template <>
+struct GemmModeState<true> {
+  bool out_bf16_ = false;  // READOUT writes bf16 (RNE) instead of fp32
+};
+
 // kBf16: bf16 operands (es_ = 2) and fp32 ACC; the int8 instance is the kernel as it was before bf16.
 template <bool kBf16>
-class GemmRun {
+class GemmRun : private GemmModeState<kBf16> {
  public:
-  GemmRun(const GemmParams& p, bool out_bf16, GemmStats* stats) : p_(p), out_bf16_(out_bf16), st_(stats) {}
+  GemmRun(const GemmParams& p, GemmStats* stats) : p_(p), st_(stats) {}
+
+  void SetOutBf16(bool out_bf16) { this->out_bf16_ = out_bf16; }  // bf16 instance only
 
   strata_status Run() {
     n_ = mxu::ArraySize();
@@ -113,9 +124,8 @@ class GemmRun {
     // and costs a bubble every few rows).
     kb_ = Min(base.kb, CeilDiv(kpad * es_, STRATA_DMA_LINE_BYTES) * STRATA_DMA_LINE_BYTES / es_);
     if constexpr (kBf16) {
-      out_es_ = out_bf16_ ? 2 : kPsumBytes;
-      out_row_ = out_es_ * n_;
-      epilogue_ = p_.relu || out_bf16_;
+      out_row_ = (this->out_bf16_ ? 2 : kPsumBytes) * n_;
+      epilogue_ = p_.relu || this->out_bf16_;
     } else {
       out_row_ = p_.int8 ? n_ : kPsumBytes * n_;
       epilogue_ = p_.relu || p_.int8;
@@ -289,8 +299,8 @@ class GemmRun {
 
   strata_status WriteBack() {
     const Block& b = wb_.b;
-    // Bytes per C element.
-    const uint32_t es = kBf16 ? (epilogue_ ? out_es_ : kPsumBytes) : (p_.int8 ? 1 : kPsumBytes);
+    // Bytes per C element (bf16: fp32, or bf16 after the epilogue, as out_row_ says).
+    const uint32_t es = kBf16 ? out_row_ >> n_shift_ : (p_.int8 ? 1 : kPsumBytes);
     strata_status st = STRATA_OK;
     for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
       dma::Descriptor d{Tier::kAcc,         AccTile(wb_.slot, nt),
@@ -317,8 +327,8 @@ class GemmRun {
     ++st_->mxu_commands;
     strata_status st;
     if constexpr (kBf16) {
-      st =
-          mxu::SubmitMode(c, mxu::kModeBf16 | (c.op == mxu::Op::kReadout && out_bf16_ ? mxu::kModeOutBf16 : 0), ticket);
+      st = mxu::SubmitMode(c, mxu::kModeBf16 | (c.op == mxu::Op::kReadout && this->out_bf16_ ? mxu::kModeOutBf16 : 0),
+                           ticket);
     } else {
       st = mxu::Submit(c, ticket);
     }
@@ -437,11 +447,9 @@ class GemmRun {
   }
 
   const GemmParams& p_;
-  const bool out_bf16_;
   GemmStats* st_;
   uint32_t n_ = 0, n_shift_ = 0, mb_ = 0, nb_ = 0, ntb_ = 0, kb_ = 0, out_row_ = 0;
   static constexpr uint32_t es_ = kBf16 ? 2 : 1;  // bytes per A/B element
-  uint32_t out_es_ = kPsumBytes;                  // bf16: bytes per C element after the epilogue
   bool epilogue_ = false;
   uint32_t buf_bytes_ = 0, out_base_ = 0, out_bytes_ = 0;
   uint32_t blocks_m_ = 0, blocks_n_ = 0, chunks_ = 0, steps_ = 0;
@@ -467,14 +475,15 @@ strata_status Gemm(const GemmParams& p, GemmStats* stats) {
   if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
     return STRATA_INVALID_ARGUMENT;
   *stats = GemmStats{};
-  GemmRun<false> run(p, false, stats);
+  GemmRun<false> run(p, stats);
   return run.Run();
 }
 
 strata_status GemmBf16(const GemmParams& p, bool out_bf16, GemmStats* stats) {
-  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.int8) return STRATA_INVALID_ARGUMENT;
+  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.int8 || p.round) return STRATA_INVALID_ARGUMENT;
   *stats = GemmStats{};
-  GemmRun<true> run(p, out_bf16, stats);
+  GemmRun<true> run(p, stats);
+  run.SetOutBf16(out_bf16);
   return run.Run();
 }
 

@@ -13,14 +13,6 @@
 #define STRATA_GEMM_FLAG_ROUND 0x8u      /* INT8: round to nearest (half up) instead of truncating */
 #define STRATA_GEMM_FLAGS_ALL 0xfu
 
-/* Element types of a GEMM's operands (A, B) and of its output. INT8: int8 A and B, int32 (or, with
- * FLAG_INT8, int8) C. BF16: bf16 A and B (2 bytes each), fp32 C_in and C (or bf16 C as output type),
- * the matrix unit's bf16 mode (docs/matrix-unit.md, "bf16 mode"). */
-#define STRATA_GEMM_DTYPE_INT8 0u
-#define STRATA_GEMM_DTYPE_BF16 1u
-#define STRATA_GEMM_OUT_DTYPE_DEFAULT 0u /* int32 for INT8 (int8 with FLAG_INT8), fp32 for BF16 */
-#define STRATA_GEMM_OUT_DTYPE_BF16 1u    /* BF16 only: C rounded to bf16 (RNE) */
-
 #define STRATA_GEMM_MAX_DIM (1u << 24) /* m, n and k are 1 .. this */
 #define STRATA_GEMM_MAX_QUANT_SHIFT 63u
 
