@@ -480,7 +480,10 @@ strata_status Gemm(const GemmParams& p, GemmStats* stats) {
 }
 
 strata_status GemmBf16(const GemmParams& p, bool out_bf16, GemmStats* stats) {
-  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.int8 || p.round) return STRATA_INVALID_ARGUMENT;
+  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.int8 || p.round ||
+      p.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT) {
+    return STRATA_INVALID_ARGUMENT;
+  }
   *stats = GemmStats{};
   GemmRun<true> run(p, stats);
   run.SetOutBf16(out_bf16);

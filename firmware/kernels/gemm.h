@@ -39,7 +39,7 @@ strata_status Gemm(const GemmParams& p, GemmStats* stats);
 
 // The same in bf16 mode: A and B bf16 (2 bytes per element, row-major), C_in and C fp32 bit patterns, the
 // matrix unit's order (docs/matrix-unit.md, "bf16 mode"); ReLU maps a set sign bit to +0; out_bf16 writes C
-// as bf16 (RNE, 2 bytes per element). INVALID_ARGUMENT with p.int8 or p.round (no requantization of fp32);
+// as bf16 (RNE, 2 bytes per element). INVALID_ARGUMENT as Gemm, and with p.int8 or p.round (no requantization of fp32);
 // FAILED_PRECONDITION on an array above 128 x 128. A separate entry (and template instance) so that the int8
 // kernel's code and cycles stay as they were.
 strata_status GemmBf16(const GemmParams& p, bool out_bf16, GemmStats* stats);

@@ -169,6 +169,9 @@ TEST_F(GemmKernelTest, Bf16InvalidArgumentsTouchNoRegister) {
   q = p;
   q.round = true;
   EXPECT_EQ(kernels::GemmBf16(q, true, &stats), STRATA_INVALID_ARGUMENT) << "round";
+  q = p;
+  q.quant_shift = STRATA_GEMM_MAX_QUANT_SHIFT + 1;
+  EXPECT_EQ(kernels::GemmBf16(q, false, &stats), STRATA_INVALID_ARGUMENT) << "quant shift";
   EXPECT_EQ(strict.Problems(), "");
   EXPECT_TRUE(strict.log().empty());
 }
