@@ -80,18 +80,29 @@ int RunGemm(int argc, char* argv[]) {
   uint64_t shift = 0;
   CLI::App app{kDescription, kProgram};
   strata::cli::Setup(app, "strata-sim gemm --a A.npy --b B.npy --out C.npy [options]", kFooter);
-  app.add_option("--a", a_path, "A, int8 [M, K]")->type_name("A.npy");
-  app.add_option("--b", b_path, "B, int8 [K, N]")->type_name("B.npy");
-  app.add_option("--out", out_path, "where C goes (int32 [M, N]; int8 with --int8)")->type_name("C.npy");
-  app.add_option("--c", c_path, "add C_in (int32 [M, N]) to the product")->type_name("C.npy");
+  app.add_option("--a", a_path, "A, int8 [M, K] (float32 with --dtype bf16)")->type_name("A.npy");
+  app.add_option("--b", b_path, "B, int8 [K, N] (float32 with --dtype bf16)")->type_name("B.npy");
+  app.add_option("--out", out_path, "where C goes (int32 [M, N]; int8 with --int8; float32 with --dtype bf16)")
+      ->type_name("C.npy");
+  app.add_option("--c", c_path, "add C_in (int32 [M, N]; float32 with --dtype bf16) to the product")
+      ->type_name("C.npy");
   app.add_flag("--relu", relu, "ReLU on the int32 (fp32) result");
-  app.add_option("--dtype", dtype, "operand type: int8 (default) or bf16 (float32 .npy in and out)")
-      ->check(CLI::IsMember({"int8", "bf16"}))
-      ->type_name("int8|bf16");
-  app.add_option("--out-dtype", out_dtype,
-                 "bf16 only: fp32 (default) or bf16 (C rounded to bf16 RNE on the chip, written as float32)")
-      ->check(CLI::IsMember({"fp32", "bf16"}))
-      ->type_name("fp32|bf16");
+  strata::cli::AddTaken(
+      app, "--dtype", "int8|bf16",
+      [&](const std::string& v) -> std::string {
+        if (v != "int8" && v != "bf16") return "--dtype must be int8 or bf16, not '" + v + "'";
+        dtype = v;
+        return "";
+      },
+      "operand type: int8 (default) or bf16 (float32 .npy in and out; the image gemm_bf16.elf)");
+  strata::cli::AddTaken(
+      app, "--out-dtype", "fp32|bf16",
+      [&](const std::string& v) -> std::string {
+        if (v != "fp32" && v != "bf16") return "--out-dtype must be fp32 or bf16, not '" + v + "'";
+        out_dtype = v;
+        return "";
+      },
+      "with --dtype bf16: fp32 (default) or bf16 (C rounded to bf16 RNE on the chip, written as float32)");
   strata::cli::AddTaken(
       app, "--int8", "MULT,SHIFT",
       [&](const std::string& q) -> std::string {
