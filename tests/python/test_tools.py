@@ -209,8 +209,8 @@ class CompareTest(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(tmp)), ["compare.html", "w.csv"])
 
     def test_memory_viz(self):
-        """memory_viz= writes strata-compare --memory-viz's snapshot: the same bytes as the command line's; bad paths and
-        contenders refused first."""
+        """memory_viz= writes strata-compare --memory-viz's snapshot: the same bytes as the command line's; bad paths
+        and contenders refused first."""
         import pathlib
         import pickle
         import tempfile
