@@ -3,12 +3,13 @@
 
 Usage: check_memory_viz.py STRATA-COMPARE STRATA-IMPORT SCRATCH_DIR TRACES_DIR CRAFTED_DIR
 
-For each case (a workload, a capacity, a contender; torch, torch-expandable, jax, jax-async, tf-growth,
-strata and strata-no-compact, with and without OOMs), with Python's own pickle reader and the comparison's --json
-report of the same command as the references:
+For each case (a workload, a capacity, a contender; torch, torch-expandable, jax, jax-async, tf-growth, jax+defrag,
+strata and strata-no-compact, with and without OOMs), with Python's own pickle reader and the comparison's --json report
+of the same command as the references:
 - the pickle is a dict with 'segments' and 'device_traces' as torch.cuda.memory._snapshot() gives them, every field
   of every segment, block and entry present with its type;
-- allocations: one 'alloc' per buffer that did not fail, plus one per move (the report's moves), each freed by a
+- allocations: one 'alloc' per buffer that did not fail, plus one per move (Strata: the report's moves; jax+defrag:
+  twice their bytes are the report's bytes through the host), each freed by a
   free_requested then a free_completed of the same address and size; no address handed out twice at once;
 - OOMs: one 'oom' entry per failed allocation of the report, the first at the report's first OOM (its event as
   time_us, its buffer in the frames, its request as size, on a GPU the device's free memory its message gives);
@@ -161,6 +162,15 @@ def check_case(tool, importer, workload, capacity, contender, out_dir, want_acti
         fail(f"{what}: {moves} buffers allocated again (moved), the report says {run_['cost']['moves']} moves")
     if moves and contender not in ("strata", "jax+defrag"):
         fail(f"{what}: {moves} moves under a contender that never moves a buffer")
+    if contender == "jax+defrag":  # Defragment() takes every byte it moves to the host and back
+        placed, moved = set(), 0
+        for e in entries:
+            if e["action"] == "alloc":
+                moved += e["size"] if buffer_of(e) in placed else 0
+                placed.add(buffer_of(e))
+        if not moves or 2 * moved != run_["cost"]["host_bytes_copied"]:
+            fail(f"{what}: {moves} moves of {moved} B; the report copied {run_['cost']['host_bytes_copied']} B "
+                 f"through the host")
     ok_buffers = [b for b in buffers if b[0] not in failed_ids]
     if len(allocs_of) != len(ok_buffers) or set(allocs_of) != {b[0] for b in ok_buffers}:
         fail(f"{what}: {len(allocs_of)} buffers allocated, the trace has {len(ok_buffers)} that did not fail")
@@ -243,6 +253,7 @@ def main():
         (os.path.join(crafted, "needs_compaction.csv"), "1.0x", "strata", {"segment_alloc", "alloc"}, False),
         (os.path.join(crafted, "needs_compaction.csv"), "1.0x", "strata-no-compact", {"oom"}, True),
         (os.path.join(crafted, "tf_growth_gc.csv"), "838860800", "tf-growth", {"segment_free"}, False),
+        (tiny, "1.2x", "jax+defrag", {"segment_alloc", "oom"}, True),
     ]
     entries = ooms = moves = 0
     for workload, capacity, contender, actions, oom in cases:
