@@ -133,9 +133,24 @@ bool RecordGpu(const replay::Trace& trace, const std::vector<replay::Event>& eve
     rec->entries.push_back({"free_completed", address, size, now, buffer});
     rec->live.erase(address);
   };
+  // Defragment() moves every live buffer at once: each leaves its old place before any takes its new one (one
+  // buffer's new place may be another's old), so its moves are held until something else happens.
+  std::vector<std::pair<uint64_t, uint64_t>> moves;  // (buffer id, new address)
+  auto place_moved = [&] {
+    for (const auto& [id, to] : moves) freed(by_id[id].address, by_id[id].buffer);
+    for (const auto& [id, to] : moves) {
+      Held& h = by_id[id];
+      h.address = to;
+      rec->entries.push_back({"alloc", h.address, trace.buffers[h.buffer].size, now, h.buffer});
+      rec->live[h.address] = {h.bytes, h.buffer};
+    }
+    moves.clear();
+  };
   o.on_event = [&](const strata_event& e) {
     if (e.struct_size < sizeof(strata_event) || !(e.flags & STRATA_EVENT_FLAG_ADDRESS)) return;
     const uint64_t bytes = e.value > 0 ? static_cast<uint64_t>(e.value) : 0;
+    const bool move = std::strcmp(e.track, "heap") == 0 && std::strcmp(e.name, "move") == 0;
+    if (!move && !moves.empty()) place_moved();
     if (std::strcmp(e.track, "device") == 0) {
       if (std::strcmp(e.name, "malloc") == 0) {
         mallocs[e.address] = bytes;
@@ -164,17 +179,12 @@ bool RecordGpu(const replay::Trace& trace, const std::vector<replay::Event>& eve
       if (it == by_id.end()) return;
       freed(it->second.address, it->second.buffer);
       by_id.erase(it);
-    } else if (std::strcmp(e.name, "move") == 0) {  // Defragment(): through the host and back
-      const auto it = by_id.find(e.id);
-      if (it == by_id.end()) return;
-      Held& h = it->second;
-      freed(h.address, h.buffer);
-      h.address = e.to_address;
-      rec->entries.push_back({"alloc", h.address, trace.buffers[h.buffer].size, now, h.buffer});
-      rec->live[h.address] = {h.bytes, h.buffer};
+    } else if (move && by_id.count(e.id) != 0) {  // Defragment(): through the host and back
+      moves.emplace_back(e.id, e.to_address);
     }
   };
   o.series = [&](const replay::GpuSeriesRow& row) {
+    if (!moves.empty()) place_moved();
     if (std::strcmp(row.oom, "none") != 0) {
       Entry oom{"oom", 0, row.size, row.event, events[row.event].buffer};
       oom.device_free = row.device_free_bytes;
@@ -184,6 +194,7 @@ bool RecordGpu(const replay::Trace& trace, const std::vector<replay::Event>& eve
   };
   replay::GpuReplayResult g;
   if (!replay::GpuReplay(trace, o, &g, error)) return false;
+  if (!moves.empty()) place_moved();  // a run stopped at a Defragment() that lost buffers hears no series row after it
   for (const auto& [va, bytes] : mallocs) rec->segments.push_back({va, bytes, false});
   for (const auto& [lo, hi] : mapped.runs()) rec->segments.push_back({lo, hi - lo, true});
   return true;

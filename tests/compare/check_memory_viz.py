@@ -14,8 +14,9 @@ of the same command as the references:
 - OOMs: one 'oom' entry per failed allocation of the report, the first at the report's first OOM (its event as
   time_us, its buffer in the frames, its request as size, on a GPU the device's free memory its message gives);
 - segments: the bytes held (segment_alloc + segment_map - segment_free - segment_unmap) peak at the report's peak
-  reserved bytes (Strata: one segment, its capacity); at the end, the segments left are those the trace leaves held,
-  their blocks tile each segment exactly, and the active blocks are the buffers still live;
+  reserved bytes (Strata: one segment, its capacity), every allocation lies in what is held then and every release
+  in what was taken; at the end, the segments cover what the trace leaves held, their blocks tile each segment
+  exactly, and the active blocks are the buffers still live;
 - round trip: strata-import reads the pickle back (Strata's own PyTorch snapshot importer) and gives the trace's
   buffers again, those that failed left out, in the same order of allocations and frees with the same sizes;
 - bad input: an unknown --memory-viz-contender, one that is not among --contenders, --memory-viz -, a path in a
@@ -71,6 +72,27 @@ def replay_order(buffers):
             rank[i] = len(rank)
         out.append(("alloc" if kind else "free", buffers[i][3], rank[i]))
     return out
+
+
+def merged(ranges):
+    """Byte ranges sorted, overlapping ones refused, touching ones joined."""
+    out = []
+    for a, b in sorted(ranges):
+        if out and a < out[-1][1]:
+            fail(f"ranges overlap: {out[-1]} and {(a, b)}")
+        if out and a == out[-1][1]:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def cut(ranges, a, b, what):
+    """The ranges without [a, b), which must lie inside one of them."""
+    for i, (lo, hi) in enumerate(ranges):
+        if lo <= a and b <= hi:
+            return ranges[:i] + [r for r in ((lo, a), (b, hi)) if r[0] < r[1]] + ranges[i + 1:]
+    fail(f"{what}: releases [{a}, {b}), which is not held")
 
 
 def check_types(what, d, keys):
@@ -175,14 +197,23 @@ def check_case(tool, importer, workload, capacity, contender, out_dir, want_acti
     if len(allocs_of) != len(ok_buffers) or set(allocs_of) != {b[0] for b in ok_buffers}:
         fail(f"{what}: {len(allocs_of)} buffers allocated, the trace has {len(ok_buffers)} that did not fail")
 
-    # The bytes held from the device over the run, against the report's peak.
+    # The bytes held from the device over the run, against the report's peak; every allocation inside what is held
+    # then (memory_viz's segment view places each block in its segment at every step), every release of what is held.
     held = peak = 0
-    for e in entries:
+    ranges = []  # (start, end) held, sorted, touching ones merged
+    for k, e in enumerate(entries):
         if e["action"] in ("segment_alloc", "segment_map"):
             held += e["size"]
+            ranges = merged(ranges + [(e["addr"], e["addr"] + e["size"])])
         elif e["action"] in ("segment_free", "segment_unmap"):
             held -= e["size"]
+            ranges = cut(ranges, e["addr"], e["addr"] + e["size"], f"{what} entry {k}")
+        elif e["action"] == "alloc" and not any(a <= e["addr"] and e["addr"] + e["size"] <= b for a, b in ranges):
+            fail(f"{what} entry {k}: alloc at {e['addr']} of {e['size']} B outside what is held {ranges[:4]}...")
         peak = max(peak, held)
+    ends = merged([(s["address"], s["address"] + s["total_size"]) for s in data["segments"]])
+    if ends != ranges:
+        fail(f"{what}: the segments at the end cover {ends[:4]}..., the trace leaves {ranges[:4]}... held")
     strata = contender.startswith("strata")
     want_peak = run_["capacity_bytes"] if strata else run_["peak_reserved_bytes"]
     if peak != want_peak:
