@@ -275,9 +275,10 @@ std::vector<std::pair<std::string, uint64_t>> TpuPresets() {
 
 namespace {
 
-// strata-explain's reading of an OOM message (host/fit/explain.h), as its JSON line. A message over 64 KiB
+// strata-explain's reading of an OOM message (host/fit/explain.h), as its JSON line; `settings`: those already on
+// (strata-explain --set), which no advice names. A message over 64 KiB
 // (strata::fit::kMaxMessageBytes) is a ValueError, as any message it cannot read.
-std::string Explain(const std::string& message, const std::string& device) {
+std::string Explain(const std::string& message, const std::string& device, const std::vector<std::string>& settings) {
   uint64_t total = 0, context = 0;
   if (!device.empty()) {
     const strata::devices::Device* d = strata::devices::Find(device);
@@ -291,7 +292,7 @@ std::string Explain(const std::string& message, const std::string& device) {
   {
     // Reading uses no Python object (the message is already a std::string): other threads run meanwhile.
     py::gil_scoped_release nogil;
-    read = strata::fit::Explain(message, total, context, &e, &error);
+    read = strata::fit::Explain(message, total, context, settings, &e, &error);
     if (read) json = strata::fit::ExplainJson(e);
   }
   if (!read) BadInput(error);
@@ -310,7 +311,7 @@ PYBIND11_MODULE(_tools, m) {
   // The tables of names (host/tool/names.h): each list is defined once in C++, and Python reads it from there.
   m.def("gpu_policies", &strata::gpu::PolicyNames);
   m.def("contenders", &Contenders);
-  m.def("explain", &Explain, py::arg("message"), py::arg("device"));
+  m.def("explain", &Explain, py::arg("message"), py::arg("device"), py::arg("settings"));
   m.def("devices", &strata::devices::ListJsonLines);
   m.def("replay_backends", [] { return strata::tool::NamesOf(strata::replay::ReplayBackends()); });
   m.def("formats", [] { return strata::tool::NamesOf(strata::workload::Formats()); });

@@ -52,18 +52,25 @@ def devices():
     return [json.loads(line) for line in _need_tools().devices().splitlines()]
 
 
-def explain(message, device=None):
+def explain(message, device=None, settings=()):
     """strata-explain in-process (docs/fit.md): an OOM message of PyTorch, XLA's BFC, XLA, TensorFlow or the TPU
     runtime read into its numbers, its kind (capacity, cap, fragmentation, or unknown when the message does not say)
     and the settings its numbers support, as a dict. `device`: a device of strata-fit --list-devices, for messages
-    that do not state the device's memory. A message it cannot read, or one longer than 64 KiB (65536 bytes in
+    that do not state the device's memory. `settings`: names of settings already on (strata-explain --set, e.g.
+    "expandable_segments"): no advice names them. A message it cannot read, or one longer than 64 KiB (65536 bytes in
     UTF-8), raises ValueError. Other threads run while it reads (the GIL is released)."""
     if not isinstance(message, str):
         raise TypeError(f"message must be text, not {type(message).__name__}")
+    if isinstance(settings, (str, bytes)):
+        raise TypeError("settings must be a list of names, not one string")
+    settings = list(settings)
+    for s in settings:
+        if not isinstance(s, str):
+            raise TypeError(f"each setting must be text, not {type(s).__name__}")
     tools = _need_tools()
     if not hasattr(tools, "explain"):
         raise RuntimeError("this build of strata has no explain (strata-fit was not built)")
-    return json.loads(tools.explain(message, device or ""))
+    return json.loads(tools.explain(message, device or "", settings))
 
 
 def _trace_source(trace, what="trace"):

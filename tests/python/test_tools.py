@@ -302,6 +302,24 @@ class ExplainTest(unittest.TestCase):
         self.assertEqual(e["request_bytes"], 530 << 20)
         self.assertTrue(any("expandable_segments:True" in a for a in e["advice"]))
 
+    def test_settings_already_on(self):
+        """settings= is strata-explain --set: advice never names a setting the user has on, and the answer equals the
+        tool's own for the same flags."""
+        plain = strata.explain(self.TORCH)
+        self.assertTrue(any("expandable_segments" in a for a in plain["advice"]))
+        on = strata.explain(self.TORCH, settings=["expandable_segments"])
+        self.assertFalse(any("expandable_segments" in a for a in on["advice"]), on["advice"])
+        self.assertEqual(on["kind"], plain["kind"])
+        tool = os.path.join(os.path.dirname(strata.__file__), "..", "..", "host", "fit", "strata-explain")
+        if os.path.exists(tool):
+            out = subprocess.run([tool, self.TORCH, "--set", "expandable_segments", "--json"], capture_output=True,
+                                 text=True, check=True).stdout
+            self.assertEqual(json.loads(out)["advice"], on["advice"])
+        with self.assertRaises(TypeError):
+            strata.explain(self.TORCH, settings="expandable_segments")
+        with self.assertRaises(TypeError):
+            strata.explain(self.TORCH, settings=[7])
+
     def test_device_and_bad_input(self):
         # The BFC's summary with a 60 GiB limit: 58 + 4 GiB is over it; on an H100 (79.5 GiB usable) it is a cap.
         msg = ("Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.00GiB (rounded to 4294967296). Current "
