@@ -15,8 +15,6 @@
 namespace strata::compare {
 namespace {
 
-constexpr uint32_t kGranule = alloc::kDefaultGranuleBytes;
-
 // One trace entry. `buffer`: index into the trace's buffers, -1 for none (segments, OOMs take the failed buffer's).
 struct Entry {
   const char* action;
@@ -74,7 +72,8 @@ bool RecordStrata(const replay::Trace& trace, const std::vector<replay::Event>& 
   replay::ReplayResult rr;
   if (!replay::Replay(trace, o, &rr, error)) return false;
   // Each event's spans: those that end there close first (a free, or a compaction moving the buffer away), then those
-  // that open (moved buffers, then the event's own allocation), then its failure.
+  // that open (moved buffers, then the event's own allocation), then its failure. A span that opens and closes at one
+  // event (a buffer moved twice by one compaction) was never a place between two events: left out.
   const size_t n = rr.places.size();
   std::vector<size_t> by_to(n), by_from(n);
   for (size_t i = 0; i < n; ++i) by_to[i] = by_from[i] = i;
@@ -91,12 +90,14 @@ bool RecordStrata(const replay::Trace& trace, const std::vector<replay::Event>& 
   for (uint64_t e = 0; e < rr.events; ++e) {
     for (; t < n && rr.places[by_to[t]].to == e; ++t) {
       const replay::PlacedSpan& p = rr.places[by_to[t]];
+      if (p.from == p.to) continue;
       const uint64_t size = trace.buffers[p.buffer].size;
       rec->entries.push_back({"free_requested", p.offset, size, e, p.buffer});
       rec->entries.push_back({"free_completed", p.offset, size, e, p.buffer});
     }
     for (; f < n && rr.places[by_from[f]].from == e; ++f) {
       const replay::PlacedSpan& p = rr.places[by_from[f]];
+      if (p.from == p.to) continue;
       rec->entries.push_back({"alloc", p.offset, trace.buffers[p.buffer].size, e, p.buffer});
     }
     for (; k < failed.size() && failed[k].first == e; ++k) {
@@ -162,7 +163,7 @@ bool RecordGpu(const replay::Trace& trace, const std::vector<replay::Event>& eve
         mapped.Insert(e.address, e.address + bytes);
         rec->entries.push_back({"segment_map", e.address, bytes, now});
       } else if (std::strcmp(e.name, "unmap") == 0) {
-        mapped.Erase(e.address, e.address + bytes);
+        if (mapped.AllIn(e.address, bytes, 1)) mapped.Erase(e.address, e.address + bytes);  // the backend's are
         rec->entries.push_back({"segment_unmap", e.address, bytes, now});
       }
       return;
