@@ -173,8 +173,8 @@ bool RunStrataSim(const replay::Trace& trace, const Contender& c, uint64_t capac
 }
 #endif
 
-// A GPU contender's replay through the C API: its policy on `backend`, of `capacity` with a CUDA context of
-// `context_bytes` (gpu-emu; a real GPU has its own).
+}  // namespace
+
 replay::GpuReplayOptions GpuRunOptions(const Contender& c, const std::string& backend, uint64_t capacity,
                                        uint64_t context_bytes, const Options& options) {
   replay::GpuReplayOptions o;
@@ -189,6 +189,8 @@ replay::GpuReplayOptions GpuRunOptions(const Contender& c, const std::string& ba
   }
   return o;
 }
+
+namespace {
 
 bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& backend, uint64_t capacity,
             uint64_t context_bytes, bool record, bool places, const Options& options, Run* run, std::string* error) {

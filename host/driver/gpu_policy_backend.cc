@@ -545,6 +545,16 @@ void GpuPolicyBackend::HeapEvent(const char* name, uint32_t index, uint64_t addr
   sink_.OnEvent(e);
 }
 
+void GpuPolicyBackend::DeviceEvent(const char* name, uint64_t address, uint64_t bytes) {
+  if (!sink_.on()) return;
+  sim::Event e{"device", name, events_, events_, static_cast<int64_t>(bytes)};
+  e.kind = sim::EventKind::kInstant;
+  e.has_address = true;
+  e.address = address;
+  e.to_address = address;
+  sink_.OnEvent(e);
+}
+
 void GpuPolicyBackend::Release(uint32_t index) {
   Slot& s = slots_[index];
   Tenant& t = Tenants(s.context);

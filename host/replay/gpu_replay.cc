@@ -81,6 +81,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   ro.max_events = options.max_events;
   ro.snapshot_event = options.snapshot_event;
   ro.record_places = options.record_places;
+  ro.on_event = options.on_event;
   RunResult& run = r.run;
   if (options.series) {
     ro.after_event = [&](const RunStep& step) {
@@ -102,6 +103,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
       row.largest_free_bytes = now.largest_free_block_bytes;
       row.moved_bytes = run.defrag_bytes;
       row.oom = step.failed == STRATA_OOM_NONE ? "none" : strata_oom_kind_name(step.failed);
+      if (step.oom != nullptr) row.device_free_bytes = step.oom->info.device_free_bytes;
       options.series(row);
       return true;
     };

@@ -21,6 +21,7 @@
 #include "explain.h"
 #include "gpu_replay.h"
 #include "html_report.h"
+#include "memory_viz.h"
 #include "names.h"
 #include "regular_file.h"
 #include "replay.h"
@@ -164,7 +165,8 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
                                             const std::string& firmware_path, bool search, double resolution,
                                             const std::map<std::string, std::string>& gpu_options,
                                             const std::map<std::string, std::string>& xla_options,
-                                            const std::string& html_path) {
+                                            const std::string& html_path, const std::string& memory_viz_path,
+                                            std::string memory_viz_contender) {
   strata::compare::Options options;
   std::string error;
   // html=: the page strata-compare --html writes, checked before anything runs (a long comparison must not be lost at
@@ -181,6 +183,27 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   }
   if (!strata::compare::ParseCapacitySpec(capacity, &options.capacity, &error)) BadInput(error);
   if (!strata::compare::ParseContenders(contenders, &options.contenders, &error)) BadInput(error);
+  // memory_viz=: strata-compare --memory-viz's snapshot of one contender's run, checked as html= is.
+  if (!memory_viz_contender.empty() && memory_viz_path.empty()) {
+    BadInput("memory_viz_contender names what memory_viz= exports: give memory_viz too");
+  }
+  if (!memory_viz_path.empty()) {
+    const std::string bad = strata::tool::CheckWritableFile(memory_viz_path);
+    if (!bad.empty()) BadInput("memory_viz: " + memory_viz_path + ": " + bad);
+    std::vector<strata::tool::NamedFile> read;
+    if (is_path) strata::workload::AddImportInputs("the workload", source, &read);
+    const std::string clash =
+        strata::tool::CheckOutputsApart(read, {{"html", html_path}, {"memory_viz", memory_viz_path}});
+    if (!clash.empty()) BadInput(clash);
+    if (memory_viz_contender.empty()) {
+      memory_viz_contender = strata::compare::DefaultMemoryVizContender(options.contenders);
+    }
+    const std::vector<std::string> names = strata::tool::NamesOf(options.contenders);
+    if (std::find(names.begin(), names.end(), memory_viz_contender) == names.end()) {
+      BadInput("memory_viz_contender '" + memory_viz_contender + "' is not among the contenders (" +
+               strata::tool::JoinNames(names, ", ", ", ") + ")");
+    }
+  }
   const std::vector<std::string> strata_backends = strata::replay::StrataBackendNames();
   if (std::find(strata_backends.begin(), strata_backends.end(), backend) == strata_backends.end()) {
     BadInput("backend '" + backend + "': " + strata::tool::JoinNames(strata_backends, ", ", " or "));
@@ -211,7 +234,7 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   strata::replay::Trace trace;
   strata::workload::ImportStats stats;
   std::vector<strata::compare::WorkloadReport> reports(1);
-  std::string json, csv;
+  std::string json, csv, failed_output;
   {
     py::gil_scoped_release nogil;
     const bool imported = is_path ? strata::workload::ImportFile(source, format, import, &trace, &stats, &error)
@@ -220,9 +243,22 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
     if (!strata::compare::CompareWorkload(trace, stats.source, options, &reports[0], &error)) RunFailed(error);
     json = strata::compare::ToJson(reports);
     csv = strata::compare::CsvHeader() + strata::compare::ToCsv(reports[0]);
-    if (!html_path.empty()) error = strata::tool::WriteTextFile(html_path, strata::compare::ToHtml(reports));
+    if (!memory_viz_path.empty()) {
+      std::string snapshot;
+      strata::compare::MemoryVizSummary summary;
+      if (!strata::compare::MemoryVizSnapshot(trace, memory_viz_contender, reports[0], options, &snapshot, &summary,
+                                              &error)) {
+        RunFailed(error);
+      }
+      error = strata::tool::WriteTextFile(memory_viz_path, snapshot);
+      if (!error.empty()) failed_output = "memory_viz: " + error;
+    }
+    if (failed_output.empty() && !html_path.empty()) {
+      error = strata::tool::WriteTextFile(html_path, strata::compare::ToHtml(reports));
+      if (!error.empty()) failed_output = "html: " + error;
+    }
   }
-  if (!error.empty()) throw std::runtime_error("html: " + error);  // OSError's kin: the page could not be written
+  if (!failed_output.empty()) throw std::runtime_error(failed_output);  // OSError's kin: a file could not be written
   return {json, csv};
 }
 
@@ -288,5 +324,5 @@ PYBIND11_MODULE(_tools, m) {
   m.def("compare", &Compare, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("format"),
         py::arg("device"), py::arg("capacity"), py::arg("contenders"), py::arg("backend"), py::arg("firmware_path"),
         py::arg("search"), py::arg("resolution"), py::arg("gpu_options"), py::arg("xla_options"),
-        py::arg("html_path") = "");
+        py::arg("html_path") = "", py::arg("memory_viz_path") = "", py::arg("memory_viz_contender") = "");
 }

@@ -203,7 +203,7 @@ def _csv_value(text):
 
 def compare(workload, *, capacity="1.0x", contenders="all", backend="host", options=None, search=True,
             resolution=0.001, format="auto", device=0, firmware_path=None, xla_view=None, xla_steps=None,
-            xla_module=None, tpu_pad=False, html=None):
+            xla_module=None, tpu_pad=False, html=None, memory_viz=None, memory_viz_contender=None):
     """strata-compare WORKLOAD --json - as a dict: the report's workload object (name, source, buffers, events,
     max_load_bytes, capacity, capacity_bytes, runs, occupancy; docs/comparison.md) plus "table", one plain dict
     per run with strata-compare --csv's columns (contender, completed, first_oom_kind, min_capacity_ratio, ...).
@@ -217,6 +217,9 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
     html: a path (str or os.PathLike) to write the comparison to as one self-contained web page, as strata-compare
     --html FILE does (docs/comparison.md); refused with ValueError before anything runs when it cannot be written or is
     the workload.
+    memory_viz: a path to write one contender's run to as a PyTorch memory snapshot (pickle) for memory_viz, as
+    strata-compare --memory-viz FILE does; memory_viz_contender: which (default: torch when it runs, else the first
+    contender). Refused with ValueError, as html is.
     """
     tools = _need_tools()
     if html is not None and not isinstance(html, (str, os.PathLike)):
@@ -224,6 +227,13 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
     html_path = os.fspath(html) if html is not None else ""
     if html is not None and not html_path:
         raise ValueError("html must not be empty")
+    if memory_viz is not None and not isinstance(memory_viz, (str, os.PathLike)):
+        raise TypeError(f"memory_viz must be a path (str or os.PathLike), not {type(memory_viz).__name__}")
+    memory_viz_path = os.fspath(memory_viz) if memory_viz is not None else ""
+    if memory_viz is not None and not memory_viz_path:
+        raise ValueError("memory_viz must not be empty")
+    if memory_viz_contender is not None and not isinstance(memory_viz_contender, str):
+        raise TypeError(f"memory_viz_contender must be a str, not {type(memory_viz_contender).__name__}")
     source, is_path, name = _trace_source(workload, "workload")
     capacity = _capacity_text(capacity)
     if not capacity:
@@ -253,7 +263,7 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
         xla["--tpu-pad"] = "1"
     text, table = tools.compare(source, is_path, name, format, device, capacity, contenders, backend,
                                 os.fspath(firmware_path) if firmware_path else "", bool(search), float(resolution),
-                                _options_text(options), xla, html_path)
+                                _options_text(options), xla, html_path, memory_viz_path, memory_viz_contender or "")
     report = json.loads(text)["workloads"][0]
     report["table"] = [{key: _csv_value(value) for key, value in row.items()}
                        for row in csv.DictReader(io.StringIO(table))]

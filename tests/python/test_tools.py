@@ -208,6 +208,45 @@ class CompareTest(unittest.TestCase):
                 strata.compare(SMALL, html=3)
             self.assertEqual(sorted(os.listdir(tmp)), ["compare.html", "w.csv"])
 
+    def test_memory_viz(self):
+        """memory_viz= writes strata-compare --memory-viz's snapshot: the same bytes as the command line's; bad paths
+        and contenders refused first."""
+        import pathlib
+        import pickle
+        import tempfile
+        tool = os.path.join(os.path.dirname(os.environ["STRATA_REPLAY_TOOL"]), "..", "compare", "strata-compare")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp) / "run.pickle"
+            strata.compare(SMALL, search=False, contenders=["strata", "torch"], options={"page_bytes": 4096},
+                           memory_viz=out, memory_viz_contender="strata")
+            data = pickle.loads(out.read_bytes())
+            self.assertEqual(len(data["device_traces"]), 1)
+            self.assertEqual(sum(e["action"] == "alloc" for e in data["device_traces"][0]),
+                             sum(1 for e in data["device_traces"][0] if e["action"] == "free_completed"))
+            if os.path.exists(tool):
+                again = pathlib.Path(tmp) / "cli.pickle"
+                subprocess.run([tool, SMALL, "--no-search", "--contenders", "strata,torch", "--option",
+                                "page_bytes=4096", "--no-table", "--memory-viz", str(again),
+                                "--memory-viz-contender", "strata"], check=True)
+                self.assertEqual(again.read_bytes(), out.read_bytes())
+                again.unlink()
+            # torch by default (at 1.0x it fails every allocation of this trace: its segments round to 2 MiB)
+            strata.compare(SMALL, search=False, contenders=["jax", "torch"], options={"page_bytes": 4096},
+                           capacity="8.0x", memory_viz=out)
+            self.assertTrue(any(e["action"] == "segment_alloc" for e in pickle.loads(out.read_bytes())
+                                ["device_traces"][0]))
+            before = out.read_bytes()
+            with self.assertRaisesRegex(ValueError, "not among the contenders"):
+                strata.compare(SMALL, contenders=["jax"], memory_viz=out, memory_viz_contender="torch")
+            with self.assertRaisesRegex(ValueError, "give memory_viz too"):
+                strata.compare(SMALL, memory_viz_contender="torch")
+            with self.assertRaises(ValueError):
+                strata.compare(SMALL, memory_viz=os.path.join(tmp, "missing", "x.pickle"))
+            with self.assertRaises(TypeError):
+                strata.compare(SMALL, memory_viz=3)
+            self.assertEqual(out.read_bytes(), before)
+            self.assertEqual(sorted(os.listdir(tmp)), ["run.pickle"])
+
     def test_bad_input(self):
         with self.assertRaises(ValueError):
             strata.compare(SMALL, contenders="nope")

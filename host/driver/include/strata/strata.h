@@ -361,7 +361,10 @@ strata_status strata_synchronize(strata_device* device);
  * Since 1.4 "dma" spans carry their source (address) and destination (to_address), "pcie" spans their HBM
  * address (in both), flagged STRATA_EVENT_FLAG_ADDRESS. Addresses are for pictures of the address space: calls take
  * handles, never addresses. Tracks on GPU backends: "heap", and "compaction" ("defragment": JAX's
- * Defragment(), value = bytes through the host), timed by the backend's event index. On the host backend (Strata's
+ * Defragment(), value = bytes through the host), timed by the backend's event index; on gpu-emu also "device" instants
+ * for what the policy asks of the GPU: "malloc" and "free" (cudaMalloc / cudaFree), "map" and "unmap" (cuMemMap /
+ * cuMemUnmap), address = the range's first byte, value = its bytes; a sink set later first hears of what is held
+ * then, as "malloc" and "map". On the host backend (Strata's
  * allocator in host memory), by its event index: "heap" ("extent", "alloc", "free", "move" for each compaction move,
  * value = granule-rounded bytes) and "compaction" ("slide_baseline": before each defragment-on-OOM, what sliding
  * every live buffer down would copy; "on_oom": an allocation that compacted; "compact"; value = bytes).
