@@ -44,7 +44,7 @@ extern "C" {
        1.7: memory stats num_device_alloc, num_device_free;              \
        1.8: strata_get_backend_availability;                             \
        1.9: named context options (a GPU policy per context),            \
-            memory stats context_allocated_bytes, _pool_bytes;         \
+            memory stats context_allocated_bytes, _pool_bytes;           \
        1.10: strata_gemm_args.dtype (bf16 GEMM, sim with runtime_fp.elf) */
 
 typedef struct strata_device strata_device; /* opaque */
@@ -222,9 +222,11 @@ strata_status strata_read(strata_device* device, strata_context context, strata_
  * may be the same buffer). Blocks until C is in device memory; the work runs after every earlier call's.
  * Errors (nothing is written to c): INVALID_ARGUMENT for a zero or > 2^24 dimension, unknown flags,
  * ACCUMULATE with INT8, ROUND without INT8, quant_* without INT8, quant_shift > 63, a handle that is not
- * one, c equal to a or b, an unknown dtype, INT8 / ROUND / quant_* with BF16, OUT_BF16 without BF16; NOT_FOUND for a stale handle; PERMISSION_DENIED for another context's buffer;
- * OUT_OF_RANGE when a buffer is smaller than its matrix (the message names which). The device cycles the
- * product took are strata_device_info.last_command_cycles afterwards. */
+ * one, c equal to a or b, an unknown dtype, INT8 / ROUND / quant_* with BF16, OUT_BF16 without BF16,
+ * ACCUMULATE with OUT_BF16; NOT_FOUND for a stale handle; PERMISSION_DENIED for another context's buffer;
+ * OUT_OF_RANGE when a buffer is smaller than its matrix (the message names which); FAILED_PRECONDITION for BF16
+ * on a runtime image without it. The device cycles the product took are strata_device_info.last_command_cycles
+ * afterwards. */
 typedef struct strata_gemm_args {
   uint32_t struct_size;
   strata_buffer a, b, c;
