@@ -20,11 +20,11 @@
 #include "numbers.h"
 #include "policy.h"
 #include "static_plans.h"
+#include "strata/strata.hpp"
 #include "text.h"
 #include "tpu.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
-#include "strata/strata.hpp"
 #endif
 
 namespace strata::compare {
