@@ -14,7 +14,9 @@ file with every connection refused (a proxy at a closed port, no host name resol
   (bench/compare-html holds it to account, not this test);
 - the screenshot is not blank (many colors, most of it not white), drawn back in the page from a data: URL;
 - a merged report whose workload name closes the data's <script> element and opens another: the name shown as
-  text, the injected script never run;
+  text, the injected script never run, and in place of a buffer view a note that says why a merged report has none;
+- two tenants on one device (--tenant jax-growth:TRACE --tenant torch:TRACE): Strata's and the GPU's buffer views, a hovered
+  buffer named by its tenant;
 - with --fit, strata-fit --html's page of WORKLOAD: a heat map cell per device and policy, and a click on a failing
   cell marks that policy's strip in that device's run.
 Exit status 77, with the reason, where Selenium, chromium or chromedriver is missing: skipped, never passed.
@@ -92,6 +94,11 @@ def main():
     doc["workloads"][0]["name"] = HOSTILE
     json.dump(doc, open(report, "w"))
     subprocess.run([tool, "--merge", report, "--no-table", "--html", hostile_page], check=True)
+    # Two tenants on one device: their buffer views.
+    tenant_page = os.path.join(scratch, "tenants.html")
+    subprocess.run([tool, "--tenant", "jax-growth:" + trace, "--tenant", "torch:" + trace, "--quiet", "--no-table",
+                    "--no-search", "--capacity", "2.0x", "--option", "page_bytes=4096", "--html", tenant_page],
+                   check=True)
     fit_page = os.path.join(scratch, "fit.html")
     if fit:
         subprocess.run([fit[0], fit[1], "--quiet", "--no-table", "--no-search", "--devices", "a100-40g,a100-80g",
@@ -124,14 +131,46 @@ def main():
         scripts = len(driver.find_elements(By.TAG_NAME, "script"))
         if ready != "true" or shown != HOSTILE or pwned is not None or scripts != 2:
             fail(f"the hostile name: ready {ready}, shown {shown!r}, pwned {pwned}, {scripts} scripts")
+        # A merged report keeps no placements: the page says so and why, where the buffer view would be.
+        note = driver.find_elements(By.CSS_SELECTOR, "section.workload p.no-buffers")
+        if len(note) != 1 or "--merge" not in note[0].text or driver.find_elements(By.CSS_SELECTOR, ".buffer-view"):
+            fail(f"the merged page's buffer note: {[n.text for n in note]}")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         if errors:
             fail(f"console errors on the hostile page: {errors}")
+        summary += check_tenants(driver, tenant_page, By, ActionChains)
         if fit:
             summary += check_fit(driver, fit_page, By)
         print(summary)
     finally:
         driver.quit()
+
+
+def check_tenants(driver, page, By, ActionChains):
+    """A tenant page: buffer views of both tenants' buffers, a hovered one named by its tenant."""
+    driver.get("file://" + os.path.abspath(page))
+    if driver.execute_script("return document.body.getAttribute('data-ready')") != "true":
+        fail("the tenant page never finished drawing")
+    canvas = driver.find_elements(By.CSS_SELECTOR, ".buffer-view canvas")
+    if len(canvas) != 2 or driver.find_elements(By.CSS_SELECTOR, "p.no-buffers"):
+        fail(f"the tenant page: {len(canvas)} buffer views (want Strata's and the GPU's), or a note instead")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas[1])
+    # The centre of the GPU view's largest placement, and which tenant's buffer it is.
+    dx, dy, want = driver.execute_script("""
+      const sec = window.strataReport.sections[0], v = sec.views[1], s = sec.state, bl = window.strataReport.data.workloads[0].buffer_list;
+      const p = v.spans.p, c = v.canvas; let best = -1, area = 0;
+      for (let i = 0; i < p.b.length; ++i) { const a = (p.t1[i] - p.t0[i]) * p.n[i]; if (a > area) { area = a; best = i; } }
+      const x = ((p.t0[best] + p.t1[best]) / 2 - s.x0) / (s.x1 - s.x0) * c.clientWidth;
+      const y = c.clientHeight - (p.o[best] + p.n[best] / 2) / v.spans.extent * c.clientHeight;
+      return [x - c.clientWidth / 2, y - c.clientHeight / 2, bl.label_text[bl.label[p.b[best]]]];""")
+    ActionChains(driver).move_to_element_with_offset(canvas[1], int(dx), int(dy)).perform()
+    tip = driver.find_element(By.ID, "tooltip")
+    if not tip.is_displayed() or not tip.text.startswith("gpu: jax-growth + torch: buffer ") or want not in tip.text:
+        fail(f"hovering a tenant's buffer shows {tip.text!r} (want its tenant {want!r})")
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail(f"console errors on the tenant page: {errors}")
+    return "; tenants: both runs' buffer views, a hovered buffer named by its tenant; a merged page says why it has none"
 
 
 def check_fit(driver, page, By):
