@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """strata-compare --html's page in a real browser: Debian's chromium, headless, driven by Selenium.
 
-Usage: check_html_browser.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [--screenshot PNG] [--fit STRATA-FIT WORKLOAD]
-                             [COMPARE-OPTION...]
+Usage: check_html_browser.py STRATA-COMPARE SCRATCH_DIR (TRACE.csv | --mlp STRATA-MLP) [--screenshot PNG]
+                             [--fit STRATA-FIT WORKLOAD] [COMPARE-OPTION...]
+
+--mlp: TRACE is the main job's, made as scripts/run.sh makes it: strata-mlp --alloc-trace (its default run on the
+model) writes it, and the page is strata-compare's at the service's heap with 4 KiB GPU pages (run.sh's options).
 
 Writes the page for TRACE (with the options given, default --no-search --option page_bytes=4096), opens it from a
 file with every connection refused (a proxy at a closed port, no host name resolving) and checks:
@@ -56,6 +59,9 @@ def main():
         sys.exit(__doc__)
     tool, scratch, trace = args[:3]
     rest = args[3:]
+    mlp = None
+    if trace == "--mlp":
+        mlp, rest = rest[0], rest[1:]
     screenshot = None
     if rest[:1] == ["--screenshot"]:
         screenshot, rest = rest[1], rest[2:]
@@ -78,6 +84,8 @@ def main():
 
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(scratch)
+    if mlp:
+        trace, options = main_job(mlp, scratch), main_job_options(scratch) + rest
     page = os.path.join(scratch, "report.html")
     t0 = time.monotonic()
     out = subprocess.run([tool, trace, "--quiet", "--no-table", *options, "--html", page], stdout=subprocess.PIPE,
@@ -144,6 +152,23 @@ def main():
         print(summary)
     finally:
         driver.quit()
+
+
+def main_job(mlp, scratch):
+    """The main job's allocation trace, as scripts/run.sh writes out/mlp-allocs.csv (no waveform: not drawn here)."""
+    csv = os.path.join(scratch, "mlp-allocs.csv")
+    out = subprocess.run([mlp, "--alloc-trace", csv, "--trace", "none", "--report",
+                          os.path.join(scratch, "mlp-report.json"), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        fail(f"strata-mlp exited {out.returncode}: {out.stderr}")
+    return csv
+
+
+def main_job_options(scratch):
+    """scripts/run.sh's strata-compare options: the service's heap (the two tenants' quotas), 4 KiB GPU pages."""
+    r = json.load(open(os.path.join(scratch, "mlp-report.json")))
+    return ["--capacity", str(r["serving_quota_bytes"] + r["batch_quota_bytes"]), "--option", "page_bytes=4096"]
 
 
 def check_tenants(driver, page, By, ActionChains):
