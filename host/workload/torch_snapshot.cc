@@ -423,6 +423,8 @@ bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, re
                          std::string* error) {
   *stats = ImportStats{};
   trace->buffers.clear();
+  trace->planned_offsets.clear();  // a snapshot has neither: none left from a trace this one replaces
+  trace->shapes.clear();
   Document doc;
   // JSON starts with '{' (or '[' for a bare segment list) after any byte-order mark and blanks; anything else
   // is read as a pickle, so a protocol 0/1 pickle is refused by the opcode it uses rather than as bad JSON.
