@@ -18,6 +18,8 @@ file with every connection refused (a proxy at a closed port, no host name resol
 - the screenshot is not blank (many colors, most of it not white), drawn back in the page from a data: URL;
 - a merged report whose workload name closes the data's <script> element and opens another: the name shown as
   text, the injected script never run, and in place of a buffer view a note that says why a merged report has none;
+- a PyTorch snapshot with stacks (check_frames.py's): a hovered buffer's tooltip holds its frame label, and no
+  element is made from the frame text;
 - two tenants on one device (--tenant jax-growth:TRACE --tenant torch:TRACE): Strata's and the GPU's buffer views, a hovered
   buffer named by its tenant;
 - with --fit, strata-fit --html's page of WORKLOAD: a heat map cell per device and policy, and a click on a failing
@@ -27,11 +29,15 @@ Exit status 77, with the reason, where Selenium, chromium or chromedriver is mis
 import base64
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 import time
 
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_frames  # noqa: E402  (its snapshot with stacks)
 
 HOSTILE = "</script><script>window.pwned=1</script><!--<script>"
 
@@ -102,6 +108,13 @@ def main():
     doc["workloads"][0]["name"] = HOSTILE
     json.dump(doc, open(report, "w"))
     subprocess.run([tool, "--merge", report, "--no-table", "--html", hostile_page], check=True)
+    # A PyTorch snapshot with stacks (check_frames.py's): each buffer's label in its hover, hostile text as text.
+    frames_page = os.path.join(scratch, "frames.html")
+    snap = os.path.join(scratch, "frames.pickle")
+    with open(snap, "wb") as f:
+        pickle.dump(check_frames.snapshot(), f, protocol=4)
+    subprocess.run([tool, snap, "--quiet", "--no-table", "--no-search", "--contenders", "strata,torch", "--capacity",
+                    "64M", "--html", frames_page], check=True)
     # Two tenants on one device: their buffer views.
     tenant_page = os.path.join(scratch, "tenants.html")
     subprocess.run([tool, "--tenant", "jax-growth:" + trace, "--tenant", "torch:" + trace, "--quiet", "--no-table",
@@ -147,6 +160,7 @@ def main():
         if errors:
             fail(f"console errors on the hostile page: {errors}")
         summary += check_tenants(driver, tenant_page, By, ActionChains)
+        summary += check_frames_page(driver, frames_page, By, ActionChains)
         if fit:
             summary += check_fit(driver, fit_page, By)
         print(summary)
@@ -171,6 +185,50 @@ def main_job_options(scratch):
     return ["--capacity", str(r["serving_quota_bytes"] + r["batch_quota_bytes"]), "--option", "page_bytes=4096"]
 
 
+def hover_largest(driver, canvas, view, ActionChains, containing=None):
+    """Moves the pointer onto the largest placement of buffer view `view` (of those whose label holds `containing`,
+    when given); returns that buffer's label (or None)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas)
+    dx, dy, label = driver.execute_script("""
+      const sec = window.strataReport.sections[0], v = sec.views[arguments[0]], s = sec.state;
+      const bl = window.strataReport.data.workloads[0].buffer_list, want = arguments[1];
+      const labelOf = (b) => bl.label && bl.label[b] >= 0 ? bl.label_text[bl.label[b]] : null;
+      const p = v.spans.p, c = v.canvas; let best = -1, area = 0;
+      for (let i = 0; i < p.b.length; ++i) {
+        if (want !== null && !(labelOf(p.b[i]) || '').includes(want)) continue;
+        const a = (p.t1[i] - p.t0[i]) * p.n[i]; if (a > area) { area = a; best = i; } }
+      const x = ((p.t0[best] + p.t1[best]) / 2 - s.x0) / (s.x1 - s.x0) * c.clientWidth;
+      const y = c.clientHeight - (p.o[best] + p.n[best] / 2) / v.spans.extent * c.clientHeight;
+      return [x - c.clientWidth / 2, y - c.clientHeight / 2, labelOf(p.b[best])];""", view, containing)
+    ActionChains(driver).move_to_element_with_offset(canvas, int(dx), int(dy)).perform()
+    return label
+
+
+def check_frames_page(driver, page, By, ActionChains):
+    """A snapshot with stacks: hovering a buffer shows its label; the hostile one's markup stays text."""
+    driver.get("file://" + os.path.abspath(page))
+    if driver.execute_script("return document.body.getAttribute('data-ready')") != "true":
+        fail("the frames page never finished drawing")
+    canvas = driver.find_elements(By.CSS_SELECTOR, ".buffer-view canvas")
+    if not canvas:
+        fail("the frames page has no buffer view")
+    label = hover_largest(driver, canvas[0], 0, ActionChains)
+    tip = driver.find_element(By.ID, "tooltip")
+    if not label or not tip.is_displayed() or label not in tip.text:
+        fail(f"hovering a buffer with frames shows {tip.text!r} (want its label {label!r})")
+    hostile = hover_largest(driver, canvas[0], 0, ActionChains, "<b onmouseover=x>")
+    if not hostile or not tip.is_displayed() or hostile not in tip.text.split("\n"):
+        fail(f"hovering the buffer with hostile frame text shows {tip.text!r} (want {hostile!r} as text)")
+    injected = driver.execute_script("return document.querySelectorAll('b').length")
+    scripts = len(driver.find_elements(By.TAG_NAME, "script"))
+    if injected or scripts != 2:
+        fail(f"the frames page holds {injected} <b> elements made from frame text and {scripts} scripts (want 2)")
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail(f"console errors on the frames page: {errors}")
+    return "; a PyTorch snapshot's frame label in its buffer's hover"
+
+
 def check_tenants(driver, page, By, ActionChains):
     """A tenant page: buffer views of both tenants' buffers, a hovered one named by its tenant."""
     driver.get("file://" + os.path.abspath(page))
@@ -179,16 +237,7 @@ def check_tenants(driver, page, By, ActionChains):
     canvas = driver.find_elements(By.CSS_SELECTOR, ".buffer-view canvas")
     if len(canvas) != 2 or driver.find_elements(By.CSS_SELECTOR, "p.no-buffers"):
         fail(f"the tenant page: {len(canvas)} buffer views (want Strata's and the GPU's), or a note instead")
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas[1])
-    # The centre of the GPU view's largest placement, and which tenant's buffer it is.
-    dx, dy, want = driver.execute_script("""
-      const sec = window.strataReport.sections[0], v = sec.views[1], s = sec.state, bl = window.strataReport.data.workloads[0].buffer_list;
-      const p = v.spans.p, c = v.canvas; let best = -1, area = 0;
-      for (let i = 0; i < p.b.length; ++i) { const a = (p.t1[i] - p.t0[i]) * p.n[i]; if (a > area) { area = a; best = i; } }
-      const x = ((p.t0[best] + p.t1[best]) / 2 - s.x0) / (s.x1 - s.x0) * c.clientWidth;
-      const y = c.clientHeight - (p.o[best] + p.n[best] / 2) / v.spans.extent * c.clientHeight;
-      return [x - c.clientWidth / 2, y - c.clientHeight / 2, bl.label_text[bl.label[p.b[best]]]];""")
-    ActionChains(driver).move_to_element_with_offset(canvas[1], int(dx), int(dy)).perform()
+    want = hover_largest(driver, canvas[1], 1, ActionChains)  # the GPU view's largest buffer, and its tenant
     tip = driver.find_element(By.ID, "tooltip")
     if not tip.is_displayed() or not tip.text.startswith("gpu: jax-growth + torch: buffer ") or want not in tip.text:
         fail(f"hovering a tenant's buffer shows {tip.text!r} (want its tenant {want!r})")
