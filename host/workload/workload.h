@@ -66,6 +66,8 @@ struct ImportStats {
   uint64_t never_freed = 0;        // buffers live until the end
   uint64_t closed_by_request = 0;  // torch: freed at free_requested, no free_completed followed
   uint64_t segment_blocks = 0;     // torch: active_allocated blocks with no alloc in the trace
+  uint64_t labels = 0;             // torch: distinct labels from the frames (Trace::labels)
+  uint64_t labels_dropped = 0;     // torch: frames left unlabelled once the labels' text budget was spent
   uint64_t zero_size_dropped = 0;  // buffers of 0 bytes (a trace CSV cannot hold them)
   uint64_t failed_allocs = 0;      // RMM: "allocate failure" rows
   std::vector<std::pair<std::string, uint64_t>> skipped;  // by action, in first-seen order
