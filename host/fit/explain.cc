@@ -1155,6 +1155,50 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
   return true;
 }
 
+// A message of a framework with none of the numbers: named, kind unknown, and what to capture next. False when
+// it names no framework's out-of-memory error either.
+bool ExplainBare(const std::string& message, Explanation* out) {
+  const std::string text = Normalize(message, false);
+  static constexpr std::pair<std::string_view, std::string_view> kBare[] = {
+      {"HIP out of memory", "PyTorch (HIP)"},
+      {"CUDA out of memory", "PyTorch or another CUDA program"},
+      {"CUDA_ERROR_OUT_OF_MEMORY", "a CUDA program (the driver's error)"},
+      {"HIP_ERROR_OutOfMemory", "a ROCm program (the HIP driver's error)"},
+      {"hipErrorOutOfMemory", "a ROCm program (the HIP runtime's error)"},
+      {"OutOfMemoryError", "PyTorch"},
+      {"ResourceExhaustedError", "TensorFlow"},
+      {"RESOURCE_EXHAUSTED", "JAX/XLA or TensorFlow"},
+      {"Resource exhausted", "JAX/XLA or TensorFlow"},
+      {"out of memory", "unnamed"}};
+  for (const auto& [phrase, framework] : kBare) {
+    if (text.find(phrase) == std::string::npos) continue;
+    Explanation e;
+    e.format = "oom-text";
+    e.framework = std::string(framework);
+    e.why = "the message says '" + std::string(phrase) + "' with no sizes";
+    e.capture =
+        "capture the whole error message, from its first line to the allocator's statistics (PyTorch "
+        "prints the GPU's total, free, allocated and reserved; JAX/TensorFlow's BFC allocator logs "
+        "'Stats:' before the error)";
+    e.advice = {e.capture};
+    *out = e;
+    return true;
+  }
+  return false;
+}
+
+// Never advise a setting the user says is already on: a line that names one goes.
+void DropSettingsOn(const std::vector<std::string>& settings_on, std::vector<std::string>* advice) {
+  if (settings_on.empty()) return;
+  std::vector<std::string> kept;
+  for (const std::string& line : *advice) {
+    bool names = false;
+    for (const std::string& s : settings_on) names = names || (!s.empty() && line.find(s) != std::string::npos);
+    if (!names) kept.push_back(line);
+  }
+  *advice = std::move(kept);
+}
+
 }  // namespace
 
 bool Explain(const std::string& message, uint64_t device_total, uint64_t device_context, Explanation* out,
@@ -1178,53 +1222,14 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
     if (!ReadMessage(text, device_total, device_context, out, &found, error)) return false;
     if (found) break;
   }
-  if (!found) {
-    // A message of a framework with none of the numbers: named, kind unknown, and what to capture next.
-    const std::string text = Normalize(message, false);
-    static constexpr std::pair<std::string_view, std::string_view> kBare[] = {
-        {"HIP out of memory", "PyTorch (HIP)"},
-        {"CUDA out of memory", "PyTorch or another CUDA program"},
-        {"CUDA_ERROR_OUT_OF_MEMORY", "a CUDA program (the driver's error)"},
-        {"HIP_ERROR_OutOfMemory", "a ROCm program (the HIP driver's error)"},
-        {"hipErrorOutOfMemory", "a ROCm program (the HIP runtime's error)"},
-        {"OutOfMemoryError", "PyTorch"},
-        {"ResourceExhaustedError", "TensorFlow"},
-        {"RESOURCE_EXHAUSTED", "JAX/XLA or TensorFlow"},
-        {"Resource exhausted", "JAX/XLA or TensorFlow"},
-        {"out of memory", "unnamed"}};
-    for (const auto& [phrase, framework] : kBare) {
-      if (text.find(phrase) == std::string::npos) continue;
-      Explanation e;
-      e.format = "oom-text";
-      e.framework = std::string(framework);
-      e.why = "the message says '" + std::string(phrase) + "' with no sizes";
-      e.capture =
-          "capture the whole error message, from its first line to the allocator's statistics (PyTorch "
-          "prints the GPU's total, free, allocated and reserved; JAX/TensorFlow's BFC allocator logs "
-          "'Stats:' before the error)";
-      e.advice = {e.capture};
-      *out = e;
-      found = true;
-      break;
-    }
-  }
-  if (!found) {
+  if (!found && !ExplainBare(message, out)) {
     *error =
         "not an out-of-memory message of PyTorch (\"Tried to allocate\"), XLA's BFC (\"ran out of memory trying to "
         "allocate\"), XLA (\"Out of memory while trying to allocate\"), TensorFlow (\"OOM when allocating tensor with "
         "shape\") or the TPU runtime (\"Attempting to allocate ... That was not possible\")";
     return false;
   }
-  // Never advise a setting the user says is already on: a line that names one goes.
-  if (!settings_on.empty()) {
-    std::vector<std::string> kept;
-    for (const std::string& line : out->advice) {
-      bool names = false;
-      for (const std::string& s : settings_on) names = names || (!s.empty() && line.find(s) != std::string::npos);
-      if (!names) kept.push_back(line);
-    }
-    out->advice = std::move(kept);
-  }
+  DropSettingsOn(settings_on, &out->advice);
   return true;
 }
 
