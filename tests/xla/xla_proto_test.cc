@@ -1,4 +1,4 @@
-// The protobuf route (host/workload/xla_proto.h, proto_wire.h) against the text route (xla_dump.h) on the dumps
+// The protobuf route (host/workload/xla_proto.h, proto_wire.h) against the text route (xla_text.h) on the dumps
 // JAX wrote of one compile (tests/xla/data: *-buffer-assignment.txt and *-live-range.txt beside *.hlo.pb and
 // memory_analysis()'s memory-analysis.pb): the same allocations, logical buffers, workloads; and bad input.
 #include "xla_proto.h"
