@@ -26,7 +26,7 @@ struct TraceBuffer {
 struct Trace {
   std::string name;  // file name without directories
   std::vector<TraceBuffer> buffers;
-  // Optional, empty or one per buffer (XLA imports, host/workload/xla_dump.h): the offset a static planner gave
+  // Optional, empty or one per buffer (XLA imports, host/workload/xla_workload.h): the offset a static planner gave
   // each buffer (strata-compare's xla-static row) and its shape ("f32[128,256]{1,0}", for tile padding).
   std::vector<uint64_t> planned_offsets;
   std::vector<std::string_view> shapes;
