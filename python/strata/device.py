@@ -489,22 +489,21 @@ def _ml_dtypes():
 def _bf16_matrix(x, what):
     """x (float32, or ml_dtypes.bfloat16 as it is) as a C-contiguous matrix of bf16 bit patterns (uint16), rounded
     as strata-sim gemm --dtype bf16 rounds: float32 denormals to a zero of their sign (the matrix unit has none),
-    NaN to the canonical 0x7FC0, everything else to nearest even (ml_dtypes; overflow to infinity)."""
-    bfloat16 = _ml_dtypes().bfloat16
+    NaN to the canonical 0x7FC0, everything else to nearest even (overflow to infinity). The rounding is integer
+    arithmetic on the bits, so float32 input needs no ml_dtypes (the same rule as ml_dtypes' cast: python.bf16)."""
     if not isinstance(x, np.ndarray):
         raise TypeError(f"gemm: {what} must be a NumPy array of float32 or bfloat16, not {type(x).__name__}")
     if x.ndim != 2:
         raise ValueError(f"gemm: {what} must be a 2-D matrix, not {x.ndim}-D (shape {x.shape})")
-    if x.dtype == bfloat16:
+    if x.dtype.name == "bfloat16":  # ml_dtypes' type: the caller has it, nothing to round
         return np.ascontiguousarray(x).view(np.uint16)
     if x.dtype != np.float32:
         raise TypeError(f"gemm: {what} must be float32 or bfloat16 for dtype bf16, not {x.dtype.name} (convert it "
                         f"with {what}.astype(numpy.float32))")
     bits = np.ascontiguousarray(x).view(np.uint32)
-    denormal = (bits & 0x7F800000) == 0
-    flushed = np.where(denormal, bits & 0x80000000, bits).view(np.float32)
-    out = flushed.astype(bfloat16).view(np.uint16)
-    return np.where(np.isnan(x), np.uint16(0x7FC0), out)
+    flushed = np.where((bits & 0x7F800000) == 0, bits & 0x80000000, bits).astype(np.uint64)
+    rounded = ((flushed + 0x7FFF + ((flushed >> 16) & 1)) >> 16).astype(np.uint16)  # to nearest, ties to even
+    return np.where(np.isnan(x), np.uint16(0x7FC0), rounded)
 
 
 def _matrix(x, what, dtype):

@@ -13,8 +13,9 @@ from strata_testing import SIM, have_sim, open_gpu_emu
 
 try:
     import ml_dtypes
-except ImportError:  # the bf16 tests need it; the module says so instead of failing
+except ImportError:  # only bfloat16-typed arrays need it: those checks are skipped, saying so; the rest run
     ml_dtypes = None
+NO_ML_DTYPES = "ml_dtypes is not installed (bfloat16-typed arrays only; float32 in and out is checked)"
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rtl"))
 import bf16_reference as ref  # noqa: E402
@@ -36,7 +37,6 @@ def want(a, b, n, c=None, relu=False, out_bf16=False):
 
 
 @unittest.skipUnless(have_sim(), "this build has no sim backend")
-@unittest.skipUnless(ml_dtypes is not None, "ml_dtypes is not installed")
 class Bf16GemmTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -48,6 +48,8 @@ class Bf16GemmTest(unittest.TestCase):
         cls.dev.close()
 
     def check(self, a, b, c=None, relu=False, out_dtype="float32"):
+        if out_dtype == "bfloat16" and ml_dtypes is None:
+            return None  # counted in test_bfloat16_inputs_are_taken_as_they_are's skip
         got = self.dev.gemm(a, b, c, dtype="bf16", relu=relu, out_dtype=out_dtype)
         self.assertEqual(got.shape, (a.shape[0], b.shape[1]))
         self.assertGreater(self.dev.last_gemm_cycles, 0)
@@ -101,9 +103,10 @@ class Bf16GemmTest(unittest.TestCase):
                 c = rng.standard_normal((m, n)).astype(np.float32) * np.float32(10)
                 self.check(a, b, c=c)
                 got = self.check(a, b, relu=True, out_dtype="bfloat16")
-                self.assertTrue((got.astype(np.float32) >= 0).all())
+                self.assertTrue(got is None or (got.astype(np.float32) >= 0).all())
                 self.check(a, b, c=c, relu=True)
 
+    @unittest.skipUnless(ml_dtypes is not None, NO_ML_DTYPES)
     def test_bfloat16_inputs_are_taken_as_they_are(self):
         rng = np.random.default_rng(31)
         a = rng.standard_normal((9, 21)).astype(ml_dtypes.bfloat16)
@@ -143,8 +146,9 @@ class Bf16GemmTest(unittest.TestCase):
             self.dev.gemm(a, b, dtype="bf16", out_dtype="float16")
         with self.assertRaises(ValueError):
             self.dev.gemm(a, b, dtype="bf16", quant_mult=3)
-        with self.assertRaises(ValueError):
-            self.dev.gemm(a, b, np.zeros((2, 2), np.float32), dtype="bf16", out_dtype="bfloat16")
+        if ml_dtypes is not None:
+            with self.assertRaises(ValueError):
+                self.dev.gemm(a, b, np.zeros((2, 2), np.float32), dtype="bf16", out_dtype="bfloat16")
         with self.assertRaises(TypeError):
             self.dev.gemm(a.astype(np.float64), b, dtype="bf16")
         with self.assertRaises(ValueError):
@@ -154,7 +158,6 @@ class Bf16GemmTest(unittest.TestCase):
 
 
 @unittest.skipUnless(have_sim(), "this build has no sim backend")
-@unittest.skipUnless(ml_dtypes is not None, "ml_dtypes is not installed")
 class Bf16ElsewhereTest(unittest.TestCase):
     def test_runtime_elf_refuses_and_names_runtime_fp(self):
         with strata.open("sim", **SIM) as dev:
