@@ -1,5 +1,5 @@
 // Strict reader and writer of NumPy .npy files for strata-sim gemm: format versions 1.0 and
-// 2.0, little-endian int8 ('|i1') or int32 ('<i4'), C order, two dimensions. Header-only.
+// 2.0, little-endian int8 ('|i1'), int32 ('<i4') or float32 ('<f4'), C order, two dimensions. Header-only.
 #ifndef STRATA_SIM_NPY_H_
 #define STRATA_SIM_NPY_H_
 
@@ -18,10 +18,10 @@
 namespace strata::sim {
 
 struct NpyArray {
-  std::string descr;  // "|i1" or "<i4"
+  std::string descr;  // "|i1", "<i4" or "<f4"
   uint64_t rows = 0, cols = 0;
   std::vector<uint8_t> data;  // rows * cols * element size bytes, C order
-  size_t elem_size() const { return descr == "<i4" ? 4 : 1; }
+  size_t elem_size() const { return descr == "<i4" || descr == "<f4" ? 4 : 1; }
 };
 
 namespace npy_detail {
@@ -126,10 +126,10 @@ inline bool ParseNpy(std::string_view bytes, const std::string& name, NpyArray& 
   bool fortran = false;
   std::vector<uint64_t> shape;
   if (!npy_detail::ParseHeader(header, descr, fortran, shape, why)) return fail(why);
-  if (descr != "|i1" && descr != "<i4" && descr != "i1" && descr != "<i1") {
-    return fail("dtype '" + descr + "' is not int8 ('|i1') or little-endian int32 ('<i4')");
+  if (descr != "|i1" && descr != "<i4" && descr != "i1" && descr != "<i1" && descr != "<f4") {
+    return fail("dtype '" + descr + "' is not int8 ('|i1'), little-endian int32 ('<i4') or float32 ('<f4')");
   }
-  if (descr != "<i4") descr = "|i1";
+  if (descr != "<i4" && descr != "<f4") descr = "|i1";
   if (fortran) return fail("Fortran order is not supported (save a C-contiguous array)");
   if (shape.size() != 2) return fail("array has " + std::to_string(shape.size()) + " dimensions, not 2");
   out.descr = descr;
