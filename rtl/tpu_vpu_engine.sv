@@ -58,8 +58,8 @@ module tpu_vpu_engine
   logic [Qw:0]  count_q;
   logic         queue_full, push, pop;
   logic [31:0]  rdata_q;
-  logic [31:0]  done_q, done_d, err_cnt_q, err_cnt_d, rows_done_q, busy_cycles_q, stall_cycles_q;
-  logic [7:0]   last_err_q, last_err_d;
+  logic [31:0]  done_q, err_cnt_q, rows_done_q, busy_cycles_q, stall_cycles_q;
+  logic [7:0]   last_err_q;
 
   assign push = reg_req_i && reg_we_i && reg_addr_i == VpuPushOffset;
 
@@ -134,25 +134,30 @@ module tpu_vpu_engine
   // Reads: for each row the lines a, then b (binary ops; with a broadcast mode only at the first row), then the
   // mask (SELECT), into one row buffer; the row enters the unit when its last line has arrived. A read for the
   // next row starts only once the buffered row enters the unit in that cycle or the buffer is empty, so a line
-  // never lands on a row still waiting. Writes (a result row leaving the unit) go before reads.
+  // never lands on a row still waiting. A result row leaves the unit into a write buffer, which writes it to VMEM
+  // when granted; writes go before reads.
+  // The grant comes from the matrix unit's request, which changes in every cycle the matrix unit runs, and the
+  // simulator evaluates every combinational block that reads it in each of those cycles, VPU idle or not. So only
+  // the two grant gates (rd_go, wr_go) read it; what a granted access changes is written in the clocked block
+  // below, from next-state values that hold whether or not the grant comes (docs/simulation-speed.md).
   typedef enum logic [1:0] {
     KindA = 2'd0,
     KindB = 2'd1,
     KindM = 2'd2
   } kind_e;
 
-  logic         run_q, run_d;
-  cmd_t         cur_d;
-  logic [31:0]  f_left_q, f_left_d, p_left_q, p_left_d;       // rows whose reads remain / rows to push
-  logic [31:0]  fa_q, fa_d, fb_q, fb_d, fm_q, fm_d, wa_q, wa_d; // next line addresses
-  kind_e        phase_q, phase_d;
-  logic         f_first_q, f_first_d, p_first_q, p_first_d;
-  logic         rd_valid_q, rd_last_q, rd_valid_d, rd_last_d;
-  kind_e        rd_kind_q, rd_kind_d;
+  logic         run_q, start, refused;
+  logic [31:0]  f_left_q, p_left_q, p_left_d;                 // rows whose reads remain / rows to push
+  logic [31:0]  fa_q, fb_q, fm_q, wa_q;                       // next line addresses
+  kind_e        phase_q;
+  logic         f_first_q, p_first_q, p_first_d;
+  logic         rd_valid_q, rd_last_q;
+  kind_e        rd_kind_q;
   logic         row_q, row_d;                                 // a whole row sits in the buffers
-  logic [Lanes*32-1:0] a_buf_q, b_buf_q;
+  logic [Lanes*32-1:0] a_buf_q, b_buf_q, wb_data_q;
   logic [Lanes-1:0]    m_buf_q, rd_mask;
-  logic         cur_binary, cur_select, need_b, rd_req, rd_go, wr_req, in_push, out_take, irq_d, irq_q;
+  logic         wb_valid_q, wb_write_q, wb_last_q, wb_drain, wb_done;
+  logic         cur_binary, cur_select, need_b, rd_req, rd_go, wr_req, wr_go, in_push, out_take, irq_q;
   logic [31:0]  rd_addr;
   kind_e        next_kind;
   logic         next_row_done;
@@ -171,11 +176,19 @@ module tpu_vpu_engine
     assign rd_mask[l] = vmem_rdata_i[l*32 +: 31] != '0;  // a nonzero fp32 (+-0 is false)
   end
 
-  assign wr_req = vpu_out_valid && vpu_out_write;
-  assign out_take = vpu_out_valid && (vmem_gnt_i || !vpu_out_write);
+  assign start = !run_q && count_q != '0 && head_err == 8'(VpuErrNone);
+  assign refused = !run_q && count_q != '0 && head_err != 8'(VpuErrNone);
+  assign pop = start || refused;
+  assign wr_req = wb_valid_q && wb_write_q;
+  assign out_take = vpu_out_valid && !wb_valid_q;
   assign in_push = row_q && vpu_in_ready;
   assign rd_req = run_q && f_left_q != '0 && !wr_req && (!row_q || in_push) && !(rd_valid_q && rd_last_q);
+  // The grant gates: the only logic that reads the grant (see above).
   assign rd_go = rd_req && vmem_gnt_i;
+  assign wr_go = wr_req && vmem_gnt_i;
+  // The write buffer empties when its row is written, at once for a row the unit refused (nothing to write).
+  assign wb_drain = wb_valid_q && (!wb_write_q || wr_go);
+  assign wb_done = wb_drain && wb_last_q;
 
   always_comb begin
     unique case (phase_q)
@@ -198,77 +211,20 @@ module tpu_vpu_engine
   assign vmem_req_o = wr_req || rd_req;
   assign vmem_we_o = wr_req;
   assign vmem_line_o = (wr_req ? wa_q : rd_addr) / LineBytes;
-  assign vmem_wdata_o = vpu_out_data;
+  assign vmem_wdata_o = wb_data_q;
 
   always_comb begin
-    run_d = run_q;
-    cur_d = cur_q;
-    f_left_d = f_left_q;
-    p_left_d = p_left_q;
-    fa_d = fa_q;
-    fb_d = fb_q;
-    fm_d = fm_q;
-    wa_d = wa_q;
-    phase_d = phase_q;
-    f_first_d = f_first_q;
-    p_first_d = p_first_q;
-    rd_valid_d = rd_go;
-    rd_last_d = rd_go && next_row_done;
-    rd_kind_d = phase_q;
     row_d = row_q;
-    pop = 1'b0;
-    irq_d = 1'b0;
-    done_d = done_q;
-    err_cnt_d = err_cnt_q;
-    last_err_d = last_err_q;
-    if (!run_q && count_q != '0) begin
-      pop = 1'b1;
-      if (head_err != 8'(VpuErrNone)) begin
-        done_d = done_q + 32'd1;
-        err_cnt_d = err_cnt_q + 32'd1;
-        last_err_d = head_err;
-        irq_d = head.irq;
-      end else begin
-        run_d = 1'b1;
-        cur_d = head;
-        f_left_d = head.rows;
-        p_left_d = head.rows;
-        fa_d = head.src_a;
-        fb_d = head.src_b;
-        fm_d = head.src_m;
-        wa_d = head.dst;
-        phase_d = KindA;
-        f_first_d = 1'b1;
-        p_first_d = 1'b1;
-      end
-    end
-    if (rd_go) begin
-      phase_d = next_kind;
-      if (next_row_done) begin
-        f_left_d = f_left_q - 32'd1;
-        f_first_d = 1'b0;
-        fa_d = fa_q + cur_q.sstride;
-        fb_d = fb_q + cur_q.sstride;
-        fm_d = fm_q + cur_q.sstride;
-      end
-    end
+    p_left_d = p_left_q;
+    p_first_d = p_first_q;
     if (rd_valid_q && rd_last_q) row_d = 1'b1;
     else if (in_push) row_d = 1'b0;
-    if (in_push) begin
+    if (start) begin
+      p_left_d = head.rows;
+      p_first_d = 1'b1;
+    end else if (in_push) begin
       p_left_d = p_left_q - 32'd1;
       p_first_d = 1'b0;
-    end
-    if (out_take) begin
-      wa_d = wa_q + cur_q.dstride;
-      if (vpu_out_last) begin
-        run_d = 1'b0;
-        done_d = done_q + 32'd1;
-        irq_d = cur_q.irq;
-      end
-    end
-    if (push && queue_full) begin
-      err_cnt_d = err_cnt_d + 32'd1;
-      last_err_d = 8'(VpuErrQueueFull);
     end
   end
 
@@ -324,6 +280,9 @@ module tpu_vpu_engine
       rd_last_q <= 1'b0;
       rd_kind_q <= KindA;
       row_q <= 1'b0;
+      wb_valid_q <= 1'b0;
+      wb_write_q <= 1'b0;
+      wb_last_q <= 1'b0;
       irq_q <= 1'b0;
       done_q <= '0;
       err_cnt_q <= '0;
@@ -333,23 +292,45 @@ module tpu_vpu_engine
       stall_cycles_q <= '0;
       rdata_q <= '0;
     end else begin
-      run_q <= run_d;
-      f_left_q <= f_left_d;
-      p_left_q <= p_left_d;
-      phase_q <= phase_d;
-      f_first_q <= f_first_d;
-      p_first_q <= p_first_d;
-      rd_valid_q <= rd_valid_d;
-      rd_last_q <= rd_last_d;
-      rd_kind_q <= rd_kind_d;
+      // A command starts, or a refused one completes; a running one completes when its last row is written.
+      if (start) run_q <= 1'b1;
+      else if (wb_done) run_q <= 1'b0;
+      done_q <= done_q + 32'(refused || wb_done);
+      irq_q <= (refused && head.irq) || (wb_done && cur_q.irq);
+      // Errors: a refused command, or a push into a full queue (counted here rather than in next-state logic:
+      // the push comes from the register bus, which changes with the control core's every access).
+      err_cnt_q <= err_cnt_q + 32'(refused) + 32'(push && queue_full);
+      if (push && queue_full) last_err_q <= 8'(VpuErrQueueFull);
+      else if (refused) last_err_q <= head_err;
+      // Fetch: set up at the start, advanced by each granted read.
+      if (start) begin
+        f_left_q <= head.rows;
+        phase_q <= KindA;
+        f_first_q <= 1'b1;
+      end else if (rd_go) begin
+        phase_q <= next_kind;
+        if (next_row_done) begin
+          f_left_q <= f_left_q - 32'd1;
+          f_first_q <= 1'b0;
+        end
+      end
+      rd_valid_q <= rd_go;
+      rd_last_q <= rd_go && next_row_done;
+      rd_kind_q <= phase_q;
       row_q <= row_d;
-      irq_q <= irq_d;
-      done_q <= done_d;
-      err_cnt_q <= err_cnt_d;
-      last_err_q <= last_err_d;
-      rows_done_q <= rows_done_q + 32'(out_take);
+      p_left_q <= p_left_d;
+      p_first_q <= p_first_d;
+      // The write buffer: filled from the unit's output when empty, emptied by its write.
+      if (out_take) begin
+        wb_valid_q <= 1'b1;
+        wb_write_q <= vpu_out_write;
+        wb_last_q <= vpu_out_last;
+      end else if (wb_drain) begin
+        wb_valid_q <= 1'b0;
+      end
+      rows_done_q <= rows_done_q + 32'(wb_drain && wb_write_q);
       busy_cycles_q <= busy_cycles_q + 32'(run_q);
-      stall_cycles_q <= stall_cycles_q + 32'(run_q && (wr_req || rd_req) && !vmem_gnt_i);
+      stall_cycles_q <= stall_cycles_q + 32'((wr_req || rd_req) && !vmem_gnt_i);
       if (reg_req_i && !reg_we_i) begin
         rdata_q <= read_reg(reg_addr_i, stage_q, status, done_q, err_cnt_q, rows_done_q, busy_cycles_q,
                             stall_cycles_q);
@@ -359,11 +340,19 @@ module tpu_vpu_engine
 
   // Data registers: no reset (loaded before they are read).
   always_ff @(posedge clk_i) begin
-    cur_q <= cur_d;
-    fa_q <= fa_d;
-    fb_q <= fb_d;
-    fm_q <= fm_d;
-    wa_q <= wa_d;
+    if (start) begin
+      cur_q <= head;
+      fa_q <= head.src_a;
+      fb_q <= head.src_b;
+      fm_q <= head.src_m;
+    end else if (rd_go && next_row_done) begin
+      fa_q <= fa_q + cur_q.sstride;
+      fb_q <= fb_q + cur_q.sstride;
+      fm_q <= fm_q + cur_q.sstride;
+    end
+    if (start) wa_q <= head.dst;
+    else if (wb_drain) wa_q <= wa_q + cur_q.dstride;
+    if (out_take) wb_data_q <= vpu_out_data;
     if (rd_valid_q) begin
       unique case (rd_kind_q)
         KindA: a_buf_q <= vmem_rdata_i;
@@ -400,7 +389,9 @@ module tpu_vpu_engine
   );
 
   logic unused_sig;
-  assign unused_sig = ^{unused_out_mask, vpu_err_count, VmemBytes};
+  // The command's addresses and rows were taken into the fetch and write counters at its start.
+  assign unused_sig = ^{unused_out_mask, vpu_err_count, VmemBytes, cur_q.src_a, cur_q.src_b, cur_q.src_m, cur_q.dst,
+                        cur_q.rows};
 
   // ------------------------------------------------------------------ assertions
   `ASSERT_INIT(VpuEngineLineLanes, Lanes * 4 == LineBytes && (VmemBytes % LineBytes) == 0)

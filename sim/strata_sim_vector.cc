@@ -90,6 +90,10 @@ int RunVector(int argc, char* argv[]) {
   AddMaxCyclesOption(app, config.max_cycles, "give up after N cycles (default 2000000000)");
   app.add_flag("--json", json, "print the summary as one JSON object");
   AddTraceOptions(app, config.trace);
+  app.add_flag_callback(
+      "--no-fast-forward", [&] { config.fast_forward = false; },
+      "evaluate the chip in every cycle, quiescent ones too, at every falling edge and with the idle\n"
+      "blocks' clock gates held open (same cycle counts, slower)");
   // argv[1] is "vector": the subcommand's own command line starts after it.
   if (int rc = strata::cli::Parse(app, argc - 1, argv + 1); rc != strata::cli::kContinue) return rc;
   auto usage = [](const std::string& why) { return Usage(why, kProgram); };

@@ -26,6 +26,7 @@ using host_model::HostDevice;
 
 constexpr uintptr_t Reg(uint32_t offset) { return STRATA_VPU_BASE + offset; }
 constexpr uint32_t kLine = vpu::kRowBytes;
+constexpr uint64_t kHbmBytes = uint64_t{32} << 20;
 
 std::vector<uint32_t> AllOps() {
   return {
@@ -39,7 +40,9 @@ class VpuDriverTest : public ::testing::Test {
  protected:
   void SetUp() override {
     arch::host::Reset();
-    device_ = std::make_unique<HostDevice>();
+    HostDevice::Options o;
+    o.hbm_bytes = kHbmBytes;  // room for the kernel tests' tensors
+    device_ = std::make_unique<HostDevice>(o);
     mmio_ = std::make_unique<MockMmio>(device_.get());
     arch::host::SetWfiHook([this] { ASSERT_TRUE(device_->RunUntilWake()); });
     ASSERT_EQ(vpu::Init(), STRATA_OK);
@@ -211,7 +214,7 @@ class VectorKernelTest : public VpuDriverTest {
 
 TEST_F(VectorKernelTest, ElementwiseOpsCoverTheTensorOnce) {
   for (uint32_t chunks : {1u, 3u, 64u, 256u}) {
-    for (uint32_t rows : {1u, 7u, 1000u}) {
+    for (uint32_t rows : {1u, 7u, 300u}) {
       for (uint32_t bcast : {STRATA_VPU_BCAST_NONE, STRATA_VPU_BCAST_SCALAR, STRATA_VPU_BCAST_ROW}) {
         TearDown();  // a fresh device per case
         SetUp();
@@ -220,8 +223,8 @@ TEST_F(VectorKernelTest, ElementwiseOpsCoverTheTensorOnce) {
         p.bcast = bcast;
         p.rows = rows;
         p.chunks = chunks;
-        p.b = 1 << 20;
-        p.out = 2 << 20;
+        p.b = 8 << 20;
+        p.out = 16 << 20;
         const kernels::VectorStats st = Run(p);
         EXPECT_EQ(TotalRows(p.op), rows * chunks) << rows << "x" << chunks << " bcast " << bcast;
         EXPECT_GE(st.tile_rows, 1u);
@@ -249,13 +252,14 @@ TEST_F(VectorKernelTest, ColumnReductionsCarryTheRunningValueAcrossTiles) {
   p.op = STRATA_VPU_OP_ACC_SUM;
   p.rows = 2000;
   p.chunks = 40;
-  p.out = 8 << 20;
+  p.out = 16 << 20;
   const kernels::VectorStats st = Run(p);
   const uint32_t tiles = (p.rows + st.tile_rows - 1) / st.tile_rows;
   ASSERT_GT(tiles, 2u);
   const auto& cmds = device_->vpu_pushed();
   ASSERT_EQ(cmds.size(), tiles * p.chunks);
-  EXPECT_EQ(TotalRows(p.op), p.rows + (tiles - 1) * p.chunks);
+  EXPECT_EQ(TotalRows(p.op), p.chunks * (p.rows + tiles - 1))
+      << "each column: every row once, a carried row per tile after the first";
   std::set<uint32_t> results;
   for (uint32_t t = 0; t < tiles; ++t) {
     for (uint32_t j = 0; j < p.chunks; ++j) {

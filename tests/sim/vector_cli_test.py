@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """strata-sim vector on the model, bit for bit against the vector unit's NumPy reference (tests/rtl/vpu_reference.py).
 
-usage: vector_cli_test.py STRATA_SIM ops|shapes|bad [WORKDIR]
+usage: vector_cli_test.py STRATA_SIM ops|shapes|bad|fast_forward
   ops     every VPU_OP by name (rtl/regmap.json's list) on two shapes, values spread over the specials
   shapes  a few ops over shapes 1..4L+1 columns (L = 16 lanes) and rows past one VMEM tile, each broadcast mode
   bad     unknown op, mismatched shapes, bad dtype, missing operands: exit status 2, a message naming the problem,
           no output file
+  fast_forward  the same results and device cycles with the simulator's fast paths off (--no-fast-forward)
 
 The expected values compose the reference's ops as the vector kernel runs them (firmware/kernels/vector.cc):
 elementwise ops lane by lane; ROW_SUM / ROW_MAX a running ACC over the row's 16-lane chunks (the last one padded with
@@ -143,6 +144,17 @@ def Shapes(sim, rng):
     print("1100x40 over several tiles: acc_sum, row_max, tanh, mul, sub (ROW), div (SCALAR), select bit for bit")
 
 
+def FastForward(sim, rng):
+    a = Values(rng, (300, 40), "add")
+    b = Values(rng, (1, 40), "add")
+    for op, bb in (("add", b), ("row_sum", None), ("exp", None)):
+        fast, s_fast = sim.Run(op, a, bb)
+        slow, s_slow = sim.Run(op, a, bb, extra=("--no-fast-forward",))
+        assert np.array_equal(fast, slow), op
+        assert s_fast["cycles"] == s_slow["cycles"] and s_fast["run_cycles"] == s_slow["run_cycles"], (s_fast, s_slow)
+    print("add (ROW), row_sum, exp at 300x40: the same results and cycles with the fast paths off")
+
+
 def Bad(sim_path, work):
     a = os.path.join(work, "a.npy")
     np.save(a, np.ones((3, 5), dtype=np.float32))
@@ -182,7 +194,8 @@ def main():
     rng = np.random.default_rng(46)
     with tempfile.TemporaryDirectory() as work:
         sim = Sim(sim_path, work)
-        {"ops": lambda: Ops(sim, rng), "shapes": lambda: Shapes(sim, rng), "bad": lambda: Bad(sim_path, work)}[what]()
+        {"ops": lambda: Ops(sim, rng), "shapes": lambda: Shapes(sim, rng), "bad": lambda: Bad(sim_path, work),
+         "fast_forward": lambda: FastForward(sim, rng)}[what]()
     return 0
 
 
