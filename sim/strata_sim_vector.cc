@@ -37,7 +37,8 @@ constexpr const char* kDescription =
     "--mask [R, C] (a lane takes A where the mask is nonzero). The output is [R, C] for elementwise ops (the\n"
     "lanes' 32 bits: an int32 or bf16 result is bits in a float32), [R, 1] for ROW_SUM / ROW_MAX (each row\n"
     "reduced: ACC over its 16-lane chunks, then the lanes' pairwise tree) and [1, C] for ACC_SUM / ACC_MAX (down\n"
-    "the rows, sequentially). Prints the device cycles the firmware's kernel took.";
+    "the rows, sequentially). SOFTMAX (not a single op) runs softmax over each row in the order of\n"
+    "tests/rtl/vpu_reference.Softmax. Prints the device cycles the firmware's kernel took.";
 constexpr const char* kFooter =
     "exit status: 0 done; 1 the firmware reported an error; 2 bad usage or bad .npy input; 3 timeout";
 
@@ -55,7 +56,7 @@ constexpr OpName kOps[] = {
 std::string OpNames() {
   std::string s;
   for (const OpName& o : kOps) s += (s.empty() ? "" : " ") + std::string(o.name);
-  return s;
+  return s + " SOFTMAX";
 }
 
 bool FindOp(std::string name, uint32_t* code) {
@@ -65,6 +66,10 @@ bool FindOp(std::string name, uint32_t* code) {
       *code = o.code;
       return true;
     }
+  }
+  if (name == "SOFTMAX") {
+    *code = STRATA_VECTOR_OP_SOFTMAX;
+    return true;
   }
   return false;
 }
@@ -166,7 +171,7 @@ int RunVector(int argc, char* argv[]) {
   // HBM: each tensor as rows of `chunks` lines, the last chunk of a row padded with a value that leaves the op's
   // result alone (-0 for a sum, -inf for a max; zeros otherwise, never read back).
   const bool sum = op == STRATA_VPU_OP_ROW_SUM || op == STRATA_VPU_OP_ACC_SUM;
-  const bool max = op == STRATA_VPU_OP_ROW_MAX || op == STRATA_VPU_OP_ACC_MAX;
+  const bool max = op == STRATA_VPU_OP_ROW_MAX || op == STRATA_VPU_OP_ACC_MAX || op == STRATA_VECTOR_OP_SOFTMAX;
   const uint32_t pad = sum ? 0x80000000u : (max ? 0xff800000u : 0u);
   const uint64_t pitch = chunks * 64;
   auto padded = [&](const NpyArray& x) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Vector-unit benchmark: device cycles and simulated cycles per second of strata-sim vector (one VPU op over a
 # 4096 x 1024 float32 tensor through VMEM with DMA double buffering: elementwise unary and binary, a row
-# broadcast, a row reduction).
+# broadcast, a row reduction, and softmax over each row: seven ops chained).
 # usage: bench/vector/run.sh [BUILD_DIR]   (stdout: one JSON object per line; progress on stderr)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,3 +27,4 @@ run exp
 run add --b "$work/b.npy"
 run mul --b "$work/r.npy"
 run row_sum
+run softmax

@@ -15,13 +15,17 @@
 //   ACC_SUM / ACC_MAX (down the rows): per chunk column one command over the tile's rows. The running value
 //     continues across tiles: the command of tile t > 0 starts one row earlier, at the spare row in front of its
 //     a rows, where the previous tile's command left its result; from -0 (sum) or -inf (max) that first step
-//     gives the carried value exactly, so the result is the one sequential reduction over all rows.
+//     gives the carried value exactly, so the result is the one sequential reduction over all rows;
+//   SOFTMAX: per row ACC_MAX down its chunks, one ROW_MAX over the tile (m in every lane), per row SUB m (SCALAR),
+//     one EXP over the tile, per row ACC_SUM, one ROW_SUM (s), per row DIV by s (SCALAR): the order of
+//     tests/rtl/vpu_reference.Softmax, in place in a.
 #include "kernels/vector.h"
 
 #include "arch/arch.h"
 #include "drivers/dma.h"
 #include "drivers/vpu.h"
 #include "strata/regmap.h"
+#include "strata/vector_mailbox.h"
 
 namespace strata::kernels {
 namespace {
@@ -39,6 +43,9 @@ constexpr uint32_t kDmaRunRow = 32 * STRATA_DMA_LINE_BYTES;
 constexpr uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 bool IsRowReduction(uint32_t op) { return op == STRATA_VPU_OP_ROW_SUM || op == STRATA_VPU_OP_ROW_MAX; }
+bool IsSoftmax(uint32_t op) { return op == STRATA_VECTOR_OP_SOFTMAX; }
+// Ops whose tile buffers hold one result line per row (a row's reduction).
+bool NeedsRowLines(uint32_t op) { return IsRowReduction(op) || IsSoftmax(op); }
 bool IsColumnReduction(uint32_t op) { return op == STRATA_VPU_OP_ACC_SUM || op == STRATA_VPU_OP_ACC_MAX; }
 
 // Tile rows for a row of `p` bytes with `streams` tensors per buffer besides a and `red` result lines per row.
@@ -58,12 +65,12 @@ class VectorRun {
     row_bytes_ = p_.chunks * kLine;
     b_stream_ = binary && p_.bcast == STRATA_VPU_BCAST_NONE;
     const uint32_t streams = (b_stream_ ? 1 : 0) + (select ? 1 : 0);
-    tile_ = Min(Min(TileRows(row_bytes_, streams, IsRowReduction(p_.op) ? 1 : 0), kMaxTileRows), p_.rows);
+    tile_ = Min(Min(TileRows(row_bytes_, streams, NeedsRowLines(p_.op) ? 1 : 0), kMaxTileRows), p_.rows);
     st_->tile_rows = tile_;
     // VMEM: [b line(s): P][column result: P] then two buffers of [spare row, a: T rows][b][m][row results].
     bcast_ = 0;
     colres_ = row_bytes_;
-    buf_bytes_ = (tile_ + 1) * row_bytes_ + streams * tile_ * row_bytes_ + (IsRowReduction(p_.op) ? tile_ * kLine : 0);
+    buf_bytes_ = (tile_ + 1) * row_bytes_ + streams * tile_ * row_bytes_ + (NeedsRowLines(p_.op) ? tile_ * kLine : 0);
     for (uint32_t x = 0; x < 2; ++x) {
       const uint32_t base = 2 * row_bytes_ + x * buf_bytes_;
       buf_[x].a = base + row_bytes_;
@@ -176,6 +183,7 @@ class VectorRun {
     c.op = p_.op;
     c.bcast = p_.bcast;
     strata_status s = STRATA_OK;
+    if (IsSoftmax(p_.op)) return Softmax(bf, rows, ticket);
     if (IsRowReduction(p_.op)) {
       c.op = p_.op == STRATA_VPU_OP_ROW_SUM ? STRATA_VPU_OP_ACC_SUM : STRATA_VPU_OP_ACC_MAX;
       c.rows = p_.chunks;
@@ -229,6 +237,55 @@ class VectorRun {
     return Submit(c, ticket);
   }
 
+  // One command per tensor row of the tile: `op` over the row's chunks, b (SCALAR) the row's line in bf.red.
+  strata_status PerRow(const Buffer& bf, uint32_t rows, uint32_t op, bool into_red, uint32_t* ticket) {
+    vpu::Command c;
+    c.op = op;
+    c.rows = p_.chunks;
+    strata_status s = STRATA_OK;
+    for (uint32_t r = 0; r < rows && s == STRATA_OK; ++r) {
+      c.src_a = bf.a + r * row_bytes_;
+      if (into_red) {
+        c.dst = bf.red + r * kLine;
+        c.dst_stride = 0;
+      } else {
+        c.bcast = STRATA_VPU_BCAST_SCALAR;
+        c.src_b = bf.red + r * kLine;
+        c.dst = c.src_a;
+      }
+      s = Submit(c, ticket);
+    }
+    return s;
+  }
+
+  // Folds the tile's result lines in place: every lane of line r becomes row r's reduction.
+  strata_status Fold(const Buffer& bf, uint32_t rows, uint32_t op, uint32_t* ticket) {
+    vpu::Command c;
+    c.op = op;
+    c.src_a = bf.red;
+    c.dst = bf.red;
+    c.rows = rows;
+    return Submit(c, ticket);
+  }
+
+  strata_status Softmax(const Buffer& bf, uint32_t rows, uint32_t* ticket) {
+    strata_status s = PerRow(bf, rows, STRATA_VPU_OP_ACC_MAX, true, ticket);
+    if (s == STRATA_OK) s = Fold(bf, rows, STRATA_VPU_OP_ROW_MAX, ticket);
+    if (s == STRATA_OK) s = PerRow(bf, rows, STRATA_VPU_OP_SUB, false, ticket);
+    if (s == STRATA_OK) {
+      vpu::Command e;
+      e.op = STRATA_VPU_OP_EXP;
+      e.src_a = bf.a;
+      e.dst = bf.a;
+      e.rows = rows * p_.chunks;
+      s = Submit(e, ticket);
+    }
+    if (s == STRATA_OK) s = PerRow(bf, rows, STRATA_VPU_OP_ACC_SUM, true, ticket);
+    if (s == STRATA_OK) s = Fold(bf, rows, STRATA_VPU_OP_ROW_SUM, ticket);
+    if (s == STRATA_OK) s = PerRow(bf, rows, STRATA_VPU_OP_DIV, false, ticket);
+    return s;
+  }
+
   const VectorParams& p_;
   VectorStats* st_;
   uint32_t row_bytes_ = 0, tile_ = 0, buf_bytes_ = 0, bcast_ = 0, colres_ = 0;
@@ -241,7 +298,8 @@ class VectorRun {
 uint32_t VectorMaxChunks() { return kMaxChunks; }
 
 strata_status Vector(const VectorParams& p, VectorStats* stats) {
-  if (stats == nullptr || !vpu::IsOp(p.op) || p.rows == 0 || p.chunks == 0 || p.chunks > kMaxChunks) {
+  if (stats == nullptr || !(vpu::IsOp(p.op) || IsSoftmax(p.op)) || p.rows == 0 || p.chunks == 0 ||
+      p.chunks > kMaxChunks) {
     return STRATA_INVALID_ARGUMENT;
   }
   if (p.bcast > STRATA_VPU_BCAST_ROW || (p.bcast != STRATA_VPU_BCAST_NONE && !vpu::IsBinary(p.op))) {

@@ -10,7 +10,7 @@ namespace strata::kernels {
 
 // The layout of strata/vector_mailbox.h: rows of `chunks` 64-byte lines in HBM.
 struct VectorParams {
-  uint32_t op = 0;     // VPU_OP
+  uint32_t op = 0;     // VPU_OP, or STRATA_VECTOR_OP_SOFTMAX (strata/vector_mailbox.h)
   uint32_t bcast = 0;  // VPU_BCAST (binary ops)
   uint32_t rows = 0, chunks = 0;
   uint64_t a = 0, b = 0, m = 0, out = 0;

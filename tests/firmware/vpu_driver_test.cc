@@ -16,6 +16,7 @@
 #include "host_device.h"
 #include "kernels/vector.h"
 #include "strata/regmap.h"
+#include "strata/vector_mailbox.h"
 
 namespace strata {
 namespace {
@@ -243,6 +244,23 @@ TEST_F(VectorKernelTest, RowReductionsAccumulateEachRowThenFoldIt) {
   EXPECT_EQ(TotalRows(STRATA_VPU_OP_ACC_MAX), p.rows * p.chunks);
   EXPECT_EQ(TotalRows(STRATA_VPU_OP_ROW_MAX), p.rows);
   EXPECT_LT(st.tile_rows, p.rows) << "several tiles";
+}
+
+// Softmax, per tile: ACC_MAX per row, ROW_MAX, SUB per row, EXP, ACC_SUM per row, ROW_SUM, DIV per row.
+TEST_F(VectorKernelTest, SoftmaxRunsItsSevenStepsOverEveryRow) {
+  kernels::VectorParams p;
+  p.op = STRATA_VECTOR_OP_SOFTMAX;
+  p.rows = 100;
+  p.chunks = 64;
+  p.out = 16 << 20;
+  const kernels::VectorStats st = Run(p);
+  EXPECT_LT(st.tile_rows, p.rows) << "several tiles";
+  for (uint32_t op :
+       {STRATA_VPU_OP_ACC_MAX, STRATA_VPU_OP_SUB, STRATA_VPU_OP_EXP, STRATA_VPU_OP_ACC_SUM, STRATA_VPU_OP_DIV}) {
+    EXPECT_EQ(TotalRows(op), p.rows * p.chunks) << "op " << op;
+  }
+  EXPECT_EQ(TotalRows(STRATA_VPU_OP_ROW_MAX), p.rows);
+  EXPECT_EQ(TotalRows(STRATA_VPU_OP_ROW_SUM), p.rows);
 }
 
 // A column reduction over several tiles: tile t > 0's command for chunk column j starts at the row where tile

@@ -9,7 +9,7 @@ usage: vector_cli_test.py STRATA_SIM ops|shapes|bad|fast_forward
   fast_forward  the same results and device cycles with the simulator's fast paths off (--no-fast-forward)
 
 The expected values compose the reference's ops as the vector kernel runs them (firmware/kernels/vector.cc):
-elementwise ops lane by lane; ROW_SUM / ROW_MAX a running ACC over the row's 16-lane chunks (the last one padded with
+elementwise ops lane by lane; SOFTMAX vpu_reference.Softmax over the row padded with -inf; ROW_SUM / ROW_MAX a running ACC over the row's 16-lane chunks (the last one padded with
 -0 / -inf), then the pairwise tree of that chunk; ACC_SUM / ACC_MAX sequentially down the rows from -0 / -inf.
 """
 import json
@@ -46,6 +46,11 @@ def Values(rng, shape, op):
 def Expected(op, a, b=None, m=None):
     """The kernel's result for op on bit arrays a [R, C] (b [R, C], [1, C] or [1, 1]; m [R, C])."""
     r, c = a.shape
+    if op == "softmax":  # the host pads the last chunk with -inf
+        chunks = (c + LANES - 1) // LANES
+        padded = np.full((r, chunks * LANES), NEG_INF, dtype=np.uint32)
+        padded[:, :c] = a
+        return ref.Softmax(padded, LANES)[:, :c]
     if op in ref.ROW_REDUCE or op in ref.ACC_REDUCE:
         step = ref.ROW_REDUCE[op] if op in ref.ROW_REDUCE else ref.ACC_REDUCE[op][0]
         ident = SIGN if op.endswith("sum") else NEG_INF
@@ -131,17 +136,20 @@ def Shapes(sim, rng):
             a = Values(rng, (rows, cols), op)
             b = Values(rng, (rows, cols), op) if op == "add" else None
             Check(sim, op, a, b)
-    print("cols 1..65: add, exp, row_sum, acc_max bit for bit")
+    for cols in (1, 15, 16, 17, 33, 64, 65):
+        Check(sim, "softmax", Values(rng, (1 + int(rng.integers(0, 9)), cols), "softmax"))
+    print("cols 1..65: add, exp, row_sum, acc_max, softmax bit for bit")
     # Rows past one VMEM tile (several tiles, double buffering, the column reductions' carry), each broadcast mode.
     a = Values(rng, (1100, 40), "add")
-    for op in ("acc_sum", "row_max", "tanh"):
+    for op in ("acc_sum", "row_max", "tanh", "softmax"):
         s = Check(sim, op, a)
         assert s["tile_rows"] < 1100, s
     Check(sim, "mul", a, Values(rng, (1100, 40), "mul"))
     Check(sim, "sub", a, Values(rng, (1, 40), "sub"))
     Check(sim, "div", a, Values(rng, (1, 1), "div"))
     Check(sim, "select", a, Values(rng, (1, 1), "select"), Values(rng, (1100, 40), "select"))
-    print("1100x40 over several tiles: acc_sum, row_max, tanh, mul, sub (ROW), div (SCALAR), select bit for bit")
+    print("1100x40 over several tiles: acc_sum, row_max, tanh, softmax, mul, sub (ROW), div (SCALAR), select bit for "
+          "bit")
 
 
 def FastForward(sim, rng):

@@ -10,13 +10,17 @@
 #define STRATA_VECTOR_MAILBOX_MAGIC 0x43455656u  // "VVEC"
 #define STRATA_VECTOR_MAILBOX_VERSION 1u
 
-// What the output holds, by op: elementwise ops (every op but the reductions) [rows, chunks] lines; ROW_SUM and
-// ROW_MAX one line per row (the row's reduction in every lane); ACC_SUM and ACC_MAX one row of chunks lines (the
+// `op` beyond the VPU_OP codes: a kernel of several ops. SOFTMAX: softmax over each row, in the order of
+// tests/rtl/vpu_reference.Softmax (the host pads a row's last chunk with -inf, which changes no result).
+#define STRATA_VECTOR_OP_SOFTMAX 0x100u
+
+// What the output holds, by op: elementwise ops (every op but the reductions) and SOFTMAX [rows, chunks] lines; ROW_SUM
+// and ROW_MAX one line per row (the row's reduction in every lane); ACC_SUM and ACC_MAX one row of chunks lines (the
 // reduction down the rows).
 struct StrataVectorMailbox {
   uint32_t magic;
   uint32_t version;
-  uint32_t op;     // VPU_OP
+  uint32_t op;     // VPU_OP, or STRATA_VECTOR_OP_SOFTMAX
   uint32_t bcast;  // VPU_BCAST: b is [rows, chunks] (NONE), one row of chunks (ROW) or one line (SCALAR)
   uint32_t rows, chunks;
   uint64_t a, b, m, out;  // HBM addresses (b: binary ops; m: SELECT's mask, laid out as a)
