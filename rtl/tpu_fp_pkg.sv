@@ -94,4 +94,14 @@ package tpu_fp_pkg;
     return {s, e[7:0], mant};
   endfunction
 
+  // fp32 -> bf16 with round to nearest, ties to even (the READOUT's OUT_BF16; bf16_reference.F32ToBf16): a denormal
+  // input reads as a zero of its sign, a carry out of the largest finite values gives +-inf, and a NaN becomes the
+  // canonical 16'h7FC0.
+  function automatic logic [15:0] f32_to_bf16(logic [31:0] x);
+    if (x[30:23] == 8'hFF && x[22:0] != '0) return 16'h7FC0;
+    if (x[30:23] == 8'h00) return {x[31], 15'h0};
+    // No carry out of bit 31: the largest non-NaN pattern, 32'hFF80_0000, is far below 2^32 - 2^15.
+    return 16'((x + 32'h7FFF + 32'(x[16])) >> 16);
+  endfunction
+
 endpackage

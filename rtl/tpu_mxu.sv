@@ -19,6 +19,13 @@
 //                 rounded half up, arithmetic shift right QUANT_SHIFT, saturated to -128..127)
 //                 into VMEM at dst. A barrier: it waits for every earlier command, and later
 //                 commands wait for it.
+// CMD.BF16 (bf16 mode, per command): LOAD_WEIGHTS and MATMUL read bf16 rows of 2N bytes (element i
+// at bytes 2i, 2i+1, little-endian; a packed weight tile is N rows 2N bytes apart, a K-walking
+// MATMUL's tile t starts at SRC + 2N t), the array multiplies exactly and adds in fp32 (RNE), and a
+// MATMUL's result rows are fp32 bit patterns, written to ACC or added onto it with one fp32 RNE add
+// per element (tpu_fp_pkg). In a K-walking MATMUL the activation lanes of a tile's rows beyond its
+// valid weight rows enter as +0, as in bf16_reference.Gemm. READOUT with BF16 reads ACC as fp32:
+// ReLU maps a set sign bit to +0, OUT_BF16 writes bf16 rows (2N bytes, RNE) instead of fp32 rows.
 // A command with bad arguments completes with an error code and does nothing. DONE counts
 // completed commands in queue order (a LOAD that finishes under an earlier MATMUL completes
 // after it); a command with CMD.IRQ raises the MXU interrupt when it completes.
@@ -63,6 +70,7 @@ module tpu_mxu
 );
 
   localparam int unsigned RowAlign = mxu_row_align(N);      // VMEM alignment of an int8 row (regmap rule)
+  localparam int unsigned RowAlignFp = mxu_row_align(2 * N);  // of a bf16 row
   localparam int unsigned AccRows = AccBytes / (4 * N);
   localparam int unsigned ArW = $clog2(AccRows);
   localparam int unsigned Qw = $clog2(QueueDepth);
@@ -77,6 +85,8 @@ module tpu_mxu
     logic        int8;
     logic        round;
     logic        irq;
+    logic        bf16;
+    logic        out_bf16;
     logic [31:0] src;
     logic [31:0] dst;
     logic [31:0] rows;
@@ -94,11 +104,13 @@ module tpu_mxu
   typedef struct packed {
     logic           last;
     logic           accumulate;
+    logic           fp;
     logic [ArW-1:0] row;
   } tag_t;
 
   // ------------------------------------------------------------------ registers and queue
   localparam cmd_t StageReset = '{op: 2'b0, accumulate: 1'b0, relu: 1'b0, int8: 1'b0, round: 1'b0, irq: 1'b0,
+                                  bf16: 1'b0, out_bf16: 1'b0,
                                   src: '0, dst: '0, rows: MxuRowsReset, stride: '0, mult: MxuQuantMultReset,
                                   shift: '0, wsrc: '0, wstride: '0, krows: '0};
   cmd_t            stage_q;           // the staging register (see "register writes and reads")
@@ -149,6 +161,8 @@ module tpu_mxu
           stage_q.int8 <= reg_wdata_i[MxuCmdInt8Lsb];
           stage_q.round <= reg_wdata_i[MxuCmdRoundLsb];
           stage_q.irq <= reg_wdata_i[MxuCmdIrqLsb];
+          stage_q.bf16 <= reg_wdata_i[MxuCmdBf16Lsb];
+          stage_q.out_bf16 <= reg_wdata_i[MxuCmdOutBf16Lsb];
         end
         MxuSrcOffset: stage_q.src <= reg_wdata_i;
         MxuDstOffset: stage_q.dst <= reg_wdata_i;
@@ -188,6 +202,8 @@ module tpu_mxu
         v[MxuCmdInt8Lsb] = stage.int8;
         v[MxuCmdRoundLsb] = stage.round;
         v[MxuCmdIrqLsb] = stage.irq;
+        v[MxuCmdBf16Lsb] = stage.bf16;
+        v[MxuCmdOutBf16Lsb] = stage.out_bf16;
       end
       MxuSrcOffset: v = stage.src;
       MxuDstOffset: v = stage.dst;
@@ -213,7 +229,7 @@ module tpu_mxu
   // ------------------------------------------------------------------ argument checks (queue head)
   logic [7:0]  head_err;
   logic [63:0] src_end, dst_end, wsrc_end;
-  logic [31:0] out_bytes, rows_m1, ktiles_m1;
+  logic [31:0] out_bytes, rows_m1, ktiles_m1, in_row, in_align;
   logic        head_fused;   // a MATMUL that walks K tiles itself (K_ROWS > 0)
 
   assign head_fused = head.op == OpMatmul && head.krows != '0;
@@ -225,25 +241,28 @@ module tpu_mxu
     wsrc_end = '0;
     rows_m1 = '0;
     ktiles_m1 = (head.krows - 32'd1) >> $clog2(N);
-    out_bytes = head.int8 ? 32'(N) : 32'(4 * N);
+    out_bytes = head.int8 ? 32'(N) : (head.out_bf16 ? 32'(2 * N) : 32'(4 * N));
+    // An operand row: N int8 or N bf16.
+    in_row = head.bf16 ? 32'(2 * N) : 32'(N);
+    in_align = head.bf16 ? 32'(RowAlignFp) : 32'(RowAlign);
     unique case (head.op)
       OpLoad: begin
-        src_end = 64'(head.src) + 64'(N * N);
+        src_end = 64'(head.src) + 64'(N) * 64'(in_row);
         if (head.rows == '0 || head.rows > 32'(N)) head_err = 8'(MxuErrZero);
-        else if (head.src % RowAlign != 0) head_err = 8'(MxuErrAlign);
+        else if (head.src % in_align != 0) head_err = 8'(MxuErrAlign);
         else if (src_end > 64'(VmemBytes)) head_err = 8'(MxuErrSrcRange);
       end
       OpMatmul: begin
         rows_m1 = head.rows - 32'd1;
-        src_end = 64'(head.src) + 64'(rows_m1) * 64'(head.stride) + 64'(N);
+        src_end = 64'(head.src) + 64'(rows_m1) * 64'(head.stride) + 64'(in_row);
         dst_end = 64'(head.dst) + 64'(head.rows) * 64'(4 * N);
         if (head_fused) begin
-          src_end = src_end + 64'(ktiles_m1) * 64'(N);
-          wsrc_end = 64'(head.wsrc) + 64'(ktiles_m1) * 64'(head.wstride) + 64'(N * N);
+          src_end = src_end + 64'(ktiles_m1) * 64'(in_row);
+          wsrc_end = 64'(head.wsrc) + 64'(ktiles_m1) * 64'(head.wstride) + 64'(N) * 64'(in_row);
         end
         if (head.rows == '0) head_err = 8'(MxuErrZero);
-        else if (head.src % RowAlign != 0 || head.stride % RowAlign != 0 || head.dst % (4 * N) != 0 ||
-                 (head_fused && (head.wsrc % RowAlign != 0 || head.wstride % RowAlign != 0))) begin
+        else if (head.src % in_align != 0 || head.stride % in_align != 0 || head.dst % (4 * N) != 0 ||
+                 (head_fused && (head.wsrc % in_align != 0 || head.wstride % in_align != 0))) begin
           head_err = 8'(MxuErrAlign);
         end else if (src_end > 64'(VmemBytes) || wsrc_end > 64'(VmemBytes)) head_err = 8'(MxuErrSrcRange);
         else if (dst_end > 64'(AccBytes)) head_err = 8'(MxuErrDstRange);
@@ -251,7 +270,8 @@ module tpu_mxu
       OpReadout: begin
         src_end = 64'(head.src) + 64'(head.rows) * 64'(4 * N);
         dst_end = 64'(head.dst) + 64'(head.rows) * 64'(out_bytes);
-        if (head.rows == '0) head_err = 8'(MxuErrZero);
+        if ((head.int8 && head.bf16) || (head.out_bf16 && !head.bf16)) head_err = 8'(MxuErrOp);
+        else if (head.rows == '0) head_err = 8'(MxuErrZero);
         else if (head.src % (4 * N) != 0 || head.dst % mxu_row_align(out_bytes) != 0) begin
           head_err = 8'(MxuErrAlign);
         end else if (src_end > 64'(AccBytes)) head_err = 8'(MxuErrSrcRange);
@@ -267,14 +287,25 @@ module tpu_mxu
   logic        shadow_full_q, shadow_full_d;  // loaded weights not yet swapped in
   logic        w_start, w_push, w_fetch_busy, w_fetch_row_valid, w_req, w_gnt, ld_done;
   logic [31:0] w_line;
-  logic [N*8-1:0] w_fetch_row, w_row;
+  logic [N*8-1:0] w_fetch_row, w_row, w_hi;
+  // bf16 weights: a fetcher of 2N-byte rows beside the int8 one (only one of the two runs at a time).
+  logic        w_fp_q, w_fp_d, w8_busy, w8_valid, w8_req, wf_busy, wf_valid, wf_req;
+  logic [31:0] w8_line, wf_line;
+  logic [N*8-1:0] w8_row;
+  logic [N*16-1:0] wf_row;
   // Activation engine.
   logic [31:0] a_left_q, a_left_d;
   logic [ArW-1:0] a_row_q, a_row_d;
   logic        a_accumulate_q, a_accumulate_d, a_swap_q, a_swap_d, a_final_q, a_final_d;
   logic        a_start, a_push, a_fetch_busy, a_req, a_gnt;
   logic [31:0] a_line;
-  logic [N*8-1:0] a_row;
+  logic [N*8-1:0] a_row, a_hi;
+  // bf16 activations: likewise a second fetcher; lanes at or beyond a K tile's valid rows enter as +0.
+  logic        a_fp_q, a_fp_d, a8_busy, a8_valid, a8_req, af_busy, af_valid, af_req;
+  logic [31:0] a8_line, af_line;
+  logic [N*8-1:0] a8_row;
+  logic [N*16-1:0] af_row;
+  logic [N-1:0] a_lanes_q, a_lanes_d;
   tag_t        a_tag, c_tag;
   // Readout engine.
   typedef enum logic [1:0] { RoIdle, RoRead, RoCapture, RoWrite } ro_state_e;
@@ -378,7 +409,7 @@ module tpu_mxu
       if (a_start) begin
         x_matmul_d = 1'b0;
         x_wsrc_d = cur_wsrc + head.wstride;
-        x_asrc_d = cur_asrc + 32'(N);
+        x_asrc_d = cur_asrc + in_row;
         x_krem_d = cur_krem - 32'(N);
         if (cur_last) x_busy_d = 1'b0;
       end
@@ -420,25 +451,58 @@ module tpu_mxu
   tpu_mxu_fetch #(.N(N)) u_w_fetch (
     .clk_i,
     .rst_ni,
-    .start_i    (w_start),
+    .start_i    (w_start && !head.bf16),
     .addr_i     (w_addr),
     .stride_i   (32'(N)),
     .rows_i     (w_rows),
-    .busy_o     (w_fetch_busy),
-    .req_o      (w_req),
-    .line_o     (w_line),
+    .busy_o     (w8_busy),
+    .req_o      (w8_req),
+    .line_o     (w8_line),
     .gnt_i      (w_gnt),
     .rdata_i    (vmem_rdata_i),
-    .row_valid_o(w_fetch_row_valid),
-    .row_o      (w_fetch_row)
+    .row_valid_o(w8_valid),
+    .row_o      (w8_row)
   );
+
+  tpu_mxu_fetch #(.N(N), .RowBytes(2 * N)) u_w_fetch_fp (
+    .clk_i,
+    .rst_ni,
+    .start_i    (w_start && head.bf16),
+    .addr_i     (w_addr),
+    .stride_i   (32'(2 * N)),
+    .rows_i     (w_rows),
+    .busy_o     (wf_busy),
+    .req_o      (wf_req),
+    .line_o     (wf_line),
+    .gnt_i      (w_gnt),
+    .rdata_i    (vmem_rdata_i),
+    .row_valid_o(wf_valid),
+    .row_o      (wf_row)
+  );
+
+  // A bf16 row's element i is bytes 2i (low) and 2i + 1 (high): the array takes them as two byte rows.
+  always_comb begin
+    w_fetch_busy = w8_busy || wf_busy;
+    w_req = w8_req || wf_req;
+    w_line = wf_req ? wf_line : w8_line;
+    w_fetch_row_valid = w8_valid || wf_valid;
+    w_fetch_row = w8_row;
+    w_hi = '0;
+    if (w_fp_q) begin
+      for (int unsigned i = 0; i < N; i++) begin
+        w_fetch_row[8*i +: 8] = wf_row[16*i +: 8];
+        w_hi[8*i +: 8] = wf_row[16*i+8 +: 8];
+      end
+    end
+    w_fp_d = w_start ? head.bf16 : w_fp_q;
+  end
 
   always_comb begin
     w_left_d = w_left_q;
     w_zero_d = w_zero_q;
     // Fetched rows first, then the zero rows.
     w_push = (w_left_q != '0) && (w_left_q == w_zero_q ? 1'b1 : w_fetch_row_valid);
-    w_row = (w_left_q == w_zero_q) ? '0 : w_fetch_row;
+    w_row = (w_left_q == w_zero_q) ? '0 : w_fetch_row;  // (w_hi is ignored for those rows' zeros below)
     if (w_push) begin
       w_left_d = w_left_q - 1'b1;
       if (w_left_q == w_zero_q) w_zero_d = w_zero_q - 1'b1;
@@ -454,18 +518,55 @@ module tpu_mxu
   tpu_mxu_fetch #(.N(N)) u_a_fetch (
     .clk_i,
     .rst_ni,
-    .start_i    (a_start),
+    .start_i    (a_start && !head.bf16),
     .addr_i     (a_addr),
     .stride_i   (head.stride),
     .rows_i     (head.rows),
-    .busy_o     (a_fetch_busy),
-    .req_o      (a_req),
-    .line_o     (a_line),
+    .busy_o     (a8_busy),
+    .req_o      (a8_req),
+    .line_o     (a8_line),
     .gnt_i      (a_gnt),
     .rdata_i    (vmem_rdata_i),
-    .row_valid_o(a_push),
-    .row_o      (a_row)
+    .row_valid_o(a8_valid),
+    .row_o      (a8_row)
   );
+
+  tpu_mxu_fetch #(.N(N), .RowBytes(2 * N)) u_a_fetch_fp (
+    .clk_i,
+    .rst_ni,
+    .start_i    (a_start && head.bf16),
+    .addr_i     (a_addr),
+    .stride_i   (head.stride),
+    .rows_i     (head.rows),
+    .busy_o     (af_busy),
+    .req_o      (af_req),
+    .line_o     (af_line),
+    .gnt_i      (a_gnt),
+    .rdata_i    (vmem_rdata_i),
+    .row_valid_o(af_valid),
+    .row_o      (af_row)
+  );
+
+  always_comb begin
+    a_fetch_busy = a8_busy || af_busy;
+    a_req = a8_req || af_req;
+    a_line = af_req ? af_line : a8_line;
+    a_push = a8_valid || af_valid;
+    a_row = a8_row;
+    a_hi = '0;
+    if (a_fp_q) begin
+      for (int unsigned i = 0; i < N; i++) begin
+        a_row[8*i +: 8] = a_lanes_q[i] ? af_row[16*i +: 8] : 8'h00;
+        a_hi[8*i +: 8] = a_lanes_q[i] ? af_row[16*i+8 +: 8] : 8'h00;
+      end
+    end
+    a_fp_d = a_fp_q;
+    a_lanes_d = a_lanes_q;
+    if (a_start) begin
+      a_fp_d = head.bf16;
+      for (int unsigned i = 0; i < N; i++) a_lanes_d[i] = !head_fused || 32'(i) < cur_wrows;
+    end
+  end
 
   always_comb begin
     a_left_d = a_left_q;
@@ -492,6 +593,7 @@ module tpu_mxu
     end
     a_tag.last = a_left_q == 1 && a_final_q;
     a_tag.accumulate = a_accumulate_q;
+    a_tag.fp = a_fp_q;
     a_tag.row = a_row_q;
     rows_streamed_d = rows_streamed_q + 32'(a_push);
   end
@@ -507,14 +609,14 @@ module tpu_mxu
     .rst_ni,
     .w_valid_i  (w_push),
     .w_row_i    (w_row),
-    .w_fp_i     (1'b0),  // bf16 mode: not yet driven by a command (docs/matrix-unit.md, "bf16 mode")
-    .w_hi_i     ('0),
+    .w_fp_i     (w_fp_q),
+    .w_hi_i     ((w_left_q == w_zero_q) ? '0 : w_hi),
     .w_row_idx_o(unused_w_idx),
     .w_swap_i   (a_push && a_swap_q),
     .a_valid_i  (a_push),
     .a_row_i    (a_row),
-    .a_fp_i     (1'b0),
-    .a_hi_i     ('0),
+    .a_fp_i     (a_fp_q),
+    .a_hi_i     (a_hi),
     .c_valid_o  (c_valid),
     .c_row_o    (c_row),
     .busy_o     (array_busy),
@@ -549,7 +651,14 @@ module tpu_mxu
     base = '0;
     if (s1_valid_q && s1_tag_q.accumulate) begin
       base = (wr_valid_q && wr_row_q == s1_tag_q.row) ? wr_data_q : acc_r_rdata_i;
-      for (int unsigned j = 0; j < N; j++) sum[32*j +: 32] = s1_row_q[32*j +: 32] + base[32*j +: 32];
+      if (s1_tag_q.fp) begin
+        // bf16 mode: the ACC value plus the tile's column sum, one fp32 RNE add (bf16_reference.Gemm's order).
+        for (int unsigned j = 0; j < N; j++) begin
+          sum[32*j +: 32] = tpu_fp_pkg::f32_add(base[32*j +: 32], s1_row_q[32*j +: 32]);
+        end
+      end else begin
+        for (int unsigned j = 0; j < N; j++) sum[32*j +: 32] = s1_row_q[32*j +: 32] + base[32*j +: 32];
+      end
     end
     mm_done = s1_valid_q && s1_tag_q.last;
   end
@@ -579,7 +688,7 @@ module tpu_mxu
     ro_wdata = '0;
     ro_out = '0;
     ro_x = '0;
-    out_row_bytes = ro_cmd_q.int8 ? 32'(N) : 32'(4 * N);
+    out_row_bytes = ro_cmd_q.int8 ? 32'(N) : (ro_cmd_q.out_bf16 ? 32'(2 * N) : 32'(4 * N));
     ro_beats = (out_row_bytes > 64) ? out_row_bytes / 64 : 32'd1;
     unique case (ro_q)
       RoIdle: begin
@@ -602,6 +711,8 @@ module tpu_mxu
           ro_x[32*j +: 32] = (ro_cmd_q.relu && ro_acc_q[32*j+31]) ? 32'b0 : ro_acc_q[32*j +: 32];
           if (ro_cmd_q.int8) begin
             ro_out[8*j +: 8] = tpu_requant_pkg::requant(ro_x[32*j +: 32], ro_cmd_q.mult, ro_cmd_q.shift, ro_cmd_q.round);
+          end else if (ro_cmd_q.out_bf16) begin
+            ro_out[16*j +: 16] = tpu_fp_pkg::f32_to_bf16(ro_x[32*j +: 32]);
           end else begin
             ro_out[32*j +: 32] = ro_x[32*j +: 32];
           end
@@ -712,6 +823,9 @@ module tpu_mxu
       a_row_q <= '0;
       a_accumulate_q <= 1'b0;
       a_swap_q <= 1'b0;
+      a_fp_q <= 1'b0;
+      a_lanes_q <= '0;
+      w_fp_q <= 1'b0;
       s1_valid_q <= 1'b0;
       wr_valid_q <= 1'b0;
       ro_q <= RoIdle;
@@ -745,6 +859,9 @@ module tpu_mxu
       a_row_q <= a_row_d;
       a_accumulate_q <= a_accumulate_d;
       a_swap_q <= a_swap_d;
+      a_fp_q <= a_fp_d;
+      a_lanes_q <= a_lanes_d;
+      w_fp_q <= w_fp_d;
       s1_valid_q <= c_valid;
       wr_valid_q <= s1_valid_q;
       ro_q <= ro_d;
@@ -778,7 +895,7 @@ module tpu_mxu
 
   logic unused;
   assign unused = ^{unused_w_idx, src_end[63:32] != '0,
-                    dst_end[63:32] != '0, wsrc_end[63:32] != '0, ro_cmd_q.accumulate, ro_cmd_q.op, ro_cmd_q.irq,
+                    dst_end[63:32] != '0, wsrc_end[63:32] != '0, ro_cmd_q.accumulate, ro_cmd_q.op, ro_cmd_q.irq, ro_cmd_q.bf16,
                     ro_cmd_q.src, ro_cmd_q.dst, ro_cmd_q.rows, ro_cmd_q.stride, ro_cmd_q.wsrc, ro_cmd_q.wstride,
                     ro_cmd_q.krows};
 

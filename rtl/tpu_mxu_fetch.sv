@@ -1,4 +1,5 @@
-// Matrix-unit row fetcher: streams `rows` rows of N int8 from VMEM, row r at byte address
+// Matrix-unit row fetcher: streams `rows` rows of RowBytes bytes (N int8 by default; the bf16 fetchers use 2N) from
+// VMEM, row r at byte address
 // addr + r * stride, out of 64-byte line reads. For N <= 64 a line holds 64/N row slots and the
 // fetcher keeps the last line it read, so rows that share a line (a packed tile: stride N) cost
 // one read per line; for N > 64 a row is N/64 consecutive lines, read one per cycle. A row leaves
@@ -8,7 +9,8 @@
 `include "tpu_assert.svh"
 
 module tpu_mxu_fetch #(
-  parameter int unsigned N = 16
+  parameter int unsigned N = 16,
+  parameter int unsigned RowBytes = N
 ) (
   input  logic           clk_i,
   input  logic           rst_ni,
@@ -22,10 +24,8 @@ module tpu_mxu_fetch #(
   input  logic           gnt_i,
   input  logic [511:0]   rdata_i,     // the line granted in the previous cycle
   output logic           row_valid_o,
-  output logic [N*8-1:0] row_o
+  output logic [RowBytes*8-1:0] row_o
 );
-  localparam int unsigned RowBytes = N;
-
   logic [31:0] addr_q, addr_d, stride_q, stride_d, left_q, left_d;
 
   assign busy_o = left_q != '0;
@@ -126,7 +126,7 @@ module tpu_mxu_fetch #(
     localparam int unsigned Pw = $clog2(Parts);
     logic [Pw-1:0]  part_q, part_d, got_q, got_d;
     logic           pend_q, pend_d, asked_q, asked_d, last_got;
-    logic [N*8-1:0] acc_q, acc_d;
+    logic [RowBytes*8-1:0] acc_q, acc_d;
 
     always_comb begin
       addr_d = addr_q;
@@ -198,4 +198,5 @@ module tpu_mxu_fetch #(
   // A start reloads the walk: only when the previous command's rows are all delivered.
   `ASSERT_IF(MxuFetchStartBusy, !busy_o, start_i)
   `ASSERT_INIT(MxuFetchNLegal, N >= 2 && (N & (N - 1)) == 0)
+  `ASSERT_INIT(MxuFetchRowBytesLegal, RowBytes == N || RowBytes == 2 * N)
 endmodule

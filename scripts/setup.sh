@@ -2,8 +2,9 @@
 # Installs the Debian 12 packages Strata needs to build and run (the main job and every tool: about 1.5 GB, a few
 # minutes the first time). With --python it also makes the project's own Python virtual environment .venv/ with JAX
 # for CPU, TensorFlow's compiled BFC allocator and Selenium (about 1.9 GB from PyPI, 5-10 minutes the first time),
-# and Debian's chromium, which only the tests use (docs/jax.md's JAX tests, fidelity.bfc.*, compare.html_browser):
-# scripts/test.sh asks for it, scripts/run.sh does not. STRATA_NO_VENV=1 leaves both out.
+# and Debian's chromium, which only the tests use (docs/jax.md's JAX tests, fidelity.bfc.*, compare.html_browser), and
+# PyTorch's torch/cuda/_memory_viz.py out of its wheel (compare.memory_viz_pytorch):
+# scripts/test.sh asks for them, scripts/run.sh does not. STRATA_NO_VENV=1 leaves them out.
 # Idempotent; silent when all is present.
 # usage: scripts/setup.sh [--python]
 set -euo pipefail
@@ -12,7 +13,7 @@ with_venv=0
 for arg in "$@"; do
   case "$arg" in
     --python) with_venv=1 ;;
-    -h|--help) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown argument '$arg' (usage: scripts/setup.sh [--python])" >&2; exit 2 ;;
   esac
 done
@@ -98,6 +99,44 @@ selenium_pkg() {
   venv_pkg selenium 4.51.0 "for compare.html_browser" "compare.html_browser"
 }
 
+# PyTorch's reader of memory snapshots, torch/cuda/_memory_viz.py, which test compare.memory_viz_pytorch runs on
+# strata-compare --memory-viz's exports. It imports only Python's standard library, so the one file is taken out of
+# the torch wheel into .venv/share/strata/memory_viz/ (with its version in VERSION) and torch is never installed: the
+# wheel fetched is macOS's (80 MB, CPU only; the file is the same pure Python in every wheel of a release), not Linux's
+# (a CUDA build of about 900 MB). Pinned: 2.11.0 is the newest release with a CPython 3.11 wheel for macOS on arm64.
+# Without PyPI that test skips.
+torch_memory_viz_version=2.11.0
+memory_viz_file() {
+  local py="$root/.venv/bin/python" dir="$root/.venv/share/strata/memory_viz"
+  local stamp="$root/.venv/strata-torch-memory-viz-$torch_memory_viz_version"
+  [ -f "$stamp" ] && return 0
+  [ -x "$py" ] || return 0
+  echo "setup: taking torch/cuda/_memory_viz.py out of torch==$torch_memory_viz_version's wheel into .venv (for" \
+    "compare.memory_viz_pytorch; an 80 MB download, torch is not installed)" >&2
+  local tmp
+  tmp=$(mktemp -d)
+  if "$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --platform macosx_11_0_arm64 \
+       --python-version 3.11 -d "$tmp" "torch==$torch_memory_viz_version" >&2 &&
+     "$py" - "$tmp" "$dir" "$torch_memory_viz_version" <<'PY' >&2 && touch "$stamp"; then
+import glob, os, sys, zipfile
+tmp, out, version = sys.argv[1:]
+(wheel,) = glob.glob(os.path.join(tmp, "torch-*.whl"))
+os.makedirs(out, exist_ok=True)
+with zipfile.ZipFile(wheel) as z:
+    text = z.read("torch/cuda/_memory_viz.py")
+with open(os.path.join(out, "_memory_viz.py"), "wb") as f:
+    f.write(text)
+with open(os.path.join(out, "VERSION"), "w") as f:
+    f.write(version + "\n")
+PY
+    :
+  else
+    echo "setup: warning: could not take _memory_viz.py out of torch's wheel (compare.memory_viz_pytorch will" \
+      "skip)" >&2
+  fi
+  rm -rf "$tmp"
+}
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -105,7 +144,7 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "$with_venv" = 0 ] || { venv; selenium_pkg; tf_wheel; }
+  [ "$with_venv" = 0 ] || { venv; selenium_pkg; tf_wheel; memory_viz_file; }
   exit 0
 fi
 
@@ -119,4 +158,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-[ "$with_venv" = 0 ] || { venv; selenium_pkg; tf_wheel; }
+[ "$with_venv" = 0 ] || { venv; selenium_pkg; tf_wheel; memory_viz_file; }

@@ -44,6 +44,12 @@ struct Handle {
   friend constexpr bool operator!=(Handle a, Handle b) { return a.value != b.value; }
 };
 
+// The node a handle names, below the node count the allocator was given (Init): where a caller keeps its own data per
+// live buffer (the runtime's and the host backend's owner tables), so that the handle's layout stays the allocator's.
+// Live buffers have distinct slots, and a buffer keeps its slot while compaction moves it. Meaningful for a live
+// handle of this allocator only (IsLive): it checks nothing.
+constexpr uint32_t Slot(Handle handle) { return static_cast<uint32_t>(handle.value) - 1; }
+
 struct Options {
   uint64_t capacity_bytes = 0;                    // managed range is [0, capacity), rounded down to granules
   uint32_t granule_bytes = kDefaultGranuleBytes;  // power of two in [1, kMaxGranuleBytes]

@@ -78,10 +78,25 @@ void Init() {
 
 uint32_t ArraySize() { return g_n; }
 
-strata_status Submit(const Command& c, uint32_t* ticket) {
-  const uint32_t align = STRATA_MXU_ROW_ALIGN(g_n);
+namespace {
+// Submit's body; kMode = false is the int8 path with no trace of the mode (Submit), true adds `mode`'s CMD bits.
+// Submit's instance compiles to the instructions Submit had before bf16 (int8 cycle counts are a contract,
+// docs/matrix-unit.md "int8 unchanged"); forcing the template inline (always_inline) did not: GCC then laid out
+// Submit's blocks differently, an extra jump on the path that keeps the unit fed.
+template <bool kMode>
+strata_status SubmitImpl(const Command& c, uint32_t mode, uint32_t* ticket) {
+  const bool bf16 = kMode && (mode & kModeBf16) != 0;
+  // An operand row is N int8, or N bf16 (2N bytes) in bf16 mode.
+  const uint32_t align = bf16 ? STRATA_MXU_ROW_ALIGN(2 * g_n) : STRATA_MXU_ROW_ALIGN(g_n);
   if (ticket == nullptr || g_n == 0 || c.rows == 0 || c.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
     return STRATA_INVALID_ARGUMENT;
+  if constexpr (kMode) {
+    // fp32 ACC is read out as fp32 or bf16, never requantized; bf16 output needs the fp32 ACC.
+    if ((mode & ~(kModeBf16 | kModeOutBf16)) != 0 || (bf16 && (c.int8 || c.round)) ||
+        ((mode & kModeOutBf16) != 0 && !bf16) || ((mode & kModeOutBf16) != 0 && c.op != Op::kReadout)) {
+      return STRATA_INVALID_ARGUMENT;
+    }
+  }
   switch (c.op) {
     case Op::kLoadWeights:
       if (c.rows > g_n || !Aligned(c.src, align)) return STRATA_INVALID_ARGUMENT;
@@ -118,10 +133,17 @@ strata_status Submit(const Command& c, uint32_t* ticket) {
   Stage(kCmd, (static_cast<uint32_t>(c.op) << STRATA_MXU_CMD_OP_LSB) |
                   (c.accumulate ? STRATA_MXU_CMD_ACCUMULATE_MASK : 0) | (c.relu ? STRATA_MXU_CMD_RELU_MASK : 0) |
                   (c.int8 ? STRATA_MXU_CMD_INT8_MASK : 0) | (c.round ? STRATA_MXU_CMD_ROUND_MASK : 0) |
-                  STRATA_MXU_CMD_IRQ_MASK);
+                  (kMode ? mode : 0) | STRATA_MXU_CMD_IRQ_MASK);
   kMxu.Write32(STRATA_MXU_PUSH, 1);
   *ticket = ++g_submitted;
   return STRATA_OK;
+}
+}  // namespace
+
+strata_status Submit(const Command& c, uint32_t* ticket) { return SubmitImpl<false>(c, 0, ticket); }
+
+strata_status SubmitMode(const Command& c, uint32_t mode, uint32_t* ticket) {
+  return SubmitImpl<true>(c, mode, ticket);
 }
 
 strata_status LoadWeights(uint32_t vmem_src, uint32_t valid_rows, uint32_t* ticket) {

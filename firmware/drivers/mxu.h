@@ -45,6 +45,14 @@ uint32_t ArraySize();
 // Queues `c` (sleeping while the queue is full) and returns its ticket. INVALID_ARGUMENT for
 // arguments the unit would reject (checked here first so a bad call changes nothing).
 strata_status Submit(const Command& c, uint32_t* ticket);
+// Submit with extra CMD bits: kModeBf16 (LOAD_WEIGHTS / MATMUL operands are bf16 rows of 2N bytes, ACC holds
+// fp32; READOUT reads ACC as fp32: with ReLU, never requantized) and kModeOutBf16 (READOUT: bf16 rows of 2N
+// bytes, RNE, instead of fp32 rows of 4N). INVALID_ARGUMENT also for an unknown mode bit, INT8 or ROUND with
+// kModeBf16, and kModeOutBf16 without kModeBf16 or on another op than READOUT. A separate entry so that the int8
+// path's code stays as it was (int8 GEMM cycle counts are a contract). docs/matrix-unit.md, "bf16 mode".
+constexpr uint32_t kModeBf16 = STRATA_MXU_CMD_BF16_MASK;
+constexpr uint32_t kModeOutBf16 = STRATA_MXU_CMD_OUT_BF16_MASK;
+strata_status SubmitMode(const Command& c, uint32_t mode, uint32_t* ticket);
 strata_status LoadWeights(uint32_t vmem_src, uint32_t valid_rows, uint32_t* ticket);
 strata_status Matmul(uint32_t vmem_src, uint32_t src_stride, uint32_t rows, uint32_t acc_dst, bool accumulate,
                      uint32_t* ticket);

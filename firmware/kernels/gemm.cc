@@ -11,6 +11,8 @@
 // issues a handful of commands per step instead of two per weight tile. While step s computes,
 // step s+1 loads into the other buffer; a finished block's ACC slot is written back (queue 1)
 // while later blocks compute in the other slots.
+// bf16 mode: the same tiling with 2-byte elements (byte addresses and strides doubled, chunks of half as many
+// K) and fp32 partial sums in ACC; the unit feeds the K edge's lanes beyond the valid rows as +0.
 // Padding: M and N edges simply compute fewer rows / write back fewer columns; the K edge loads
 // the last weight tile with only its valid rows (the unit loads the rest as zeros), so stale
 // VMEM bytes beyond K meet zero weights and no zero-filling is needed.
@@ -40,21 +42,23 @@ constexpr uint32_t kAuxQueue = 1;   // B tiles, C in, write-back
 constexpr bool kPerTileCommands = STRATA_GEMM_PER_TILE_COMMANDS != 0;
 
 // The tiling's limits (see the top of the file).
-constexpr uint32_t kPsumBytes = 4;       // an int32 partial sum in ACC
-constexpr uint32_t kBlockRows = 256;     // Mb, while ACC holds two blocks that tall
-constexpr uint32_t kMaxBlockRows = 512;  // Mb when a narrow C leaves ACC rows over
-constexpr uint32_t kMaxColumnTiles = 4;  // Nb / N at most
-constexpr uint32_t kChunkBytes = 256;    // Kb: the largest multiple of N up to this (N when N is larger)
-constexpr uint32_t kMaxSlots = 4;        // blocks ACC holds at once at most
-constexpr uint32_t kMaxArrayN = 256;     // the largest array the tiling fits (checked below)
+constexpr uint32_t kPsumBytes = 4;        // an int32 partial sum in ACC
+constexpr uint32_t kBlockRows = 256;      // Mb, while ACC holds two blocks that tall
+constexpr uint32_t kMaxBlockRows = 512;   // Mb when a narrow C leaves ACC rows over
+constexpr uint32_t kMaxColumnTiles = 4;   // Nb / N at most
+constexpr uint32_t kChunkBytes = 256;     // Kb: the largest multiple of N up to this (N when N is larger)
+constexpr uint32_t kMaxSlots = 4;         // blocks ACC holds at once at most
+constexpr uint32_t kMaxArrayN = 256;      // the largest array the tiling fits (checked below)
+constexpr uint32_t kMaxArrayNBf16 = 128;  // likewise with bf16 operands (2 bytes each)
 // Rows that lie back to back on both sides move as DMA rows of 32 lines (see GemmRun::Dma).
 constexpr uint32_t kDmaRunRow = 32 * STRATA_DMA_LINE_BYTES;
 
 constexpr uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 constexpr uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
-// The largest blocks and chunks on an N x N array: a narrow C or a short K only shrinks them (Run
-// then grows Mb while two blocks still fit in ACC and VMEM).
+// The largest blocks and chunks on an N x N array with operands of `es` bytes (1: int8, 2: bf16): a
+// narrow C or a short K only shrinks them (Run then grows Mb while two blocks still fit in ACC and VMEM).
+// A chunk is at most kChunkBytes bytes of an A row either way.
 struct Tiling {
   uint32_t mb;   // block rows
   uint32_t ntb;  // column tiles per block
@@ -62,40 +66,55 @@ struct Tiling {
 };
 // ACC rows (N partial sums each) in half of ACC: the most one block may take.
 constexpr uint32_t AccRowsHalf(uint32_t n) { return STRATA_ACC_SIZE / 2 / (kPsumBytes * n); }
-constexpr Tiling BaseTiling(uint32_t n) {
+constexpr Tiling BaseTiling(uint32_t n, uint32_t es) {
   const uint32_t rows_half = AccRowsHalf(n);
   const uint32_t mb = Min(kBlockRows, rows_half);
-  return {mb, Min(rows_half / mb, kMaxColumnTiles), n >= kChunkBytes ? n : kChunkBytes / n * n};
+  return {mb, Min(rows_half / mb, kMaxColumnTiles), n * es >= kChunkBytes ? n : kChunkBytes / es / n * n};
 }
-// VMEM bytes in use: two step buffers (A chunk and B tiles) and two output buffers of rows of
-// `out_row` bytes (int8 or int32 results after the epilogue).
-constexpr uint32_t VmemBytes(const Tiling& t, uint32_t n, uint32_t out_row) {
-  return 2 * (t.mb * t.kb + t.kb * t.ntb * n) + 2 * t.mb * t.ntb * out_row;
+// VMEM bytes in use: two step buffers (A chunk and B tiles, `es` bytes per element) and two output
+// buffers of rows of `out_row` bytes (results after the epilogue).
+constexpr uint32_t VmemBytes(const Tiling& t, uint32_t n, uint32_t out_row, uint32_t es) {
+  return 2 * es * (t.mb * t.kb + t.kb * t.ntb * n) + 2 * t.mb * t.ntb * out_row;
 }
 // Every array from 2 x 2 to kMaxArrayN fits its largest tiling, int32 results included, in VMEM,
 // and ACC holds at least two of its blocks (one computes while the other is written back).
 constexpr bool TilingFitsEveryArray() {
-  for (uint32_t n = 2; n <= kMaxArrayN; n *= 2) {
-    const Tiling t = BaseTiling(n);
-    if (t.mb == 0 || t.ntb == 0 || t.kb % n != 0 || VmemBytes(t, n, kPsumBytes * n) > STRATA_VMEM_SIZE ||
-        STRATA_ACC_SIZE / (t.mb * t.ntb * kPsumBytes * n) < 2) {
-      return false;
+  for (uint32_t es = 1; es <= 2; ++es) {
+    for (uint32_t n = 2; n <= (es == 1 ? kMaxArrayN : kMaxArrayNBf16); n *= 2) {
+      const Tiling t = BaseTiling(n, es);
+      if (t.mb == 0 || t.ntb == 0 || t.kb % n != 0 || VmemBytes(t, n, kPsumBytes * n, es) > STRATA_VMEM_SIZE ||
+          STRATA_ACC_SIZE / (t.mb * t.ntb * kPsumBytes * n) < 2) {
+        return false;
+      }
     }
   }
   return true;
 }
 static_assert(TilingFitsEveryArray(), "the GEMM tiling no longer fits VMEM or ACC for some array size");
 
-class GemmRun {
+// What only the bf16 instance keeps: an empty base for int8, so that GemmRun<false> has the members, layout and
+// code of the int8 kernel before bf16 (int8 GEMM cycle counts are a contract: docs/matrix-unit.md).
+template <bool kBf16>
+struct GemmModeState {};
+template <>
+struct GemmModeState<true> {
+  bool out_bf16_ = false;  // READOUT writes bf16 (RNE) instead of fp32
+};
+
+// kBf16: bf16 operands (es_ = 2) and fp32 ACC; the int8 instance is the kernel as it was before bf16.
+template <bool kBf16>
+class GemmRun : private GemmModeState<kBf16> {
  public:
   GemmRun(const GemmParams& p, GemmStats* stats) : p_(p), st_(stats) {}
 
+  void SetOutBf16(bool out_bf16) { this->out_bf16_ = out_bf16; }  // bf16 instance only
+
   strata_status Run() {
     n_ = mxu::ArraySize();
-    if (n_ == 0 || n_ > kMaxArrayN) return STRATA_FAILED_PRECONDITION;
+    if (n_ == 0 || n_ > (kBf16 ? kMaxArrayNBf16 : kMaxArrayN)) return STRATA_FAILED_PRECONDITION;
     while ((1u << n_shift_) < n_) ++n_shift_;  // N is a power of two (tpu_mxu's MxuNLegal)
     const uint32_t rows_half = AccRowsHalf(n_);
-    const Tiling base = BaseTiling(n_);
+    const Tiling base = BaseTiling(n_, es_);
     mb_ = base.mb;
     ntb_ = Min(base.ntb, CeilDiv(p_.n, n_));  // a narrow C needs narrower blocks
     nb_ = ntb_ * n_;
@@ -103,21 +122,26 @@ class GemmRun {
     // The A chunk's VMEM row stride is a whole number of lines: the unit's row fetcher then reads
     // one line per row and streams a row every cycle (a stride such as 48 makes rows straddle lines
     // and costs a bubble every few rows).
-    kb_ = Min(base.kb, CeilDiv(kpad, STRATA_DMA_LINE_BYTES) * STRATA_DMA_LINE_BYTES);
-    out_row_ = p_.int8 ? n_ : kPsumBytes * n_;
-    epilogue_ = p_.relu || p_.int8;
+    kb_ = Min(base.kb, CeilDiv(kpad * es_, STRATA_DMA_LINE_BYTES) * STRATA_DMA_LINE_BYTES / es_);
+    if constexpr (kBf16) {
+      out_row_ = (this->out_bf16_ ? 2 : kPsumBytes) * n_;
+      epilogue_ = p_.relu || this->out_bf16_;
+    } else {
+      out_row_ = p_.int8 ? n_ : kPsumBytes * n_;
+      epilogue_ = p_.relu || p_.int8;
+    }
     // A narrow C leaves ACC rows over: taller blocks (while two still fit in ACC and VMEM) make each
     // step's commands longer against the fixed per-step cost of the firmware. The base tiling fits
     // (TilingFitsEveryArray), so only the taller ones are checked.
     while (mb_ < kMaxBlockRows && 2 * mb_ * ntb_ <= rows_half && p_.m > mb_ &&
-           VmemBytes({2 * mb_, ntb_, kb_}, n_, out_row_) <= STRATA_VMEM_SIZE) {
+           VmemBytes({2 * mb_, ntb_, kb_}, n_, out_row_, es_) <= STRATA_VMEM_SIZE) {
       mb_ *= 2;
     }
     // ACC holds `slots_` blocks: a finished block's write-back has slots_ - 1 blocks of compute
     // to drain before its slot is reused.
     slot_bytes_ = mb_ * ntb_ * kPsumBytes * n_;
     slots_ = Min(kMaxSlots, STRATA_ACC_SIZE / slot_bytes_);
-    const uint32_t a_bytes = mb_ * kb_, b_bytes = kb_ * nb_;
+    const uint32_t a_bytes = mb_ * kb_ * es_, b_bytes = kb_ * nb_ * es_;
     buf_bytes_ = a_bytes + b_bytes;
     out_base_ = 2 * buf_bytes_;
     out_bytes_ = mb_ * ntb_ * out_row_;
@@ -220,13 +244,15 @@ class GemmRun {
     const Block& b = cursor_.b;
     const uint32_t kc = cursor_.kc;
     const uint32_t k0 = kc * kb_, kv = Min(kb_, p_.k - k0);
-    const uint32_t abuf = (s % 2) * buf_bytes_, bbuf = abuf + mb_ * kb_;
+    const uint32_t abuf = (s % 2) * buf_bytes_, bbuf = abuf + mb_ * kb_ * es_;
     // The buffer still holds the A chunk of step s - 2: the column blocks of one block row with a
     // single K chunk all use the same A, which is then loaded once per buffer, not once per step.
     strata_status st = STRATA_OK;
     const bool a_held = a_held_[s % 2] && a_m0_[s % 2] == b.m0 && a_k0_[s % 2] == k0;
     if (!a_held) {
-      st = Dma(kLoadQueue, {Tier::kHbm, p_.a + uint64_t{b.m0} * p_.k + k0, Tier::kVmem, abuf, kv, b.mv, p_.k, kb_},
+      st = Dma(kLoadQueue,
+               {Tier::kHbm, p_.a + (uint64_t{b.m0} * p_.k + k0) * es_, Tier::kVmem, abuf, kv * es_, b.mv, p_.k * es_,
+                kb_ * es_},
                &load_ticket_[s % 2]);
       a_held_[s % 2] = true;
       a_m0_[s % 2] = b.m0;
@@ -239,8 +265,8 @@ class GemmRun {
     uint32_t* b_ticket = a_held ? &load_ticket_[s % 2] : &aux_ticket_[s % 2];
     for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
       st = Dma(bq,
-               {Tier::kHbm, p_.b + uint64_t{k0} * p_.n + b.n0 + nt * n_, Tier::kVmem, bbuf + nt * kb_ * n_,
-                NValid(b, nt), kv, p_.n, n_},
+               {Tier::kHbm, p_.b + (uint64_t{k0} * p_.n + b.n0 + nt * n_) * es_, Tier::kVmem,
+                bbuf + nt * kb_ * n_ * es_, NValid(b, nt) * es_, kv, p_.n * es_, n_ * es_},
                b_ticket);
     }
     if (kc == 0 && p_.accumulate) {
@@ -273,7 +299,8 @@ class GemmRun {
 
   strata_status WriteBack() {
     const Block& b = wb_.b;
-    const uint32_t es = p_.int8 ? 1 : kPsumBytes;  // bytes per C element
+    // Bytes per C element (bf16: fp32, or bf16 after the epilogue, as out_row_ says).
+    const uint32_t es = kBf16 ? out_row_ >> n_shift_ : (p_.int8 ? 1 : kPsumBytes);
     strata_status st = STRATA_OK;
     for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
       dma::Descriptor d{Tier::kAcc,         AccTile(wb_.slot, nt),
@@ -298,7 +325,13 @@ class GemmRun {
 
   strata_status Push(const mxu::Command& c, uint32_t* ticket) {
     ++st_->mxu_commands;
-    strata_status st = mxu::Submit(c, ticket);
+    strata_status st;
+    if constexpr (kBf16) {
+      st = mxu::SubmitMode(c, mxu::kModeBf16 | (c.op == mxu::Op::kReadout && this->out_bf16_ ? mxu::kModeOutBf16 : 0),
+                           ticket);
+    } else {
+      st = mxu::Submit(c, ticket);
+    }
     return st == STRATA_OK ? Service() : st;
   }
 
@@ -314,7 +347,7 @@ class GemmRun {
     const Block& b = cur.b;
     const uint32_t blk = cur.blk, kc = cur.kc;
     const uint32_t k0 = kc * kb_, kv = Min(kb_, p_.k - k0);
-    const uint32_t abuf = (s % 2) * buf_bytes_, bbuf = abuf + mb_ * kb_;
+    const uint32_t abuf = (s % 2) * buf_bytes_, bbuf = abuf + mb_ * kb_ * es_;
     if (!dma::IsDone(kLoadQueue, load_ticket_[s % 2]) || !dma::IsDone(kAuxQueue, aux_ticket_[s % 2])) {
       ++st_->dma_waits;
     }
@@ -332,12 +365,12 @@ class GemmRun {
       for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
         mxu::Command m{mxu::Op::kMatmul};
         m.src = abuf;
-        m.src_stride = kb_;
+        m.src_stride = kb_ * es_;
         m.rows = b.mv;
         m.dst = AccTile(cur.slot, nt);
         m.accumulate = acc0;
-        m.w_src = bbuf + nt * kb_ * n_;
-        m.w_stride = n_ * n_;
+        m.w_src = bbuf + nt * kb_ * n_ * es_;
+        m.w_stride = n_ * n_ * es_;
         m.k_rows = kv;
         st = Push(m, &ticket);
       }
@@ -347,13 +380,13 @@ class GemmRun {
         const uint32_t kvalid = Min(n_, kv - kt * n_);
         for (uint32_t nt = 0; st == STRATA_OK && nt < b.ntiles; ++nt) {
           mxu::Command w{mxu::Op::kLoadWeights};
-          w.src = bbuf + nt * kb_ * n_ + kt * n_ * n_;
+          w.src = bbuf + (nt * kb_ * n_ + kt * n_ * n_) * es_;
           w.rows = kvalid;
           st = Push(w, &ticket);
           if (st != STRATA_OK) break;
           mxu::Command m{mxu::Op::kMatmul};
-          m.src = abuf + kt * n_;
-          m.src_stride = kb_;
+          m.src = abuf + kt * n_ * es_;
+          m.src_stride = kb_ * es_;
           m.rows = b.mv;
           m.dst = AccTile(cur.slot, nt);
           m.accumulate = acc0 || kt > 0;
@@ -416,6 +449,7 @@ class GemmRun {
   const GemmParams& p_;
   GemmStats* st_;
   uint32_t n_ = 0, n_shift_ = 0, mb_ = 0, nb_ = 0, ntb_ = 0, kb_ = 0, out_row_ = 0;
+  static constexpr uint32_t es_ = kBf16 ? 2 : 1;  // bytes per A/B element
   bool epilogue_ = false;
   uint32_t buf_bytes_ = 0, out_base_ = 0, out_bytes_ = 0;
   uint32_t blocks_m_ = 0, blocks_n_ = 0, chunks_ = 0, steps_ = 0;
@@ -441,7 +475,18 @@ strata_status Gemm(const GemmParams& p, GemmStats* stats) {
   if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT)
     return STRATA_INVALID_ARGUMENT;
   *stats = GemmStats{};
-  GemmRun run(p, stats);
+  GemmRun<false> run(p, stats);
+  return run.Run();
+}
+
+strata_status GemmBf16(const GemmParams& p, bool out_bf16, GemmStats* stats) {
+  if (stats == nullptr || p.m == 0 || p.k == 0 || p.n == 0 || p.int8 || p.round ||
+      p.quant_shift > STRATA_GEMM_MAX_QUANT_SHIFT) {
+    return STRATA_INVALID_ARGUMENT;
+  }
+  *stats = GemmStats{};
+  GemmRun<true> run(p, stats);
+  run.SetOutBf16(out_bf16);
   return run.Run();
 }
 

@@ -1,5 +1,6 @@
-// Tiled, double-buffered int8 GEMM on the matrix unit: C = A.B (+ C) for row-major A[M x K],
-// B[K x N] in HBM, int32 C (or ReLU / requantized int8 C through READOUT). See docs/matrix-unit.md.
+// Tiled, double-buffered GEMM on the matrix unit: C = A.B (+ C) for row-major A[M x K], B[K x N] in HBM; int8
+// A and B with int32 C (or ReLU / requantized int8 C through READOUT), or bf16 A and B with fp32 (or bf16) C
+// (GemmBf16). See docs/matrix-unit.md.
 #ifndef STRATA_FW_KERNELS_GEMM_H_
 #define STRATA_FW_KERNELS_GEMM_H_
 
@@ -31,10 +32,17 @@ struct GemmStats {
   uint32_t dma_waits = 0;  // times compute had to wait for a prefetch
 };
 
-// Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension or a shift above
+// Needs dma::Init() and mxu::Init() first. INVALID_ARGUMENT for a zero dimension, a shift above
 // STRATA_GEMM_MAX_QUANT_SHIFT; FAILED_PRECONDITION for no matrix unit or one larger than 256 x 256
 // (the tiling's VMEM budget); errors from the DMA engine or the matrix unit are passed on.
 strata_status Gemm(const GemmParams& p, GemmStats* stats);
+
+// The same in bf16 mode: A and B bf16 (2 bytes per element, row-major), C_in and C fp32 bit patterns, the
+// matrix unit's order (docs/matrix-unit.md, "bf16 mode"); ReLU maps a set sign bit to +0; out_bf16 writes C
+// as bf16 (RNE, 2 bytes per element). INVALID_ARGUMENT as Gemm, and with p.int8 or p.round (no requantization of fp32);
+// FAILED_PRECONDITION on an array above 128 x 128. A separate entry (and template instance) so that the int8
+// kernel's code and cycles stay as they were.
+strata_status GemmBf16(const GemmParams& p, bool out_bf16, GemmStats* stats);
 
 }  // namespace strata::kernels
 

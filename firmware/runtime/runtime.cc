@@ -184,7 +184,7 @@ Context* FindContext(uint32_t id, uint32_t* slot_out) {
 Result ResolveBuffer(uint32_t slot, uint64_t handle, alloc::BufferInfo* info) {
   const strata_status s = g_alloc.GetInfo(Handle{handle}, info);
   if (s != STRATA_OK) return {s, STRATA_FIELD_HANDLE};
-  if (g_owner[static_cast<uint32_t>(handle) - 1] != slot + 1) return {STRATA_PERMISSION_DENIED, STRATA_FIELD_HANDLE};
+  if (g_owner[alloc::Slot(Handle{handle})] != slot + 1) return {STRATA_PERMISSION_DENIED, STRATA_FIELD_HANDLE};
   return {};
 }
 
@@ -196,7 +196,7 @@ Result FreeBuffer(Context& ctx, uint64_t handle) {
     if (f != STRATA_OK) return {f, STRATA_FIELD_HANDLE};
     ctx.bytes_in_use -= info.allocated_bytes;
     --ctx.buffers;
-    g_owner[static_cast<uint32_t>(handle) - 1] = 0;
+    g_owner[alloc::Slot(Handle{handle})] = 0;
   }
   if (s != STRATA_OK) return {s, STRATA_FIELD_HANDLE};
   return {};  // a completion names a field only when something was wrong
@@ -228,7 +228,7 @@ Result DestroyContext(Context& ctx, uint32_t slot) {
   Drain();
   uint32_t n = 0;
   g_alloc.ForEachBlock([&](uint64_t, uint64_t, bool live, Handle h) {
-    if (live && n < kMaxLive && g_owner[static_cast<uint32_t>(h.value) - 1] == slot + 1) g_scratch[n++] = h;
+    if (live && n < kMaxLive && g_owner[alloc::Slot(h)] == slot + 1) g_scratch[n++] = h;
   });
   for (uint32_t i = 0; i < n; ++i) {
     const Result r = FreeBuffer(ctx, g_scratch[i].value);
@@ -273,7 +273,7 @@ Result Allocate(const strata_cmd& cmd, Context& ctx, uint32_t slot, uint64_t* ha
   g_alloc.GetInfo(h, &info);
   ctx.bytes_in_use += info.allocated_bytes;
   ++ctx.buffers;
-  g_owner[static_cast<uint32_t>(h.value) - 1] = static_cast<uint8_t>(slot + 1);
+  g_owner[alloc::Slot(h)] = static_cast<uint8_t>(slot + 1);
   *handle_out = h.value;
   // For timelines; exact below 2^32 granules (1 TiB at 256 B: every HBM preset is far smaller).
   *offset_out = static_cast<uint32_t>(info.offset >> alloc::bits::Lsb32(g_alloc.granule_bytes()));  // no __udivdi3

@@ -5,6 +5,7 @@
 
 #include "families.h"
 #include "text.h"
+#include "tf_memory.h"
 
 namespace strata::compare {
 namespace {
@@ -73,6 +74,7 @@ bool RunSetting(const replay::Trace& trace, const Setting& setting, const device
   for (const auto& [k, v] : gpu_options) {
     if (k == "torch_version" && !IsTorch(c.name)) continue;
     if (k == "jax_version" && (c.name.rfind("jax", 0) != 0 || c.name == "jax-platform")) continue;
+    if (k == "tf_version" && c.name != "tf" && c.name != "tf-growth") continue;  // the BFC's reserve rule
     o.gpu_options[k] = v;
   }
   for (const auto& [k, v] : setting.options) o.gpu_options[k] = v;
@@ -86,16 +88,10 @@ bool RunSetting(const replay::Trace& trace, const Setting& setting, const device
   const uint64_t capacity = c.strata ? Usable(device) : device.total_bytes;
   Run run;
   Outcome r;
-  if (!RunContender(trace, c, capacity, c.strata ? 0 : device.context_bytes, record, o, &run, error)) {
-    // JAX's Defragment() that cannot place every buffer again ends the run, as it ends the JAX program: a failure
-    // of the workload on this device, not of the tool.
-    if (!c.defragment || error->find("DATA_LOSS") == std::string::npos) return false;
-    r.kind = "fragmentation";
-    r.message = *error;
-    error->clear();
-    *out = r;
-    return true;
-  }
+  // JAX's Defragment() that cannot place every buffer again ends the run, as it ends the JAX program: a failure of the
+  // workload on this device, not of the tool. The runner hears it as strata_compact's STRATA_DATA_LOSS and stops the
+  // run there (RunResult::stopped), a fragmentation OOM at that event; so a failure here is the tool's.
+  if (!RunContender(trace, c, capacity, c.strata ? 0 : device.context_bytes, record, o, &run, error)) return false;
   r.completed = run.completed();
   r.failed_allocs = run.failed_allocs;
   r.kind = run.first_oom.kind;
@@ -211,8 +207,11 @@ bool FindFix(const replay::Trace& trace, const std::string& contender, const dev
     bool any = false;
     if (!BisectSetting(75, 100, at, &least, &any)) return false;  // 0.75 fails (the default)
   }
-  // TensorFlow's reserve (TF_DEVICE_MIN_SYS_MEMORY_IN_MB): the largest that completes, in MiB below 2048.
-  if ((contender == "tf" || contender == "tf-growth") && device.kind == devices::Kind::kGpu) {
+  // TensorFlow's reserve (TF_DEVICE_MIN_SYS_MEMORY_IN_MB, 2.5 on): the largest that completes, in MiB below 2048.
+  gpu::TfRelease tf_release;
+  if (auto it = gpu_options.find("tf_version"); it != gpu_options.end()) gpu::ParseTfVersion(it->second, &tf_release);
+  if ((contender == "tf" || contender == "tf-growth") && device.kind == devices::Kind::kGpu &&
+      tf_release.fixed_reserve) {
     auto at = [&](int mb, bool* done) {
       return consider({contender,
                        {{"min_sys_memory_mb", std::to_string(mb)}},

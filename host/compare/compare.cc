@@ -24,6 +24,7 @@
 #include "tpu.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
+#include "strata/strata.hpp"
 #endif
 
 namespace strata::compare {
@@ -172,8 +173,8 @@ bool RunStrataSim(const replay::Trace& trace, const Contender& c, uint64_t capac
 }
 #endif
 
-// A GPU contender's replay through the C API: its policy on `backend`, of `capacity` with a CUDA context of
-// `context_bytes` (gpu-emu; a real GPU has its own).
+}  // namespace
+
 replay::GpuReplayOptions GpuRunOptions(const Contender& c, const std::string& backend, uint64_t capacity,
                                        uint64_t context_bytes, const Options& options) {
   replay::GpuReplayOptions o;
@@ -188,6 +189,8 @@ replay::GpuReplayOptions GpuRunOptions(const Contender& c, const std::string& ba
   }
   return o;
 }
+
+namespace {
 
 bool RunGpu(const replay::Trace& trace, const Contender& c, const std::string& backend, uint64_t capacity,
             uint64_t context_bytes, bool record, bool places, const Options& options, Run* run, std::string* error) {
@@ -343,7 +346,7 @@ std::vector<Contender> AllContenders() {
   std::vector<Contender> all;
   all.push_back({"strata", true, true, "", false});
   all.push_back({"strata-no-compact", true, false, "", false});
-  for (const std::string& p : gpu::PolicyNames()) {
+  for (const std::string& p : strata::OptionChoices("gpu-emu", "policy")) {
     all.push_back({p, false, false, p, false});
     if (p == "jax") all.push_back({"jax+defrag", false, false, "jax", true});
   }
@@ -546,11 +549,11 @@ bool AdviseRun(const replay::Trace& trace, const Contender& c, uint64_t capacity
       options.capacity.kind == CapacitySpec::Kind::kPreset ? devices::Find(options.capacity.text) : nullptr;
   const devices::Device custom{"custom", "custom", devices::Kind::kGpu, capacity_bytes, 0, 0, 0, false, ""};
   // The search starts from the framework's defaults: with a policy setting of the user's own (--option mem_fraction=,
-  // ...) it would answer another question, so there is no advice then. The page and the PyTorch and JAX releases
-  // carry over.
+  // ...) it would answer another question, so there is no advice then. The page and the PyTorch, JAX and TensorFlow
+  // releases carry over.
   std::map<std::string, std::string> carried;
   for (const auto& [key, value] : options.gpu_options) {
-    if (key != "page_bytes" && key != "torch_version" && key != "jax_version") return true;
+    if (key != "page_bytes" && key != "torch_version" && key != "jax_version" && key != "tf_version") return true;
     carried[key] = value;
   }
   Fix fix;

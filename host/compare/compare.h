@@ -17,6 +17,10 @@
 #include "replay.h"
 #include "trace_file.h"
 
+namespace strata::replay {
+struct GpuReplayOptions;  // gpu_replay.h
+}
+
 namespace strata::compare {
 
 // One way of managing device memory.
@@ -218,6 +222,12 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
 // failed allocations and costs: no series, peaks, OOM kinds or first OOM, and no per-event work to get them.
 bool RunContender(const replay::Trace& trace, const Contender& contender, uint64_t capacity_bytes,
                   uint64_t context_bytes, bool record, const Options& options, Run* run, std::string* error);
+
+// A GPU contender's replay through the C API: its policy on `backend` ("gpu-emu", "cuda"), of `capacity` with a CUDA
+// context of `context_bytes` (gpu-emu; a real GPU has its own), the --option settings of `options`: what RunContender
+// and strata-compare --memory-viz run.
+replay::GpuReplayOptions GpuRunOptions(const Contender& c, const std::string& backend, uint64_t capacity,
+                                       uint64_t context_bytes, const Options& options);
 
 // The least capacity at which `contender` completes the trace, to options.resolution of the max load.
 // Completion need not be monotone in capacity (a larger pool can fragment differently), so the answer

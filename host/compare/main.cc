@@ -20,12 +20,13 @@
 #include "compaction_cost.h"
 #include "compare.h"
 #include "devices.h"
-#include "hbm/hbm_config.h"
 #include "html_report.h"
+#include "memory_viz.h"
 #include "names.h"
 #include "regular_file.h"
 #include "report.h"
 #include "strata/strata.h"
+#include "strata/strata.hpp"
 #include "tool_cli.h"
 #include "trace_file.h"
 #include "workload.h"
@@ -37,7 +38,8 @@ constexpr const char* kSynopsis =
     "strata-compare WORKLOAD... [--capacity C] [--contenders LIST] [--backend STRATA_BACKENDS]\n"
     "                      [--hbm PRESET] [--cuda auto|on|off] [--option N=V]... [--resolution F] [--no-search]\n"
     "                      [--no-advice] [--jobs N] [--format F] [--device N] [--json FILE] [--csv FILE]\n"
-    "                      [--timeline FILE] [--html FILE] [--quiet] [--no-table] [--list-devices]\n"
+    "                      [--timeline FILE] [--html FILE] [--memory-viz FILE [--memory-viz-contender NAME]]\n"
+    "                      [--quiet] [--no-table] [--list-devices]\n"
     "       strata-compare --tenant POLICY:WORKLOAD --tenant POLICY:WORKLOAD... [options]\n"
     "       strata-compare WORKLOAD... --emit-jobs DIR [options]      (one command line per run)\n"
     "       strata-compare --merge REPORT.json... [--json FILE] [--csv FILE] [--html FILE]";
@@ -79,7 +81,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> tenant_args;
   std::string capacity_text = "1.0x", contenders_text = "all", json_path, csv_path, emit_dir, cuda_mode = "auto";
-  std::string timeline_path, html_path;
+  std::string timeline_path, html_path, memory_viz_path, memory_viz_contender;
   bool merge = false, quiet = false, table = true;
   workload::Format format = workload::Format::kAuto;
   workload::ImportOptions import;
@@ -170,8 +172,9 @@ int Main(int argc, char** argv) {
   strata::cli::AddTaken(
       app, "--hbm", "PRESET",
       [&](const std::string& v) -> std::string {
-        const std::string unknown =
-            strata::tool::UnknownName("HBM preset", v, strata::tool::NamesOf(strata::hbm::HbmPresets()));
+        // The sim backend's presets as the driver lists them; a build without it checks the cost model's alone.
+        const std::vector<std::string> presets = strata::OptionChoices("sim", "hbm_preset");
+        const std::string unknown = presets.empty() ? "" : strata::tool::UnknownName("HBM preset", v, presets);
         if (!unknown.empty()) return unknown;
         if (compare::CompactionCostFor(v) == nullptr) {
           return "HBM preset '" + v + "' has no compaction cost model yet (bench/compaction/cost_model.py fits one)";
@@ -182,7 +185,7 @@ int Main(int argc, char** argv) {
       },
       std::string("the HBM preset of Strata's device: its compaction cycles, estimated on the host\n"
                   "(docs/comparison.md) or measured with --backend sim (default ") +
-          strata::hbm::kDefaultHbmPreset + ")");
+          options.hbm_preset + ")");
   app.add_flag_callback(
       "--no-advice",
       [&] {
@@ -250,6 +253,14 @@ int Main(int argc, char** argv) {
                  "run per contender, OOMs and compactions marked, the verdict, and where every buffer\n"
                  "was (address x time), with zoom and hover (docs/comparison.md; not with --emit-jobs)")
       ->type_name("FILE");
+  app.add_option("--memory-viz", memory_viz_path,
+                 "one contender's run as a PyTorch memory snapshot (pickle) that PyTorch's memory_viz\n"
+                 "and torch/cuda/_memory_viz.py open: its segments, blocks and every allocation, free,\n"
+                 "segment and OOM in order (docs/comparison.md; one workload, not with --tenant)")
+      ->type_name("FILE");
+  app.add_option("--memory-viz-contender", memory_viz_contender,
+                 "the contender --memory-viz exports (default: torch when it runs, else the first)")
+      ->type_name("NAME");
   app.add_option("--emit-jobs", emit_dir,
                  "print one strata-compare command line per workload and contender, each writing\n"
                  "DIR/NNNN.json, instead of running them (for GNU parallel or a Slurm array)")
@@ -268,10 +279,15 @@ int Main(int argc, char** argv) {
     return std::cout.flush() ? 0 : 1;
   }
   table = !no_table;
+  if (memory_viz_path == "-") return Usage("--memory-viz writes a file, not standard output");
+  if (!memory_viz_contender.empty() && memory_viz_path.empty()) {
+    return Usage("--memory-viz-contender names what --memory-viz exports: add --memory-viz FILE");
+  }
   // --no-table with nothing else to show would run the whole comparison for no output at all.
   if (no_table && json_path.empty() && csv_path.empty() && timeline_path.empty() && html_path.empty() &&
-      emit_dir.empty()) {
-    return Usage("--no-table leaves no output: add --json FILE, --csv FILE, --timeline FILE or --html FILE");
+      memory_viz_path.empty() && emit_dir.empty()) {
+    return Usage(
+        "--no-table leaves no output: add --json FILE, --csv FILE, --timeline FILE, --html FILE or --memory-viz FILE");
   }
   if (json_path == "-" && csv_path == "-") return Usage("--json - and --csv - both want standard output");
   // Output paths are checked before anything runs: a long comparison must not be lost at the end.
@@ -283,7 +299,10 @@ int Main(int argc, char** argv) {
   if (!html_path.empty() && !emit_dir.empty()) {
     return Usage("--html draws a comparison: not with --emit-jobs (--merge the jobs' reports with --html)");
   }
-  for (const std::string* path : {&json_path, &csv_path, &timeline_path, &html_path}) {
+  if (!memory_viz_path.empty() && (merge || !emit_dir.empty() || !tenant_args.empty() || inputs.size() != 1)) {
+    return Usage("--memory-viz exports one contender's run of one workload (not --merge, --emit-jobs or --tenant)");
+  }
+  for (const std::string* path : {&json_path, &csv_path, &timeline_path, &html_path, &memory_viz_path}) {
     if (!path->empty() && *path != "-") {
       const std::string bad = tool::CheckWritableFile(*path);
       if (!bad.empty()) return Fail(2, *path + ": " + bad);
@@ -300,13 +319,17 @@ int Main(int argc, char** argv) {
     }
   }
   for (const auto& tenant : tenant_args) workload::AddImportInputs("the workload", tenant.second, &read);
-  if (const std::string clash = tool::CheckOutputsApart(
-          read, {{"--json", json_path}, {"--csv", csv_path}, {"--timeline", timeline_path}, {"--html", html_path}});
+  if (const std::string clash = tool::CheckOutputsApart(read, {{"--json", json_path},
+                                                               {"--csv", csv_path},
+                                                               {"--timeline", timeline_path},
+                                                               {"--html", html_path},
+                                                               {"--memory-viz", memory_viz_path}});
       !clash.empty()) {
     return Fail(2, clash);
   }
   std::string error;
   std::vector<compare::WorkloadReport> reports;
+  std::string memory_viz;  // the pickle, written with the other outputs
 
   if (merge) {
     if (inputs.empty()) return Usage("--merge needs at least one report");
@@ -323,6 +346,16 @@ int Main(int argc, char** argv) {
   } else {
     if (!compare::ParseCapacitySpec(capacity_text, &options.capacity, &error)) return Usage(error);
     if (!compare::ParseContenders(contenders_text, &options.contenders, &error)) return Usage(error);
+    if (!memory_viz_path.empty()) {
+      if (memory_viz_contender.empty()) memory_viz_contender = compare::DefaultMemoryVizContender(options.contenders);
+      if (std::none_of(options.contenders.begin(), options.contenders.end(),
+                       [&](const compare::Contender& c) { return c.name == memory_viz_contender; })) {
+        std::vector<std::string> names;
+        for (const compare::Contender& c : options.contenders) names.push_back(c.name);
+        return Usage("--memory-viz-contender '" + memory_viz_contender + "' is not among the contenders (" +
+                     tool::JoinNames(names, ", ", ", ") + ")");
+      }
+    }
     if (!html_path.empty()) {  // the page draws each run finer than the report's series, and every buffer's place
       options.detail_points = compare::kHtmlSeriesBands;
       options.record_places = true;
@@ -437,6 +470,11 @@ int Main(int argc, char** argv) {
         if (!load(path, &trace, &source)) return Fail(2, error);
         compare::WorkloadReport w;
         if (!compare::CompareWorkload(trace, source, options, &w, &error)) return Fail(3, error);
+        compare::MemoryVizSummary summary;
+        if (!memory_viz_path.empty() &&
+            !compare::MemoryVizSnapshot(trace, memory_viz_contender, w, options, &memory_viz, &summary, &error)) {
+          return Fail(3, error);
+        }
         reports.push_back(std::move(w));
       }
       options.timeline = nullptr;
@@ -449,6 +487,7 @@ int Main(int argc, char** argv) {
   if (!html_path.empty()) {
     if (!WriteOut(html_path, compare::ToHtml(reports), &error)) return Fail(1, error);
   }
+  if (!memory_viz_path.empty() && !WriteOut(memory_viz_path, memory_viz, &error)) return Fail(1, error);
   if (!csv_path.empty()) {
     std::string csv = compare::CsvHeader();
     for (const compare::WorkloadReport& w : reports) csv += compare::ToCsv(w);

@@ -9,6 +9,7 @@
 #include "names.h"
 #include "policy.h"
 #include "static_plans.h"
+#include "strata/strata.hpp"
 #include "text.h"
 
 namespace strata::compare {
@@ -227,7 +228,7 @@ std::string UnknownRun(const Run& r) {
   for (const char* name : kStaticPlanRows) {
     if (r.contender == name) backends = {"host"};
   }
-  const std::vector<std::string> policies = gpu::PolicyNames();
+  const std::vector<std::string> policies = strata::OptionChoices("gpu-emu", "policy");
   if (r.contender.rfind("gpu: ", 0) == 0) {  // the tenants' policies, " + " between them
     bool all_policies = true;
     for (size_t start = 5;;) {

@@ -161,9 +161,9 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const Merged& merged,
   TenantDevice device;
   try {
     NamedOptions named("host");
-    named.Add("capacity_bytes", std::to_string(capacity));
-    named.Add("granule_bytes", std::to_string(kGranule));
-    named.Add("max_live_buffers", std::to_string(peak_live));
+    named.Add("capacity_bytes", capacity);
+    named.Add("granule_bytes", kGranule);
+    named.Add("max_live_buffers", peak_live);
     if (!OpenDevice("host", named, &device, error)) return false;
   } catch (const strata::Error& e) {
     *error = e.what();
@@ -410,7 +410,7 @@ bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& optio
     *error = "--tenant needs at least two tenants";
     return false;
   }
-  const std::vector<std::string> policies = gpu::PolicyNames();
+  const std::vector<std::string> policies = strata::OptionChoices("gpu-emu", "policy");
   for (const TenantSpec& t : tenants) {
     if (std::find(policies.begin(), policies.end(), t.policy) == policies.end()) {
       std::string names;

@@ -23,12 +23,16 @@ struct Error {
   bool ok() const { return status == STRATA_OK; }
 };
 
-// An open option a backend accepts (PJRT_NamedValue-like): name, type, default (as text), one line of help.
+// An open option a backend accepts (PJRT_NamedValue-like): name, type, default (as text), one line of help, and
+// the values it takes where they are a list (as text in the option's type; empty: any value of the type). The
+// backend still checks what it is given: choices describe its table, so that tools and Python list it without
+// knowing the backend.
 struct OptionSpec {
   std::string name;
   strata_value_type type;
   std::string default_value;
   std::string help;
+  std::vector<std::string> choices = {};
 };
 
 // The options given to strata_open, checked against the backend's specs: every name is known and typed
@@ -144,6 +148,9 @@ struct BackendInfo {
   std::string (*unavailable)() = nullptr;
   // The named options strata_context_create takes (since API 1.9); none for most backends.
   std::vector<OptionSpec> context_options = {};
+  // Each option's choices as strata_option_info hands them out (NULL-terminated, pointing into `options`; empty
+  // for an option without choices). Filled by RegisterBackend once the info has its final address.
+  std::vector<std::vector<const char*>> c_choices = {};
 };
 
 // Options the driver core handles for every backend (the timeline: timeline.h); RegisterBackend appends

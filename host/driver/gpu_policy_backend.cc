@@ -61,7 +61,8 @@ std::vector<OptionSpec> GpuPolicyOptionSpecs() {
   std::vector<OptionSpec> specs = {
       {"policy", STRATA_VALUE_STRING, "jax",
        "allocation policy: jax, jax-growth, jax-platform, jax-async, tf, tf-growth, "
-       "tf-async, torch, torch-expandable"},
+       "tf-async, torch, torch-expandable",
+       gpu::PolicyNames()},
   };
   for (const std::string& p : gpu::PolicyNames()) {
     for (const gpu::PolicyOption& o : gpu::PolicyOptions(p)) {
@@ -541,6 +542,16 @@ void GpuPolicyBackend::HeapEvent(const char* name, uint32_t index, uint64_t addr
   e.has_address = true;
   e.address = address;
   e.to_address = to_address;
+  sink_.OnEvent(e);
+}
+
+void GpuPolicyBackend::DeviceEvent(const char* name, uint64_t address, uint64_t bytes) {
+  if (!sink_.on()) return;
+  sim::Event e{"device", name, events_, events_, static_cast<int64_t>(bytes)};
+  e.kind = sim::EventKind::kInstant;
+  e.has_address = true;
+  e.address = address;
+  e.to_address = address;
   sink_.OnEvent(e);
 }
 

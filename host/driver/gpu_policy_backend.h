@@ -72,6 +72,8 @@ class GpuPolicyBackend : public Backend {
   // written.
   virtual Error RunGemm(uint64_t a, uint64_t b, uint64_t c, const reference::GemmSpec& spec, bool accumulate);
   gpu::GpuDriver& driver() { return *driver_; }
+  // A "device" instant now (gpu-emu): `name` ("malloc", "free", "map", "unmap") of [address, address + bytes).
+  void DeviceEvent(const char* name, uint64_t address, uint64_t bytes);
 
  private:
   struct Tenant {

@@ -62,6 +62,14 @@ std::string PolicyNames(const char* last) {
   return names;
 }
 
+// The same as a list (the policy option's choices).
+std::vector<std::string> PolicyList() {
+  std::vector<std::string> names;
+  for (uint32_t p = 0; p < alloc::kNumPolicies; ++p)
+    names.emplace_back(alloc::PolicyName(static_cast<alloc::Policy>(p)));
+  return names;
+}
+
 struct HostConfig {
   alloc::Options options;
   uint32_t max_live_buffers = alloc::kDefaultMaxLiveBuffers;
@@ -130,7 +138,7 @@ class HostBackend final : public Backend {
     if (c == nullptr) return NoSuchContext(context);
     std::vector<alloc::Handle> mine;
     allocator_.ForEachBlock([&](uint64_t, uint64_t, bool live, alloc::Handle h) {
-      if (live && owner_[Node(h)] == context) mine.push_back(h);
+      if (live && owner_[alloc::Slot(h)] == context) mine.push_back(h);
     });
     for (alloc::Handle h : mine) {
       Error e = Release(*c, h);
@@ -202,7 +210,7 @@ class HostBackend final : public Backend {
     largest_alloc_ = std::max(largest_alloc_, info.allocated_bytes);
     c->bytes += info.allocated_bytes;
     ++c->buffers;
-    owner_[Node(h)] = context;
+    owner_[alloc::Slot(h)] = context;
     HeapEvent("alloc", h, info.allocated_bytes, info.offset, info.offset);
     *out = h.value;
     return CheckHeap("strata_alloc");
@@ -216,7 +224,7 @@ class HostBackend final : public Backend {
     const strata_status st = allocator_.GetInfo(h, &info);
     if (st == STRATA_INVALID_ARGUMENT) return {STRATA_INVALID_ARGUMENT, "not a buffer handle"};
     if (st != STRATA_OK) return {STRATA_NOT_FOUND, "the buffer handle is stale (its buffer was freed)"};
-    if (owner_[Node(h)] != context) return {STRATA_PERMISSION_DENIED, "the buffer belongs to another context"};
+    if (owner_[alloc::Slot(h)] != context) return {STRATA_PERMISSION_DENIED, "the buffer belongs to another context"};
     Error e = Release(*c, h);
     if (!e.ok()) return e;
     return CheckHeap("strata_free");
@@ -326,8 +334,6 @@ class HostBackend final : public Backend {
     uint32_t buffers = 0;
   };
 
-  static uint32_t Node(alloc::Handle h) { return static_cast<uint32_t>(h.value) - 1; }
-
   Context* Find(strata_context id) {
     const uint32_t slot = (id & 0xffu) - 1;
     if (id == 0 || slot >= contexts_.size() || !contexts_[slot].open || contexts_[slot].id != id) return nullptr;
@@ -353,7 +359,7 @@ class HostBackend final : public Backend {
     ++events_;
     c.bytes -= info.allocated_bytes;
     --c.buffers;
-    owner_[Node(h)] = 0;
+    owner_[alloc::Slot(h)] = 0;
     HeapEvent("free", h, info.allocated_bytes, info.offset, info.offset);
     return {};
   }
@@ -469,7 +475,7 @@ std::vector<OptionSpec> HostOptions() {
        "allocation granule: every size rounds up to it; a power of two up to " +
            std::to_string(alloc::kMaxGranuleBytes)},
       {"policy", STRATA_VALUE_STRING, alloc::PolicyName(alloc::Policy::kTlsf),
-       "placement policy: " + PolicyNames(" or ")},
+       "placement policy: " + PolicyNames(" or "), PolicyList()},
       {"max_live_buffers", STRATA_VALUE_INT64, std::to_string(alloc::kDefaultMaxLiveBuffers),
        "live buffers the allocator's metadata holds (more than 32767: 24-byte nodes instead of 16)"},
       {"check_every_op", STRATA_VALUE_BOOL, "0",

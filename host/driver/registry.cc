@@ -45,13 +45,22 @@ void RegisterBackend(BackendInfo info) {
   }
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mutex);
+  BackendInfo* stored = nullptr;
   for (auto& b : r.backends) {
     if (b->name == info.name) {
       *b = std::move(info);
-      return;
+      stored = b.get();
+      break;
     }
   }
-  r.backends.push_back(std::make_unique<BackendInfo>(std::move(info)));
+  if (stored == nullptr) stored = r.backends.emplace_back(std::make_unique<BackendInfo>(std::move(info))).get();
+  // Pointers into the stored strings (a moved short string's characters move with it: only now are they final).
+  stored->c_choices.clear();
+  for (const OptionSpec& o : stored->options) {
+    std::vector<const char*>& list = stored->c_choices.emplace_back();
+    for (const std::string& c : o.choices) list.push_back(c.c_str());
+    if (!list.empty()) list.push_back(nullptr);
+  }
 }
 
 const BackendInfo* FindBackend(const std::string& name) {

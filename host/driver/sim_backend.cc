@@ -185,7 +185,38 @@ class SimBackend final : public Backend {
     return {};
   }
 
+  // The standard open option capacity_bytes (strata.h): the heap holds `capacity` bytes for the callers' contexts; what
+  // it has beyond them goes to a pad buffer at offset 0, placed before the first context a caller creates (then, not
+  // at open, so that an event sink set after open sees the pad's commands as those of the run).
+  Error SetCapacity(uint64_t capacity) {
+    if (header_.heap_bytes < capacity) {
+      return {STRATA_INVALID_ARGUMENT, "the firmware manages " + std::to_string(header_.heap_bytes) +
+                                           " bytes, less than capacity_bytes " + std::to_string(capacity)};
+    }
+    pad_pending_ = header_.heap_bytes - capacity;
+    return {};
+  }
+
   Error CreateContext(uint64_t quota_bytes, uint32_t quota_ppm, strata_context* out) override {
+    if (pad_pending_ != 0) {
+      strata_context pad_context = 0;
+      strata_buffer pad = 0;
+      Error e = NewContext(0, 0, &pad_context);
+      if (e.ok()) {
+        e = Alloc(pad_context, pad_pending_, 0, STRATA_ALLOC_FLAG_NO_COMPACT, &pad);
+        if (!e.ok()) DestroyContext(pad_context);  // no half-placed pad: the next call tries again
+      }
+      if (!e.ok()) {
+        e.message = "placing the capacity_bytes pad (" + std::to_string(pad_pending_) + " B): " + e.message;
+        return e;
+      }
+      pad_pending_ = 0;
+      pad_context_ = pad_context;
+    }
+    return NewContext(quota_bytes, quota_ppm, out);
+  }
+
+  Error NewContext(uint64_t quota_bytes, uint32_t quota_ppm, strata_context* out) {
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_CREATE_CONTEXT;
     cmd.u.create_context.quota_bytes = quota_bytes;
@@ -197,6 +228,7 @@ class SimBackend final : public Backend {
   }
 
   Error DestroyContext(strata_context context) override {
+    if (IsPad(context)) return NoSuchContext(context);
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_DESTROY_CONTEXT;
     cmd.context = context;
@@ -205,6 +237,7 @@ class SimBackend final : public Backend {
   }
 
   Error Alloc(strata_context context, uint64_t bytes, uint64_t alignment, uint32_t flags, strata_buffer* out) override {
+    if (IsPad(context)) return NoSuchContext(context);
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_ALLOC;
     cmd.context = context;
@@ -230,6 +263,7 @@ class SimBackend final : public Backend {
   }
 
   Error Free(strata_context context, strata_buffer buffer) override {
+    if (IsPad(context)) return NoSuchContext(context);
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_FREE;
     cmd.context = context;
@@ -242,6 +276,7 @@ class SimBackend final : public Backend {
   // ownership and end-of-range checks for the whole call, so a refused call writes nothing. Then up to
   // one chunk per staging slot is in flight: the link copies the next chunk while the firmware moves the last.
   Error Write(strata_context context, strata_buffer buffer, uint64_t offset, const void* src, uint64_t bytes) override {
+    if (IsPad(context)) return NoSuchContext(context);
     const uint32_t slot_bytes = header_.staging_slot_bytes;
     const uint64_t chunks = (bytes + slot_bytes - 1) / slot_bytes;
     uint32_t slot_seq[STRATA_RT_STAGING_SLOTS] = {};
@@ -275,6 +310,7 @@ class SimBackend final : public Backend {
   }
 
   Error Read(strata_context context, strata_buffer buffer, uint64_t offset, void* dst, uint64_t bytes) override {
+    if (IsPad(context)) return NoSuchContext(context);
     const uint32_t slot_bytes = header_.staging_slot_bytes;
     const uint64_t chunks = (bytes + slot_bytes - 1) / slot_bytes;
     struct Pending {
@@ -307,6 +343,7 @@ class SimBackend final : public Backend {
   }
 
   Error Gemm(strata_context context, const strata_gemm_args& args) override {
+    if (IsPad(context)) return NoSuchContext(context);
     if (trace_after_gemm_) {
       const uint64_t now = device_->edges();
       const auto after = [now](uint64_t offset) { return offset > UINT64_MAX - now ? UINT64_MAX : now + offset; };
@@ -335,6 +372,7 @@ class SimBackend final : public Backend {
   }
 
   Error Compact(strata_context context, uint64_t max_bytes, uint32_t max_moves, strata_compact_result* out) override {
+    if (IsPad(context)) return NoSuchContext(context);
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_COMPACT;
     cmd.context = context;
@@ -381,6 +419,7 @@ class SimBackend final : public Backend {
   }
 
   Error MemoryStats(strata_context context, strata_memory_stats* out) override {
+    if (IsPad(context)) return NoSuchContext(context);
     strata_cmd cmd{};
     cmd.opcode = STRATA_OP_STATS;
     cmd.context = context;
@@ -595,9 +634,14 @@ class SimBackend final : public Backend {
 
   std::unique_ptr<sim::Device> device_;
   std::unique_ptr<sim::HostLink> link_;
-  uint64_t timeout_cycles_;             // the open option; 0 = the default rule
-  uint64_t limit_;                      // this call's limit
+  uint64_t timeout_cycles_;  // the open option; 0 = the default rule
+  uint64_t limit_;           // this call's limit
+  // The pad's context is the backend's own: a caller naming it hears what it would of a context it never created.
+  bool IsPad(strata_context c) const { return pad_context_ != 0 && c == pad_context_; }
+
   std::atomic<bool> interrupt_{false};  // strata_interrupt: the next CheckAlive gives up
+  uint64_t pad_pending_ = 0;            // capacity_bytes: the pad still to place (bytes)
+  strata_context pad_context_ = 0;      // ... and its context once placed
   double hbm_peak_bytes_per_cycle_;
   int console_hook_ = -1;
   std::string console_;
@@ -621,9 +665,40 @@ class SimBackend final : public Backend {
   std::map<uint64_t, uint64_t> heap_owner_;  // live buffer -> its context, while a sink listens
 };
 
+// capacity_bytes -> the HBM's size: the heap rounded up to whole stripes and whole rows in every bank of the preset
+// (HBM3's rows span 512 KiB: the stride is a multiple of the stripe in every preset), plus the firmware's staging slots
+// above it, and at least the firmware's minimum. An unknown preset is left to the caller's check.
+Error HbmBytesFor(const OpenOptions& o, const std::string& preset, int64_t* hbm_bytes, uint64_t* capacity) {
+  const int64_t usable = o.GetInt("capacity_bytes", 0);
+  *capacity = 0;
+  if (usable == 0) return {};
+  if (usable < 0) return {STRATA_INVALID_ARGUMENT, "capacity_bytes must not be negative (0 = hbm_capacity_bytes)"};
+  if (o.Has("hbm_capacity_bytes")) {
+    return {STRATA_INVALID_ARGUMENT, "capacity_bytes sizes the HBM itself: give it or hbm_capacity_bytes, not both"};
+  }
+  constexpr uint64_t kStaging = uint64_t{STRATA_RT_STAGING_SLOTS} * STRATA_RT_STAGING_SLOT_BYTES;
+  constexpr uint64_t kStripe = 256ull * 1024;  // the runtime's heap stripe
+  const uint64_t u = static_cast<uint64_t>(usable);
+  if (u % 256 != 0) return {STRATA_INVALID_ARGUMENT, "capacity_bytes must be a multiple of the 256-byte granule"};
+  if (u > STRATA_RT_MAX_HBM_BYTES - kStaging) {
+    return {STRATA_INVALID_ARGUMENT, "capacity_bytes " + std::to_string(u) +
+                                         " is beyond what the runtime firmware manages (" +
+                                         std::to_string(STRATA_RT_MAX_HBM_BYTES - kStaging) + " bytes of heap)"};
+  }
+  uint64_t stride = kStripe;
+  hbm::HbmConfig probe;
+  if (hbm::HbmConfig::FromName(preset, &probe)) stride = std::max(stride, probe.CapacityStride());
+  *hbm_bytes =
+      static_cast<int64_t>(std::max<uint64_t>((u + kStaging + stride - 1) / stride * stride, STRATA_RT_MIN_HBM_BYTES));
+  *capacity = u;
+  return {};
+}
+
 Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   const std::string preset = o.GetString("hbm_preset", hbm::kDefaultHbmPreset);
-  const int64_t capacity = o.GetInt("hbm_capacity_bytes", int64_t{1} << 30);
+  int64_t capacity = o.GetInt("hbm_capacity_bytes", int64_t{1} << 30);
+  uint64_t usable = 0;  // capacity_bytes
+  if (Error e = HbmBytesFor(o, preset, &capacity, &usable); !e.ok()) return e;
   if (capacity <= 0) return {STRATA_INVALID_ARGUMENT, "hbm_capacity_bytes must be positive"};
   if (static_cast<uint64_t>(capacity) < STRATA_RT_MIN_HBM_BYTES) {
     return {STRATA_INVALID_ARGUMENT,
@@ -702,6 +777,7 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
   if (from_gemm) backend->TraceFromFirstGemm(trace.start, trace.end);
   if (!o.GetBool("fast_forward", true)) backend->SetFastForward(false);
   Error e = backend->Boot(firmware, static_cast<uint64_t>(capacity));
+  if (e.ok() && usable != 0) e = backend->SetCapacity(usable);
   if (!e.ok()) return e;
   *out = std::move(backend);
   return {};
@@ -711,38 +787,58 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
 // be a line too long).
 const char* const kRowHitCount = hbm::RowHitCountName(hbm::HbmConfig{}.row_hit_count);
 
+// mxu_n's choices: the chips this build has.
+std::vector<std::string> MxuChoices() {
+  std::vector<std::string> out;
+  for (int n : sim::BuiltMxuSizes()) out.push_back(std::to_string(n));
+  return out;
+}
+
+std::vector<OptionSpec> SimOptions() {
+  return {
+      {"hbm_preset", STRATA_VALUE_STRING, hbm::kDefaultHbmPreset,
+       "HBM timing preset: " + tool::JoinNames(tool::NamesOf(hbm::HbmPresets()), ", ", " or "),
+       tool::NamesOf(hbm::HbmPresets())},
+      {"capacity_bytes", STRATA_VALUE_INT64, "0",
+       "the heap the contexts may use (the standard option): the HBM is sized to hold it and the staging slots, "
+       "the rest held by a pad buffer at offset 0; 0 = hbm_capacity_bytes decides"},
+      {"hbm_capacity_bytes", STRATA_VALUE_INT64, "1073741824",
+       "HBM capacity; a multiple of the preset's row stripe (256 KiB)"},
+      {"hbm_address_map",
+       STRATA_VALUE_STRING,
+       "xor-hash",
+       "HBM address map: xor-hash (higher bits XOR-folded into channel and bank) or linear (the old map)",
+       {hbm::AddressMapName(hbm::AddressMap::kXorHash), hbm::AddressMapName(hbm::AddressMap::kLinear)}},
+      {"hbm_row_hit_cap", STRATA_VALUE_INT64, "4",
+       "columns an open HBM row serves while an older request to another row waits; 0 = no cap"},
+      {"hbm_row_hit_count",
+       STRATA_VALUE_STRING,
+       kRowHitCount,
+       "what the HBM row-hit cap counts: since-act (every column since the ACT) or bypasses",
+       {hbm::RowHitCountName(hbm::RowHitCount::kSinceActivate), hbm::RowHitCountName(hbm::RowHitCount::kBypasses)}},
+      {"pcie_preset", STRATA_VALUE_STRING, "gen4x16", "host link: gen4x16 or gen5x16", {"gen4x16", "gen5x16"}},
+      {"trace_path", STRATA_VALUE_STRING, "", "waveform file (.fst or .vcd); empty = none"},
+      {"trace_start_cycle", STRATA_VALUE_INT64, "0",
+       "record the waveform from this device cycle on (waveform time = cycle ns)"},
+      {"trace_end_cycle", STRATA_VALUE_INT64, "0", "... up to this one (exclusive); 0 = to the end"},
+      {"trace_from_first_gemm", STRATA_VALUE_BOOL, "0",
+       "trace_start_cycle and trace_end_cycle count from the cycle the first GEMM is issued"},
+      {"firmware_path", STRATA_VALUE_STRING, "",
+       "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the installed, else the build's"},
+      {"mxu_n", STRATA_VALUE_INT64, "16",
+       "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)", MxuChoices()},
+      {"fast_forward", STRATA_VALUE_BOOL, "1",
+       "skip evaluating the chip in quiescent cycles (same cycle counts); 0 = evaluate every cycle"},
+      {"timeout_cycles", STRATA_VALUE_INT64, "0",
+       "device cycles a call may wait; 0 = 2e9, and more for a large GEMM (strata.h, Timeouts)"},
+  };
+}
+
 }  // namespace
 
-STRATA_REGISTER_BACKEND(
-    sim, {"sim",
-          "the Strata model in-process: Verilated chip, cycle-level HBM, host link, runtime firmware",
-          {
-              {"hbm_preset", STRATA_VALUE_STRING, hbm::kDefaultHbmPreset,
-               "HBM timing preset: " + tool::JoinNames(tool::NamesOf(hbm::HbmPresets()), ", ", " or ")},
-              {"hbm_capacity_bytes", STRATA_VALUE_INT64, "1073741824",
-               "HBM capacity; a multiple of the preset's row stripe (256 KiB)"},
-              {"hbm_address_map", STRATA_VALUE_STRING, "xor-hash",
-               "HBM address map: xor-hash (higher bits XOR-folded into channel and bank) or linear (the old map)"},
-              {"hbm_row_hit_cap", STRATA_VALUE_INT64, "4",
-               "columns an open HBM row serves while an older request to another row waits; 0 = no cap"},
-              {"hbm_row_hit_count", STRATA_VALUE_STRING, kRowHitCount,
-               "what the HBM row-hit cap counts: since-act (every column since the ACT) or bypasses"},
-              {"pcie_preset", STRATA_VALUE_STRING, "gen4x16", "host link: gen4x16 or gen5x16"},
-              {"trace_path", STRATA_VALUE_STRING, "", "waveform file (.fst or .vcd); empty = none"},
-              {"trace_start_cycle", STRATA_VALUE_INT64, "0",
-               "record the waveform from this device cycle on (waveform time = cycle ns)"},
-              {"trace_end_cycle", STRATA_VALUE_INT64, "0", "... up to this one (exclusive); 0 = to the end"},
-              {"trace_from_first_gemm", STRATA_VALUE_BOOL, "0",
-               "trace_start_cycle and trace_end_cycle count from the cycle the first GEMM is issued"},
-              {"firmware_path", STRATA_VALUE_STRING, "",
-               "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the installed, else the build's"},
-              {"mxu_n", STRATA_VALUE_INT64, "16",
-               "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)"},
-              {"fast_forward", STRATA_VALUE_BOOL, "1",
-               "skip evaluating the chip in quiescent cycles (same cycle counts); 0 = evaluate every cycle"},
-              {"timeout_cycles", STRATA_VALUE_INT64, "0",
-               "device cycles a call may wait; 0 = 2e9, and more for a large GEMM (strata.h, Timeouts)"},
-          },
-          OpenSim})
+STRATA_REGISTER_BACKEND(sim,
+                        {"sim",
+                         "the Strata model in-process: Verilated chip, cycle-level HBM, host link, runtime firmware",
+                         SimOptions(), OpenSim})
 
 }  // namespace strata::driver

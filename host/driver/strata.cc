@@ -213,6 +213,27 @@ const char* TypeName(strata_value_type t) {
   return "unknown";
 }
 
+// strata_option_info up to `help`: what API 1.2 to 1.9 callers pass.
+constexpr uint32_t kOptionInfoV12Size = offsetof(strata_option_info, choices);
+
+// An option's default as its type (strata_option_info.default_int64, ...), read from the text the backend declared.
+void TypedDefault(const strata::driver::OptionSpec& o, strata_option_info* out) {
+  const char* text = o.default_value.c_str();
+  switch (o.type) {
+    case STRATA_VALUE_INT64:
+      out->default_int64 = std::strtoll(text, nullptr, 10);
+      break;
+    case STRATA_VALUE_DOUBLE:
+      out->default_double = std::strtod(text, nullptr);
+      break;
+    case STRATA_VALUE_BOOL:
+      out->default_bool = o.default_value == "1" || o.default_value == "true";
+      break;
+    case STRATA_VALUE_STRING:
+      break;
+  }
+}
+
 // Each backend with what stands against it here: "gpu-emu, cuda (unavailable: no CUDA device), sim".
 std::string BackendList() {
   std::string list;
@@ -507,9 +528,17 @@ strata_status strata_get_backend_options(const char* backend, strata_option_info
   if (backend == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "backend name is NULL");
   if (count == nullptr) return Fail(kCall, STRATA_INVALID_ARGUMENT, "count is NULL");
   if (out == nullptr && capacity != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "out is NULL");
+  // The caller's struct size is the array's stride: a 1.9 caller's array is of smaller structs than this one's.
+  const uint32_t stride = capacity != 0 ? out[0].struct_size : 0;
+  char* const base = reinterpret_cast<char*>(out);
   for (size_t i = 0; i < capacity; ++i) {
-    if (out[i].struct_size < sizeof(strata_option_info)) {
+    const uint32_t size = reinterpret_cast<const strata_option_info*>(base + i * stride)->struct_size;
+    if (size < kOptionInfoV12Size) {
       return Fail(kCall, STRATA_INVALID_ARGUMENT, "out[" + std::to_string(i) + "].struct_size is too small");
+    }
+    if (size != stride) {
+      return Fail(kCall, STRATA_INVALID_ARGUMENT,
+                  "out[" + std::to_string(i) + "].struct_size differs from out[0]'s (the array's stride)");
     }
   }
   return Guarded(kCall, [&] {
@@ -520,10 +549,17 @@ strata_status strata_get_backend_options(const char* backend, strata_option_info
     }
     for (size_t i = 0; i < b->options.size() && i < capacity; ++i) {
       const auto& o = b->options[i];
-      out[i].name = o.name.c_str();
-      out[i].type = o.type;
-      out[i].default_value = o.default_value.c_str();
-      out[i].help = o.help.c_str();
+      strata_option_info full{};
+      full.name = o.name.c_str();
+      full.type = o.type;
+      full.default_value = o.default_value.c_str();
+      full.help = o.help.c_str();
+      if (i < b->c_choices.size() && !b->c_choices[i].empty()) {
+        full.choices = b->c_choices[i].data();
+        full.num_choices = static_cast<uint32_t>(b->c_choices[i].size() - 1);
+      }
+      TypedDefault(o, &full);
+      CopyOut(full, reinterpret_cast<strata_option_info*>(base + i * stride));
     }
     *count = b->options.size();
     return Report(kCall, {});

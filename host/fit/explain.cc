@@ -44,12 +44,13 @@ bool IsWordChar(char c) { return IsDigit(c) || IsLetter(c) || c == '_'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
 // Binary units in every case: "20.00 MiB" (PyTorch's format_size), "1.00GiB" (tsl's HumanReadableNumBytes),
-// "785.61M" (the TPU runtime), "512 bytes". 0 when `unit` is none of them.
+// "785.61M" (the TPU runtime), "3.47E" (the TPU compiler's early abort), "512 bytes". 0 when `unit` is none of them.
 double UnitScale(std::string_view unit) {
   if (unit == "bytes" || unit == "B") return 1;
   static constexpr std::string_view kSuffixes[] = {"", "iB", "B"};
   static constexpr std::pair<char, double> kPowers[] = {
-      {'K', 1024.0}, {'M', 1048576.0}, {'G', 1073741824.0}, {'T', 1099511627776.0}};
+      {'K', 1024.0},          {'M', 1048576.0},          {'G', 1073741824.0},
+      {'T', 1099511627776.0}, {'P', 1125899906842624.0}, {'E', 1152921504606846976.0}};
   if (unit.empty()) return 0;
   for (const auto& [letter, scale] : kPowers) {
     if (unit[0] != letter) continue;
@@ -60,7 +61,7 @@ double UnitScale(std::string_view unit) {
   return 0;
 }
 
-// "8.00 EiB", "5 kB": a word shaped like a unit that UnitScale does not read. Read as a bare number it would be 8 B.
+// "8.00 ZiB", "5 kB": a word shaped like a unit that UnitScale does not read. Read as a bare number it would be 8 B.
 bool LooksLikeUnit(std::string_view word) {
   if (word.size() < 2 || std::string_view("kKMGTPEZY").find(word[0]) == std::string_view::npos) return false;
   return word.substr(1) == "B" || word.substr(1) == "iB";
@@ -192,7 +193,7 @@ class Scanner {
       } else if (LooksLikeUnit(t_.substr(u, w - u))) {
         *end = w;
         why_ = "a size in the message has a unit strata-explain does not read: " + Quote(t_.substr(i, w - i)) +
-               " (it reads bytes, B, K, M, G, T and KiB ... TiB, KB ... TB)";
+               " (it reads bytes, B, K, M, G, T, P, E and KiB ... EiB, KB ... EB)";
         return Read::kBad;
       } else if (u == k) {
         return Read::kNone;  // "5xyz", "9.2e": a word, not a size
@@ -463,7 +464,7 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
   // Format-specific numbers beyond the Explanation's fields.
   uint64_t other = 0, used = 0, capacity_bytes = 0, exceeded = 0, hbm_reserved = 0, unpadded = 0, padded = 0;
   bool has_other = false, has_used = false, has_capacity = false, has_exceeded = false, has_hbm_reserved = false,
-       has_unpadded = false, has_padded = false, hip = false, host_bfc = false;
+       has_unpadded = false, has_padded = false, hip = false, host_bfc = false, early_abort = false;
   double seq_len = 0, kv_tokens = 0, estimated_len = 0, utilization = 0;
   uint64_t kv_needed = 0, kv_available = 0;
   bool has_kv_needed = false, has_kv_available = false, has_estimate = false, has_utilization = false;
@@ -485,6 +486,22 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     after("reserved ", &hbm_reserved, &has_hbm_reserved);
     after("Unpadded (", &unpadded, &has_unpadded);
     after("Padded (", &padded, &has_padded);
+    e.request_bytes = used;
+    if (has_capacity) {
+      e.total_bytes = capacity_bytes;
+      e.has_total = true;
+    }
+  } else if (has_text("Aborting compilation early because")) {
+    // The TPU compiler before it plans (hawkinsp's text in jax-ml/jax#7822): "Compilation failure: Aborting
+    // compilation early because it's unlikely to have enough memory. Requires 3.47E, has 14.49G available." Its
+    // estimate of the program against the HBM the chip has: a static plan that cannot fit, as above.
+    e.format = "tpu-compile";
+    e.framework = "XLA TPU compiler (early estimate)";
+    found = true;
+    early_abort = true;
+    memory_space = "hbm";
+    after("Requires ", &used, &has_used, ", has ");
+    after(", has ", &capacity_bytes, &has_capacity, " available");
     e.request_bytes = used;
     if (has_capacity) {
       e.total_bytes = capacity_bytes;
@@ -528,6 +545,32 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     after("Free (according to CUDA): ", &e.free_bytes, &e.has_free);
     uint64_t limit = 0;
     if (scan.After("memory fraction) : ", &limit) == Read::kOk && (!e.has_total || limit < e.total_bytes)) {
+      e.limit_bytes = limit;
+      e.has_limit = true;
+    }
+  } else if (after("cuMemAllocAsync failed to allocate ", &e.request_bytes, &found)) {
+    // The cudaMallocAsync allocator of XLA and TensorFlow (xla/stream_executor/gpu/gpu_cudamallocasync_allocator.cc:
+    // XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async, TF_GPU_ALLOCATOR=cuda_malloc_async): "gpu_async_0 cuMemAllocAsync failed
+    // to allocate N bytes: ... CUDA_ERROR_OUT_OF_MEMORY ... Reported by CUDA: Free memory/Total memory: F/T", then its
+    // Stats (Limit, InUse, ...). Limit 0 is no limit. The same arithmetic as PyTorch's cudaMallocAsync backend.
+    e.format = "xla-async";
+    const bool tf = has_text("tensorflow");
+    const bool jax = has_text("jaxlib") || has_text("XlaRuntimeError") || has_text("jax.");
+    e.framework = tf && !jax   ? "TensorFlow (cudaMallocAsync allocator)"
+                  : jax && !tf ? "JAX/XLA (cudaMallocAsync allocator)"
+                               : "JAX/XLA or TensorFlow (cudaMallocAsync allocator)";
+    if (size_t at = text.find("Free memory/Total memory: "); at != std::string_view::npos) {
+      size_t end = 0;
+      if (got(scan.SizeAtIndex(at + std::string_view("Free memory/Total memory: ").size(), &e.free_bytes, &end),
+              &e.has_free) &&
+          end < text.size() && text[end] == '/') {
+        got(scan.SizeAtIndex(end + 1, &e.total_bytes, &end), &e.has_total);
+      }
+    }
+    stat("InUse:", &e.live_bytes, &e.has_live, true);
+    uint64_t limit = 0;
+    bool has_limit = false;
+    if (stat("Limit:", &limit, &has_limit) && limit > 0) {
       e.limit_bytes = limit;
       e.has_limit = true;
     }
@@ -702,8 +745,10 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
   } else if (e.format == "tpu-compile") {
     if (has_used && has_capacity) {
       e.kind = "compile-time";
-      e.why = "the compiled program needs " + H(used) + " of " + memory_space + " and the device has " +
-              H(capacity_bytes) + ": the static plan does not fit, before anything runs";
+      e.why = early_abort ? "the compiler estimates the program needs " + H(used) + " and the device has " +
+                                H(capacity_bytes) + " available: it stopped before planning, nothing ran"
+                          : "the compiled program needs " + H(used) + " of " + memory_space + " and the device has " +
+                                H(capacity_bytes) + ": the static plan does not fit, before anything runs";
       // The compiler rounds each figure to two decimals: the excess it states agrees within 1% of the capacity.
       const uint64_t diff = used > capacity_bytes ? used - capacity_bytes : 0;
       const uint64_t slack = capacity_bytes / 100 + (16 << 10);
@@ -723,6 +768,11 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
                   ? "the free HBM (" + H(e.free_bytes) + ") would hold the program's " + H(req) + " but only " +
                         H(e.largest_free_bytes) + " of it is reservable at the bottom of memory"
                   : "the numbers say the " + H(req) + " fit: the runtime gives no reason";
+    } else {
+      // A paste cut before the runtime's next sentence (AI-Hypercomputer/tpu-recipes#151) leaves only the request.
+      e.why =
+          "the message gives the program (" + H(req) + ") but not what was free: the runtime's next sentence says it";
+      capture = "capture the whole line: the runtime goes on 'There are F free, R reserved, and V reservable.'";
     }
   } else if (e.format == "tpu") {
     if (e.has_free) {
@@ -733,6 +783,12 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
                   ? "the request (" + H(req) + ") is more than all the free HBM (" + H(e.free_bytes) + ")"
                   : "the free HBM (" + H(e.free_bytes) + ") would hold the request (" + H(req) +
                         ") but its largest contiguous region (" + H(e.largest_free_bytes) + ") does not";
+    } else {
+      e.why =
+          "the message gives the request (" + H(req) + ") but not what was free: the runtime's next sentence says it";
+      capture =
+          "capture the whole line: the runtime goes on 'There are F free. Due to fragmentation, the largest "
+          "contiguous region of free memory is L.'";
     }
   } else if (e.format == "pytorch-mps") {
     uint64_t held = 0;
@@ -748,25 +804,30 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
                 "): the system's memory refused it, not the limit";
       }
     }
-  } else if (e.format == "pytorch-async") {
+  } else if (e.format == "pytorch-async" || e.format == "xla-async") {
+    const bool xla = e.format == "xla-async";
     if (e.has_live && e.has_total && e.has_free && Add(e.live_bytes, req, &need)) {
-      const std::string sum = H(e.live_bytes) + " allocated + " + H(req) + " requested = " + H(need);
+      usable = e.total_bytes;
+      const std::string sum =
+          H(e.live_bytes) + (xla ? " in use + " : " allocated + ") + H(req) + " requested = " + H(need);
       uint64_t held = 0;
       if (!Add(e.free_bytes, e.live_bytes, &held) || held > e.total_bytes + e.total_bytes / 100) {
-        inconsistent = "free (" + H(e.free_bytes) + ") plus allocated (" + H(e.live_bytes) +
-                       ") is more than the device limit (" + H(e.total_bytes) + ")";
-      } else if (e.has_limit && need > e.limit_bytes) {
+        inconsistent = "free (" + H(e.free_bytes) + ") plus " + (xla ? "in use" : "allocated") + " (" +
+                       H(e.live_bytes) + ") is more than the device " + (xla ? "total" : "limit") + " (" +
+                       H(e.total_bytes) + ")";
+      } else if (e.has_limit && need > e.limit_bytes && need <= e.total_bytes) {
         e.kind = "cap";
-        e.why = sum + ", more than the memory fraction allows (" + H(e.limit_bytes) + ")";
+        e.why = sum + ", more than the " + (xla ? "allocator's limit" : "memory fraction") + " allows (" +
+                H(e.limit_bytes) + ")";
       } else if (e.free_bytes >= req + kFreeSlack) {
         inconsistent = "the GPU had " + H(e.free_bytes) + " free, more than the " + H(req) + " requested";
       } else {
         outside = e.total_bytes - std::min(e.total_bytes, held);
         if (outside > kContextAllowance && need + kContextAllowance <= e.total_bytes) {
           e.kind = "other-process";
-          e.why = sum + "; " + H(outside) + " of the " + H(e.total_bytes) +
-                  " is held outside PyTorch's pool (other processes or libraries), more than a CUDA context: "
-                  "without it the request fits";
+          e.why = sum + "; " + H(outside) + " of the " + H(e.total_bytes) + " is held outside " +
+                  (xla ? "the allocator's pool" : "PyTorch's pool") +
+                  " (other processes or libraries), more than a CUDA context: without it the request fits";
         } else {
           e.kind = "capacity";
           e.why = sum + ", and the device (" + H(e.total_bytes) + ") has only " + H(e.free_bytes) +
@@ -920,16 +981,16 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     a.push_back("no setting can be derived from these numbers: check that the message was copied whole and unedited");
   } else if (e.kind == "capacity") {
     if (e.format == "tpu" || e.format == "tpu-reserve") {
-      a.push_back("no setting helps: the TPU has " + H(e.free_bytes) + " free and " + H(req) +
-                  " is needed; a smaller batch or sequence length, fewer live buffers (rematerialization), or "
-                  "sharding over more chips");
+      a.push_back("no XLA setting helps: the TPU has " + H(e.free_bytes) + " free and " + H(req) +
+                  " is needed; a smaller batch or sequence length, fewer live buffers (rematerialization, "
+                  "donate_argnums), or sharding over more chips");
     } else if (e.format == "pytorch-mps") {
       a.push_back("no setting helps: the system's memory refused " + H(need) +
                   " below the watermark; free memory "
                   "(other apps), or a smaller batch or model");
     } else {
       a.push_back("no setting helps: the workload needs at least " + H(need) + " at this point, the device has " +
-                  H(e.format == "pytorch-async" ? e.total_bytes : usable) +
+                  H(e.format == "pytorch-async" || e.format == "xla-async" ? e.total_bytes : usable) +
                   "; a larger device, fewer live buffers (smaller batch, activation checkpointing) or sharding");
     }
   } else if (e.kind == "other-process") {
@@ -944,7 +1005,8 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
           "free the GPU of the other process (nvidia-smi lists them), or let the allocator take its memory "
           "at start: XLA_PYTHON_CLIENT_PREALLOCATE=true (JAX) / no allow_growth (TensorFlow)");
     } else {
-      a.push_back("free the " + H(outside) + " held outside " + (e.format == "pytorch-async" ? "the pool" : "PyTorch") +
+      a.push_back("free the " + H(outside) + " held outside " +
+                  (e.format == "pytorch-async" || e.format == "xla-async" ? "the pool" : "PyTorch") +
                   " (nvidia-smi lists each process's memory; another framework in this process counts too), or "
                   "cap the other process (its framework's memory fraction): without it " +
                   H(need) + " fits");
@@ -1038,8 +1100,8 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
       a.push_back("JAX: backend.defragment() on the OOM, then retry (every live buffer through the host)");
     }
   } else if (e.kind == "compile-time") {
-    std::string line = "no runtime setting helps: XLA planned " + H(used) + " of " + memory_space +
-                       " for a device of " + H(capacity_bytes);
+    std::string line = std::string("no runtime setting helps: XLA ") + (early_abort ? "estimated " : "planned ") +
+                       H(used) + " of " + memory_space + " for a device of " + H(capacity_bytes);
     if (memory_space == "hbm" && capacity_bytes > 0) {
       // Sharded over n chips, the program's share (all but the runtime's reserve) divides; the reserve stays.
       const uint64_t fixed = has_hbm_reserved ? std::min(hbm_reserved, used) : 0;
@@ -1060,6 +1122,15 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
         "arrays sharded over them");
   }
   if (e.kind == "unknown" && !capture.empty()) a.push_back(capture);
+  // What the TPU holds beside the request may be a cache a server sized from a share of the memory at start: vLLM on
+  // TPU preallocates its KV cache from gpu_memory_utilization, and lowering it was the fix in
+  // AI-Hypercomputer/tpu-recipes#151. A share of the HBM, not the model, is then what is missing.
+  if ((e.format == "tpu" || e.format == "tpu-reserve") && (e.kind == "capacity" || e.kind == "unknown")) {
+    a.push_back(
+        "if a server preallocated a cache from a share of the HBM (vLLM on TPU: gpu_memory_utilization), a "
+        "lower share leaves the " +
+        H(req) + " this " + (e.format == "tpu" ? "buffer" : "program") + " needs");
+  }
   if (e.kind == "unknown" && e.format == "xla-platform") {
     a.push_back(
         std::string("this text comes from XLA's device allocator outside the BFC pool (XLA_PYTHON_CLIENT_ALLOCATOR="
@@ -1114,6 +1185,8 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
         {"HIP out of memory", "PyTorch (HIP)"},
         {"CUDA out of memory", "PyTorch or another CUDA program"},
         {"CUDA_ERROR_OUT_OF_MEMORY", "a CUDA program (the driver's error)"},
+        {"HIP_ERROR_OutOfMemory", "a ROCm program (the HIP driver's error)"},
+        {"hipErrorOutOfMemory", "a ROCm program (the HIP runtime's error)"},
         {"OutOfMemoryError", "PyTorch"},
         {"ResourceExhaustedError", "TensorFlow"},
         {"RESOURCE_EXHAUSTED", "JAX/XLA or TensorFlow"},

@@ -13,8 +13,9 @@
 namespace strata::fit {
 
 struct Explanation {
-  // "pytorch", "pytorch-mps", "pytorch-async", "xla-bfc", "xla", "xla-platform", "tensorflow", "tensorflow-eager",
-  // "tpu", "tpu-reserve", "tpu-compile", "vllm-kv", "vllm-startup", "vllm-no-cache", "oom-text" (no numbers)
+  // "pytorch", "pytorch-mps", "pytorch-async", "xla-bfc", "xla-async", "xla", "xla-platform", "tensorflow",
+  // "tensorflow-eager", "tpu", "tpu-reserve", "tpu-compile", "vllm-kv", "vllm-startup", "vllm-no-cache",
+  // "oom-text" (no numbers)
   std::string format;
   std::string framework;  // "PyTorch", "JAX/XLA or TensorFlow", "JAX/XLA", "TensorFlow", "TPU runtime"
   // What the message says; a flag says whether it said it.

@@ -14,6 +14,8 @@
 #include "html_report.h"
 #include "policy.h"
 #include "regular_file.h"
+#include "strata/strata.hpp"
+#include "tf_memory.h"
 #include "tool_cli.h"
 #include "workload.h"
 #include "xla_cli.h"
@@ -118,10 +120,15 @@ int Main(int argc, char** argv) {
       [&](const std::string& v) -> std::string {
         const size_t eq = v.find('=');
         const std::string key = eq == std::string::npos ? v : v.substr(0, eq);
-        if (eq == std::string::npos || (key != "page_bytes" && key != "torch_version" && key != "jax_version")) {
+        if (eq == std::string::npos ||
+            (key != "page_bytes" && key != "torch_version" && key != "jax_version" && key != "tf_version")) {
           return "--option '" + v +
-                 "': only page_bytes=N (the GPU's granule), torch_version=M.N and jax_version=M.N[.P]; settings are "
-                 "what strata-fit searches";
+                 "': only page_bytes=N (the GPU's granule), torch_version=M.N, jax_version=M.N[.P] and "
+                 "tf_version=2.N; settings are what strata-fit searches";
+        }
+        if (gpu::TfRelease release; key == "tf_version" && !gpu::ParseTfVersion(v.substr(eq + 1), &release)) {
+          return "--option: tf_version '" + v.substr(eq + 1) + "' is not a TensorFlow release (2.MINOR, e.g. " +
+                 gpu::kDefaultTfVersion + " or 2.4)";
         }
         if (key == "torch_version") {
           uint64_t least = 0;
@@ -139,7 +146,9 @@ int Main(int argc, char** argv) {
       "page_bytes=N: the emulated GPU's allocation granule (default 2 MiB);\n"
       "torch_version=M.N: the PyTorch release whose settings rules the torch policies follow (default 2.9);\n"
       "jax_version=M.N[.P]: the JAX release whose memory-fraction rules the jax policies follow (default 0.10.2;\n"
-      "next: XLA's unreleased START-CAP grammar, where a bare fraction grows to all memory)");
+      "next: XLA's unreleased START-CAP grammar, where a bare fraction grows to all memory);\n"
+      "tf_version=2.N: the TensorFlow release whose reserve rule the tf policies follow (default 2.21; 2.4 and\n"
+      "earlier: the larger of 300 MiB and 6 % of free memory, no TF_DEVICE_MIN_SYS_MEMORY_IN_MB)");
   cli::AddTaken(
       app, "--format", "F",
       [&](const std::string& v) -> std::string {
@@ -214,7 +223,7 @@ int Main(int argc, char** argv) {
       for (const compare::Contender& c : compare::AllContenders()) {
         if (c.strata) names.push_back(c.name);
       }
-      for (const std::string& n : gpu::PolicyNames()) names.push_back(n);
+      for (const std::string& n : strata::OptionChoices("gpu-emu", "policy")) names.push_back(n);
       if (std::find(names.begin(), names.end(), p.policy) == names.end()) {
         std::string list;
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;

@@ -126,12 +126,15 @@ std::vector<PolicyOption> Options(const std::string& name) {
                  std::string("JAX's allocator: ") + kJaxAllocators +
                      " (platform/address -> jax-platform, cuda_async -> jax-async; vmm is not emulated)"});
   } else if (IsTf(name)) {
+    o.push_back({"tf_version", "", kDefaultTfVersion,
+                 "TensorFlow release whose reserve rule applies: 2.0 to 2.4 (the larger of 300 MiB and 6 % of "
+                 "free memory), 2.5 and later (by compute capability, and TF_DEVICE_MIN_SYS_MEMORY_IN_MB)"});
     o.push_back({"memory_fraction", "", "0",
                  "per_process_gpu_memory_fraction: limit = total x fraction; 0 = free memory minus the "
                  "reserve (MinSystemMemory)"});
     o.push_back({"min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "",
-                 "memory kept out of the pool, MiB: limit = free - this (ignored if above free); default by "
-                 "free memory and compute capability: 225 / 500 / 1050 / 1536 / 1800 MiB"});
+                 "memory kept out of the pool, MiB: limit = free - this (ignored if above free; TF 2.5 on); "
+                 "default by free memory and compute capability: 225 / 500 / 1050 / 1536 / 1800 MiB"});
     if (name == "tf") {
       o.push_back({"allow_growth", "TF_FORCE_GPU_ALLOW_GROWTH", "false",
                    "grow by regions of 2, 4, 8 MiB ... up to the limit instead of one region of the limit"});
@@ -362,19 +365,34 @@ bool MakeTf(const std::string& name, GpuDriver& driver, const PolicyConfig& conf
       return false;
     }
   }
+  TfRelease release;
+  if (auto it = config.options.find("tf_version");
+      it != config.options.end() && !ParseTfVersion(it->second, &release)) {
+    *error = "option tf_version: '" + it->second + "' is not a TensorFlow release (2.MINOR, e.g. " + kDefaultTfVersion +
+             " or 2.4)";
+    return false;
+  }
   const uint64_t total = driver.total_bytes();
   const uint64_t available = driver.free_bytes();
   uint64_t limit;
   if (fraction == 0) {
     // free - MinSystemMemory(free, cc), only if the reserve is below free.
     limit = available;
-    const uint64_t reserve = TfMinSystemMemory(available, driver.cc_major());
+    const uint64_t reserve = TfMinSystemMemory(available, driver.cc_major(), release);
     if (reserve < limit) limit -= reserve;
   } else {
     limit = FractionOf(total, fraction);  // of TOTAL
   }
-  // TF_DEVICE_MIN_SYS_MEMORY_IN_MB overrides the reserve, and the fraction too; ignored when above free.
-  if (auto r = Lookup(config, "min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB")) {
+  // TF_DEVICE_MIN_SYS_MEMORY_IN_MB (2.5 on) overrides the reserve, and the fraction too; ignored when above free.
+  // Up to 2.4 TensorFlow never read the variable, so neither does the policy; the option, asked for explicitly,
+  // is refused.
+  if (!release.fixed_reserve) {
+    if (auto it = config.options.find("min_sys_memory_mb"); it != config.options.end()) {
+      *error = "option min_sys_memory_mb (TF_DEVICE_MIN_SYS_MEMORY_IN_MB) came with TensorFlow 2.5; tf_version=" +
+               release.text + " has no such setting";
+      return false;
+    }
+  } else if (auto r = Lookup(config, "min_sys_memory_mb", "TF_DEVICE_MIN_SYS_MEMORY_IN_MB")) {
     uint64_t mb = 0, reserved = 0;
     if (!cli::ParseDecimal(r->value, 0, UINT64_MAX, &mb) || !cli::MultiplyChecked(mb, kMiB, &reserved)) {
       *error = r->origin + "='" + r->value + "' is not a valid reserved device memory (whole MiB, >= 0, below 2^44)";

@@ -29,7 +29,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
     named = std::make_unique<NamedOptions>(options.backend);
     named->Add("policy", options.policy);
     if (!options.gpu.empty()) named->Add("gpu", options.gpu);
-    if (options.total_bytes != 0) named->Add("total_bytes", std::to_string(options.total_bytes));
+    if (options.total_bytes != 0) named->Add("total_bytes", options.total_bytes);
     for (const auto& [name, value] : options.options) named->Add(name, value);
   } catch (const Error& e) {
     *error = e.what();
@@ -81,6 +81,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
   ro.max_events = options.max_events;
   ro.snapshot_event = options.snapshot_event;
   ro.record_places = options.record_places;
+  ro.on_event = options.on_event;
   RunResult& run = r.run;
   if (options.series) {
     ro.after_event = [&](const RunStep& step) {
@@ -102,6 +103,7 @@ bool GpuReplay(const Trace& trace, const GpuReplayOptions& options, GpuReplayRes
       row.largest_free_bytes = now.largest_free_block_bytes;
       row.moved_bytes = run.defrag_bytes;
       row.oom = step.failed == STRATA_OOM_NONE ? "none" : strata_oom_kind_name(step.failed);
+      if (step.oom != nullptr) row.device_free_bytes = step.oom->info.device_free_bytes;
       options.series(row);
       return true;
     };

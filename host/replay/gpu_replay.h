@@ -30,6 +30,7 @@ struct GpuSeriesRow {
   const char* oom = "none";         // the failed allocation's kind (capacity, cap, fragmentation), or "none"
   uint64_t largest_free_bytes = 0;  // the policy's largest_free_block_bytes
   uint64_t moved_bytes = 0;         // through the host by Defragment() so far
+  uint64_t device_free_bytes = 0;   // a failed allocation: the device's free memory then (strata_oom_info)
 };
 
 struct GpuReplayOptions {
@@ -50,6 +51,9 @@ struct GpuReplayOptions {
   // "heap" events (API 1.4), in GpuReplayResult::snapshot, and the pool's bytes then.
   int64_t snapshot_event = -1;
   bool record_places = false;  // every place each buffer held, and when, in GpuReplayResult::run.places (runner.h)
+  // Every event the backend sends while the run goes, in the order it sends them (RunOptions::on_event): "heap" and,
+  // on gpu-emu, "device" (strata-compare --memory-viz's segments and blocks).
+  std::function<void(const strata_event&)> on_event;
 };
 
 struct GpuReplayResult {

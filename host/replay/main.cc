@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "hbm/hbm_config.h"
 #include "names.h"
 #include "regular_file.h"
 #include "replay.h"
+#include "strata/strata.hpp"
 #include "text.h"
 #include "tool_cli.h"
 #ifdef STRATA_REPLAY_HAVE_WORKLOAD
@@ -35,7 +35,54 @@
 
 namespace {
 
-// The usage line; the backends and HBM presets come from their tables (ReplayBackends, hbm::HbmPresets).
+// The sim backend's HBM presets and the GPU backends' policies, as the driver lists them (strata_get_backend_options):
+// empty where this build has no such backend.
+std::vector<std::string> HbmPresets() { return strata::OptionChoices("sim", "hbm_preset"); }
+std::vector<std::string> GpuPolicies() { return strata::OptionChoices("gpu-emu", "policy"); }
+
+// --list-options BACKEND: every open option of a backend as the driver describes it (strata_get_backend_options), so a
+// backend, preset or policy the driver gains is listed here with no edit. Text, or one JSON object a line.
+int ListOptions(const std::string& backend, bool json) {
+  std::vector<strata::OptionInfo> options;
+  try {
+    options = strata::BackendOptions(backend);
+  } catch (const strata::Error& e) {
+    return strata::cli::Usage("strata-replay", std::string("--list-options: ") + e.what());
+  }
+  static const char* const kTypes[] = {"string", "int64", "double", "bool"};
+  for (const strata::OptionInfo& o : options) {
+    const char* type = o.type >= 0 && o.type <= STRATA_VALUE_BOOL ? kTypes[o.type] : "unknown";
+    if (json) {
+      strata::tool::Json line = {{"backend", backend}, {"name", o.name}, {"type", type}};
+      switch (o.type) {
+        case STRATA_VALUE_INT64:
+          line["default"] = o.default_int64;
+          break;
+        case STRATA_VALUE_DOUBLE:
+          line["default"] = o.default_double;
+          break;
+        case STRATA_VALUE_BOOL:
+          line["default"] = o.default_bool;
+          break;
+        default:
+          line["default"] = o.default_value;
+      }
+      line["choices"] = o.choices;
+      line["help"] = o.help;
+      std::printf("%s\n", strata::tool::JsonLine(line).c_str());
+    } else {
+      const std::string shown = o.type == STRATA_VALUE_BOOL ? (o.default_bool ? "true" : "false")
+                                : o.default_value.empty()   ? "none"
+                                                            : o.default_value;
+      std::string head = o.name + " (" + type + ", default " + shown;
+      if (!o.choices.empty()) head += "; " + strata::tool::JoinNames(o.choices, ", ", " or ");
+      std::printf("%s)\n    %s\n", head.c_str(), strata::tool::Printable(o.help).c_str());
+    }
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+// The usage line; the backends and HBM presets come from their tables (ReplayBackends, the driver's).
 std::string Synopsis() {
   using strata::tool::JoinNames;
   using strata::tool::NamesOf;
@@ -43,7 +90,7 @@ std::string Synopsis() {
          "] [--policy P]\n"
          "                     [--compaction off|on-oom] [--capacity BYTES|<F>x|GPU] [--granule BYTES]\n"
          "                     [--max-events N] [--hbm " +
-         JoinNames(NamesOf(strata::hbm::HbmPresets()), "|", "|") +
+         (HbmPresets().empty() ? std::string("PRESET") : JoinNames(HbmPresets(), "|", "|")) +
          "] [--firmware ELF]\n"
          "                     [--option NAME=VALUE]... [--series FILE.csv] [--timeline FILE.json] [--json]\n"
          "                     [--check] [--verbose]";
@@ -186,16 +233,17 @@ int RunGpu(const std::string& trace_path, const std::string& backend, const std:
 #endif
 }
 
-// --policy's help: the host allocator's policies, then the GPU policies this build has (their table: gpu::PolicyNames),
-// wrapped to the other options' width.
+// --policy's help: the host allocator's policies, then the GPU policies this build has (the driver's list, default
+// marked), wrapped to the other options' width.
 std::string PolicyHelp() {
   std::string help = "host: placement policy (default tlsf; the firmware uses tlsf)";
-#ifdef STRATA_REPLAY_HAVE_GPU
+  const std::vector<std::string> names = GpuPolicies();
+  if (names.empty()) return help;
+  const std::string default_policy = strata::OptionDefault("gpu-emu", "policy");
   std::string line = "gpu-emu, cuda:";
   std::vector<std::string> words;
-  const std::vector<std::string> names = strata::gpu::PolicyNames();
   for (size_t i = 0; i < names.size(); ++i) {
-    words.push_back(names[i] + (names[i] == "jax" ? " (default)" : "") + (i + 1 < names.size() ? "," : ";"));
+    words.push_back(names[i] + (names[i] == default_policy ? " (default)" : "") + (i + 1 < names.size() ? "," : ";"));
   }
   for (const char* w : {"each", "reads", "its", "framework's"}) words.emplace_back(w);
   for (const std::string& w : words) {
@@ -207,7 +255,6 @@ std::string PolicyHelp() {
     }
   }
   help += "\n" + line + "\nenvironment variables (XLA_PYTHON_CLIENT_*, TF_*, PYTORCH_CUDA_ALLOC_CONF)";
-#endif
   return help;
 }
 
@@ -310,9 +357,9 @@ int Main(int argc, char** argv) {
       app, "--hbm", "PRESET",
       [&](const std::string& v) -> std::string {
         hbm_preset = v;
-        return strata::tool::UnknownName("HBM preset", v, strata::tool::NamesOf(strata::hbm::HbmPresets()));
+        return strata::tool::UnknownName("HBM preset", v, HbmPresets());
       },
-      std::string("sim: HBM preset (default ") + strata::hbm::kDefaultHbmPreset + ")");
+      "sim: HBM preset (default " + strata::OptionDefault("sim", "hbm_preset") + ")");
   app.add_option("--firmware", firmware_path,
                  "sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)")
       ->type_name("ELF");
@@ -337,6 +384,16 @@ int Main(int argc, char** argv) {
   app.add_flag("-v,--verbose", options.verbose,
                "one line on stderr per compaction: request, bytes moved, and what sliding\n"
                "every buffer down would have moved (sim: also the device cycles it took)");
+  std::string list_options;
+  strata::cli::AddTaken(
+      app, "--list-options", "BACKEND",
+      [&](const std::string& v) -> std::string {
+        list_options = v;
+        return v.empty() ? "--list-options needs a backend" : "";
+      },
+      "print the open options BACKEND takes, as the driver describes them (type,\n"
+      "default, the values it lists, help; with --json: one JSON object a line):\n"
+      "what --option NAME=VALUE sets");
 #ifdef STRATA_REPLAY_HAVE_GPU
   bool list_devices = false;
   app.add_flag("--list-devices", list_devices,
@@ -344,6 +401,10 @@ int Main(int argc, char** argv) {
                "(with --json: one JSON object a line)");
 #endif
   if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  if (!list_options.empty()) {
+    if (!trace_path.empty()) return Usage("--list-options takes no trace");
+    return ListOptions(list_options, json);
+  }
 #ifdef STRATA_REPLAY_HAVE_GPU
   if (list_devices) {
     if (!trace_path.empty()) return Usage("--list-devices takes no trace");
@@ -391,12 +452,7 @@ int Main(int argc, char** argv) {
                   series_path, json);
   }
   if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
-#ifdef STRATA_REPLAY_HAVE_GPU
-    const std::vector<std::string> gpu_policies = strata::gpu::PolicyNames();
-#else
-    const std::vector<std::string> gpu_policies;
-#endif
-    return Usage(strata::replay::UnknownHostPolicy(policy_text, gpu_policies, "--backend gpu-emu"));
+    return Usage(strata::replay::UnknownHostPolicy(policy_text, GpuPolicies(), "--backend gpu-emu"));
   }
   if (!sim && !hbm_preset.empty()) return Usage("--hbm needs --backend sim");
   if (!sim && !firmware_path.empty()) return Usage("--firmware needs --backend sim");

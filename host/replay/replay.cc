@@ -42,11 +42,11 @@ strata_device* OpenHost(const ReplayOptions& options, uint64_t capacity, uint32_
   strata_device* d = nullptr;
   try {
     NamedOptions named("host");
-    named.Add("capacity_bytes", std::to_string(capacity));
-    named.Add("granule_bytes", std::to_string(options.granule_bytes));
+    named.Add("capacity_bytes", capacity);
+    named.Add("granule_bytes", options.granule_bytes);
     named.Add("policy", alloc::PolicyName(options.policy));
-    named.Add("max_live_buffers", std::to_string(std::max<uint32_t>(peak_live, 1)));
-    if (options.check_every_op) named.Add("check_every_op", "true");
+    named.Add("max_live_buffers", std::max<uint32_t>(peak_live, 1));
+    if (options.check_every_op) named.Add("check_every_op", true);
     strata_open_options o{};
     o.struct_size = sizeof o;
     o.named_options = named.data();

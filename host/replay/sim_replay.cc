@@ -13,7 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include "hbm/hbm_config.h"
 #include "runner.h"
 #include "strata/named_options.hpp"
 #include "strata/protocol.h"
@@ -26,7 +25,6 @@ using tool::JsonRound;
 namespace {
 
 constexpr uint64_t kStagingBytes = uint64_t{STRATA_RT_STAGING_SLOTS} * STRATA_RT_STAGING_SLOT_BYTES;  // above the heap
-constexpr uint64_t kHbmStripe = 256ull * 1024;  // the runtime's heap stripe
 
 CycleSummary Summarize(std::vector<uint64_t> v) {
   CycleSummary s;
@@ -114,25 +112,23 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
     return false;
   }
 
-  // The firmware keeps its staging slots at the top of HBM and manages everything below them.
+  // The backend sizes its HBM for `capacity` (the standard open option capacity_bytes) and holds the rest of its heap
+  // with a pad buffer at offset 0, in a context of its own, placed when the trace's context is created.
   strata_open_options o{};
   o.struct_size = sizeof o;
   o.hbm_preset = options.hbm_preset.c_str();
-  // A device below the runtime's minimum is grown to it; the pad buffer below keeps the trace at `capacity`.
-  // Whole stripes, and whole rows in every bank of the preset (HBM3's rows span 512 KiB): the stride is a multiple
-  // of the stripe in every preset.
-  uint64_t stride = kHbmStripe;
-  hbm::HbmConfig preset;
-  if (hbm::HbmConfig::FromName(options.hbm_preset.empty() ? hbm::kDefaultHbmPreset : options.hbm_preset, &preset)) {
-    stride = std::max(stride, preset.CapacityStride());
-  }
-  o.hbm_capacity_bytes =
-      std::max<uint64_t>((capacity + kStagingBytes + stride - 1) / stride * stride, STRATA_RT_MIN_HBM_BYTES);
   o.firmware_path = options.firmware_path.empty() ? nullptr : options.firmware_path.c_str();
   std::unique_ptr<NamedOptions> named;
   try {
     named = std::make_unique<NamedOptions>("sim");
-    for (const auto& [name, value] : options.named_options) named->Add(name, value);
+    named->Add("capacity_bytes", capacity);
+    for (const auto& [name, value] : options.named_options) {
+      if (name == "capacity_bytes") {
+        *error = "the capacity is the replay's (--capacity), not an open option";
+        return false;
+      }
+      named->Add(name, value);
+    }
   } catch (const Error& e) {
     *error = e.what();
     return false;
@@ -167,18 +163,8 @@ bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayRes
     return false;
   }
 
-  // The heap is a whole number of 256 KiB stripes; a pad buffer, allocated first into the empty heap (so
-  // at offset 0) and owned by a context of its own, leaves the trace exactly `capacity` bytes.
+  // The heap is a whole number of 256 KiB stripes; the backend's pad leaves the trace exactly `capacity` bytes.
   r.pad_bytes = r.heap_bytes - capacity;
-  if (r.pad_bytes != 0) {
-    strata_context pad_ctx = 0;
-    strata_buffer pad = 0;
-    if (strata_context_create(d, nullptr, &pad_ctx) != STRATA_OK ||
-        strata_alloc(d, pad_ctx, r.pad_bytes, 0, STRATA_ALLOC_FLAG_NO_COMPACT, &pad) != STRATA_OK) {
-      *error = ApiError("allocating the pad");
-      return false;
-    }
-  }
   strata_context ctx = 0;
   strata_context_options co{};
   co.struct_size = sizeof co;

@@ -61,7 +61,7 @@ struct SimReplayResult {
   RunResult run;
   uint64_t hbm_capacity_bytes = 0;  // the model's HBM (capacity + staging slots, rounded up to 256 KiB)
   uint64_t heap_bytes = 0;          // what the firmware's allocator manages
-  uint64_t pad_bytes = 0;           // heap_bytes - capacity: held by a pad buffer allocated first (offset 0)
+  uint64_t pad_bytes = 0;           // heap_bytes - capacity: held by the backend's pad buffer (offset 0)
   // The firmware allocator's stats (a moved pad would count). `compactions` counts committed plans: the
   // runtime plans at most 64 moves at a time, so one allocation may commit several.
   uint64_t compactions = 0, moves = 0, bytes_moved = 0;
@@ -75,8 +75,9 @@ struct SimReplayResult {
   double wall_seconds = 0;                         // open + replay + close
 };
 
-// Opens the sim backend with an HBM sized for options.capacity_bytes, creates a context whose quota is
-// the capacity (and a second one holding the pad, when the heap comes out larger than the capacity), and
+// Opens the sim backend with its open option capacity_bytes (the backend sizes its HBM and places a pad buffer at
+// offset 0, in a context of its own, when the heap comes out larger than the capacity), creates a context whose quota
+// is the capacity, and
 // replays the trace's events through strata_alloc/strata_free. A RESOURCE_EXHAUSTED allocation is counted
 // and its buffer skipped, as in Replay(); any other failure returns false with *error.
 bool SimReplay(const Trace& trace, const SimReplayOptions& options, SimReplayResult* result, std::string* error);

@@ -403,6 +403,12 @@ py::list BackendOptions(const std::string& backend) {
     d["type"] = static_cast<int>(info[n].type);
     d["default"] = std::string(info[n].default_value != nullptr ? info[n].default_value : "");
     d["help"] = std::string(info[n].help != nullptr ? info[n].help : "");
+    py::list choices;
+    for (uint32_t c = 0; c < info[n].num_choices; ++c) choices.append(std::string(info[n].choices[c]));
+    d["choices"] = choices;
+    d["default_int64"] = info[n].default_int64;
+    d["default_double"] = info[n].default_double;
+    d["default_bool"] = info[n].default_bool != 0;
     out.append(d);
   }
   return out;

@@ -20,13 +20,13 @@
 #include "devices.h"
 #include "explain.h"
 #include "gpu_replay.h"
-#include "hbm/hbm_config.h"
 #include "html_report.h"
+#include "memory_viz.h"
 #include "names.h"
-#include "policy.h"
 #include "regular_file.h"
 #include "replay.h"
 #include "report.h"
+#include "strata/strata.hpp"
 #include "tpu.h"
 #include "workload.h"
 #include "xla_options.h"
@@ -69,7 +69,8 @@ std::string ReplayStrata(const std::string& source, bool is_path, const std::str
   const strata::replay::Trace trace = LoadTrace(source, is_path, name);
   strata::replay::ReplayOptions o;
   if (!policy.empty() && !strata::alloc::ParsePolicy(policy.c_str(), &o.policy)) {
-    BadInput(strata::replay::UnknownHostPolicy(policy, strata::gpu::PolicyNames(), "backend=\"gpu-emu\""));
+    BadInput(
+        strata::replay::UnknownHostPolicy(policy, strata::OptionChoices("gpu-emu", "policy"), "backend=\"gpu-emu\""));
   }
   if (granule != 0) {
     if ((granule & (granule - 1)) != 0 || granule > strata::alloc::kMaxGranuleBytes) {
@@ -164,7 +165,8 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
                                             const std::string& firmware_path, bool search, double resolution,
                                             const std::map<std::string, std::string>& gpu_options,
                                             const std::map<std::string, std::string>& xla_options,
-                                            const std::string& html_path) {
+                                            const std::string& html_path, const std::string& memory_viz_path,
+                                            std::string memory_viz_contender) {
   strata::compare::Options options;
   std::string error;
   // html=: the page strata-compare --html writes, checked before anything runs (a long comparison must not be lost at
@@ -181,6 +183,27 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   }
   if (!strata::compare::ParseCapacitySpec(capacity, &options.capacity, &error)) BadInput(error);
   if (!strata::compare::ParseContenders(contenders, &options.contenders, &error)) BadInput(error);
+  // memory_viz=: strata-compare --memory-viz's snapshot of one contender's run, checked as html= is.
+  if (!memory_viz_contender.empty() && memory_viz_path.empty()) {
+    BadInput("memory_viz_contender names what memory_viz= exports: give memory_viz too");
+  }
+  if (!memory_viz_path.empty()) {
+    const std::string bad = strata::tool::CheckWritableFile(memory_viz_path);
+    if (!bad.empty()) BadInput("memory_viz: " + memory_viz_path + ": " + bad);
+    std::vector<strata::tool::NamedFile> read;
+    if (is_path) strata::workload::AddImportInputs("the workload", source, &read);
+    const std::string clash =
+        strata::tool::CheckOutputsApart(read, {{"html", html_path}, {"memory_viz", memory_viz_path}});
+    if (!clash.empty()) BadInput(clash);
+    if (memory_viz_contender.empty()) {
+      memory_viz_contender = strata::compare::DefaultMemoryVizContender(options.contenders);
+    }
+    const std::vector<std::string> names = strata::tool::NamesOf(options.contenders);
+    if (std::find(names.begin(), names.end(), memory_viz_contender) == names.end()) {
+      BadInput("memory_viz_contender '" + memory_viz_contender + "' is not among the contenders (" +
+               strata::tool::JoinNames(names, ", ", ", ") + ")");
+    }
+  }
   const std::vector<std::string> strata_backends = strata::replay::StrataBackendNames();
   if (std::find(strata_backends.begin(), strata_backends.end(), backend) == strata_backends.end()) {
     BadInput("backend '" + backend + "': " + strata::tool::JoinNames(strata_backends, ", ", " or "));
@@ -211,7 +234,7 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
   strata::replay::Trace trace;
   strata::workload::ImportStats stats;
   std::vector<strata::compare::WorkloadReport> reports(1);
-  std::string json, csv;
+  std::string json, csv, failed_output;
   {
     py::gil_scoped_release nogil;
     const bool imported = is_path ? strata::workload::ImportFile(source, format, import, &trace, &stats, &error)
@@ -220,9 +243,22 @@ std::pair<std::string, std::string> Compare(const std::string& source, bool is_p
     if (!strata::compare::CompareWorkload(trace, stats.source, options, &reports[0], &error)) RunFailed(error);
     json = strata::compare::ToJson(reports);
     csv = strata::compare::CsvHeader() + strata::compare::ToCsv(reports[0]);
-    if (!html_path.empty()) error = strata::tool::WriteTextFile(html_path, strata::compare::ToHtml(reports));
+    if (!memory_viz_path.empty()) {
+      std::string snapshot;
+      strata::compare::MemoryVizSummary summary;
+      if (!strata::compare::MemoryVizSnapshot(trace, memory_viz_contender, reports[0], options, &snapshot, &summary,
+                                              &error)) {
+        RunFailed(error);
+      }
+      error = strata::tool::WriteTextFile(memory_viz_path, snapshot);
+      if (!error.empty()) failed_output = "memory_viz: " + error;
+    }
+    if (failed_output.empty() && !html_path.empty()) {
+      error = strata::tool::WriteTextFile(html_path, strata::compare::ToHtml(reports));
+      if (!error.empty()) failed_output = "html: " + error;
+    }
   }
-  if (!error.empty()) throw std::runtime_error("html: " + error);  // OSError's kin: the page could not be written
+  if (!failed_output.empty()) throw std::runtime_error(failed_output);  // OSError's kin: a file could not be written
   return {json, csv};
 }
 
@@ -239,9 +275,10 @@ std::vector<std::pair<std::string, uint64_t>> TpuPresets() {
 
 namespace {
 
-// strata-explain's reading of an OOM message (host/fit/explain.h), as its JSON line. A message over 64 KiB
+// strata-explain's reading of an OOM message (host/fit/explain.h), as its JSON line; `settings`: those already on
+// (strata-explain --set), which no advice names. A message over 64 KiB
 // (strata::fit::kMaxMessageBytes) is a ValueError, as any message it cannot read.
-std::string Explain(const std::string& message, const std::string& device) {
+std::string Explain(const std::string& message, const std::string& device, const std::vector<std::string>& settings) {
   uint64_t total = 0, context = 0;
   if (!device.empty()) {
     const strata::devices::Device* d = strata::devices::Find(device);
@@ -255,7 +292,7 @@ std::string Explain(const std::string& message, const std::string& device) {
   {
     // Reading uses no Python object (the message is already a std::string): other threads run meanwhile.
     py::gil_scoped_release nogil;
-    read = strata::fit::Explain(message, total, context, &e, &error);
+    read = strata::fit::Explain(message, total, context, settings, &e, &error);
     if (read) json = strata::fit::ExplainJson(e);
   }
   if (!read) BadInput(error);
@@ -271,14 +308,13 @@ PYBIND11_MODULE(_tools, m) {
 #else
   m.attr("HAVE_SIM") = false;
 #endif
-  // The tables of names (host/tool/names.h): each list is defined once in C++, and Python reads it from there.
-  m.def("gpu_policies", &strata::gpu::PolicyNames);
+  // The tables of names (host/tool/names.h): each list is defined once in C++, and Python reads it from there (the
+  // GPU policies and HBM presets from the driver: strata.backend_options).
   m.def("contenders", &Contenders);
-  m.def("explain", &Explain, py::arg("message"), py::arg("device"));
+  m.def("explain", &Explain, py::arg("message"), py::arg("device"), py::arg("settings"));
   m.def("devices", &strata::devices::ListJsonLines);
   m.def("replay_backends", [] { return strata::tool::NamesOf(strata::replay::ReplayBackends()); });
   m.def("formats", [] { return strata::tool::NamesOf(strata::workload::Formats()); });
-  m.def("hbm_presets", [] { return strata::tool::NamesOf(strata::hbm::HbmPresets()); });
   m.def("tpu_presets", &TpuPresets);
   m.def("replay_strata", &ReplayStrata, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("sim"),
         py::arg("policy"), py::arg("compaction"), py::arg("capacity"), py::arg("granule"), py::arg("max_events"),
@@ -288,5 +324,5 @@ PYBIND11_MODULE(_tools, m) {
   m.def("compare", &Compare, py::arg("source"), py::arg("is_path"), py::arg("name"), py::arg("format"),
         py::arg("device"), py::arg("capacity"), py::arg("contenders"), py::arg("backend"), py::arg("firmware_path"),
         py::arg("search"), py::arg("resolution"), py::arg("gpu_options"), py::arg("xla_options"),
-        py::arg("html_path") = "");
+        py::arg("html_path") = "", py::arg("memory_viz_path") = "", py::arg("memory_viz_contender") = "");
 }

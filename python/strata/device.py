@@ -67,19 +67,17 @@ def _u32(value, what):
     return _integer(value, what, 0, (1 << 32) - 1)
 
 
-def _parse_default(text, value_type):
-    if text == "":
+def _typed_default(o):
+    """An option's default as its type, from the driver's typed fields (None where the backend declares none)."""
+    if o["default"] == "":
         return None
-    try:
-        if value_type == _strata.VALUE_INT64:
-            return int(text)
-        if value_type == _strata.VALUE_DOUBLE:
-            return float(text)
-        if value_type == _strata.VALUE_BOOL:
-            return text in ("1", "true")
-    except ValueError:
-        pass
-    return text
+    if o["type"] == _strata.VALUE_INT64:
+        return o["default_int64"]
+    if o["type"] == _strata.VALUE_DOUBLE:
+        return o["default_double"]
+    if o["type"] == _strata.VALUE_BOOL:
+        return o["default_bool"]
+    return o["default"]
 
 
 def backends(available=None):
@@ -102,16 +100,18 @@ def backend_availability():
 
 
 def backend_options(backend):
-    """The open options `backend` accepts: a list of {name, type, default, help}; type is "string", "int64",
-    "double" or "bool", default the typed default (None where there is none). UnimplementedError for a backend
-    this build does not have."""
+    """The open options `backend` accepts: a list of {name, type, default, help, choices}; type is "string",
+    "int64", "double" or "bool", default the typed default (None where there is none), choices the values the
+    backend takes as text in the order it lists them (an empty list where any value of the type goes; e.g. sim's
+    hbm_preset, gpu-emu's gpu and policy). UnimplementedError for a backend this build does not have."""
     _check_backend_name(backend)
     return [
         {
             "name": o["name"],
             "type": _VALUE_TYPES.get(o["type"], str(o["type"])),
-            "default": _parse_default(o["default"], o["type"]),
+            "default": _typed_default(o),
             "help": o["help"],
+            "choices": list(o["choices"]),
         }
         for o in _strata.backend_options(backend)
     ]

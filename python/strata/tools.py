@@ -18,15 +18,30 @@ import io
 import json
 import os
 
+from . import device as _device
+
 try:
     from . import _tools
 except ImportError:  # the build has no strata-compare (nlohmann-json3-dev or the gpu-emu backend missing)
     _tools = None
 
+
+def _choices(backend, option):
+    """The values an open option of a backend takes, as the driver describes them (strata.backend_options); () where
+    the build has no such backend."""
+    if backend not in _device.backends():
+        return ()
+    for o in _device.backend_options(backend):
+        if o["name"] == option:
+            return tuple(o["choices"])
+    return ()
+
+
 # The names a user picks, from the tables the C++ tools use (host/tool/names.h); empty without the tools module.
 REPLAY_BACKENDS = tuple(_tools.replay_backends()) if _tools else ()  # strata.replay(backend=...)
 FORMATS = tuple(_tools.formats()) if _tools else ()  # strata.compare(format=...)
-HBM_PRESETS = tuple(_tools.hbm_presets()) if _tools else ()  # strata.replay(hbm_preset=...), the sim backend's
+# strata.replay(hbm_preset=...): the sim backend's, as the driver lists them (empty in a build without it).
+HBM_PRESETS = _choices("sim", "hbm_preset")
 
 
 def _need_tools():
@@ -37,8 +52,9 @@ def _need_tools():
 
 
 def gpu_policies():
-    """The GPU framework policies (host/gpu): jax, jax-growth, ..., torch-expandable."""
-    return list(_need_tools().gpu_policies())
+    """The GPU framework policies: jax, jax-growth, ..., torch-expandable, as the driver lists the gpu-emu backend's
+    `policy` option (empty in a build without it)."""
+    return list(_choices("gpu-emu", "policy"))
 
 
 def contenders():
@@ -52,18 +68,25 @@ def devices():
     return [json.loads(line) for line in _need_tools().devices().splitlines()]
 
 
-def explain(message, device=None):
+def explain(message, device=None, settings=()):
     """strata-explain in-process (docs/fit.md): an OOM message of PyTorch, XLA's BFC, XLA, TensorFlow or the TPU
     runtime read into its numbers, its kind (capacity, cap, fragmentation, or unknown when the message does not say)
     and the settings its numbers support, as a dict. `device`: a device of strata-fit --list-devices, for messages
-    that do not state the device's memory. A message it cannot read, or one longer than 64 KiB (65536 bytes in
+    that do not state the device's memory. `settings`: names of settings already on (strata-explain --set, e.g.
+    "expandable_segments"): no advice names them. A message it cannot read, or one longer than 64 KiB (65536 bytes in
     UTF-8), raises ValueError. Other threads run while it reads (the GIL is released)."""
     if not isinstance(message, str):
         raise TypeError(f"message must be text, not {type(message).__name__}")
+    if isinstance(settings, (str, bytes)):
+        raise TypeError("settings must be a list of names, not one string")
+    settings = list(settings)
+    for s in settings:
+        if not isinstance(s, str):
+            raise TypeError(f"each setting must be text, not {type(s).__name__}")
     tools = _need_tools()
     if not hasattr(tools, "explain"):
         raise RuntimeError("this build of strata has no explain (strata-fit was not built)")
-    return json.loads(tools.explain(message, device or ""))
+    return json.loads(tools.explain(message, device or "", settings))
 
 
 def _trace_source(trace, what="trace"):
@@ -180,7 +203,7 @@ def _csv_value(text):
 
 def compare(workload, *, capacity="1.0x", contenders="all", backend="host", options=None, search=True,
             resolution=0.001, format="auto", device=0, firmware_path=None, xla_view=None, xla_steps=None,
-            xla_module=None, tpu_pad=False, html=None):
+            xla_module=None, tpu_pad=False, html=None, memory_viz=None, memory_viz_contender=None):
     """strata-compare WORKLOAD --json - as a dict: the report's workload object (name, source, buffers, events,
     max_load_bytes, capacity, capacity_bytes, runs, occupancy; docs/comparison.md) plus "table", one plain dict
     per run with strata-compare --csv's columns (contender, completed, first_oom_kind, min_capacity_ratio, ...).
@@ -194,6 +217,9 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
     html: a path (str or os.PathLike) to write the comparison to as one self-contained web page, as strata-compare
     --html FILE does (docs/comparison.md); refused with ValueError before anything runs when it cannot be written or is
     the workload.
+    memory_viz: a path to write one contender's run to as a PyTorch memory snapshot (pickle) for memory_viz, as
+    strata-compare --memory-viz FILE does; memory_viz_contender: which (default: torch when it runs, else the first
+    contender). Refused with ValueError, as html is.
     """
     tools = _need_tools()
     if html is not None and not isinstance(html, (str, os.PathLike)):
@@ -201,6 +227,13 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
     html_path = os.fspath(html) if html is not None else ""
     if html is not None and not html_path:
         raise ValueError("html must not be empty")
+    if memory_viz is not None and not isinstance(memory_viz, (str, os.PathLike)):
+        raise TypeError(f"memory_viz must be a path (str or os.PathLike), not {type(memory_viz).__name__}")
+    memory_viz_path = os.fspath(memory_viz) if memory_viz is not None else ""
+    if memory_viz is not None and not memory_viz_path:
+        raise ValueError("memory_viz must not be empty")
+    if memory_viz_contender is not None and not isinstance(memory_viz_contender, str):
+        raise TypeError(f"memory_viz_contender must be a str, not {type(memory_viz_contender).__name__}")
     source, is_path, name = _trace_source(workload, "workload")
     capacity = _capacity_text(capacity)
     if not capacity:
@@ -230,7 +263,7 @@ def compare(workload, *, capacity="1.0x", contenders="all", backend="host", opti
         xla["--tpu-pad"] = "1"
     text, table = tools.compare(source, is_path, name, format, device, capacity, contenders, backend,
                                 os.fspath(firmware_path) if firmware_path else "", bool(search), float(resolution),
-                                _options_text(options), xla, html_path)
+                                _options_text(options), xla, html_path, memory_viz_path, memory_viz_contender or "")
     report = json.loads(text)["workloads"][0]
     report["table"] = [{key: _csv_value(value) for key, value in row.items()}
                        for row in csv.DictReader(io.StringIO(table))]

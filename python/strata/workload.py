@@ -172,12 +172,14 @@ def _no_dump_message(jax, dump_dir):
             f"compiler_options={{'xla_dump_to': ...}}?)")
 
 
-def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=(), dump_dir=None, compiler_options=None):
+def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=(), dump_dir=None, compiler_options=None,
+             keep_unused=False):
     """Compiles `fn` for `args` (jax.jit(fn).lower(*args).compile()) with XLA's dump written to `dump_dir` (default a
     temporary directory, removed by close()), sharded over `devices` devices (first axes split where they divide),
     and returns a JaxProgram. `steps` is how many calls the steps view models. Each call compiles anew (a program
     compiled before is not taken from JAX's in-memory cache), so one dump_dir serves many calls: each reads the
-    dump its own compile wrote."""
+    dump its own compile wrote. keep_unused: jax.jit's (True keeps arguments the program never reads as
+    parameters, so the entry's parameters are the arguments' leaves one for one: what strata.jax.run needs)."""
     import jax
 
     if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= 1_000_000:
@@ -191,8 +193,8 @@ def from_jax(fn, *args, steps=1, devices=1, donate_argnums=(), static_argnums=()
     if devices > 1:
         args = _shard(args, devices)
     options = {"xla_dump_to": dump_dir, **_DUMP_OPTIONS, **(compiler_options or {})}
-    compiled = jax.jit(_fresh(fn), donate_argnums=donate_argnums, static_argnums=static_argnums).lower(
-        *args).compile(compiler_options=options)
+    compiled = jax.jit(_fresh(fn), donate_argnums=donate_argnums, static_argnums=static_argnums,
+                       keep_unused=keep_unused).lower(*args).compile(compiler_options=options)
     analysis = compiled.memory_analysis()
     memory = {k: int(getattr(analysis, k)) for k in MEMORY_FIELDS if hasattr(analysis, k)}
     made = sorted(set(glob.glob(os.path.join(dump_dir, "*-buffer-assignment.txt"))) - before)

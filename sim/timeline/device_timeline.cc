@@ -46,12 +46,14 @@ void DeviceTimeline::OnEvent(const sim::Event& e) {
     AddTraffic(e.begin_cycle, e.end_cycle, static_cast<double>(e.value));
   }
   if (!InWindow(e.begin_cycle, e.end_cycle)) return;
-  // A byte-moving track's value is its bytes; a heap event's the buffer's bytes; elsewhere the command's status.
-  const bool bytes = Is(e.track, "dma") || Is(e.track, "pcie") || Is(e.track, "compaction") || Is(e.track, "heap");
+  // A byte-moving track's value is its bytes; a heap event's the buffer's bytes, a device event's the range's (gpu-emu:
+  // what the policy took from the GPU); elsewhere the command's status.
+  const bool held = Is(e.track, "heap") || Is(e.track, "device");
+  const bool bytes = Is(e.track, "dma") || Is(e.track, "pcie") || Is(e.track, "compaction") || held;
   json args{{bytes ? "bytes" : "value", e.value}};
   if (e.id != 0) args[Is(e.track, "heap") ? "buffer" : "id"] = e.id;
   if (e.has_address) {
-    if (Is(e.track, "heap")) {
+    if (held) {
       args["address"] = e.address;
       if (e.to_address != e.address) args["to_address"] = e.to_address;
     } else if (Is(e.track, "pcie")) {

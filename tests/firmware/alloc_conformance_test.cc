@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -295,6 +296,36 @@ TYPED_TEST(AllocatorConformance, MetadataExhaustion) {
   EXPECT_EQ(a.Allocate(256, 0, &h), STRATA_RESOURCE_EXHAUSTED);
   EXPECT_EQ(a.GetStats().live_buffers, 4u);
   this->ExpectHealthy();
+}
+
+// Slot(handle), where the runtime and the host backend keep each buffer's owner: below the node count, one per live
+// buffer, over a random run of allocations, frees and compactions (held against a plain map of the live handles).
+TYPED_TEST(AllocatorConformance, SlotsAreDistinctAndInRange) {
+  auto& a = this->Make(4 << 20, 64);
+  std::mt19937 rng(47);
+  std::vector<Handle> live;
+  for (int step = 0; step < 3000; ++step) {
+    const uint32_t r = rng() % 10;
+    if (r < 5 && live.size() < 64) {
+      Handle h;
+      if (a.Allocate(256 * (1 + rng() % 64), 0, &h) == STRATA_OK) live.push_back(h);
+    } else if (r < 9 && !live.empty()) {
+      const size_t i = rng() % live.size();
+      ASSERT_EQ(a.Free(live[i]), STRATA_OK);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {  // a compaction (no data here to copy): buffers move, their slots must not
+      std::vector<Move> moves(256);
+      CompactionPlan plan;
+      ASSERT_EQ(a.PlanCompaction(CompactionBudget{}, moves.data(), 256, &plan), STRATA_OK);
+      ASSERT_EQ(a.CommitCompaction(plan), STRATA_OK);
+    }
+    std::set<uint32_t> slots;
+    for (Handle h : live) {
+      ASSERT_TRUE(a.IsLive(h));
+      EXPECT_LT(Slot(h), this->nodes_.size());
+      EXPECT_TRUE(slots.insert(Slot(h)).second) << "two live buffers in slot " << Slot(h);
+    }
+  }
 }
 
 TYPED_TEST(AllocatorConformance, LargestSizesHaveNoOverflow) {

@@ -144,5 +144,139 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmShapeTest,
                            return name;
                          });
 
+// bf16 (GemmBf16, docs/matrix-unit.md "bf16 mode"): refused arguments touch nothing, and over a spread of shapes
+// (unaligned, several K chunks and blocks) the descriptors read A and B as 2-byte elements and C_in as fp32, write
+// C exactly once (fp32, or bf16 with out_bf16), and every matrix-unit command carries the bf16 mode.
+TEST_F(GemmKernelTest, Bf16InvalidArgumentsTouchNoRegister) {
+  HostDevice device;
+  hal::MockMmio boot(&device);
+  arch::host::SetWfiHook([&] { ASSERT_TRUE(device.RunUntilWake()); });
+  dma::Init();
+  mxu::Init();
+  GemmParams p;
+  p.m = p.n = p.k = 16;
+  GemmStats stats;
+  hal::MockMmio strict;  // any access is a problem
+  EXPECT_EQ(kernels::GemmBf16(p, false, nullptr), STRATA_INVALID_ARGUMENT);
+  for (int zero = 0; zero < 3; ++zero) {
+    GemmParams q = p;
+    (zero == 0 ? q.m : zero == 1 ? q.n : q.k) = 0;
+    EXPECT_EQ(kernels::GemmBf16(q, false, &stats), STRATA_INVALID_ARGUMENT) << "dimension " << zero;
+  }
+  GemmParams q = p;
+  q.int8 = true;
+  EXPECT_EQ(kernels::GemmBf16(q, false, &stats), STRATA_INVALID_ARGUMENT) << "int8 requantization of fp32";
+  q = p;
+  q.round = true;
+  EXPECT_EQ(kernels::GemmBf16(q, true, &stats), STRATA_INVALID_ARGUMENT) << "round";
+  q = p;
+  q.quant_shift = STRATA_GEMM_MAX_QUANT_SHIFT + 1;
+  EXPECT_EQ(kernels::GemmBf16(q, false, &stats), STRATA_INVALID_ARGUMENT) << "quant shift";
+  EXPECT_EQ(strict.Problems(), "");
+  EXPECT_TRUE(strict.log().empty());
+}
+
+TEST_F(GemmKernelTest, Bf16ArrayBeyondTheTilingIsRefused) {
+  HostDevice::Options o;
+  o.mxu_n = 256;  // the int8 tiling's largest; bf16 operands fit VMEM up to 128
+  HostDevice device(o);
+  hal::MockMmio mmio(&device);
+  arch::host::SetWfiHook([&] { ASSERT_TRUE(device.RunUntilWake()); });
+  dma::Init();
+  mxu::Init();
+  GemmParams p;
+  p.m = p.n = p.k = 16;
+  p.b = p.c_out = 4096;
+  GemmStats stats;
+  EXPECT_EQ(kernels::GemmBf16(p, false, &stats), STRATA_FAILED_PRECONDITION);
+  EXPECT_TRUE(device.dma_pushed(0).empty());
+  EXPECT_TRUE(device.dma_pushed(1).empty());
+  EXPECT_EQ(mxu::LastTicket(), 0u);
+}
+
+using Bf16Shape = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, bool, bool, bool>;  // N, m, k, n, out, acc, relu
+
+class GemmBf16ShapeTest : public ::testing::TestWithParam<Bf16Shape> {};
+
+TEST_P(GemmBf16ShapeTest, DescriptorsStayInsideTheirOperandsAndCommandsAreBf16) {
+  const auto [array_n, m, k, n, out_bf16, accumulate, relu] = GetParam();
+  arch::host::Reset();
+  HostDevice::Options o;
+  o.mxu_n = array_n;
+  o.hbm_bytes = 8u << 20;
+  HostDevice device(o);
+  hal::MockMmio mmio(&device);
+  arch::host::SetWfiHook([&] { ASSERT_TRUE(device.RunUntilWake()) << "the kernel waits for nothing"; });
+  dma::Init();
+  mxu::Init();
+  const uint64_t out_elem = out_bf16 ? 2 : 4;
+  GemmParams p;
+  p.m = m, p.k = k, p.n = n, p.accumulate = accumulate, p.relu = relu;
+  p.a = 4096;
+  p.b = (p.a + 2 * uint64_t{m} * k + 8191) / 4096 * 4096;
+  p.c_in = (p.b + 2 * uint64_t{k} * n + 8191) / 4096 * 4096;
+  p.c_out = (p.c_in + 4 * uint64_t{m} * n + 8191) / 4096 * 4096;
+  const uint64_t a_end = p.a + 2 * uint64_t{m} * k, b_end = p.b + 2 * uint64_t{k} * n;
+  const uint64_t c_in_end = p.c_in + 4 * uint64_t{m} * n, c_end = p.c_out + uint64_t{m} * n * out_elem;
+  ASSERT_LE(c_end, device.hbm_bytes());
+  GemmStats stats;
+  ASSERT_EQ(kernels::GemmBf16(p, out_bf16, &stats), STRATA_OK);
+  EXPECT_EQ(device.dma_queued(0) + device.dma_queued(1), 0u) << "returned with DMA in flight";
+  EXPECT_EQ(device.mxu_queued(), 0u) << "returned with matrix-unit commands in flight";
+
+  uint64_t c_written = 0, descriptors = 0;
+  for (uint32_t q = 0; q < STRATA_DMA_COUNT; ++q) {
+    for (const HostDevice::DmaDescriptor& d : device.dma_pushed(q)) {
+      ++descriptors;
+      const uint32_t src_tier = (d.ctrl & STRATA_DMA_CTRL_SRC_TIER_MASK) >> STRATA_DMA_CTRL_SRC_TIER_LSB;
+      const uint32_t dst_tier = (d.ctrl & STRATA_DMA_CTRL_DST_TIER_MASK) >> STRATA_DMA_CTRL_DST_TIER_LSB;
+      const uint64_t rows = d.rows;
+      if (src_tier == STRATA_DMA_TIER_HBM) {
+        const uint64_t last = d.src + (rows - 1) * d.src_stride + d.len;
+        const bool in_a = d.src >= p.a && last <= a_end, in_b = d.src >= p.b && last <= b_end;
+        const bool in_c = accumulate && d.src >= p.c_in && last <= c_in_end;
+        EXPECT_TRUE(in_a || in_b || in_c) << "reads HBM [" << d.src << ", " << last << ")";
+        EXPECT_EQ(d.len % 2, 0u) << "an odd byte count of bf16 elements";
+      }
+      if (dst_tier == STRATA_DMA_TIER_HBM) {
+        const uint64_t last = d.dst + (rows - 1) * d.dst_stride + d.len;
+        EXPECT_TRUE(d.dst >= p.c_out && last <= c_end) << "writes HBM [" << d.dst << ", " << last << ")";
+        c_written += rows * d.len;
+      }
+    }
+  }
+  EXPECT_EQ(c_written, uint64_t{m} * n * out_elem) << "C written exactly once";
+  EXPECT_EQ(stats.dma_descriptors, descriptors);
+  EXPECT_EQ(mxu::RowsStreamed(), uint64_t{m} * CeilDiv(n, array_n) * CeilDiv(k, array_n));
+  uint32_t readouts = 0;
+  for (const HostDevice::MxuCommand& c : device.mxu_pushed()) {
+    const uint32_t cmd = c.at(STRATA_MXU_CMD);
+    EXPECT_NE(cmd & STRATA_MXU_CMD_BF16_MASK, 0u) << "a command without the bf16 mode";
+    EXPECT_EQ(cmd & (STRATA_MXU_CMD_INT8_MASK | STRATA_MXU_CMD_ROUND_MASK), 0u);
+    const bool readout = ((cmd & STRATA_MXU_CMD_OP_MASK) >> STRATA_MXU_CMD_OP_LSB) == STRATA_MXU_OP_READOUT;
+    readouts += readout;
+    EXPECT_EQ((cmd & STRATA_MXU_CMD_OUT_BF16_MASK) != 0, readout && out_bf16);
+  }
+  // fp32 C without ReLU goes from ACC to HBM by DMA: READOUT only for an epilogue.
+  EXPECT_EQ(readouts != 0, out_bf16 || relu);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, GemmBf16ShapeTest,
+    ::testing::Values(Bf16Shape{16, 1, 1, 1, false, false, false}, Bf16Shape{16, 17, 33, 9, true, false, false},
+                      Bf16Shape{16, 64, 300, 64, false, true, false}, Bf16Shape{8, 100, 70, 130, true, true, true},
+                      Bf16Shape{32, 300, 96, 200, false, false, true}, Bf16Shape{16, 600, 40, 16, false, true, false},
+                      Bf16Shape{128, 130, 257, 129, true, false, false}),
+    [](const ::testing::TestParamInfo<Bf16Shape>& i) {
+      const Bf16Shape& s = i.param;
+      std::string name = "N";
+      name += std::to_string(std::get<0>(s)) + "_" + std::to_string(std::get<1>(s)) + "x" +
+              std::to_string(std::get<2>(s)) + "x" + std::to_string(std::get<3>(s));
+      if (std::get<4>(s)) name += "_out_bf16";
+      if (std::get<5>(s)) name += "_acc";
+      if (std::get<6>(s)) name += "_relu";
+      return name;
+    });
+
 }  // namespace
 }  // namespace strata

@@ -188,6 +188,92 @@ TEST_P(MxuDriverTest, InvalidArgumentsTouchNoRegister) {
   EXPECT_TRUE(mmio_->log().empty());
 }
 
+// bf16 mode (SubmitMode): the mode bits reach CMD beside the op's own, operands are rows of 2N bytes (their
+// alignment is MXU_ROW_ALIGN(2N)), and an inconsistent mode is refused before any register is touched.
+TEST_P(MxuDriverTest, SubmitModeSendsBf16Commands) {
+  const uint32_t row = 2 * n(), acc_row = 4 * n();
+  std::mt19937 rng(GetParam() + 100);
+  for (int i = 0; i < 100; ++i) {
+    Command c{static_cast<Op>(STRATA_MXU_OP_LOAD_WEIGHTS + rng() % 3)};
+    c.src = (rng() % 512) * row;
+    c.rows = 1 + rng() % n();
+    c.accumulate = rng() % 2;
+    c.relu = rng() % 2;
+    uint32_t mode = mxu::kModeBf16;
+    if (c.op == Op::kMatmul) {
+      c.rows = 1 + rng() % 512;
+      c.src_stride = (rng() % 8) * row;
+      c.dst = (rng() % 256) * acc_row;
+      c.k_rows = rng() % 2 ? 1 + rng() % 1024 : 0;
+      c.w_src = (rng() % 512) * row;
+      c.w_stride = (rng() % 64) * row;
+    }
+    if (c.op == Op::kReadout) {
+      c.src = (rng() % 256) * acc_row;
+      c.dst = (rng() % 512) * row;
+      if (rng() % 2) mode |= mxu::kModeOutBf16;
+    }
+    uint32_t ticket = 0;
+    ASSERT_EQ(mxu::SubmitMode(c, mode, &ticket), STRATA_OK) << "command " << i;
+    const uint32_t cmd = (static_cast<uint32_t>(c.op) << STRATA_MXU_CMD_OP_LSB) |
+                         (c.accumulate ? STRATA_MXU_CMD_ACCUMULATE_MASK : 0) | (c.relu ? STRATA_MXU_CMD_RELU_MASK : 0) |
+                         STRATA_MXU_CMD_BF16_MASK |
+                         ((mode & mxu::kModeOutBf16) != 0 ? STRATA_MXU_CMD_OUT_BF16_MASK : 0) | STRATA_MXU_CMD_IRQ_MASK;
+    const HostDevice::MxuCommand& got = device_->mxu_pushed().back();
+    EXPECT_EQ(got.at(STRATA_MXU_CMD), cmd) << "command " << i;
+    EXPECT_EQ(got.at(STRATA_MXU_SRC), c.src);
+    EXPECT_EQ(got.at(STRATA_MXU_ROWS), c.rows);
+  }
+  // Mode 0 is a plain int8 command, as Submit sends it.
+  uint32_t ticket = 0;
+  ASSERT_EQ(mxu::SubmitMode(Command{Op::kLoadWeights}, 0, &ticket), STRATA_OK);
+  EXPECT_EQ(device_->mxu_pushed().back().at(STRATA_MXU_CMD),
+            (STRATA_MXU_OP_LOAD_WEIGHTS << STRATA_MXU_CMD_OP_LSB) | STRATA_MXU_CMD_IRQ_MASK);
+  EXPECT_EQ(mxu::Wait(mxu::LastTicket()), STRATA_OK);
+}
+
+TEST_P(MxuDriverTest, SubmitModeRefusesInconsistentModesAndTouchesNoRegister) {
+  struct Case {
+    const char* what;
+    Command c;
+    uint32_t mode;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const char* what, Op op, uint32_t mode, auto&& change) {
+    Command c{op};
+    change(c);
+    cases.push_back({what, c, mode});
+  };
+  const uint32_t bf16 = mxu::kModeBf16, out = mxu::kModeOutBf16;
+  add("an unknown mode bit", Op::kLoadWeights, bf16 | (out << 1), [](Command&) {});
+  add("an IRQ bit as mode", Op::kLoadWeights, STRATA_MXU_CMD_IRQ_MASK, [](Command&) {});
+  add("INT8 with BF16", Op::kReadout, bf16, [](Command& c) { c.int8 = true; });
+  add("ROUND with BF16", Op::kReadout, bf16, [](Command& c) { c.round = true; });
+  add("OUT_BF16 without BF16", Op::kReadout, out, [](Command&) {});
+  add("OUT_BF16 on a MATMUL", Op::kMatmul, bf16 | out, [](Command&) {});
+  add("OUT_BF16 on a LOAD_WEIGHTS", Op::kLoadWeights, bf16 | out, [](Command&) {});
+  add("zero rows", Op::kMatmul, bf16, [](Command& c) { c.rows = 0; });
+  if (STRATA_MXU_ROW_ALIGN(n()) < STRATA_MXU_ROW_ALIGN(2 * n())) {
+    // Aligned for an int8 row, not for a bf16 one.
+    const uint32_t half = STRATA_MXU_ROW_ALIGN(n());
+    add("bf16 LOAD_WEIGHTS from an int8-aligned row", Op::kLoadWeights, bf16, [&](Command& c) { c.src = half; });
+    add("bf16 MATMUL from an int8-aligned row", Op::kMatmul, bf16, [&](Command& c) { c.src = half; });
+    add("bf16 MATMUL with an int8-aligned stride", Op::kMatmul, bf16, [&](Command& c) { c.src_stride = half; });
+    add("bf16 MATMUL with int8-aligned weights", Op::kMatmul, bf16, [&](Command& c) { c.k_rows = 1, c.w_src = half; });
+    add("bf16 MATMUL with an int8-aligned weight stride", Op::kMatmul, bf16,
+        [&](Command& c) { c.k_rows = 1, c.w_stride = half; });
+  }
+  uint32_t ticket = 0;
+  const uint32_t last = mxu::LastTicket();
+  mmio_->ClearLog();
+  for (const Case& k : cases) {
+    EXPECT_EQ(mxu::SubmitMode(k.c, k.mode, &ticket), STRATA_INVALID_ARGUMENT) << k.what;
+  }
+  EXPECT_EQ(mxu::SubmitMode(Command{Op::kLoadWeights}, bf16, nullptr), STRATA_INVALID_ARGUMENT) << "null ticket";
+  EXPECT_EQ(mxu::LastTicket(), last);
+  EXPECT_TRUE(mmio_->log().empty());
+}
+
 // Wait reports an error the unit counted since the previous Wait, once; OK when nothing new was counted.
 TEST_P(MxuDriverTest, WaitMapsUnitErrorsToStatuses) {
   const std::pair<uint32_t, strata_status> cases[] = {{STRATA_MXU_ERR_SRC_RANGE, STRATA_OUT_OF_RANGE},

@@ -102,6 +102,60 @@ expect(m["format"] == "tpu" and m["kind"] == "fragmentation" and m["largest_free
 m = read("Attempting to allocate 1.00G. That was not possible. There are 785.61M free. Due to fragmentation, the "
          "largest contiguous region of free memory is 512.00M.")
 expect(m["kind"] == "capacity", "tpu capacity")
+# The runtime loading a program (libtpu): "Attempting to reserve R at the bottom of memory. That was not possible. There
+# are F free, 0B reserved, and V reservable." R <= F but R > V: fragmentation; R > F: capacity, where a server's
+# preallocated share (vLLM on TPU: gpu_memory_utilization) is the setting that leaves room.
+m = read("RESOURCE_EXHAUSTED: Attempting to reserve 5.88G at the bottom of memory. That was not possible. There are "
+         "14.74G free, 0B reserved, and 4.62G reservable.")
+expect(m["format"] == "tpu-reserve" and m["kind"] == "fragmentation", "tpu reserve fragmentation: " + str(m))
+m = read("RESOURCE_EXHAUSTED: Attempting to reserve 7.04G at the bottom of memory. That was not possible. There are "
+         "6.90G free, 0B reserved, and 6.90G reservable.")
+expect(m["kind"] == "capacity" and any("gpu_memory_utilization" in a for a in m["advice"]), "tpu reserve capacity")
+# Cut before the free figures (AI-Hypercomputer/tpu-recipes#151): read, unknown, why and what to capture say so.
+m = read("RESOURCE_EXHAUSTED: Error loading program 'jit__multi_slice': Attempting to reserve 6.14G at the bottom of "
+         "memory. That was not possible.")
+expect(m["kind"] == "unknown" and "not what was free" in m["why"] and "reservable" in m.get("capture", ""),
+       "tpu reserve without free: " + str(m))
+
+# The TPU compiler's early abort (libtpu; the text as hawkinsp quotes it in jax-ml/jax#7822): "Compilation failure:
+# Aborting compilation early because it's unlikely to have enough memory. Requires X, has Y available." The estimate
+# exceeds the chip: compile-time, per chip over 2, 4, 8 chips. 40.00G over 4 chips is 10 GiB each, which fits 15.48G.
+m = read("XlaRuntimeError: RESOURCE_EXHAUSTED: Compilation failure: Aborting compilation early because it's unlikely "
+         "to have enough memory. Requires 40.00G, has 15.48G available.")
+expect(m["format"] == "tpu-compile" and m["kind"] == "compile-time" and m["request_bytes"] == 40 * GiB and
+       m["total_bytes"] == round(15.48 * GiB), "tpu early abort: " + str(m))
+expect(any("4 chips about 10.00 GiB each (fits)" in a for a in m["advice"]), "early abort per chip: " + str(m))
+expect(not any("XLA_" in a or "PYTORCH" in a for a in m["advice"]), "early abort advises no GPU setting: " + str(m))
+
+# XLA's and TensorFlow's cudaMallocAsync allocator (xla/stream_executor/gpu/gpu_cudamallocasync_allocator.cc,
+# GpuCudaMallocAsyncAllocator::AllocateRaw): "gpu_async_0 cuMemAllocAsync failed to allocate " size " bytes: " status
+# "\n Reported by CUDA: Free memory/Total memory: " free "/" total, then Stats::DebugString. need = InUse + request;
+# outside = total - free - InUse.
+async_oom = ("E0101 00:00:00.000000 1 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to "
+             "allocate {req} bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n Reported by CUDA: "
+             "Free memory/Total memory: {free}/{total}\nE0101 00:00:00.000100 1 gpu_cudamallocasync_allocator.cc:366] "
+             "Stats: Limit:                               {limit}\nInUse:                     {inuse}\n"
+             "MaxInUse:                  {inuse}\n")
+# 72 GiB in use + 8 GiB on an 80 GiB GPU with 7 GiB free: outside = 1 GiB, a context; 80 > 72 + 7: capacity.
+m = read(async_oom.format(req=8 * GiB, free=7 * GiB, total=80 * GiB, limit=0, inuse=72 * GiB))
+expect(m["format"] == "xla-async" and m["live_bytes"] == 72 * GiB and m["free_bytes"] == 7 * GiB and
+       m["total_bytes"] == 80 * GiB and m["limit_bytes"] is None, "xla async numbers: " + str(m))
+expect(m["kind"] == "capacity", "xla async capacity: " + str(m))
+# 40 GiB in use, 4 GiB free of 80: 36 GiB outside, and 40 + 8 + 1.5 fits 80 without it: other-process.
+m = read(async_oom.format(req=8 * GiB, free=4 * GiB, total=80 * GiB, limit=0, inuse=40 * GiB))
+expect(m["kind"] == "other-process" and "36.00 GiB" in m["why"], "xla async other-process: " + str(m))
+# A limit of 45 GiB below the device: 40 + 8 passes it: cap, advised as JAX's fraction (48 / 80 = 0.60).
+m = read(async_oom.format(req=8 * GiB, free=38 * GiB, total=80 * GiB, limit=45 * GiB, inuse=40 * GiB))
+expect(m["kind"] == "cap" and any("MEM_FRACTION=0.60" in a for a in m["advice"]), "xla async cap: " + str(m))
+# 30 GiB free for an 8 GiB request and no limit: the free figure contradicts the failure.
+m = read(async_oom.format(req=8 * GiB, free=30 * GiB, total=80 * GiB, limit=0, inuse=40 * GiB))
+expect(m["kind"] == "inconsistent", "xla async free contradicts: " + str(m))
+
+# ROCm's driver error with no sizes ("failed to allocate X from device: HIP_ERROR_OutOfMemory", keras#13889):
+# read, kind unknown, what to capture next.
+m = read("E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:606] failed to allocate 127.99TiB "
+         "(140729850295296 bytes) from device: HIP_ERROR_OutOfMemory")
+expect(m["kind"] == "unknown" and "ROCm" in m["framework"] and m.get("capture"), "rocm driver error: " + str(m))
 
 # Bad input: not an OOM message; an impossible number; an unknown device.
 err = read("Segmentation fault (core dumped)", status=2)
@@ -117,8 +171,13 @@ m = read("Out of memory while trying to allocate 1.5e3 MiB.")
 expect(m["request_bytes"] == 1500 * MiB, "an exponent with a unit")
 err = read("Out of memory while trying to allocate 1e19 bytes.", status=2)
 expect("out of range: '1e19 bytes' is 2^63 bytes or more" in err, "1e19 bytes refused: " + err)
+err = read("Out of memory while trying to allocate 8.00 ZiB.", status=2)
+expect("a unit strata-explain does not read: '8.00 ZiB'" in err, "an unknown unit is refused, not read as 8 B: " + err)
+# E and P are read (the TPU compiler prints "3.47E"); 8 EiB is 2^63 bytes, out of range, not read as 8 B.
 err = read("Out of memory while trying to allocate 8.00 EiB.", status=2)
-expect("a unit strata-explain does not read: '8.00 EiB'" in err, "an unknown unit is refused, not read as 8 B: " + err)
+expect("out of range: '8.00 EiB' is 2^63 bytes or more" in err, "8 EiB refused as out of range: " + err)
+m = read("Out of memory while trying to allocate 1.50 PiB.")
+expect(m["request_bytes"] == 3 * (1 << 49), "1.50 PiB read as 1.5 x 2^50 bytes")
 # A cap on a GPU smaller than what the process holds: the fraction would be above 1, which PyTorch refuses.
 m = read("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 1.00 GiB of which 40.00 GiB "
          "is free. 39.55 GiB allowed; Of the allocated memory 38.00 GiB is allocated by PyTorch, and 1.00 GiB is "

@@ -115,4 +115,23 @@ expect("    torch: PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:20  (reserved" in t
 e = json.loads(run([explain, c["outcome"]["first_oom"]["message"], "--json"]).stdout)
 expect(e["kind"] == "fragmentation", "explain reads the torch OOM as fragmentation")
 
+# 9. tf_version: one 14.52 GiB buffer on a T4 (15.5 GiB free, cc 7.5). TensorFlow 2.5 on keeps 1050 MiB out of its
+# pool (limit 14.47 GiB: a cap OOM, saved by TF_DEVICE_MIN_SYS_MEMORY_IN_MB); 2.4 kept 6 % of free memory, 952 MiB
+# (limit 14.57 GiB: it fits), and had no such variable to advise.
+import os  # noqa: E402
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    one = os.path.join(tmp, "one_buffer.csv")
+    with open(one, "w") as f:
+        f.write(f"id,lower,upper,size\n0,0,1,{int(14.52 * GiB)}\n")
+    args = [fit, one, "--devices", "t4", "--policies", "tf,tf-growth", "--json", "-", "--quiet", "--no-search"]
+    new = {c["policy"]: c for c in json.loads(run(args).stdout)["cells"]}
+    old = {c["policy"]: c for c in json.loads(run(args + ["--option", "tf_version=2.4"]).stdout)["cells"]}
+    for p in ("tf", "tf-growth"):
+        expect(not new[p]["fits"] and new[p]["outcome"]["first_oom"]["kind"] == "cap", f"{p}, TF 2.21: a cap OOM")
+        expect(new[p]["fix"]["found"] and "TF_DEVICE_MIN_SYS_MEMORY_IN_MB=" in new[p]["fix"]["line"],
+               f"{p}, TF 2.21: the reserve variable saves it: {new[p]['fix']}")
+        expect(old[p]["fits"], f"{p}, TF 2.4: 6 % of free memory leaves room")
+    run([fit, one, "--devices", "t4", "--option", "tf_version=3.0"], status=2)
+
 print(f"check_fit: {checks} checks passed")

@@ -379,7 +379,7 @@ TEST(BfcPolicyOptions, ListedWithVariablesAndUnknownKeysRefused) {
       names(PolicyOptions("jax-growth")),
       "jax_version==0.10.2;mem_fraction=XLA_CLIENT_MEM_FRACTION=0.75;allocator=XLA_PYTHON_CLIENT_ALLOCATOR=default;");
   EXPECT_EQ(names(PolicyOptions("tf")),
-            "memory_fraction==0;min_sys_memory_mb=TF_DEVICE_MIN_SYS_MEMORY_IN_MB=;"
+            "tf_version==2.21;memory_fraction==0;min_sys_memory_mb=TF_DEVICE_MIN_SYS_MEMORY_IN_MB=;"
             "allow_growth=TF_FORCE_GPU_ALLOW_GROWTH=false;garbage_collection=TF_ENABLE_GPU_GARBAGE_COLLECTION=true;"
             "allocator=TF_GPU_ALLOCATOR=bfc;");
   EXPECT_FALSE(Has(names(PolicyOptions("tf-growth")), "allow_growth"));
@@ -455,6 +455,44 @@ TEST(TfPolicy, MinSysMemoryVariableAndOption) {
   Made opt = Make("tf", gpu, {{"TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "100"}}, {{"min_sys_memory_mb", "1024"}});
   ASSERT_TRUE(opt.ok);
   EXPECT_EQ(opt.policy->Stats().bytes_limit, 15 * kGiB);
+}
+
+// tf_version: up to 2.4 the reserve was max(300 MiB, 6 % of free) above 2 GiB free (gpu_device.cc before
+// tensorflow#44810), and TF_DEVICE_MIN_SYS_MEMORY_IN_MB did not exist; 2.5 on, the compute capability's.
+TEST(TfPolicy, ReleaseDecidesTheReserve) {
+  struct Case {
+    uint64_t total;
+    uint32_t cc;
+    const char* version;
+    uint64_t reserve;
+  };
+  // 6 % of free computed in float, as TensorFlow's int64 x float product: 0.06f x 15.5 GiB, 0.06f x 3.5 GiB.
+  const uint64_t six_of_15_5 = static_cast<uint64_t>(static_cast<float>(15 * kGiB + 512 * kMiB) * 0.06f);
+  for (const Case& c : {Case{16 * kGiB, 7, "2.4", six_of_15_5}, Case{16 * kGiB, 7, "2.0", six_of_15_5},
+                        Case{16 * kGiB, 9, "2.4", six_of_15_5}, Case{4 * kGiB, 7, "2.4", 300 * kMiB},
+                        Case{2 * kGiB, 7, "2.4", 225 * kMiB}, Case{16 * kGiB, 7, "2.5", 1050 * kMiB},
+                        Case{16 * kGiB, 7, "2.21", 1050 * kMiB}, Case{16 * kGiB, 8, "2.10", 1536 * kMiB}}) {
+    EmuGpu gpu(Device(c.total, 512 * kMiB, c.cc));
+    Made m = Make("tf", gpu, {}, {{"tf_version", c.version}});
+    ASSERT_TRUE(m.ok) << m.error;
+    EXPECT_EQ(m.policy->Stats().bytes_limit, c.total - 512 * kMiB - c.reserve) << c.version << " cc " << c.cc;
+  }
+  EXPECT_GT(six_of_15_5, 900 * kMiB);  // the old share: about 952 MiB of a T4-sized device, the new 1050 MiB
+  EXPECT_LT(six_of_15_5, 1050 * kMiB);
+  // 2.4 never read TF_DEVICE_MIN_SYS_MEMORY_IN_MB: the variable is ignored, the option asked for is refused.
+  EmuGpu gpu(Device(16 * kGiB, 0, 7));
+  Made env = Make("tf-growth", gpu, {{"TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "100"}}, {{"tf_version", "2.4"}});
+  ASSERT_TRUE(env.ok) << env.error;
+  EXPECT_EQ(env.policy->Stats().bytes_limit,
+            16 * kGiB - static_cast<uint64_t>(static_cast<float>(16 * kGiB) * 0.06f));
+  Made opt = Make("tf", gpu, {}, {{"tf_version", "2.4"}, {"min_sys_memory_mb", "100"}});
+  EXPECT_FALSE(opt.ok);
+  EXPECT_TRUE(Has(opt.error, "came with TensorFlow 2.5")) << opt.error;
+  for (const char* bad : {"3.0", "2", "2.", "2.x", "1.15", "2.05", "2.100", "", " 2.4"}) {
+    Made b = Make("tf", gpu, {}, {{"tf_version", bad}});
+    EXPECT_FALSE(b.ok) << bad;
+    EXPECT_TRUE(Has(b.error, "is not a TensorFlow release")) << b.error;
+  }
 }
 
 TEST(TfPolicy, MemoryFractionIsOfTotal) {

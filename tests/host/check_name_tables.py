@@ -78,6 +78,19 @@ def main():
     c.has("strata-replay --help", text,
           "gpu-emu, cuda: " + with_default(policies["names"], policies["default"], ", ") + "; each reads")
     c.has("strata-replay --help", text, "sim: HBM preset (default " + hbm["default"] + ")")
+    # strata-replay --list-options: each backend's options as the driver describes them, the tables' names among them.
+    listed = {}
+    for backend in ("sim", "gpu-emu", "host"):
+        status, text = run([replay, "--list-options", backend, "--json"])
+        if status == 0:
+            listed[backend] = {o["name"]: o for o in map(json.loads, text.splitlines())}
+    for backend, option, table in (("sim", "hbm_preset", hbm), ("gpu-emu", "policy", policies),
+                                   ("host", "policy", host_policies)):
+        if backend in listed:
+            o = listed[backend][option]
+            c.equal(f"strata-replay --list-options {backend}: {option}", o["choices"], table["names"])
+            if table.get("default"):
+                c.equal(f"strata-replay --list-options {backend}: {option}'s default", o["default"], table["default"])
     _, text = run([replay, "t.csv", "--backend", "nope"])
     c.has("strata-replay --backend nope", text, f"unknown backend 'nope' ({join(backends['names'], ', ', ' or ')})")
     _, text = run([replay, "t.csv", "--hbm", "nope"])
@@ -135,10 +148,13 @@ def main():
             "    unknown_compare = ''\n"
             "except ValueError as e:\n"
             "    unknown_compare = str(e)\n"
+            "opts = {b + ' ' + o['name']: [o['choices'], o['default']] for b in ('sim', 'gpu-emu', 'host')\n"
+            "        if b in strata.backends() for o in strata.backend_options(b) if o['name'] in ('hbm_preset', 'policy')}\n"
             "print(json.dumps({'HBM_PRESETS': list(strata.HBM_PRESETS), 'FORMATS': list(strata.FORMATS),\n"
             "    'REPLAY_BACKENDS': list(strata.REPLAY_BACKENDS), 'gpu_policies': strata.gpu_policies(),\n"
             "    'contenders': strata.contenders(), 'TPU_PRESETS': list(strata.workload.TPU_PRESETS.items()),\n"
-            "    'hbm_preset_help': help, 'unknown_backend': unknown, 'unknown_compare_backend': unknown_compare}))\n")
+            "    'hbm_preset_help': help, 'unknown_backend': unknown, 'unknown_compare_backend': unknown_compare,\n"
+            "    'options': opts}))\n")
         status, out = run([python, "-c", script], env=env)
         if status != 0:
             c.failures.append(f"python: failed:\n{out}")
@@ -154,6 +170,12 @@ def main():
             c.has("strata.replay(backend='nope')", py["unknown_backend"], "(" + join(backends["names"]) + ")")
             c.has("strata.compare(backend='nope')", py["unknown_compare_backend"],
                   "backend 'nope': " + join(strata_backends, last=" or "))
+            # The backends' option tables as Python reads them (strata.backend_options: choices, typed default).
+            for key, table in (("sim hbm_preset", hbm), ("gpu-emu policy", policies), ("host policy", host_policies)):
+                if key in py["options"]:  # none where the build has no such backend
+                    choices, default = py["options"][key]
+                    c.equal(f"strata.backend_options: {key}'s choices", choices, table["names"])
+                    c.equal(f"strata.backend_options: {key}'s default", default, table["default"])
             for text in py["hbm_preset_help"]:  # none where the build has no sim backend
                 c.has("strata.backend_options('sim') hbm_preset", text, join(hbm["names"], ", ", " or "))
 

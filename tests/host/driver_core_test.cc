@@ -2,8 +2,11 @@
 // binary links no simulator, firmware or CUDA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -13,6 +16,7 @@
 #include "backend.h"
 #include "named_values.h"
 #include "strata/strata.h"
+#include "strata/strata.hpp"
 
 namespace strata::driver {
 namespace {
@@ -97,10 +101,10 @@ class DriverCore : public ::testing::Test {
   static void SetUpTestSuite() {
     RegisterBackend({"fake",
                      "a test backend",
-                     {{"mode", STRATA_VALUE_STRING, "normal", "normal or refuse"},
-                      {"size", STRATA_VALUE_INT64, "0", "a number"},
+                     {{"mode", STRATA_VALUE_STRING, "normal", "normal or refuse", {"normal", "refuse"}},
+                      {"size", STRATA_VALUE_INT64, "-12", "a number", {"-12", "0", "4096"}},
                       {"ratio", STRATA_VALUE_DOUBLE, "0.5", "a fraction"},
-                      {"flag", STRATA_VALUE_BOOL, "false", "a switch"},
+                      {"flag", STRATA_VALUE_BOOL, "true", "a switch"},
                       {"hbm_preset", STRATA_VALUE_STRING, "", "a classic field"}},
                      OpenFake});
     // A backend with named context options (API 1.9), as the GPU backends' policy and its settings.
@@ -162,6 +166,72 @@ TEST_F(DriverCore, BackendOptionsAreDescribed) {
   EXPECT_EQ(strata_get_backend_options("nope", nullptr, 0, &count), STRATA_UNIMPLEMENTED);
 }
 
+// API 1.10: each option's choices (NULL-terminated, as declared) and its default typed, read back through the C API.
+TEST_F(DriverCore, BackendOptionsCarryChoicesAndTypedDefaults) {
+  size_t count = 0;
+  ASSERT_EQ(strata_get_backend_options("fake", nullptr, 0, &count), STRATA_OK);
+  std::vector<strata_option_info> info(count);
+  for (auto& i : info) i.struct_size = sizeof i;
+  ASSERT_EQ(strata_get_backend_options("fake", info.data(), info.size(), &count), STRATA_OK);
+  ASSERT_EQ(info[0].num_choices, 2u);
+  EXPECT_STREQ(info[0].choices[0], "normal");
+  EXPECT_STREQ(info[0].choices[1], "refuse");
+  EXPECT_EQ(info[0].choices[2], nullptr);
+  ASSERT_EQ(info[1].num_choices, 3u);
+  EXPECT_STREQ(info[1].choices[2], "4096");
+  EXPECT_EQ(info[1].default_int64, -12);
+  EXPECT_EQ(info[2].choices, nullptr);  // any value of its type
+  EXPECT_EQ(info[2].num_choices, 0u);
+  EXPECT_EQ(info[2].default_double, 0.5);
+  EXPECT_EQ(info[3].default_bool, 1);
+  EXPECT_EQ(info[3].default_int64, 0);  // only the option's own type is set
+  // The core's timeline_max_bytes: its text and its number agree.
+  const auto max =
+      std::find_if(info.begin(), info.end(), [](const auto& i) { return std::string(i.name) == "timeline_max_bytes"; });
+  ASSERT_NE(max, info.end());
+  EXPECT_EQ(std::to_string(max->default_int64), max->default_value);
+}
+
+// A caller built against API 1.2 .. 1.9 passes an array of the smaller struct (up to `help`): its struct_size is the
+// stride, the fields it has are filled and nothing past each element's end is written.
+TEST_F(DriverCore, AnOlderCallersSmallerOptionInfosStillWork) {
+  constexpr size_t kOld = offsetof(strata_option_info, choices);
+  size_t count = 0;
+  ASSERT_EQ(strata_get_backend_options("fake", nullptr, 0, &count), STRATA_OK);
+  std::vector<unsigned char> array(kOld * count + 16, 0xab);
+  for (size_t i = 0; i < count; ++i) {
+    strata_option_info head{};
+    head.struct_size = kOld;
+    std::memcpy(array.data() + i * kOld, &head, sizeof head.struct_size);
+  }
+  auto* out = reinterpret_cast<strata_option_info*>(array.data());
+  size_t got = 0;
+  ASSERT_EQ(strata_get_backend_options("fake", out, count, &got), STRATA_OK) << strata_last_error_message();
+  EXPECT_EQ(got, count);
+  for (size_t i = 0; i < count; ++i) {
+    strata_option_info old{};
+    std::memcpy(&old, array.data() + i * kOld, kOld);
+    EXPECT_EQ(old.struct_size, kOld);
+    EXPECT_NE(old.name, nullptr);
+    EXPECT_NE(old.help, nullptr);
+  }
+  strata_option_info third{};
+  std::memcpy(&third, array.data() + 2 * kOld, kOld);
+  EXPECT_STREQ(third.name, "ratio");
+  EXPECT_STREQ(third.default_value, "0.5");
+  for (size_t b = kOld * count; b < array.size(); ++b) EXPECT_EQ(array[b], 0xab) << "byte " << b << " past the array";
+  // Elements of different sizes, or smaller than the 1.2 struct, are refused and nothing is written.
+  std::vector<strata_option_info> mixed(2);
+  mixed[0].struct_size = sizeof(strata_option_info);
+  mixed[1].struct_size = kOld;
+  EXPECT_EQ(strata_get_backend_options("fake", mixed.data(), 2, &got), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("out[1].struct_size differs"), std::string::npos);
+  EXPECT_EQ(mixed[0].name, nullptr);
+  strata_option_info tiny{};
+  tiny.struct_size = kOld - 1;
+  EXPECT_EQ(strata_get_backend_options("fake", &tiny, 1, &got), STRATA_INVALID_ARGUMENT);
+}
+
 TEST_F(DriverCore, NamedOptionsReachTheBackendTyped) {
   const strata_named_value v[] = {Str("mode", "normal"), Int("size", 42), Int("ratio", 1)};
   strata_open_options o{};
@@ -173,6 +243,57 @@ TEST_F(DriverCore, NamedOptionsReachTheBackendTyped) {
   EXPECT_EQ(g_last->options_["size"], "42");
   EXPECT_EQ(g_last->options_["ratio"], "1");  // an int64 given for a double option is promoted
   EXPECT_EQ(strata_close(d), STRATA_OK);
+}
+
+// strata::NamedOptions keeps a C++ number's type on its way to strata_open (no trip through text): every int64 up to
+// INT64_MAX arrives exact, a whole double is an integer, and what the option's type cannot hold is refused by name.
+TEST_F(DriverCore, CppNamedOptionsKeepNumbersTyped) {
+  auto open_with = [&](const std::function<void(strata::NamedOptions&)>& add) {
+    strata::NamedOptions named("fake");
+    add(named);
+    strata_open_options o{};
+    o.struct_size = sizeof o;
+    o.named_options = named.data();
+    o.num_named_options = named.size();
+    strata_device* d = Open(&o);
+    const std::map<std::string, std::string> seen = g_last->options_;  // the backend goes with the device
+    EXPECT_EQ(strata_close(d), STRATA_OK);
+    return seen;
+  };
+  for (const uint64_t v : {uint64_t{0}, uint64_t{1} << 40, uint64_t{INT64_MAX}}) {
+    EXPECT_EQ(open_with([&](auto& n) { n.Add("size", v); })["size"], std::to_string(v));
+  }
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("size", int64_t{-7}); })["size"], "-7");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("size", 3.0); })["size"], "3");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("ratio", 1u << 30); })["ratio"], "1073741824");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("flag", false); })["flag"], "false");
+  EXPECT_EQ(open_with([&](auto& n) { n.Add("mode", 12); })["mode"], "12");  // a string option: the number written out
+  auto refused = [](const std::function<void(strata::NamedOptions&)>& add) {
+    strata::NamedOptions named("fake");
+    try {
+      add(named);
+    } catch (const strata::Error& e) {
+      EXPECT_EQ(e.status(), STRATA_INVALID_ARGUMENT);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused([](auto& n) { n.Add("size", uint64_t{INT64_MAX} + 1); }),
+            "option size of the fake backend wants an integer, not '9223372036854775808'");
+  EXPECT_EQ(refused([](auto& n) { n.Add("size", 0.5); }),
+            "option size of the fake backend wants an integer, not '0.5'");
+  EXPECT_NE(refused([](auto& n) { n.Add("size", 1e300); }).find("wants an integer"), std::string::npos);
+  EXPECT_EQ(refused([](auto& n) { n.Add("size", true); }),
+            "option size of the fake backend wants an integer, not 'true'");
+  EXPECT_EQ(refused([](auto& n) { n.Add("flag", 2); }), "option flag of the fake backend wants true or false, not '2'");
+  EXPECT_EQ(refused([](auto& n) { n.Add("ratio", true); }),
+            "option ratio of the fake backend wants a number, not 'true'");
+  // A name the backend does not declare goes on in its own type, for strata_open to name.
+  strata::NamedOptions named("fake");
+  named.Add("sizee", uint64_t{5});
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named.data()[0].type, STRATA_VALUE_INT64);
+  EXPECT_EQ(named.data()[0].int64_value, 5);
 }
 
 TEST_F(DriverCore, UnknownOrMistypedOptionsAreRefusedByName) {

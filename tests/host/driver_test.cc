@@ -159,6 +159,56 @@ TEST_F(DriverTest, DeviceInfoReportsTheProbedHbm) {
   EXPECT_EQ(strata_synchronize(dev_), STRATA_OK);
 }
 
+// The standard open option capacity_bytes (API 1.10): the backend sizes the HBM itself (the heap in whole 256 KiB
+// stripes plus the four staging slots, at least the runtime's minimum; HBM3 rows span 512 KiB), and its pad at offset
+// 0 leaves the contexts exactly the capacity, whatever it is. Checked against that rule computed here, over sizes
+// that land on, just past and far from a stripe, on each preset.
+TEST(Driver, CapacityBytesSizesTheHbmAndLeavesExactlyThatMuch) {
+  constexpr uint64_t kStaging = 4 * 256 * kKiB;
+  for (const char* preset : {"HBM2", "HBM3"}) {
+    const uint64_t stride = std::string(preset) == "HBM3" ? 512 * kKiB : 256 * kKiB;
+    for (uint64_t capacity : {uint64_t{256}, 1 * kMiB, 1 * kMiB + 256, 3 * kMiB - 768, 7 * kMiB}) {
+      SCOPED_TRACE(std::string(preset) + " capacity " + std::to_string(capacity));
+      strata::Device dev("sim", {{"hbm_preset", preset}, {"capacity_bytes", capacity}});
+      strata_device_info info{};
+      info.struct_size = sizeof info;
+      ASSERT_EQ(strata_get_device_info(dev.get(), &info), STRATA_OK);
+      const uint64_t hbm = std::max((capacity + kStaging + stride - 1) / stride * stride, 2 * kStaging);
+      EXPECT_EQ(info.hbm_capacity_bytes, hbm);
+      EXPECT_EQ(info.heap_bytes, hbm - kStaging);
+      strata_context ctx = 0;
+      ASSERT_EQ(strata_context_create(dev.get(), nullptr, &ctx), STRATA_OK) << strata_last_error_message();
+      strata_memory_stats s{};
+      s.struct_size = sizeof s;
+      ASSERT_EQ(strata_get_memory_stats(dev.get(), 0, &s), STRATA_OK);
+      EXPECT_EQ(s.bytes_in_use, info.heap_bytes - capacity);  // the pad
+      EXPECT_EQ(s.live_buffers, info.heap_bytes == capacity ? 0u : 1u);
+      // The whole capacity in one buffer, then not a granule more.
+      strata_buffer b = 0, more = 0;
+      ASSERT_EQ(strata_alloc(dev.get(), ctx, capacity, 0, 0, &b), STRATA_OK) << strata_last_error_message();
+      EXPECT_EQ(strata_alloc(dev.get(), ctx, 256, 0, 0, &more), STRATA_RESOURCE_EXHAUSTED);
+      // The pad's context is the backend's: no id below the caller's names a context (one sweep is enough).
+      for (strata_context c = ctx & 0xfff00000u; capacity == 256 && c < ctx; ++c) {
+        EXPECT_NE(strata_alloc(dev.get(), c, 256, 0, 0, &more), STRATA_OK) << c;
+        EXPECT_NE(strata_context_destroy(dev.get(), c), STRATA_OK) << c;
+      }
+      ASSERT_EQ(strata_free(dev.get(), ctx, b), STRATA_OK);
+    }
+  }
+  // Refused with the reason, and no device: a size off the granule, a negative one, both sizes at once.
+  strata_device* d = nullptr;
+  EXPECT_THROW(strata::Device("sim", {{"capacity_bytes", 1000}}), strata::Error);
+  EXPECT_THROW(strata::Device("sim", {{"capacity_bytes", -256}}), strata::Error);
+  try {
+    strata::Device("sim", {{"capacity_bytes", 1 << 20}, {"hbm_capacity_bytes", 8 << 20}});
+    ADD_FAILURE() << "both sizes were accepted";
+  } catch (const strata::Error& e) {
+    EXPECT_EQ(e.status(), STRATA_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("give it or hbm_capacity_bytes, not both"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(d, nullptr);
+}
+
 TEST_F(DriverTest, RandomUploadsAndDownloadsAreBitExact) {
   Open(16 * kMiB);
   struct Buf {

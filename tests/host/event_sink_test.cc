@@ -1,6 +1,6 @@
 // Event sinks on the sim backend (strata.h, "Events"): a sink sees every command, copy, GEMM and compaction
 // with consistent timing, and listening changes nothing: the same run takes the same device cycles with and
-// without a sink.
+// without a sink. On gpu-emu, the "device" track tells what each policy holds from the GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "named_values.h"
 #include "strata/strata.h"
 
 namespace {
@@ -224,6 +225,116 @@ TEST(EventSink, DestroyingAContextFreesItsBuffersOnTheHeapTrack) {
     std::vector<uint64_t> doomed_ids(allocated.begin(), allocated.begin() + 3);
     std::sort(doomed_ids.begin(), doomed_ids.end());
     EXPECT_EQ(freed, doomed_ids) << backend;
+    strata_close(d);
+  }
+}
+
+// gpu-emu's "device" track (strata-compare --memory-viz's segments), for a policy of each kind: cudaMalloc'd regions
+// (torch, jax, tf-growth) and mapped pages (torch-expandable, jax-async). Set after the context is made, the sink first
+// hears of what the policy already holds (JAX preallocates). Through a seeded run of allocations and frees: the bytes
+// the events say are held are the policy's own pool_bytes after every call, every buffer lies inside what is held when
+// it is allocated, and (cudaMalloc policies) the events count the driver's device allocations and frees.
+TEST(EventSink, GpuEmuDeviceTrackTellsWhatThePolicyHolds) {
+  using strata::test_values::Int;
+  using strata::test_values::Str;
+  for (const char* policy : {"torch", "torch-expandable", "jax", "jax-async", "tf-growth"}) {
+    SCOPED_TRACE(policy);
+    const std::vector<strata_named_value> named = {Str("policy", policy), Int("total_bytes", int64_t{1} << 30),
+                                                   Int("context_bytes", 0)};
+    strata_open_options o{};
+    o.struct_size = sizeof o;
+    o.named_options = named.data();
+    o.num_named_options = static_cast<uint32_t>(named.size());
+    strata_device* d = nullptr;
+    ASSERT_EQ(strata_open("gpu-emu", &o, &d), STRATA_OK) << strata_last_error_message();
+    strata_context c = 0;
+    ASSERT_EQ(strata_context_create(d, nullptr, &c), STRATA_OK);
+    Recorded r;
+    ASSERT_EQ(strata_set_event_sink(d, &Recorded::Record, &r), STRATA_OK);
+    std::map<uint64_t, uint64_t> held;  // address -> bytes, as the events tell it
+    size_t seen = 0, mallocs = 0, frees = 0;
+    // Reads the events since the last call; false at one that breaks the books.
+    auto follow = [&]() -> bool {
+      for (; seen < r.events.size(); ++seen) {
+        const strata_event& e = r.events[seen];
+        const uint64_t a = e.address, n = static_cast<uint64_t>(e.value);
+        if (std::strcmp(e.track, "device") == 0) {
+          if ((e.flags & STRATA_EVENT_FLAG_ADDRESS) == 0 || e.value <= 0) return false;
+          if (std::strcmp(e.name, "malloc") == 0 || std::strcmp(e.name, "map") == 0) {
+            mallocs += std::strcmp(e.name, "malloc") == 0;
+            // Kept as maximal runs (an unmap may span the pages of several maps), new ones overlapping none.
+            uint64_t lo = a, hi = a + n;
+            auto next = held.lower_bound(a);
+            if (next != held.end() && next->first < hi) return false;
+            if (next != held.end() && next->first == hi) hi += next->second, next = held.erase(next);
+            if (next != held.begin() && std::prev(next)->first + std::prev(next)->second > lo) return false;
+            if (next != held.begin() && std::prev(next)->first + std::prev(next)->second == lo) {
+              lo = std::prev(next)->first;
+              held.erase(std::prev(next));
+            }
+            held[lo] = hi - lo;
+          } else {
+            frees += std::strcmp(e.name, "free") == 0;
+            auto it = std::prev(held.upper_bound(a));
+            if (held.empty() || it->first > a || it->first + it->second < a + n) return false;
+            const uint64_t lo = it->first, hi = it->first + it->second;
+            held.erase(it);
+            if (lo < a) held[lo] = a - lo;
+            if (a + n < hi) held[a + n] = hi - (a + n);
+          }
+        } else if (std::strcmp(e.track, "heap") == 0 && std::strcmp(e.name, "alloc") == 0) {
+          // Inside what is held.
+          uint64_t at = a;
+          while (at < a + n) {
+            auto it = held.upper_bound(at);
+            if (it == held.begin()) return false;
+            --it;
+            if (it->first + it->second <= at) return false;
+            at = it->first + it->second;
+          }
+        }
+      }
+      return true;
+    };
+    auto pool = [&]() {
+      strata_memory_stats s{};
+      s.struct_size = sizeof s;
+      EXPECT_EQ(strata_get_memory_stats(d, 0, &s), STRATA_OK);
+      return s;
+    };
+    auto held_bytes = [&]() {
+      uint64_t sum = 0;
+      for (const auto& [a, n] : held) sum += n;
+      return sum;
+    };
+    ASSERT_TRUE(follow());
+    EXPECT_EQ(held_bytes(), pool().pool_bytes);
+    std::vector<strata_buffer> live;
+    uint32_t seed = 12345;
+    for (int i = 0; i < 300; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      if (live.size() > 4 && (seed >> 16) % 3 == 0) {
+        const size_t k = (seed >> 8) % live.size();
+        ASSERT_EQ(strata_free(d, c, live[k]), STRATA_OK);
+        live.erase(live.begin() + static_cast<long>(k));
+      } else {
+        const uint64_t bytes = 1 + (uint64_t{seed >> 4} % (24u << 20));  // up to 24 MiB, odd sizes
+        strata_buffer b = 0;
+        const strata_status st = strata_alloc(d, c, bytes, 0, 0, &b);
+        ASSERT_TRUE(st == STRATA_OK || st == STRATA_RESOURCE_EXHAUSTED) << strata_last_error_message();
+        if (st == STRATA_OK) live.push_back(b);
+      }
+      ASSERT_TRUE(follow()) << "event " << seen << " of call " << i << ": " << r.events[seen].track << " "
+                            << r.events[seen].name << " " << r.events[seen].address << " " << r.events[seen].value;
+      ASSERT_EQ(held_bytes(), pool().pool_bytes) << "after call " << i;
+    }
+    const strata_memory_stats s = pool();
+    if (r.Count("device", "map") == 0) {
+      EXPECT_EQ(mallocs, s.device_allocs);
+      EXPECT_EQ(frees, s.device_frees);
+    }
+    EXPECT_GT(r.Count("device"), 0u);
+    ASSERT_EQ(strata_set_event_sink(d, nullptr, nullptr), STRATA_OK);
     strata_close(d);
   }
 }

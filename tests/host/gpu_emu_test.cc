@@ -82,6 +82,46 @@ TEST(GpuEmuOptions, CppDeviceOpensWithNamedOptions) {
   }
 }
 
+// The standard open option capacity_bytes (API 1.10) is free at start: the CUDA context comes on top of it, the
+// preset's unless context_bytes says otherwise. Given with total_bytes it is refused (two sizes of one device).
+TEST(GpuEmuOptions, CapacityBytesIsFreeAtStart) {
+  for (const uint64_t capacity : {2 * kMiB, 48 * kMiB, 3074 * kMiB}) {
+    for (const int64_t context : {int64_t{-1}, int64_t{0}, int64_t{7 * kMiB}}) {
+      std::vector<strata::Option> options = {{"policy", "torch"}, {"capacity_bytes", capacity}};
+      if (context >= 0) options.emplace_back("context_bytes", context);
+      strata::Device dev("gpu-emu", options);
+      const strata_device_info info = dev.Info();
+      const uint64_t context_bytes = context >= 0 ? static_cast<uint64_t>(context) : gpu::GpuSpec{}.context_bytes;
+      EXPECT_EQ(info.heap_bytes, capacity) << capacity << " " << context;
+      EXPECT_EQ(info.hbm_capacity_bytes, capacity + context_bytes) << capacity << " " << context;
+    }
+  }
+  strata_device* d = nullptr;
+  EXPECT_EQ(OpenGpu({Int("capacity_bytes", 64 * kMiB), Int("total_bytes", 128 * kMiB)}, &d), STRATA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(strata_last_error_message()).find("give one of them, not both"), std::string::npos);
+  EXPECT_EQ(OpenGpu({Int("capacity_bytes", -1)}, &d), STRATA_INVALID_ARGUMENT);
+  EXPECT_EQ(d, nullptr);
+}
+
+// The backend describes its presets and policies (API 1.10): the choices are the tables' own names, in order, and
+// each default is one of them.
+TEST(GpuEmuOptions, ChoicesAreTheTablesNames) {
+  std::map<std::string, strata::OptionInfo> by_name;
+  for (const strata::OptionInfo& o : strata::BackendOptions("gpu-emu")) by_name[o.name] = o;
+  EXPECT_EQ(by_name["policy"].choices, gpu::PolicyNames());
+  EXPECT_EQ(strata::OptionChoices("gpu-emu", "policy"), gpu::PolicyNames());
+  std::string presets;
+  for (const std::string& g : by_name["gpu"].choices) presets += (presets.empty() ? "" : ", ") + g;
+  EXPECT_EQ(presets, gpu::GpuPresetNames());
+  for (const char* name : {"policy", "gpu"}) {
+    const auto& c = by_name[name].choices;
+    EXPECT_NE(std::find(c.begin(), c.end(), by_name[name].default_value), c.end()) << name;
+  }
+  EXPECT_EQ(by_name["context_bytes"].default_int64, static_cast<int64_t>(gpu::GpuSpec{}.context_bytes));
+  EXPECT_TRUE(by_name["total_bytes"].choices.empty());
+  EXPECT_TRUE(strata::OptionChoices("no-such-backend", "policy").empty());
+}
+
 TEST(GpuEmuOptions, CppDeviceRefusesBadNamedOptions) {
   auto status = [](const std::vector<strata::Option>& options) {
     try {

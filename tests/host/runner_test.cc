@@ -40,8 +40,8 @@ struct Device {
   Device(uint64_t total, const char* policy) {
     NamedOptions named("gpu-emu");
     named.Add("policy", policy);
-    named.Add("total_bytes", std::to_string(total));
-    named.Add("context_bytes", "0");
+    named.Add("total_bytes", total);
+    named.Add("context_bytes", 0);
     strata_open_options o{};
     o.struct_size = sizeof o;
     o.named_options = named.data();

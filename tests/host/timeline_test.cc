@@ -223,6 +223,15 @@ TEST(Timeline, GpuEmuPolicyHasPoolCountersOnTheCallIndex) {
   EXPECT_GE(samples, 40 + 13);  // one per allocation and free, and one at close
   EXPECT_EQ(LastCounter(events, "memory (device)", "bytes in use"), static_cast<double>(s.bytes_in_use));
   EXPECT_EQ(LastCounter(events, "memory (device)", "pool / reserved bytes"), static_cast<double>(s.pool_bytes));
+  // The "device" track: one malloc instant per cudaMalloc the policy made, with its address and bytes.
+  uint64_t mallocs = 0;
+  for (const json& e : events) {
+    if (e["ph"] != "i" || ThreadName(events, e["tid"]) != "device") continue;
+    EXPECT_TRUE(e["args"].contains("address") && e["args"]["bytes"] > 0) << e.dump();
+    mallocs += e["name"] == "malloc";
+  }
+  EXPECT_EQ(mallocs, s.device_allocs);
+  EXPECT_GT(mallocs, 0u);
   std::remove(path.c_str());
 }
 

@@ -47,15 +47,27 @@ class BackendsTest(unittest.TestCase):
             options = strata.backend_options(backend)
             self.assertTrue(options, backend)
             for o in options:
-                self.assertEqual(set(o), {"name", "type", "default", "help"})
+                self.assertEqual(set(o), {"name", "type", "default", "help", "choices"})
                 self.assertIn(o["type"], ("string", "int64", "double", "bool"))
                 want = {"string": str, "int64": int, "double": float, "bool": bool}[o["type"]]
                 if o["default"] is not None:
                     self.assertIsInstance(o["default"], want, (backend, o))
+                # Choices are text in the option's type, none twice, and the default is one of them.
+                self.assertIsInstance(o["choices"], list)
+                self.assertEqual(len(set(o["choices"])), len(o["choices"]), (backend, o))
+                for c in o["choices"]:
+                    self.assertIsInstance(c, str)
+                    if o["type"] == "int64":
+                        int(c)
+                if o["choices"] and o["default"] is not None:
+                    self.assertIn(str(o["default"]), o["choices"], (backend, o))
         by_name = {o["name"]: o for o in strata.backend_options("gpu-emu")}
         self.assertEqual(by_name["total_bytes"]["type"], "int64")
         self.assertEqual(by_name["policy"]["type"], "string")
         self.assertIn(by_name["policy"]["default"], strata.gpu_policies())
+        self.assertEqual(by_name["policy"]["choices"], strata.gpu_policies())
+        self.assertEqual(by_name["capacity_bytes"]["default"], 0)
+        self.assertEqual(by_name["total_bytes"]["choices"], [])  # any int64
 
     def test_unknown_backend(self):
         for call in (lambda: strata.open("no-such-backend"), lambda: strata.backend_options("no-such-backend")):

@@ -208,6 +208,45 @@ class CompareTest(unittest.TestCase):
                 strata.compare(SMALL, html=3)
             self.assertEqual(sorted(os.listdir(tmp)), ["compare.html", "w.csv"])
 
+    def test_memory_viz(self):
+        """memory_viz= writes strata-compare --memory-viz's snapshot: the same bytes as the command line's; bad paths
+        and contenders refused first."""
+        import pathlib
+        import pickle
+        import tempfile
+        tool = os.path.join(os.path.dirname(os.environ["STRATA_REPLAY_TOOL"]), "..", "compare", "strata-compare")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp) / "run.pickle"
+            strata.compare(SMALL, search=False, contenders=["strata", "torch"], options={"page_bytes": 4096},
+                           memory_viz=out, memory_viz_contender="strata")
+            data = pickle.loads(out.read_bytes())
+            self.assertEqual(len(data["device_traces"]), 1)
+            self.assertEqual(sum(e["action"] == "alloc" for e in data["device_traces"][0]),
+                             sum(1 for e in data["device_traces"][0] if e["action"] == "free_completed"))
+            if os.path.exists(tool):
+                again = pathlib.Path(tmp) / "cli.pickle"
+                subprocess.run([tool, SMALL, "--no-search", "--contenders", "strata,torch", "--option",
+                                "page_bytes=4096", "--no-table", "--memory-viz", str(again),
+                                "--memory-viz-contender", "strata"], check=True)
+                self.assertEqual(again.read_bytes(), out.read_bytes())
+                again.unlink()
+            # torch by default (at 1.0x it fails every allocation of this trace: its segments round to 2 MiB)
+            strata.compare(SMALL, search=False, contenders=["jax", "torch"], options={"page_bytes": 4096},
+                           capacity="8.0x", memory_viz=out)
+            self.assertTrue(any(e["action"] == "segment_alloc" for e in pickle.loads(out.read_bytes())
+                                ["device_traces"][0]))
+            before = out.read_bytes()
+            with self.assertRaisesRegex(ValueError, "not among the contenders"):
+                strata.compare(SMALL, contenders=["jax"], memory_viz=out, memory_viz_contender="torch")
+            with self.assertRaisesRegex(ValueError, "give memory_viz too"):
+                strata.compare(SMALL, memory_viz_contender="torch")
+            with self.assertRaises(ValueError):
+                strata.compare(SMALL, memory_viz=os.path.join(tmp, "missing", "x.pickle"))
+            with self.assertRaises(TypeError):
+                strata.compare(SMALL, memory_viz=3)
+            self.assertEqual(out.read_bytes(), before)
+            self.assertEqual(sorted(os.listdir(tmp)), ["run.pickle"])
+
     def test_bad_input(self):
         with self.assertRaises(ValueError):
             strata.compare(SMALL, contenders="nope")
@@ -262,6 +301,24 @@ class ExplainTest(unittest.TestCase):
         self.assertEqual(e["kind"], "fragmentation")
         self.assertEqual(e["request_bytes"], 530 << 20)
         self.assertTrue(any("expandable_segments:True" in a for a in e["advice"]))
+
+    def test_settings_already_on(self):
+        """settings= is strata-explain --set: advice never names a setting the user has on, and the answer equals the
+        tool's own for the same flags."""
+        plain = strata.explain(self.TORCH)
+        self.assertTrue(any("expandable_segments" in a for a in plain["advice"]))
+        on = strata.explain(self.TORCH, settings=["expandable_segments"])
+        self.assertFalse(any("expandable_segments" in a for a in on["advice"]), on["advice"])
+        self.assertEqual(on["kind"], plain["kind"])
+        tool = os.path.join(os.path.dirname(strata.__file__), "..", "..", "host", "fit", "strata-explain")
+        if os.path.exists(tool):
+            out = subprocess.run([tool, self.TORCH, "--set", "expandable_segments", "--json"], capture_output=True,
+                                 text=True, check=True).stdout
+            self.assertEqual(json.loads(out)["advice"], on["advice"])
+        with self.assertRaises(TypeError):
+            strata.explain(self.TORCH, settings="expandable_segments")
+        with self.assertRaises(TypeError):
+            strata.explain(self.TORCH, settings=[7])
 
     def test_device_and_bad_input(self):
         # The BFC's summary with a 60 GiB limit: 58 + 4 GiB is over it; on an H100 (79.5 GiB usable) it is a cap.

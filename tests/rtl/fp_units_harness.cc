@@ -1,6 +1,6 @@
 // Drives the Verilated fp_units_wrap (rtl/tpu_fp_pkg.sv's bf16 product and fp32 add) from stdin for
 // tests/rtl/fp_units_test.py, which holds the reference: each input line "A B X Y" (hex: two bf16, two fp32)
-// prints "MUL ADD MAC" (hex fp32): a * b, x + y and x + a * b as the RTL computes them.
+// prints "MUL ADD MAC CVT" (hex): a * b, x + y and x + a * b (fp32) and x rounded to bf16 as the RTL computes them.
 #include <cinttypes>
 #include <cstdio>
 
@@ -15,7 +15,8 @@ int main() {
     dut.x_i = x;
     dut.y_i = y;
     dut.eval();
-    std::printf("%08" PRIx32 " %08" PRIx32 " %08" PRIx32 "\n", dut.mul_o, dut.add_o, dut.mac_o);
+    std::printf("%08" PRIx32 " %08" PRIx32 " %08" PRIx32 " %04x\n", dut.mul_o, dut.add_o, dut.mac_o,
+                static_cast<unsigned>(dut.cvt_o));
   }
   dut.final();
   return 0;

@@ -1,7 +1,9 @@
-"""The matrix unit's bf16 product and fp32 add (rtl/tpu_fp_pkg.sv, Verilated behind fp_units_harness) against the
-NumPy reference (bf16_reference.py), bit for bit, over spreads of inputs: every bf16 value against a set of edge
-values, random bit patterns over all exponents, signed zeros, denormals, infinities, NaNs with several payloads,
-the overflow and underflow boundaries, cancellations and exact RNE ties. The NumPy reference is itself checked
+"""The matrix unit's bf16 product and fp32 add, and the READOUT's fp32 -> bf16 rounding (rtl/tpu_fp_pkg.sv, Verilated
+behind fp_units_harness) against the NumPy reference (bf16_reference.py), bit for bit, over spreads of inputs:
+every bf16 value against a set of edge values, random bit patterns over all exponents, signed zeros, denormals,
+infinities, NaNs with several payloads, the overflow and underflow boundaries, cancellations and exact RNE ties;
+the rounding for every upper half of an fp32 with the lower halves that decide it (0, just below, at and just
+above the tie, all ones) and a random one. The NumPy reference is itself checked
 against the integer route (ExactMul/ExactAdd) on a sample, and the bf16 conversions against ml_dtypes where it is
 installed.
 
@@ -43,9 +45,9 @@ def Run(harness, a, b, x, y):
     lines = "".join(f"{p:04x} {q:04x} {r:08x} {s:08x}\n" for p, q, r, s in zip(a.tolist(), b.tolist(), x.tolist(),
                                                                               y.tolist()))
     out = subprocess.run([harness], input=lines, capture_output=True, text=True, check=True).stdout.split()
-    got = np.array([int(v, 16) for v in out], dtype=np.uint32).reshape(-1, 3)
+    got = np.array([int(v, 16) for v in out], dtype=np.uint32).reshape(-1, 4)
     assert got.shape[0] == a.size, f"harness answered {got.shape[0]} of {a.size} lines"
-    return got[:, 0], got[:, 1], got[:, 2]
+    return got[:, 0], got[:, 1], got[:, 2], got[:, 3].astype(np.uint16)
 
 
 def Vectors(seed):
@@ -98,6 +100,14 @@ def Vectors(seed):
     Add("overflow", 0, 0, big, big ^ (rng.integers(0, 2, r, dtype=np.uint32) << 31))
     tiny = (rng.integers(1, 3, r, dtype=np.uint32) << 23) | rng.integers(0, 1 << 23, r, dtype=np.uint32)
     Add("underflow", 0, 0, tiny, (tiny ^ 0x80000000) + rng.integers(-(1 << 22), 1 << 22, r).astype(np.uint32))
+    # fp32 -> bf16 (every group also rounds its x): every upper half (every bf16 pattern: zeros, denormals, the
+    # largest finite values whose round-up carries into inf, infinities, NaNs) with two of the deciding lower
+    # halves per seed (seeds 1, 2, 3 cover all six) and a random one.
+    lows = [0x0000, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 0x0001]
+    upper = np.arange(1 << 16, dtype=np.uint32) << 16
+    for low in lows[2 * ((seed - 1) % 3):2 * ((seed - 1) % 3) + 2]:
+        Add(f"to bf16, every upper half | {low:#06x}", 0, 0, upper | low, 0)
+    Add("to bf16, every upper half | random", 0, 0, upper | rng.integers(0, 1 << 16, upper.size, dtype=np.uint32), 0)
     return groups
 
 
@@ -111,9 +121,9 @@ def main():
     total = 0
     for seed in seeds:
         for a, b, x, y, what in Vectors(seed):
-            mul, add, mac = Run(harness, a, b, x, y)
-            want = (ref.Mul(a, b), ref.Add(x, y), ref.Mac(x, a, b))
-            for name, got, exp in zip(("mul", "add", "mac"), (mul, add, mac), want):
+            mul, add, mac, cvt = Run(harness, a, b, x, y)
+            want = (ref.Mul(a, b), ref.Add(x, y), ref.Mac(x, a, b), ref.F32ToBf16(x))
+            for name, got, exp in zip(("mul", "add", "mac", "to_bf16"), (mul, add, mac, cvt), want):
                 bad = np.nonzero(got != exp)[0]
                 total += got.size
                 if bad.size:

@@ -26,6 +26,7 @@ npy(p("a_v2.npy"), "|i1", (3, 4), bytes(range(12)), version=2)
 npy(p("b.npy"), "|i1", (4, 2), bytes(8))
 npy(p("b_mismatch.npy"), "|i1", (5, 2), bytes(10))
 npy(p("float.npy"), "<f4", (3, 4), bytes(48))
+npy(p("float_b.npy"), "<f4", (4, 2), bytes(32))  # with float.npy: a valid --dtype bf16 pair
 npy(p("int32_a.npy"), "<i4", (3, 4), bytes(48))
 npy(p("fortran.npy"), "|i1", (3, 4), bytes(12), fortran=True)
 npy(p("three_d.npy"), "|i1", (2, 3, 2), bytes(12))

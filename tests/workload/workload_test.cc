@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include "json_reader.h"
 #include "numbers.h"
 #include "pickle_reader.h"
+#include "pickle_writer.h"
 #include "trace.h"
 
 namespace strata::workload {
@@ -325,6 +327,108 @@ TEST(PickleReader, DecodesHandAssembledOpcodesPythonRarelyWrites) {
   EXPECT_EQ(root->items[5].i, 0x7fff);
   EXPECT_EQ(root->items[6].i, -2);
   EXPECT_EQ(root->items[7].i, 9);
+}
+
+// ---- The writer (host/tool/pickle_writer.h, strata-compare --memory-viz): the bytes pickletools documents for each
+// integer width, and what the reader makes of a spread of values, batches and memo slots. Python's own pickle reads
+// the writer's snapshots in test compare.memory_viz.
+
+std::string Written(const std::function<void(tool::PickleWriter&)>& write) {
+  tool::PickleWriter w;
+  write(w);
+  std::string out;
+  EXPECT_TRUE(w.Finish(&out));
+  return out;
+}
+
+TEST(PickleWriter, WritesEachIntegerInItsShortestOpcode) {
+  using B = std::string;
+  const std::vector<std::pair<int64_t, B>> ints = {
+      {0, B("K\x00", 2)},
+      {255, B("K\xff", 2)},
+      {256, B("M\x00\x01", 3)},
+      {65535, B("M\xff\xff", 3)},
+      {65536, B("J\x00\x00\x01\x00", 5)},
+      {-1, B("J\xff\xff\xff\xff", 5)},
+      {INT32_MAX, B("J\xff\xff\xff\x7f", 5)},
+      {INT32_MIN, B("J\x00\x00\x00\x80", 5)},
+      {int64_t{1} << 31, B("\x8a\x05\x00\x00\x00\x80\x00", 7)},  // 5 bytes: the 4th's top bit would read negative
+      {-(int64_t{1} << 31) - 1, B("\x8a\x05\xff\xff\xff\x7f\xff", 7)},  // the 5th byte keeps it negative
+      {INT64_MAX, B("\x8a\x08\xff\xff\xff\xff\xff\xff\xff\x7f", 10)},
+      {INT64_MIN, B("\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x80", 10)},
+  };
+  for (const auto& [v, body] : ints) {
+    SCOPED_TRACE(v);
+    EXPECT_EQ(Written([&](tool::PickleWriter& w) { w.Int(v); }), B("\x80\x02", 2) + body + ".");
+  }
+  // 2^63 and above: 9 bytes, the last 0 keeping it positive.
+  EXPECT_EQ(Written([](tool::PickleWriter& w) { w.UInt(uint64_t{1} << 63); }),
+            B("\x80\x02\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x80\x00.", 14));
+  EXPECT_EQ(Written([](tool::PickleWriter& w) { w.Float(1.5); }), B("\x80\x02G\x3f\xf8\0\0\0\0\0\0.", 12));
+}
+
+TEST(PickleWriter, WhatItWritesReadsBackValueForValue) {
+  const std::string data = Written([](tool::PickleWriter& w) {
+    w.BeginList();
+    for (int64_t i = 0; i < 2500; ++i) w.Int(i * 3000017 - 4000000000);  // 3 batches of APPENDS, every int width
+    w.BeginDict();
+    for (int i = 0; i < 1500; ++i) {  // keys written once and then from the memo: past 256 slots, LONG_BINGET
+      w.Name("key" + std::to_string(i % 700));
+      w.UInt(uint64_t{1} << (i % 64));
+    }
+    w.EndDict();
+    w.Str(std::string("caf\xc3\xa9"));
+    w.Bool(true);
+    w.Bool(false);
+    w.None();
+    w.Float(-0.25);
+    w.BeginList();
+    w.EndList();
+    w.EndList();
+  });
+  Document doc;
+  PickleInfo info;
+  std::string error;
+  ASSERT_TRUE(ReadPickle(data, {}, &doc, &info, &error)) << error;
+  EXPECT_EQ(info.protocol, 2);
+  const std::vector<Value>& v = doc.Node(doc.root)->items;
+  ASSERT_EQ(v.size(), 2500u + 7u);
+  for (int64_t i = 0; i < 2500; ++i) ASSERT_EQ(v[i].i, i * 3000017 - 4000000000) << i;
+  const Container* dict = doc.Node(v[2500]);
+  ASSERT_EQ(dict->kind, Kind::kDict);
+  ASSERT_EQ(dict->items.size(), 3000u);
+  for (int i = 0; i < 1500; ++i) {
+    ASSERT_EQ(*doc.Str(dict->items[2 * i]), "key" + std::to_string(i % 700)) << i;
+    const Value& n = dict->items[2 * i + 1];
+    if (i % 64 == 63) {
+      ASSERT_EQ(n.kind, Kind::kBigInt) << i;  // 2^63 is beyond int64
+    } else {
+      ASSERT_EQ(n.i, int64_t{1} << (i % 64)) << i;
+    }
+  }
+  EXPECT_EQ(*doc.Str(v[2501]), "caf\xc3\xa9");
+  EXPECT_EQ(v[2502].kind, Kind::kBool);
+  EXPECT_EQ(v[2502].i, 1);
+  EXPECT_EQ(v[2503].i, 0);
+  EXPECT_EQ(v[2504].kind, Kind::kNone);
+  EXPECT_EQ(doc.Float(v[2505]), -0.25);
+  EXPECT_EQ(doc.Node(v[2506])->items.size(), 0u);
+}
+
+TEST(PickleWriter, RefusesToFinishWhatIsNotClosed) {
+  for (int k = 0; k < 3; ++k) {
+    tool::PickleWriter w;
+    if (k == 0) w.BeginList();  // left open
+    if (k == 1) {               // a key without its value
+      w.BeginDict();
+      w.Name("k");
+      w.EndDict();
+    }
+    if (k == 2) w.EndList();  // closes nothing
+    std::string out = "kept";
+    EXPECT_FALSE(w.Finish(&out)) << k;
+    EXPECT_EQ(out, "kept");
+  }
 }
 
 TEST(PickleReader, AListThatHoldsItselfIsReadAndRejectedAsASnapshotWithoutLooping) {

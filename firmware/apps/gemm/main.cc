@@ -1,5 +1,7 @@
 // GEMM firmware: runs one C = A.B (+C) described by strata_gemm_mailbox on the matrix unit and
-// reports cycles and counters back through the mailbox.
+// reports cycles and counters back through the mailbox. Built twice: gemm.elf (int8 operands) and, with
+// STRATA_GEMM_APP_BF16=1, gemm_bf16.elf (bf16 operands; firmware/apps/gemm_bf16): the int8 image compiles to
+// the code it had before bf16, so its cycle counts are unchanged (strata/gemm_mailbox.h).
 #include <stdint.h>
 
 #include "drivers/console.h"
@@ -7,6 +9,16 @@
 #include "drivers/mxu.h"
 #include "kernels/gemm.h"
 #include "strata/gemm_mailbox.h"
+
+#ifndef STRATA_GEMM_APP_BF16
+#define STRATA_GEMM_APP_BF16 0
+#endif
+
+namespace {
+constexpr bool kBf16 = STRATA_GEMM_APP_BF16 != 0;
+constexpr uint32_t kMagic = kBf16 ? STRATA_GEMM_MAILBOX_MAGIC_BF16 : STRATA_GEMM_MAILBOX_MAGIC;
+constexpr uint32_t kFlagsAll = kBf16 ? STRATA_GEMM_MAILBOX_FLAGS_BF16 : STRATA_GEMM_FLAGS_ALL;
+}  // namespace
 
 extern "C" {
 // In .data so the image carries it and strata-sim can patch it before loading.
@@ -20,12 +32,12 @@ int main() {
   strata::dma::Init();
   strata::mxu::Init();
   mb.array_n = strata::mxu::ArraySize();
-  if (mb.magic != STRATA_GEMM_MAILBOX_MAGIC || mb.version != STRATA_GEMM_MAILBOX_VERSION) {
+  if (mb.magic != kMagic || mb.version != STRATA_GEMM_MAILBOX_VERSION) {
     Printf("gemm: no request in the mailbox (magic 0x%08x)\n", static_cast<unsigned>(mb.magic));
     mb.status = STRATA_FAILED_PRECONDITION;
     return 1;
   }
-  if ((mb.flags & ~STRATA_GEMM_FLAGS_ALL) != 0) {
+  if ((mb.flags & ~kFlagsAll) != 0) {
     Printf("gemm: unknown flags 0x%08x in the mailbox\n", static_cast<unsigned>(mb.flags));
     mb.status = STRATA_INVALID_ARGUMENT;
     return 1;
@@ -47,7 +59,12 @@ int main() {
   strata::kernels::GemmStats stats;
   const uint32_t rows0 = strata::mxu::RowsStreamed();
   const uint32_t starved0 = strata::mxu::StarvedCycles();
-  const strata_status s = strata::kernels::Gemm(p, &stats);
+  strata_status s;
+  if constexpr (kBf16) {
+    s = strata::kernels::GemmBf16(p, (mb.flags & STRATA_GEMM_MAILBOX_FLAG_OUT_BF16) != 0, &stats);
+  } else {
+    s = strata::kernels::Gemm(p, &stats);
+  }
   mb.cycles = stats.cycles;
   mb.mxu_commands = stats.mxu_commands;
   mb.dma_descriptors = stats.dma_descriptors;

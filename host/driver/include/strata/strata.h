@@ -34,7 +34,7 @@ extern "C" {
 
 #define STRATA_API_VERSION_MAJOR 1
 #define STRATA_API_VERSION_MINOR                                         \
-  9 /* 1.1: strata_gemm works; quantized GEMM; device info grew.         \
+  10 /* 1.1: strata_gemm works; quantized GEMM; device info grew.        \
        1.2: backend registry (strata_list_backends), named open options, \
        a timed-out device fails until closed, handles carry the device;  \
        1.3: event sinks (strata_set_event_sink);                         \
@@ -44,7 +44,9 @@ extern "C" {
        1.7: memory stats num_device_alloc, num_device_free;              \
        1.8: strata_get_backend_availability;                             \
        1.9: named context options (a GPU policy per context),            \
-            memory stats context_allocated_bytes, _pool_bytes */
+            memory stats context_allocated_bytes, _pool_bytes;           \
+       1.10: option infos carry their choices and typed defaults;        \
+            the standard open option capacity_bytes on every backend */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -89,13 +91,30 @@ strata_status strata_list_backends(const char** names, size_t capacity, size_t* 
 
 typedef struct strata_option_info {
   uint32_t struct_size;
-  const char* name; /* valid while the program runs */
+  const char* name; /* valid while the program runs (as every pointer below) */
   strata_value_type type;
   const char* default_value; /* as text; "" when there is none */
   const char* help;          /* one line */
+  /* Since 1.10 (a 1.9 caller's smaller struct gets the fields above only). */
+  const char* const* choices; /* the values the backend takes, as text in the option's type ("HBM2", "8"), in the
+                               * order a user is shown them, NULL-terminated; NULL when any value of the type goes */
+  uint32_t num_choices;       /* entries of `choices` before its NULL */
+  int64_t default_int64;      /* INT64: default_value as a number (else 0) */
+  double default_double;      /* DOUBLE: default_value as a number (else 0) */
+  uint8_t default_bool;       /* BOOL: default_value as 0 or 1 (else 0) */
 } strata_option_info;
 /* The options `backend` accepts (as strata_list_backends): up to `capacity` into `out`, the total into *count.
- * UNIMPLEMENTED for an unknown backend. */
+ * `out` is an array of structs of the caller's size: every element's struct_size must be the same (out[0]'s is the
+ * array's stride), at least the 1.2 struct's (up to `help`). UNIMPLEMENTED for an unknown backend.
+ *
+ * The standard options (since 1.10), the same name and meaning on every backend that has them:
+ *   capacity_bytes (INT64)  the memory the device's contexts may use, in bytes; 0 = the backend's own size.
+ *     host: the heap (required). sim: the firmware's heap holds exactly this much for contexts: the backend sizes
+ *     the HBM (the heap rounded up to whole HBM rows in every bank, plus the firmware's staging slots, at least
+ *     the firmware's minimum) and holds what the heap has beyond it with a pad buffer at offset 0, in a context of
+ *     its own made before the first context a caller creates (so the caller's contexts are numbered from 2; the
+ *     pad shows in device-wide memory statistics). gpu-emu: free at start (the GPU's total is this plus
+ *     context_bytes). cuda: not accepted (the real GPU's memory is what it is). */
 strata_status strata_get_backend_options(const char* backend, strata_option_info* out, size_t capacity, size_t* count);
 /* Since 1.8. Whether `backend` can open on this machine, without opening it: *reason is "" when nothing is known
  * against it (opening may still fail, for its options or its memory), else why not ("no usable CUDA GPU:
@@ -342,7 +361,10 @@ strata_status strata_synchronize(strata_device* device);
  * Since 1.4 "dma" spans carry their source (address) and destination (to_address), "pcie" spans their HBM
  * address (in both), flagged STRATA_EVENT_FLAG_ADDRESS. Addresses are for pictures of the address space: calls take
  * handles, never addresses. Tracks on GPU backends: "heap", and "compaction" ("defragment": JAX's
- * Defragment(), value = bytes through the host), timed by the backend's event index. On the host backend (Strata's
+ * Defragment(), value = bytes through the host), timed by the backend's event index; on gpu-emu also "device" instants
+ * for what the policy asks of the GPU: "malloc" and "free" (cudaMalloc / cudaFree), "map" and "unmap" (cuMemMap /
+ * cuMemUnmap), address = the range's first byte, value = its bytes; a sink set later first hears of what is held
+ * then, as "malloc" and "map". On the host backend (Strata's
  * allocator in host memory), by its event index: "heap" ("extent", "alloc", "free", "move" for each compaction move,
  * value = granule-rounded bytes) and "compaction" ("slide_baseline": before each defragment-on-OOM, what sliding
  * every live buffer down would copy; "on_oom": an allocation that compacted; "compact"; value = bytes).

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -133,10 +134,69 @@ class Context {
   strata_context id_ = 0;
 };
 
-// Open options given as text, the way command-line tools take them (`--option NAME=VALUE`), turned into
-// typed strata_named_values: each value is parsed as the type the backend declares for that name
-// (strata_get_backend_options). A name the backend does not declare is passed on as a string, so that
-// strata_open refuses it with its own message, which lists the valid names.
+// What a backend says of one of its open options (strata_option_info, API 1.10), as C++ values.
+struct OptionInfo {
+  std::string name;
+  strata_value_type type = STRATA_VALUE_STRING;
+  std::string default_value;  // as text
+  std::string help;
+  std::vector<std::string> choices;  // the values it takes, in the order a user is shown them; empty: any
+  int64_t default_int64 = 0;
+  double default_double = 0;
+  bool default_bool = false;
+};
+
+// Every open option of `backend` (strata_get_backend_options). Throws Error(UNIMPLEMENTED) for a backend this build
+// does not have.
+inline std::vector<OptionInfo> BackendOptions(const std::string& backend) {
+  size_t count = 0;
+  Check(strata_get_backend_options(backend.c_str(), nullptr, 0, &count));
+  std::vector<strata_option_info> info(count);
+  for (strata_option_info& i : info) i.struct_size = sizeof i;
+  Check(strata_get_backend_options(backend.c_str(), info.data(), info.size(), &count));
+  std::vector<OptionInfo> out;
+  for (const strata_option_info& i : info) {
+    OptionInfo o;
+    o.name = i.name;
+    o.type = i.type;
+    o.default_value = i.default_value;
+    o.help = i.help;
+    for (uint32_t c = 0; c < i.num_choices; ++c) o.choices.emplace_back(i.choices[c]);
+    o.default_int64 = i.default_int64;
+    o.default_double = i.default_double;
+    o.default_bool = i.default_bool != 0;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// The values option `option` of `backend` takes (its choices), or an empty list where the build has no such backend,
+// the backend no such option, or the option takes any value: the tools' way to name presets and policies without
+// linking the tables behind them.
+inline std::vector<std::string> OptionChoices(const std::string& backend, const std::string& option) {
+  size_t count = 0;
+  if (strata_get_backend_options(backend.c_str(), nullptr, 0, &count) != STRATA_OK) return {};
+  for (const OptionInfo& o : BackendOptions(backend)) {
+    if (o.name == option) return o.choices;
+  }
+  return {};
+}
+
+// The option's default as text ("" as OptionChoices for what is not there).
+inline std::string OptionDefault(const std::string& backend, const std::string& option) {
+  size_t count = 0;
+  if (strata_get_backend_options(backend.c_str(), nullptr, 0, &count) != STRATA_OK) return "";
+  for (const OptionInfo& o : BackendOptions(backend)) {
+    if (o.name == option) return o.default_value;
+  }
+  return "";
+}
+
+// Open options as strata_named_values, each typed as the backend declares that name (strata_get_backend_options):
+// given as text the way command-line tools take them (`--option NAME=VALUE`, parsed as the option's type), or as a
+// C++ number or bool, which keeps its value (no trip through text). A name the backend does not declare is passed
+// on (text as a string, a number as its own type), so that strata_open refuses it with its own message, which lists
+// the valid names.
 class NamedOptions {
  public:
   // Throws Error(UNIMPLEMENTED) for a backend this build does not have.
@@ -158,10 +218,7 @@ class NamedOptions {
   }
 
   void Add(const std::string& name, const std::string& text) {
-    strata_named_value v{};
-    v.struct_size = sizeof v;
-    v.name = Keep(name);
-    v.type = TypeOf(name);
+    strata_named_value v = Named(name, TypeOf(name));
     const char* s = text.c_str();
     char* end = nullptr;
     errno = 0;
@@ -185,11 +242,35 @@ class NamedOptions {
     values_.push_back(v);
   }
 
-  // A value given as a C++ number or bool: written out, then parsed as the option's type (an integer for an int64
-  // option is fine, 0.5 for one is refused; a policy's settings are strings and take any of them written out).
+  // A value given as a C++ number or bool, as the option's type: an int64 option takes an integer (a floating
+  // value only when it is a whole number in range; a uint64_t beyond INT64_MAX is refused), a double option any
+  // number, a bool option a bool (or 0 / 1); a string option (a GPU policy's settings) takes it written out.
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
   void Add(const std::string& name, T value) {
-    Add(name, Text(value));
+    const strata_value_type declared = TypeOf(name);
+    if (declared == STRATA_VALUE_STRING && Declared(name)) return Add(name, Text(value));
+    // Undeclared: passed on in its own type, for strata_open to name.
+    const strata_value_type type = Declared(name)                ? declared
+                                   : std::is_same_v<T, bool>     ? STRATA_VALUE_BOOL
+                                   : std::is_floating_point_v<T> ? STRATA_VALUE_DOUBLE
+                                                                 : STRATA_VALUE_INT64;
+    strata_named_value v = Named(name, type);
+    switch (type) {
+      case STRATA_VALUE_INT64:
+        if (std::is_same_v<T, bool> || !AsInt64(value, &v.int64_value)) Refuse(name, Text(value), "an integer");
+        break;
+      case STRATA_VALUE_DOUBLE:
+        if (std::is_same_v<T, bool>) Refuse(name, Text(value), "a number");
+        v.double_value = static_cast<double>(value);
+        break;
+      case STRATA_VALUE_BOOL:
+        if (!std::is_same_v<T, bool> && value != T(0) && value != T(1)) Refuse(name, Text(value), "true or false");
+        v.bool_value = value != T(0);
+        break;
+      case STRATA_VALUE_STRING:
+        break;
+    }
+    values_.push_back(v);
   }
   void Add(const std::string& name, const char* text) { Add(name, std::string(text)); }
 
@@ -210,11 +291,46 @@ class NamedOptions {
   uint32_t size() const { return static_cast<uint32_t>(values_.size()); }
 
  private:
+  bool Declared(const std::string& name) const {
+    for (const strata_option_info& i : info_) {
+      if (name == i.name) return true;
+    }
+    return false;
+  }
   strata_value_type TypeOf(const std::string& name) const {
     for (const strata_option_info& i : info_) {
       if (name == i.name) return i.type;
     }
     return STRATA_VALUE_STRING;  // unknown: strata_open names it and lists the valid ones
+  }
+  strata_named_value Named(const std::string& name, strata_value_type type) {
+    strata_named_value v{};
+    v.struct_size = sizeof v;
+    v.name = Keep(name);
+    v.type = type;
+    return v;
+  }
+  // An arithmetic value as an int64 when it is one exactly.
+  template <typename T>
+  static bool AsInt64(T value, int64_t* out) {
+    if constexpr (std::is_same_v<T, bool>) {
+      *out = value ? 1 : 0;
+      return true;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      // 2^63 is the first double beyond int64; a whole number below it (and at least -2^63) converts exactly.
+      if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0)) return false;
+      const auto i = static_cast<int64_t>(value);
+      if (static_cast<T>(i) != value) return false;
+      *out = i;
+      return true;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      if (static_cast<uint64_t>(value) > static_cast<uint64_t>(INT64_MAX)) return false;
+      *out = static_cast<int64_t>(value);
+      return true;
+    } else {
+      *out = static_cast<int64_t>(value);
+      return true;
+    }
   }
   [[noreturn]] void Refuse(const std::string& name, const std::string& text, const char* want) const {
     throw Error(STRATA_INVALID_ARGUMENT,
@@ -229,12 +345,23 @@ class NamedOptions {
 };
 
 // One named open option for strata::Device: {"policy", "torch"}, {"total_bytes", 1 << 30}, {"preallocate", false}.
+// A number or bool keeps its type on the way to strata_open (NamedOptions::Add).
 struct Option {
   Option(std::string option_name, std::string value) : name(std::move(option_name)), text(std::move(value)) {}
   Option(std::string option_name, const char* value) : name(std::move(option_name)), text(value) {}
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
-  Option(std::string option_name, T value) : name(std::move(option_name)), text(NamedOptions::Text(value)) {}
-  std::string name, text;
+  Option(std::string option_name, T value) : name(std::move(option_name)), text(NamedOptions::Text(value)) {
+    add = [value](NamedOptions& named, const std::string& n) { named.Add(n, value); };
+  }
+  void AddTo(NamedOptions& named) const {
+    if (add) {
+      add(named, name);
+    } else {
+      named.Add(name, text);
+    }
+  }
+  std::string name, text;  // text: the value as written (a number's too, for messages)
+  std::function<void(NamedOptions&, const std::string&)> add;  // a number or bool: added as itself
 };
 
 class Device {
@@ -251,7 +378,7 @@ class Device {
   // the sim backend's struct fields (hbm_preset, trace_path, ...); its named options are replaced.
   Device(const std::string& backend, const std::vector<Option>& options, strata_open_options base = {}) {
     NamedOptions named(backend);
-    for (const Option& o : options) named.Add(o.name, o.text);
+    for (const Option& o : options) o.AddTo(named);
     base.struct_size = sizeof base;
     base.named_options = named.data();
     base.num_named_options = named.size();
