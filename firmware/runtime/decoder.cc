@@ -3,6 +3,10 @@
 
 #include <stddef.h>
 
+#ifndef STRATA_RUNTIME_FP
+#define STRATA_RUNTIME_FP 0  // 1 in runtime_fp.elf's build: the bf16 GEMM (runtime.h)
+#endif
+
 namespace strata::runtime {
 namespace {
 
@@ -31,9 +35,42 @@ DecodeResult DecodeTransfer(const strata_cmd& cmd, const DecodeLimits& limits) {
   return {};
 }
 
+#if STRATA_RUNTIME_FP
+// A bf16 GEMM (runtime_fp.elf): the int8 checks' order, with 2-byte operands, fp32 or bf16 C and no
+// requantization (INT8 and ROUND name int32 results, quant_* their arguments).
+DecodeResult DecodeGemmBf16(const strata_cmd& cmd, const DecodeLimits& limits) {
+  const strata_cmd_gemm& g = cmd.u.gemm;
+  if ((cmd.flags & ~STRATA_GEMM_FLAGS_BF16) != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS);
+  // C is one buffer: an fp32 C_in cannot be read from where bf16 results are being written (as int8 C, below).
+  if ((cmd.flags & STRATA_GEMM_FLAG_ACCUMULATE) != 0 && (cmd.flags & STRATA_GEMM_FLAG_OUT_BF16) != 0) {
+    return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS);
+  }
+  if (g.a == 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_A);
+  if (g.b == 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_B);
+  if (g.c == 0 || g.c == g.a || g.c == g.b) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_C);
+  const auto dim_ok = [](uint32_t d) { return d >= 1 && d <= STRATA_GEMM_MAX_DIM; };
+  if (!dim_ok(g.m) || !dim_ok(g.n) || !dim_ok(g.k)) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_SHAPE);
+  if (g.quant_mult != 0 || g.quant_shift != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_QUANT);
+  const uint64_t c_bytes = uint64_t{g.m} * g.n * ((cmd.flags & STRATA_GEMM_FLAG_OUT_BF16) != 0 ? 2u : 4u);
+  if (uint64_t{g.m} * g.k * 2 > limits.heap_bytes || uint64_t{g.k} * g.n * 2 > limits.heap_bytes ||
+      c_bytes > limits.heap_bytes) {
+    return Fail(STRATA_OUT_OF_RANGE, STRATA_FIELD_SHAPE);
+  }
+  return {};
+}
+#endif
+
 DecodeResult DecodeGemm(const strata_cmd& cmd, const DecodeLimits& limits) {
   const strata_cmd_gemm& g = cmd.u.gemm;
-  if (g.reserved != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_RESERVED);
+#if STRATA_RUNTIME_FP
+  if (g.dtype == STRATA_DTYPE_BF16) return DecodeGemmBf16(cmd, limits);
+  if (g.dtype != STRATA_DTYPE_INT8) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_DTYPE);
+  if ((cmd.flags & ~STRATA_GEMM_FLAGS_INT8) != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_FLAGS);
+#else
+  // runtime.elf speaks protocol 1.1, where this word is reserved: a bf16 GEMM is refused here as any nonzero
+  // reserved word is (a host checks the published version first and names runtime_fp.elf).
+  if (g.dtype != 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_RESERVED);
+#endif
   if (g.a == 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_A);
   if (g.b == 0) return Fail(STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_B);
   // C is written while A and B are still being read, tile by tile: it must not be either of them.
@@ -57,12 +94,19 @@ DecodeResult DecodeGemm(const strata_cmd& cmd, const DecodeLimits& limits) {
   return {};
 }
 
+// The flags a GEMM may carry at all; DecodeGemm narrows them by dtype.
+#if STRATA_RUNTIME_FP
+constexpr uint32_t kGemmFlags = STRATA_GEMM_FLAGS_ALL;
+#else
+constexpr uint32_t kGemmFlags = STRATA_GEMM_FLAGS_INT8;
+#endif
+
 uint32_t AllowedFlags(uint8_t opcode) {
   switch (opcode) {
     case STRATA_OP_ALLOC:
       return STRATA_ALLOC_NO_COMPACT;
     case STRATA_OP_GEMM:
-      return STRATA_GEMM_FLAGS_ALL;
+      return kGemmFlags;
     default:
       return 0;
   }
@@ -174,6 +218,8 @@ const char* FieldName(uint32_t field) {
       return "quantization (quant_mult, quant_shift)";
     case STRATA_FIELD_MXU:
       return "matrix unit";
+    case STRATA_FIELD_DTYPE:
+      return "dtype";
     default:
       return "unknown";
   }

@@ -1,6 +1,10 @@
 // Device runtime: command loop (doorbell-driven, wfi when idle), contexts with quotas, buffer ownership,
 // pinned in-flight transfers through HBM staging slots, and compaction with HBM->HBM DMA.
 //
+// Built twice: runtime.elf (int8 GEMMs, protocol 1.1) and runtime_fp.elf (STRATA_RUNTIME_FP=1: also bf16 GEMMs,
+// protocol 1.2). The bf16 path is compiled out of runtime.elf, not just unused, because strata-sim loads an image
+// one word per cycle before reset and every int8 figure would move with its size (docs/matrix-unit.md).
+//
 // Interrupts are wake-up events only (mstatus.MIE stays off; the idiom is drivers/irq.h's): before sleeping the
 // loop clears the pending bits, re-checks for work and only then executes wfi, so a doorbell or a DMA
 // completion that arrives in between leaves its bit pending and wfi returns at once.
@@ -345,14 +349,26 @@ Result Compact(const strata_cmd& cmd, uint64_t* bytes_out, uint32_t* moves_out) 
 Result Gemm(const strata_cmd& cmd, uint32_t slot, uint64_t* cycles_out, uint32_t* rows_out) {
   const strata_cmd_gemm& g = cmd.u.gemm;
   const bool int8 = (cmd.flags & STRATA_GEMM_FLAG_INT8) != 0;
+#if STRATA_RUNTIME_FP
+  const bool bf16 = g.dtype == STRATA_DTYPE_BF16;
+  const bool out_bf16 = (cmd.flags & STRATA_GEMM_FLAG_OUT_BF16) != 0;
+  const uint64_t operand_bytes = bf16 ? 2u : 1u;
+  const uint64_t c_bytes = int8 ? 1u : out_bf16 ? 2u : 4u;
+#endif
   struct Operand {
     uint64_t handle;
     uint64_t bytes;  // the matrix: Decode bounded the dimensions, so no overflow
     strata_field field;
     alloc::BufferInfo info;
+#if STRATA_RUNTIME_FP
+  } ops[3] = {{g.a, uint64_t{g.m} * g.k * operand_bytes, STRATA_FIELD_BUFFER_A, {}},
+              {g.b, uint64_t{g.k} * g.n * operand_bytes, STRATA_FIELD_BUFFER_B, {}},
+              {g.c, uint64_t{g.m} * g.n * c_bytes, STRATA_FIELD_BUFFER_C, {}}};
+#else
   } ops[3] = {{g.a, uint64_t{g.m} * g.k, STRATA_FIELD_BUFFER_A, {}},
               {g.b, uint64_t{g.k} * g.n, STRATA_FIELD_BUFFER_B, {}},
               {g.c, uint64_t{g.m} * g.n * (int8 ? 1u : 4u), STRATA_FIELD_BUFFER_C, {}}};
+#endif
   for (Operand& op : ops) {
     const Result r = ResolveBuffer(slot, op.handle, &op.info);
     if (r.status != STRATA_OK) return {r.status, op.field};
@@ -380,7 +396,11 @@ Result Gemm(const strata_cmd& cmd, uint32_t slot, uint64_t* cycles_out, uint32_t
   p.quant_shift = g.quant_shift;
   kernels::GemmStats stats;
   const uint32_t rows0 = mxu::RowsStreamed();
+#if STRATA_RUNTIME_FP
+  const strata_status s = bf16 ? kernels::GemmBf16(p, out_bf16, &stats) : kernels::Gemm(p, &stats);
+#else
   const strata_status s = kernels::Gemm(p, &stats);
+#endif
   for (const Operand& op : ops) g_alloc.Unpin(Handle{op.handle});
   *cycles_out = stats.cycles;
   *rows_out = mxu::RowsStreamed() - rows0;
@@ -511,7 +531,11 @@ void Boot() {
   const uint64_t hbm = ProbeHbmBytes();
   h.magic = STRATA_PROTO_MAGIC;
   h.version_major = STRATA_PROTO_VERSION_MAJOR;
+#if STRATA_RUNTIME_FP
   h.version_minor = STRATA_PROTO_VERSION_MINOR;
+#else
+  h.version_minor = STRATA_PROTO_MINOR_GEMM_DTYPE - 1;  // no dtype: a host sends runtime.elf no bf16 GEMM
+#endif
   h.header_bytes = sizeof(strata_rt_header);
   h.sq_address = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(&g_sq[0]));
   h.sq_entries = STRATA_RT_SQ_ENTRIES;

@@ -6,6 +6,10 @@
 #include "strata/protocol.h"
 #endif
 
+#ifndef STRATA_RUNTIME_FP
+#define STRATA_RUNTIME_FP 0  // 1 in runtime_fp.elf's build (and the host tests of it): the bf16 GEMM too
+#endif
+
 namespace strata::runtime {
 
 // Probes HBM, lays out heap and staging slots, publishes the ring header (state READY) and serves

@@ -20,11 +20,11 @@
 #include "numbers.h"
 #include "policy.h"
 #include "static_plans.h"
+#include "strata/strata.hpp"
 #include "text.h"
 #include "tpu.h"
 #ifdef STRATA_COMPARE_HAVE_SIM
 #include "sim_replay.h"
-#include "strata/strata.hpp"
 #endif
 
 namespace strata::compare {
@@ -757,7 +757,14 @@ bool CompareWorkload(const replay::Trace& trace, const std::string& source, cons
     return true;
   });
   if (!ok) return false;
-  if (options.detail_points > 0) w.buffer_list = trace.buffers;
+  if (options.detail_points > 0) {
+    w.buffer_list = trace.buffers;
+    const auto& labels = trace.labels.size() == trace.buffers.size() ? trace.labels : trace.shapes;
+    if (labels.size() == trace.buffers.size()) {
+      w.buffer_labels = labels;
+      w.label_text = trace.shape_text;
+    }
+  }
   // A workload with a static planner's offsets (an XLA import) also gets the ahead-of-time rows.
   if (!trace.planned_offsets.empty()) AppendStaticPlanRuns(trace, &w, options.detail_points, &events);
   return true;

@@ -10,7 +10,9 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -165,6 +167,10 @@ struct WorkloadReport {
   std::vector<Run> runs;
   std::vector<Occupancy> occupancy;
   std::vector<replay::TraceBuffer> buffer_list;  // Options::detail_points: the trace's buffers (for Run::places)
+  // With buffer_list, where the trace has them: each buffer's label (Trace::labels: a PyTorch snapshot's frame)
+  // or else its shape (Trace::shapes, XLA), viewing `label_text` (the trace's string table, shared, not copied).
+  std::vector<std::string_view> buffer_labels;
+  std::shared_ptr<const void> label_text;
 };
 
 // A GPU policy takes device memory in whole pages (2 MiB on every GPU preset): on a device or a workload of a few

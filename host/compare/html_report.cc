@@ -2,6 +2,8 @@
 #include "html_report.h"
 
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "html_assets.h"
@@ -110,6 +112,24 @@ Json WorkloadJson(const WorkloadReport& w) {
       buffers["size"].push_back(b.size);
       buffers["lower"].push_back(b.lower);
       buffers["upper"].push_back(b.upper);
+    }
+    // Labels as one table of distinct texts and an index per buffer (-1: none), as the trace keeps them.
+    if (w.buffer_labels.size() == w.buffer_list.size()) {
+      Json text = Json::array(), index = Json::array();
+      std::unordered_map<std::string_view, int64_t> seen;
+      for (std::string_view label : w.buffer_labels) {
+        if (label.empty()) {
+          index.push_back(-1);
+          continue;
+        }
+        auto [it, fresh] = seen.try_emplace(label, static_cast<int64_t>(text.size()));
+        if (fresh) text.push_back(std::string(label));
+        index.push_back(it->second);
+      }
+      if (!seen.empty()) {
+        buffers["label_text"] = std::move(text);
+        buffers["label"] = std::move(index);
+      }
     }
   }
   return Json{{"name", w.name},

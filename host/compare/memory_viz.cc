@@ -41,17 +41,48 @@ struct Recorded {
   std::vector<Segment> segments;
 };
 
+// A label "file:line:function" (Trace::labels) as a frame's parts: the function after the last ':', the line the
+// digits before it; a label not of that form is the file name whole, at line 0 (nothing is lost).
+void LabelFrame(std::string_view label, std::string_view* file, uint64_t* line, std::string_view* function) {
+  *file = label, *line = 0, *function = "";
+  const size_t fn = label.rfind(':');
+  if (fn == std::string_view::npos || fn == 0) return;
+  const size_t at = label.rfind(':', fn - 1);
+  if (at == std::string_view::npos || at + 1 == fn || fn - at > 19) return;
+  uint64_t n = 0;
+  for (size_t k = at + 1; k < fn; ++k) {
+    if (label[k] < '0' || label[k] > '9') return;
+    n = n * 10 + static_cast<uint64_t>(label[k] - '0');
+  }
+  *file = label.substr(0, at), *line = n, *function = label.substr(fn + 1);
+}
+
+// A buffer's stack: its label's frame where the workload has one (a PyTorch snapshot's), else one naming the
+// workload's file, the buffer's line there and its id.
 void Frames(tool::PickleWriter& w, const replay::Trace& trace, int64_t buffer) {
   w.BeginList();
   if (buffer >= 0) {
-    const replay::TraceBuffer& b = trace.buffers[static_cast<size_t>(buffer)];
+    const size_t i = static_cast<size_t>(buffer);
+    const replay::TraceBuffer& b = trace.buffers[i];
     w.BeginDict();
-    w.Name("filename");
-    w.Name(trace.name.empty() ? "workload" : trace.name);
-    w.Name("line");
-    w.UInt(b.line);
-    w.Name("name");
-    w.Str("buffer " + std::to_string(b.id));
+    if (trace.labels.size() == trace.buffers.size() && !trace.labels[i].empty()) {
+      std::string_view file, function;
+      uint64_t line = 0;
+      LabelFrame(trace.labels[i], &file, &line, &function);
+      w.Name("filename");
+      w.Name(file);  // labels recur: each text once (a snapshot's distinct labels are bounded, docs/workloads.md)
+      w.Name("line");
+      w.UInt(line);
+      w.Name("name");
+      w.Name(function);
+    } else {
+      w.Name("filename");
+      w.Name(trace.name.empty() ? "workload" : trace.name);
+      w.Name("line");
+      w.UInt(b.line);
+      w.Name("name");
+      w.Str("buffer " + std::to_string(b.id));
+    }
     w.EndDict();
   }
   w.EndList();

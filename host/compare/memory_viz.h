@@ -33,7 +33,9 @@ struct MemoryVizSummary {
 // - device_traces[0]: every step in the order it happened: segment_alloc / segment_free / segment_map /
 //   segment_unmap, alloc, free_requested + free_completed (a buffer a compaction or Defragment() moves is freed at its
 //   old address and allocated at its new one: PyTorch has no move), oom (the failed request, device_free). time_us is
-//   the trace's event index, not microseconds. Frames name the workload's file, the buffer's line there and its id.
+//   the trace's event index, not microseconds. A buffer's frame is its label's (Trace::labels, a PyTorch
+//   snapshot's innermost user frame) where it has one, else names the workload's file, the buffer's line there and
+//   its id.
 // False with *error when the name is not one of options.contenders or the run could not be made.
 bool MemoryVizSnapshot(const replay::Trace& trace, const std::string& name, const WorkloadReport& report,
                        const Options& options, std::string* out, MemoryVizSummary* summary, std::string* error);

@@ -10,8 +10,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "compare.h"
 #include "emu_gpu.h"
@@ -98,8 +102,9 @@ struct TenantDevice {
 
 // The merged run through the runner (replay::RunEvents), with what every device counts alike: events, allocations,
 // each tenant's failures, the trace's live bytes and the series; *stats: the device's figures after the last event.
-bool RunMerged(const std::vector<TenantSpec>& tenants, const Merged& merged, bool record, TenantDevice& device,
-               Run* run, strata_memory_stats* stats, std::string* error) {
+// `places`: where every tenant's buffers were (Run::places, numbered tenant by tenant as CompareTenants lists them).
+bool RunMerged(const std::vector<TenantSpec>& tenants, const Merged& merged, bool record, bool places,
+               TenantDevice& device, Run* run, strata_memory_stats* stats, std::string* error) {
   Run& r = *run;
   std::vector<replay::RunStream> streams;
   for (size_t t = 0; t < tenants.size(); ++t) streams.push_back({&tenants[t].trace, device.contexts[t]});
@@ -107,6 +112,8 @@ bool RunMerged(const std::vector<TenantSpec>& tenants, const Merged& merged, boo
   o.oom_info = true;
   o.alloc_flags = device.alloc_flags;
   o.skip_zero_bytes = device.skip_zero_bytes;
+  o.record_places = places;
+  o.places_every_stream = true;
   uint64_t trace_live = 0;  // every tenant's
   if (record) r.series.reserve(merged.events.size());
   o.after_event = [&](const replay::RunStep& step) {
@@ -132,6 +139,13 @@ bool RunMerged(const std::vector<TenantSpec>& tenants, const Merged& merged, boo
   r.allocs = result.allocs;
   for (size_t t = 0; t < tenants.size(); ++t) r.tenants[t].allocs = result.streams[t].allocs;
   *stats = result.stats;
+  if (places) {  // drawn from the lowest address used (a GPU's are virtual addresses)
+    r.places = std::move(result.places);
+    r.has_places = true;
+    uint64_t base = UINT64_MAX;
+    for (const replay::PlacedSpan& p : r.places) base = std::min(base, p.offset);
+    for (replay::PlacedSpan& p : r.places) p.offset -= base;
+  }
   return true;
 }
 
@@ -148,7 +162,7 @@ bool OpenDevice(const char* backend, const NamedOptions& named, TenantDevice* de
 }
 
 bool StrataTenants(const std::vector<TenantSpec>& tenants, const Merged& merged, uint32_t peak_live, bool compaction,
-                   uint64_t capacity, bool record, Run* run, std::string* error) {
+                   uint64_t capacity, bool record, bool places, Run* run, std::string* error) {
   Run& r = *run;
   // A context's quota is what its workload needs at its peak unless given (at most the heap): the quotas may add up to
   // more than the heap, as the runtime allows, so the contexts share what the others are not using.
@@ -217,7 +231,7 @@ bool StrataTenants(const std::vector<TenantSpec>& tenants, const Merged& merged,
     return true;
   };
   strata_memory_stats s;  // device-wide, after the last event
-  if (!RunMerged(tenants, merged, record, device, run, &s, error)) return false;
+  if (!RunMerged(tenants, merged, record, places, device, run, &s, error)) return false;
   r.cost.compactions = s.compactions;
   r.cost.moves = s.compaction_moves;
   r.cost.bytes_moved = s.compaction_bytes_moved;
@@ -233,7 +247,7 @@ std::string PolicyWords(const std::string& message, const std::string& policy) {
 }
 
 bool GpuTenants(const std::vector<TenantSpec>& tenants, const Merged& merged, uint64_t capacity, bool record,
-                const Options& options, Run* run, std::string* error) {
+                bool places, const Options& options, Run* run, std::string* error) {
   Run& r = *run;
   uint64_t page_bytes = gpu::GpuSpec{}.page_bytes, context_bytes = 0;
   std::vector<std::map<std::string, std::string>> settings(tenants.size());
@@ -330,7 +344,7 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const Merged& merged, ui
     return true;
   };
   strata_memory_stats total;  // device-wide, after the last event
-  if (!RunMerged(tenants, merged, record, device, run, &total, error)) return false;
+  if (!RunMerged(tenants, merged, record, places, device, run, &total, error)) return false;
   gpu::CopyDriverCosts(total, &r.cost);  // the emulated driver's counters, device-wide
   r.cost.retries = total.num_alloc_retries;
   return true;
@@ -338,7 +352,7 @@ bool GpuTenants(const std::vector<TenantSpec>& tenants, const Merged& merged, ui
 
 // One tenant run of `kind` ("strata", "strata-no-compact" or "gpu") at `capacity`.
 bool TenantRun(const std::vector<TenantSpec>& tenants, const Merged& merged, const std::string& kind, uint64_t capacity,
-               bool record, const Options& options, Run* run, std::string* error) {
+               bool record, bool places, const Options& options, Run* run, std::string* error) {
   *run = Run{};
   run->capacity_bytes = capacity;
   std::string names;
@@ -357,7 +371,7 @@ bool TenantRun(const std::vector<TenantSpec>& tenants, const Merged& merged, con
     run->family = "gpu";
     run->backend = "gpu-emu";
     run->allocator = "one emulated GPU, one process per tenant, each with its framework's policy";
-    ok = GpuTenants(tenants, merged, capacity, record, options, run, error);
+    ok = GpuTenants(tenants, merged, capacity, record, places, options, run, error);
   } else {
     const bool compaction = kind == "strata";
     run->contender = kind + ": " + std::to_string(tenants.size()) + " contexts";
@@ -372,7 +386,7 @@ bool TenantRun(const std::vector<TenantSpec>& tenants, const Merged& merged, con
       live = e.kind == 1 ? live + 1 : live - 1;
       peak = std::max(peak, live);
     }
-    ok = StrataTenants(tenants, merged, peak, compaction, capacity, record, run, error);
+    ok = StrataTenants(tenants, merged, peak, compaction, capacity, record, places, run, error);
   }
   run->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ok;
@@ -394,14 +408,14 @@ uint64_t MergedMaxLoad(const std::vector<TenantSpec>& tenants, const Merged& mer
 
 bool RunGpuTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, const Options& options, Run* run,
                    std::string* error) {
-  return TenantRun(tenants, Interleave(tenants), "gpu", capacity, true, options, run, error);
+  return TenantRun(tenants, Interleave(tenants), "gpu", capacity, true, false, options, run, error);
 }
 
 bool RunStrataTenants(const std::vector<TenantSpec>& tenants, uint64_t capacity, bool compaction, Run* run,
                       std::string* error) {
   const Options defaults;  // a Strata tenant run reads no option
-  return TenantRun(tenants, Interleave(tenants), compaction ? "strata" : "strata-no-compact", capacity, true, defaults,
-                   run, error);
+  return TenantRun(tenants, Interleave(tenants), compaction ? "strata" : "strata-no-compact", capacity, true, false,
+                   defaults, run, error);
 }
 
 bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& options, WorkloadReport* report,
@@ -432,16 +446,44 @@ bool CompareTenants(const std::vector<TenantSpec>& tenants, const Options& optio
   w.capacity_text = options.capacity.text;
   w.capacity_bytes = CapacityBytes(options.capacity, w.max_load_bytes);
   w.gpu_page_bytes = GpuPageBytes(options);
+  // With --html: every tenant's buffers in one list (tenant by tenant, each labelled with its tenant), and where each
+  // run put them, up to kPlacesForAllBuffers buffers (past that Strata's run alone, as for one workload).
+  const bool places = options.detail_points > 0 && options.record_places;
+  if (options.detail_points > 0) {
+    auto text = std::make_shared<std::deque<std::string>>();
+    for (const TenantSpec& t : tenants) {
+      const bool labelled = t.trace.labels.size() == t.trace.buffers.size();
+      text->push_back(t.policy + ":" + t.trace.name);
+      const std::string_view plain = text->back();
+      std::unordered_map<std::string_view, std::string_view> named;  // a label shared by many buffers: once
+      for (size_t i = 0; i < t.trace.buffers.size(); ++i) {
+        w.buffer_list.push_back(t.trace.buffers[i]);
+        const std::string_view label = labelled ? t.trace.labels[i] : std::string_view();
+        if (label.empty()) {
+          w.buffer_labels.push_back(plain);
+          continue;
+        }
+        auto [it, fresh] = named.try_emplace(label);
+        if (fresh) {
+          text->push_back(std::string(plain) + ": " + std::string(label));
+          it->second = text->back();
+        }
+        w.buffer_labels.push_back(it->second);
+      }
+    }
+    w.label_text = text;
+  }
   for (const char* kind : {"strata", "strata-no-compact", "gpu"}) {
     Run run;
-    if (!TenantRun(tenants, events, kind, w.capacity_bytes, true, options, &run, error)) return false;
+    const bool placed = places && (w.buffers <= kPlacesForAllBuffers || std::string(kind) == "strata");
+    if (!TenantRun(tenants, events, kind, w.capacity_bytes, true, placed, options, &run, error)) return false;
     run.series = Downsample(run.series, options.series_points);
     if (options.search) {
       const bool searched = SearchCapacity(
           w.max_load_bytes, options,
           [&](uint64_t capacity, bool* ok, std::string* e) {
             Run probe;
-            if (!TenantRun(tenants, events, kind, capacity, false, options, &probe, e)) return false;
+            if (!TenantRun(tenants, events, kind, capacity, false, false, options, &probe, e)) return false;
             *ok = probe.completed();
             return true;
           },

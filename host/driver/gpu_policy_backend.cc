@@ -280,6 +280,11 @@ Error GpuPolicyBackend::Read(strata_context context, strata_buffer buffer, uint6
 // The model's argument rules (docs/runtime.md, GEMM), then RunGemm on the buffers' device addresses.
 Error GpuPolicyBackend::Gemm(strata_context context, const strata_gemm_args& g) {
   if (FindTenant(context) == nullptr) return NoSuchContext(context);
+  // The GPU backends' reference GEMM is the integer one; a bf16 product here would be a second arithmetic to
+  // keep bit-exact with the matrix unit's order for no comparison the tools make.
+  if (g.dtype != STRATA_DTYPE_INT8) {
+    return {STRATA_UNIMPLEMENTED, "a bf16 GEMM runs on the sim backend only (with runtime_fp=1)"};
+  }
   const uint32_t f = g.flags;
   const bool int8 = f & STRATA_GEMM_FLAG_INT8;
   if (g.m == 0 || g.n == 0 || g.k == 0 || g.m > STRATA_GEMM_MAX_DIM || g.n > STRATA_GEMM_MAX_DIM ||

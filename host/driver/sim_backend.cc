@@ -82,7 +82,7 @@ std::string Explain(const strata_cpl& c) {
     case STRATA_FIELD_BUFFER_B:
     case STRATA_FIELD_BUFFER_C: {
       const char* const kNames[] = {"buffer A", "buffer B", "buffer C"};
-      const char* const kMatrix[] = {"its m x k int8 matrix", "its k x n int8 matrix", "the m x n result"};
+      const char* const kMatrix[] = {"its m x k matrix", "its k x n matrix", "the m x n result"};
       const uint32_t i = c.field - STRATA_FIELD_BUFFER_A;
       const std::string name = kNames[i];
       if (status == STRATA_NOT_FOUND) return name + ": the handle is stale (its buffer was freed)";
@@ -100,10 +100,15 @@ std::string Explain(const strata_cpl& c) {
     case STRATA_FIELD_QUANT:
       return "quant_mult and quant_shift are for INT8 results only, and quant_shift is 0 .. 63";
     case STRATA_FIELD_FLAGS:
-      if (c.opcode == STRATA_OP_GEMM) return "flags: ACCUMULATE needs an int32 C (not INT8); ROUND needs INT8";
+      if (c.opcode == STRATA_OP_GEMM) {
+        return "flags: ACCUMULATE needs an int32 C (not INT8); ROUND needs INT8; INT8 and ROUND are not for bf16; "
+               "OUT_BF16 only for bf16";
+      }
       break;
     case STRATA_FIELD_MXU:
       return "the matrix unit reported an error";
+    case STRATA_FIELD_DTYPE:
+      return "unknown GEMM dtype";
     default:
       break;
   }
@@ -138,6 +143,7 @@ class SimBackend final : public Backend {
   }
 
   Error Boot(const std::string& firmware_path, uint64_t hbm_capacity_bytes) {
+    firmware_path_ = firmware_path;
     sim::ElfImage image;
     std::string error;
     if (!sim::LoadElf(firmware_path, STRATA_SMEM_BASE, STRATA_SMEM_SIZE, image, error)) {
@@ -344,6 +350,14 @@ class SimBackend final : public Backend {
 
   Error Gemm(strata_context context, const strata_gemm_args& args) override {
     if (IsPad(context)) return NoSuchContext(context);
+    if (args.dtype != STRATA_DTYPE_INT8 && header_.version_minor < STRATA_PROTO_MINOR_GEMM_DTYPE) {
+      // runtime.elf, the default image, is built without the bf16 path (docs/matrix-unit.md, "Two runtime
+      // images"); it would refuse the dtype word as reserved. Said here, with the way out, before anything moves.
+      return {STRATA_FAILED_PRECONDITION,
+              "a bf16 GEMM needs the runtime image runtime_fp.elf (open option runtime_fp=1); " + firmware_path_ +
+                  " speaks protocol " + std::to_string(header_.version_major) + "." +
+                  std::to_string(header_.version_minor) + ", int8 GEMMs only"};
+    }
     if (trace_after_gemm_) {
       const uint64_t now = device_->edges();
       const auto after = [now](uint64_t offset) { return offset > UINT64_MAX - now ? UINT64_MAX : now + offset; };
@@ -354,7 +368,7 @@ class SimBackend final : public Backend {
     cmd.opcode = STRATA_OP_GEMM;
     cmd.context = context;
     cmd.flags = static_cast<uint8_t>(args.flags);  // the C API refused bits outside STRATA_GEMM_FLAGS_ALL
-    cmd.u.gemm = {args.a, args.b, args.c, args.m, args.n, args.k, args.quant_mult, args.quant_shift, 0};
+    cmd.u.gemm = {args.a, args.b, args.c, args.m, args.n, args.k, args.quant_mult, args.quant_shift, args.dtype};
     strata_cpl c;
     // The default limit grows with the work (strata.h, "Timeouts"): a legal GEMM at 1/64 of the array's
     // peak still finishes.
@@ -654,6 +668,7 @@ class SimBackend final : public Backend {
   std::map<uint32_t, strata_cpl> done_;
   Events events_;
   int mxu_hook_ = -1;
+  std::string firmware_path_;      // the runtime image booted, for messages
   bool trace_after_gemm_ = false;  // the waveform's window is still to be placed at the first GEMM
   uint64_t trace_after_gemm_start_ = 0, trace_after_gemm_end_ = UINT64_MAX;
   sim::Stretch mxu_busy_{"matrix unit", "busy"};
@@ -764,7 +779,13 @@ Error OpenSim(const OpenOptions& o, std::unique_ptr<Backend>* out) {
                 ": this build has no chip with that matrix unit (built: " + sim::BuiltMxuSizesText() + ")"};
   }
   std::string firmware = o.GetString("firmware_path");
-  if (firmware.empty()) {
+  const bool runtime_fp = o.GetBool("runtime_fp", false);
+  if (runtime_fp && !firmware.empty()) {
+    return {STRATA_INVALID_ARGUMENT, "runtime_fp and firmware_path both name the runtime image: give one"};
+  }
+  if (runtime_fp) {
+    firmware = sim::FirmwareImagePath("runtime_fp");
+  } else if (firmware.empty()) {
     const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE");
     firmware = env != nullptr && *env != '\0' ? env : sim::FirmwareImagePath("runtime");
   }
@@ -825,6 +846,8 @@ std::vector<OptionSpec> SimOptions() {
        "trace_start_cycle and trace_end_cycle count from the cycle the first GEMM is issued"},
       {"firmware_path", STRATA_VALUE_STRING, "",
        "runtime ELF; empty = $STRATA_RUNTIME_FIRMWARE, else the installed, else the build's"},
+      {"runtime_fp", STRATA_VALUE_BOOL, "0",
+       "boot runtime_fp.elf, the runtime with bf16 GEMMs (a larger image: int8 figures move)"},
       {"mxu_n", STRATA_VALUE_INT64, "16",
        "matrix unit: the chip with an N x N systolic array (8, 16 or 32 in the default build)", MxuChoices()},
       {"fast_forward", STRATA_VALUE_BOOL, "1",

@@ -795,7 +795,25 @@ strata_status strata_gemm(strata_device* device, strata_context context, const s
   strata_gemm_args full{};
   std::memcpy(&full, args, std::min<size_t>(args->struct_size, sizeof full));
   full.struct_size = sizeof full;
+  if (full.dtype >= STRATA_DTYPE_COUNT) {
+    return Fail(kCall, STRATA_INVALID_ARGUMENT,
+                "unknown dtype " + std::to_string(full.dtype) + " (STRATA_DTYPE_INT8 0 or STRATA_DTYPE_BF16 1)");
+  }
   if ((full.flags & ~STRATA_GEMM_FLAGS_ALL) != 0) return Fail(kCall, STRATA_INVALID_ARGUMENT, "unknown flags");
+  if (full.dtype == STRATA_DTYPE_BF16) {
+    // The int32 requantization has no meaning for fp32 sums: refused here, before any backend sees it.
+    if ((full.flags & ~STRATA_GEMM_FLAGS_BF16) != 0) {
+      return Fail(kCall, STRATA_INVALID_ARGUMENT, "flags INT8 and ROUND are for int8 GEMMs, not dtype BF16");
+    }
+    if ((full.flags & STRATA_GEMM_FLAG_ACCUMULATE) != 0 && (full.flags & STRATA_GEMM_FLAG_OUT_BF16) != 0) {
+      return Fail(kCall, STRATA_INVALID_ARGUMENT, "ACCUMULATE needs an fp32 C (not OUT_BF16): c is read and written");
+    }
+    if (full.quant_mult != 0 || full.quant_shift != 0) {
+      return Fail(kCall, STRATA_INVALID_ARGUMENT, "quant_mult and quant_shift are for int8 GEMMs, not dtype BF16");
+    }
+  } else if ((full.flags & STRATA_GEMM_FLAG_OUT_BF16) != 0) {
+    return Fail(kCall, STRATA_INVALID_ARGUMENT, "flag OUT_BF16 needs dtype STRATA_DTYPE_BF16");
+  }
   STRATA_LOCK_DEVICE(kCall, device);
   return Guarded(kCall, [&] {
     strata_context c;

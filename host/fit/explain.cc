@@ -437,8 +437,466 @@ std::string Percent(double f) {
 
 // One reading of a normalized message: the format it is in, its numbers, the kind and the advice. False with *error
 // when a number in it cannot be read; *found false when it is in none of the formats.
+// What one message says beyond the Explanation's fields (the format-specific numbers), and the figures its kind is
+// worked out from: read by ReadMessage, then classified (Classify) and advised on (Advise).
+struct Reading {
+  // Sizes past 2^63 in sum: the message's numbers cannot all be true (they wrapped into nonsense before issue 45).
+  std::string inconsistent;
+  // Format-specific numbers beyond the Explanation's fields.
+  uint64_t other = 0, used = 0, capacity_bytes = 0, exceeded = 0, hbm_reserved = 0, unpadded = 0, padded = 0;
+  bool has_other = false, has_used = false, has_capacity = false, has_exceeded = false, has_hbm_reserved = false,
+       has_unpadded = false, has_padded = false, hip = false, host_bfc = false, early_abort = false;
+  double seq_len = 0, kv_tokens = 0, estimated_len = 0, utilization = 0;
+  uint64_t kv_needed = 0, kv_available = 0;
+  bool has_kv_needed = false, has_kv_available = false, has_estimate = false, has_utilization = false;
+  std::string memory_space;
+  // The kind's figures (Classify).
+  uint64_t req = 0;
+  uint64_t need = 0;     // what the process needed at that moment: in use plus the request
+  uint64_t usable = 0;   // what it could get from the device
+  uint64_t outside = 0;  // what was held outside the allocator
+  std::string capture;   // what to capture next when the message cannot settle the kind
+};
+
+// The kind of a message read (e.kind, e.why; the rule below) and what to capture when the message cannot settle it.
+void Classify(uint64_t device_total, uint64_t device_context, Explanation* out, Reading* reading) {
+  Explanation& e = *out;
+  Reading& rd = *reading;
+  if (!e.has_total && device_total != 0) {
+    e.total_bytes = device_total;
+    e.has_total = true;
+  }
+
+  // The rule every tool uses (gpu::ClassifyOom): capacity when live + request exceed what the process can get from
+  // the device, cap when they fit there but exceed the framework's limit, else fragmentation; for messages also
+  // other-process, compile-time and inconsistent (tests/fit/corpus/README.md states each format's arithmetic). Every
+  // sum is checked (Add): numbers that cannot all be true make the kind "inconsistent", never a wrapped figure.
+  rd.req = e.request_bytes;
+  rd.need = rd.req;
+  if (!rd.inconsistent.empty()) {
+  } else if (e.format == "tpu-compile") {
+    if (rd.has_used && rd.has_capacity) {
+      e.kind = "compile-time";
+      e.why = rd.early_abort
+                  ? "the compiler estimates the program needs " + H(rd.used) + " and the device has " +
+                        H(rd.capacity_bytes) + " available: it stopped before planning, nothing ran"
+                  : "the compiled program needs " + H(rd.used) + " of " + rd.memory_space + " and the device has " +
+                        H(rd.capacity_bytes) + ": the static plan does not fit, before anything runs";
+      // The compiler rounds each figure to two decimals: the excess it states agrees within 1% of the capacity.
+      const uint64_t diff = rd.used > rd.capacity_bytes ? rd.used - rd.capacity_bytes : 0;
+      const uint64_t slack = rd.capacity_bytes / 100 + (16 << 10);
+      if (rd.has_exceeded && (diff + slack < rd.exceeded || rd.exceeded + slack < diff)) {
+        rd.inconsistent = "it uses " + H(rd.used) + " of " + H(rd.capacity_bytes) + ", " + H(diff) +
+                          " over, yet says " + H(rd.exceeded) + " over";
+      }
+    }
+  } else if (e.format == "tpu-reserve") {
+    if (e.has_free) {
+      e.kind = rd.req > e.free_bytes                                 ? "capacity"
+               : e.has_largest_free && rd.req > e.largest_free_bytes ? "fragmentation"
+                                                                     : "unknown";
+      e.why = e.kind == "capacity"
+                  ? "the program's " + H(rd.req) + " is more than all the free HBM (" + H(e.free_bytes) + ")"
+              : e.kind == "fragmentation"
+                  ? "the free HBM (" + H(e.free_bytes) + ") would hold the program's " + H(rd.req) + " but only " +
+                        H(e.largest_free_bytes) + " of it is reservable at the bottom of memory"
+                  : "the numbers say the " + H(rd.req) + " fit: the runtime gives no reason";
+    } else {
+      // A paste cut before the runtime's next sentence (AI-Hypercomputer/tpu-recipes#151) leaves only the request.
+      e.why = "the message gives the program (" + H(rd.req) +
+              ") but not what was free: the runtime's next sentence says it";
+      rd.capture = "capture the whole line: the runtime goes on 'There are F free, R reserved, and V reservable.'";
+    }
+  } else if (e.format == "tpu") {
+    if (e.has_free) {
+      rd.usable = e.free_bytes;
+      const gpu::OomKind k = gpu::ClassifyOom(rd.req, 0, 0, e.free_bytes);
+      e.kind = gpu::OomKindName(k);
+      e.why = k == gpu::OomKind::kCapacity
+                  ? "the request (" + H(rd.req) + ") is more than all the free HBM (" + H(e.free_bytes) + ")"
+                  : "the free HBM (" + H(e.free_bytes) + ") would hold the request (" + H(rd.req) +
+                        ") but its largest contiguous region (" + H(e.largest_free_bytes) + ") does not";
+    } else {
+      e.why = "the message gives the request (" + H(rd.req) +
+              ") but not what was free: the runtime's next sentence says it";
+      rd.capture =
+          "capture the whole line: the runtime goes on 'There are F free. Due to fragmentation, the largest "
+          "contiguous region of free memory is L.'";
+    }
+  } else if (e.format == "pytorch-mps") {
+    uint64_t held = 0;
+    if (e.has_live && rd.has_other && e.has_limit && Add(e.live_bytes, rd.other, &held) &&
+        Add(held, rd.req, &rd.need)) {
+      const std::string sum = H(e.live_bytes) + " MPS allocated + " + H(rd.other) + " other allocations + " +
+                              H(rd.req) + " requested = " + H(rd.need);
+      if (rd.need > e.limit_bytes) {
+        e.kind = "cap";
+        e.why = sum + ", more than the high watermark allows (" + H(e.limit_bytes) + ")";
+      } else {
+        e.kind = "capacity";
+        e.why = sum + " is within the high watermark (" + H(e.limit_bytes) +
+                "): the system's memory refused it, not the limit";
+      }
+    }
+  } else if (e.format == "pytorch-async" || e.format == "xla-async") {
+    const bool xla = e.format == "xla-async";
+    if (e.has_live && e.has_total && e.has_free && Add(e.live_bytes, rd.req, &rd.need)) {
+      rd.usable = e.total_bytes;
+      const std::string sum =
+          H(e.live_bytes) + (xla ? " in use + " : " allocated + ") + H(rd.req) + " requested = " + H(rd.need);
+      uint64_t held = 0;
+      if (!Add(e.free_bytes, e.live_bytes, &held) || held > e.total_bytes + e.total_bytes / 100) {
+        rd.inconsistent = "free (" + H(e.free_bytes) + ") plus " + (xla ? "in use" : "allocated") + " (" +
+                          H(e.live_bytes) + ") is more than the device " + (xla ? "total" : "limit") + " (" +
+                          H(e.total_bytes) + ")";
+      } else if (e.has_limit && rd.need > e.limit_bytes && rd.need <= e.total_bytes) {
+        e.kind = "cap";
+        e.why = sum + ", more than the " + (xla ? "allocator's limit" : "memory fraction") + " allows (" +
+                H(e.limit_bytes) + ")";
+      } else if (e.free_bytes >= rd.req + kFreeSlack) {
+        rd.inconsistent = "the GPU had " + H(e.free_bytes) + " free, more than the " + H(rd.req) + " requested";
+      } else {
+        rd.outside = e.total_bytes - std::min(e.total_bytes, held);
+        if (rd.outside > kContextAllowance && rd.need + kContextAllowance <= e.total_bytes) {
+          e.kind = "other-process";
+          e.why = sum + "; " + H(rd.outside) + " of the " + H(e.total_bytes) + " is held outside " +
+                  (xla ? "the allocator's pool" : "PyTorch's pool") +
+                  " (other processes or libraries), more than a CUDA context: without it the request fits";
+        } else {
+          e.kind = "capacity";
+          e.why = sum + ", and the device (" + H(e.total_bytes) + ") has only " + H(e.free_bytes) +
+                  " free beside a CUDA context's worth (" + H(rd.outside) + ") held outside";
+        }
+      }
+    }
+  } else if (e.format == "pytorch" && e.has_live && e.has_reserved && e.has_free) {
+    // What this process can get: what is free on the GPU plus what PyTorch holds. What it allocates comes out of
+    // what it reserves, so allocated above reserved (the older format states both) is no real state.
+    if (e.reserved_bytes < e.live_bytes) {
+      rd.inconsistent = "PyTorch has " + H(e.live_bytes) + " allocated but only " + H(e.reserved_bytes) +
+                        " reserved, and what it allocates comes out of what it reserves";
+    } else if (!Add(e.live_bytes, rd.req, &rd.need)) {
+      rd.inconsistent = "allocated (" + H(e.live_bytes) + ") plus the request (" + H(rd.req) + ") reach 2^63 bytes";
+    } else if (!Add(e.free_bytes, e.reserved_bytes, &rd.usable)) {
+      rd.inconsistent = "free (" + H(e.free_bytes) + ") plus reserved (" + H(e.reserved_bytes) + ") reach 2^63 bytes";
+    } else {
+      const uint64_t unallocated = e.reserved_bytes - e.live_bytes;
+      const uint64_t segment = PyTorchSegment(rd.req);
+      const std::string sum = H(e.live_bytes) + " allocated + " + H(rd.req) + " requested = " + H(rd.need);
+      // PyTorch refuses a segment when what it reserves plus the segment passes the fraction (or the request alone
+      // does).
+      const bool capped = e.has_limit && (rd.need > e.limit_bytes || e.reserved_bytes + segment > e.limit_bytes);
+      const uint64_t slack = e.has_total ? e.total_bytes / 100 + (16 << 20) : 0;
+      if (capped) {
+        if (e.has_total && rd.need > e.total_bytes) {
+          // A cap names a fraction of the total; one above 1 (or of a 0 B GPU) is no setting PyTorch takes.
+          rd.inconsistent = sum + " is more than the GPU's total capacity (" + H(e.total_bytes) +
+                            "), yet only the memory fraction (" + H(e.limit_bytes) + ") stopped it";
+        } else {
+          e.kind = "cap";
+          e.why = sum + ", more than the memory fraction allows (" + H(e.limit_bytes) + ")";
+          if (rd.need <= e.limit_bytes) {
+            e.why = "PyTorch reserves " + H(e.reserved_bytes) + " and a segment of " + H(segment) + " for the " +
+                    H(rd.req) + " requested would pass the memory fraction (" + H(e.limit_bytes) + ")";
+          }
+        }
+      } else if (e.has_total && rd.usable > e.total_bytes + slack) {
+        rd.inconsistent = "PyTorch holds " + H(e.reserved_bytes) + " (" + H(e.live_bytes) + " of it allocated) and " +
+                          H(e.free_bytes) + " is free: more than the GPU's total capacity (" + H(e.total_bytes) + ")";
+      } else if (e.free_bytes >= segment + kFreeSlack) {
+        rd.inconsistent = "the GPU had " + H(e.free_bytes) + " free, more than the " + H(segment) +
+                          " segment the request needs, and no memory fraction is printed: cudaMalloc did not fail for "
+                          "want of memory (on Windows the driver's figures can mislead; check nvidia-smi)";
+      } else if (e.free_bytes + unallocated >= rd.req) {
+        e.kind = "fragmentation";
+        e.why = sum + " fits in what PyTorch holds plus what is free (" + H(rd.usable) + "): " + H(unallocated) +
+                " is reserved but unallocated, in blocks too small";
+      } else {
+        rd.outside = e.has_total ? e.total_bytes - std::min(e.total_bytes, rd.usable) : 0;
+        if (e.has_total && rd.outside > kContextAllowance && rd.need + kContextAllowance <= e.total_bytes) {
+          e.kind = "other-process";
+          e.why = sum + ", more than PyTorch holds plus what is free (" + H(rd.usable) + "); " + H(rd.outside) +
+                  " of the " + H(e.total_bytes) +
+                  " is held outside PyTorch (other processes or libraries), more than a CUDA context: without it the "
+                  "request fits";
+        } else {
+          e.kind = "capacity";
+          e.why = sum + ", more than PyTorch holds plus what is free on the GPU (" + H(rd.usable) + ")";
+        }
+      }
+    }
+  } else if (e.format == "vllm-kv") {
+    if ((rd.seq_len > 0 && rd.kv_tokens > 0) || (rd.has_kv_needed && rd.has_kv_available)) {
+      e.kind = "cap";
+      e.why = rd.has_kv_needed && rd.has_kv_available
+                  ? "one sequence of max_model_len (" + std::to_string(static_cast<uint64_t>(rd.seq_len)) + ") needs " +
+                        H(rd.kv_needed) + " of KV cache; what gpu_memory_utilization leaves for it is " +
+                        H(rd.kv_available)
+                  : "one sequence of max_model_len (" + std::to_string(static_cast<uint64_t>(rd.seq_len)) +
+                        " tokens) does not fit the KV cache that gpu_memory_utilization leaves (" +
+                        std::to_string(static_cast<uint64_t>(rd.kv_tokens)) + " tokens)";
+    }
+  } else if (e.format == "vllm-startup") {
+    e.kind = "other-process";
+    e.why = H(e.total_bytes - std::min(e.total_bytes, e.free_bytes)) + " of the GPU's " + H(e.total_bytes) +
+            " was in use before the engine started, and the free " + H(e.free_bytes) + " is less than " +
+            (rd.has_utilization ? Fraction(static_cast<uint64_t>(rd.utilization * 1000), 1000) + " of the total"
+                                : "the share") +
+            " the engine wants";
+    if (e.free_bytes > e.total_bytes) rd.inconsistent = "more is free than the GPU's total";
+  } else if (e.format == "xla-bfc" && e.has_live && e.has_limit) {
+    // The BFC: its limit is known; the device only if --device says what it is.
+    rd.usable = e.has_total ? e.total_bytes - std::min(e.total_bytes, device_context) : UINT64_MAX;
+    if (!Add(e.live_bytes, rd.req, &rd.need)) {
+      rd.inconsistent = "in use (" + H(e.live_bytes) + ") plus the request (" + H(rd.req) + ") reach 2^63 bytes";
+    } else {
+      const gpu::OomKind k = gpu::ClassifyOom(rd.req, e.live_bytes, e.limit_bytes, rd.usable);
+      e.kind = gpu::OomKindName(k);
+      const std::string sum = H(e.live_bytes) + " in use + " + H(rd.req) + " requested = " + H(rd.need);
+      e.why = k == gpu::OomKind::kCapacity ? sum + ", more than the device gives a process (" + H(rd.usable) + ")"
+              : k == gpu::OomKind::kCap
+                  ? sum + ", over the allocator's limit (" + H(e.limit_bytes) + ")" +
+                        (e.has_total ? "" : "; give --device to know whether the GPU could")
+                  : sum + " is within the limit (" + H(e.limit_bytes) + ") but no free chunk" +
+                        (e.has_largest_free ? " (the largest is " + H(e.largest_free_bytes) + ")" : std::string()) +
+                        " holds it";
+      // A pool that grows (allow_growth, preallocation off) and is still below its limit could not get more memory
+      // from the device: something outside the allocator holds it.
+      if (k == gpu::OomKind::kFragmentation && e.has_reserved && e.reserved_bytes < e.limit_bytes &&
+          e.reserved_bytes >= e.live_bytes && e.reserved_bytes - e.live_bytes < rd.req) {
+        e.kind = "other-process";
+        e.why = sum + " is within the limit (" + H(e.limit_bytes) + "), but the pool has grown only to " +
+                H(e.reserved_bytes) + " and could not grow further: the device's memory is held outside the allocator";
+      }
+    }
+  } else {
+    e.why = "the message gives the request (" + H(rd.req) +
+            ") but not what was in use: run strata-fit on a trace or snapshot of the run to classify it";
+    if (e.format == "xla-bfc" || e.format == "xla") rd.capture = kCaptureBfc;
+    if (e.format == "tensorflow") rd.capture = kCaptureTensorFlow;
+    if (e.format == "xla-platform") {
+      e.why = "the message gives the request (" + H(rd.req) +
+              ") from XLA's device allocator, which has no pool: nothing says what else held the GPU";
+      rd.capture =
+          "capture nvidia-smi at the moment of failure (what every process holds) and JAX's allocator "
+          "settings (XLA_PYTHON_CLIENT_ALLOCATOR, _PREALLOCATE, _MEM_FRACTION); with the BFC allocator's "
+          "statistics strata-explain names the kind";
+    }
+    if (e.format == "tensorflow-eager") {
+      e.why = "the message names the op but no size";
+      rd.capture = kCaptureTensorFlow;
+    }
+    if (e.format == "vllm-no-cache") {
+      e.why =
+          "the weights and the profiled activation peak leave nothing of gpu_memory_utilization x the GPU's "
+          "memory for the KV cache; the message has no numbers";
+      rd.capture =
+          "capture vLLM's start-up lines before it ('Loading model weights took', 'Memory profiling results' "
+          "or '# GPU blocks'): with the weights, the peak and the total, the utilization that leaves room "
+          "follows";
+    }
+    if (e.format == "vllm-kv") e.why = "the message's token counts were not readable";
+    if (e.format == "pytorch") {
+      rd.capture =
+          "capture the whole message (PyTorch prints the GPU's total, what is free, allocated and reserved "
+          "after the request) or torch.cuda.memory_summary()";
+    }
+  }
+  if (!rd.inconsistent.empty()) {
+    e.kind = "inconsistent";
+    e.why = "the message's numbers cannot all be true: " + rd.inconsistent;
+  }
+}
+
+// The advice the numbers support (the settings strata-fit searches; docs/fit.md), into e.advice and e.capture.
+void Advise(std::string_view text, Explanation* out, const Reading& rd) {
+  Explanation& e = *out;
+  std::vector<std::string> advice;
+  auto& a = advice;
+  const std::string fewer =
+      "or need less at once: a smaller batch or sequence length, activation checkpointing (rematerialization), or "
+      "the model sharded over more devices";
+  if (e.kind == "inconsistent") {
+    a.push_back("no setting can be derived from these numbers: check that the message was copied whole and unedited");
+  } else if (e.kind == "capacity") {
+    if (e.format == "tpu" || e.format == "tpu-reserve") {
+      a.push_back("no XLA setting helps: the TPU has " + H(e.free_bytes) + " free and " + H(rd.req) +
+                  " is needed; a smaller batch or sequence length, fewer live buffers (rematerialization, "
+                  "donate_argnums), or sharding over more chips");
+    } else if (e.format == "pytorch-mps") {
+      a.push_back("no setting helps: the system's memory refused " + H(rd.need) +
+                  " below the watermark; free memory "
+                  "(other apps), or a smaller batch or model");
+    } else {
+      a.push_back("no setting helps: the workload needs at least " + H(rd.need) + " at this point, the device has " +
+                  H(e.format == "pytorch-async" || e.format == "xla-async" ? e.total_bytes : rd.usable) +
+                  "; a larger device, fewer live buffers (smaller batch, activation checkpointing) or sharding");
+    }
+  } else if (e.kind == "other-process") {
+    if (e.format == "vllm-startup") {
+      const uint64_t hundredths = e.total_bytes == 0 ? 0 : e.free_bytes * 100 / e.total_bytes;
+      char u[16];
+      std::snprintf(u, sizeof u, "%.2f", static_cast<double>(hundredths) / 100.0);
+      a.push_back(std::string("gpu_memory_utilization=") + u + " or lower (the free " + H(e.free_bytes) + " over the " +
+                  H(e.total_bytes) + " total), or free the GPU of the other process first (nvidia-smi lists them)");
+    } else if (e.format == "xla-bfc") {
+      a.push_back(
+          "free the GPU of the other process (nvidia-smi lists them), or let the allocator take its memory "
+          "at start: XLA_PYTHON_CLIENT_PREALLOCATE=true (JAX) / no allow_growth (TensorFlow)");
+    } else {
+      a.push_back("free the " + H(rd.outside) + " held outside " +
+                  (e.format == "pytorch-async" || e.format == "xla-async" ? "the pool" : "PyTorch") +
+                  " (nvidia-smi lists each process's memory; another framework in this process counts too), or "
+                  "cap the other process (its framework's memory fraction): without it " +
+                  H(rd.need) + " fits");
+      a.push_back(fewer);
+    }
+  } else if (e.kind == "cap") {
+    // A cap's need fits the device (ClassifyOom; PyTorch's total checked above): the fraction is in (0, 1].
+    if (e.format == "pytorch" || e.format == "pytorch-async") {
+      a.push_back("torch.cuda.set_per_process_memory_fraction(" +
+                  (e.has_total ? Fraction(rd.need, e.total_bytes) : std::string("a larger fraction")) +
+                  ") or more: the fraction caps what PyTorch may reserve");
+    } else if (e.format == "pytorch-mps") {
+      a.push_back("PYTORCH_MPS_HIGH_WATERMARK_RATIO above its current value (the limit, " + H(e.limit_bytes) +
+                  ", is that ratio of the system's recommended working set; 0.0 removes it, at the risk the message "
+                  "names), if the machine has the memory");
+      a.push_back(fewer);
+    } else if (e.format == "vllm-kv") {
+      uint64_t fit_len = 0;
+      if (rd.has_estimate) {
+        fit_len = static_cast<uint64_t>(rd.estimated_len);
+      } else if (rd.kv_tokens > 0) {
+        fit_len = static_cast<uint64_t>(rd.kv_tokens);
+      } else if (rd.has_kv_needed && rd.kv_needed > 0 && rd.seq_len > 0) {
+        fit_len = static_cast<uint64_t>(rd.seq_len * static_cast<double>(rd.kv_available) /
+                                        static_cast<double>(rd.kv_needed));
+      }
+      if (fit_len > 0) {
+        a.push_back("max_model_len=" + std::to_string(fit_len) +
+                    " or less: the longest sequence the KV cache holds at this gpu_memory_utilization");
+      }
+      if (rd.has_kv_needed && rd.has_kv_available) {
+        const uint64_t more = rd.kv_needed - std::min(rd.kv_needed, rd.kv_available);
+        a.push_back("or raise gpu_memory_utilization so the KV cache gains " + H(more) +
+                    (e.has_total ? " (+" + Fraction(more, e.total_bytes) + " of the GPU's " + H(e.total_bytes) + ")"
+                                 : std::string(" (that over the GPU's total, added to the fraction)")) +
+                    ", if the GPU has it free");
+      } else {
+        a.push_back("or raise gpu_memory_utilization until the KV cache holds " +
+                    std::to_string(static_cast<uint64_t>(rd.seq_len)) + " tokens (it holds " +
+                    std::to_string(static_cast<uint64_t>(rd.kv_tokens)) + " now" +
+                    (rd.has_utilization ? " at " + Fraction(static_cast<uint64_t>(rd.utilization * 1000), 1000) : "") +
+                    "), if the GPU has it free");
+      }
+    } else if (rd.host_bfc) {
+      a.push_back("TF_GPU_HOST_MEM_LIMIT_IN_MB=" + std::to_string((rd.need + (1 << 20) - 1) >> 20) +
+                  " or more: the pinned host allocator's limit (64 GiB by default), if the host has the memory");
+    } else if (e.has_total) {
+      a.push_back(JaxFractionVariable() + "=" + Fraction(rd.need, e.total_bytes) +
+                  " (JAX: the limit is that fraction of the GPU's total; at least " + H(rd.need) + "; " +
+                  kDeprecatedFractionNote + ")");
+      a.push_back("TensorFlow: TF_DEVICE_MIN_SYS_MEMORY_IN_MB below the reserve it keeps now, so the limit reaches " +
+                  H(rd.need));
+    } else {
+      a.push_back("raise the allocator's limit to at least " + H(rd.need) + " (JAX: " + JaxFractionVariable() +
+                  "; TensorFlow: TF_DEVICE_MIN_SYS_MEMORY_IN_MB); --device NAME "
+                  "gives the fraction");
+    }
+  } else if (e.kind == "fragmentation") {
+    if (e.format == "pytorch") {
+      const std::string conf = PyTorchConf(text, rd.hip);
+      // The message's format bounds the release (TorchReleases): expandable_segments came with 2.1, and the least
+      // max_split_size_mb is the policy's own rule (gpu::LeastMaxSplitSizeMb) for every release the format allows.
+      const auto [oldest, newest] = TorchReleases(e.framework);
+      if (e.framework.find("before") == std::string::npos) {  // 2.1 or newer
+        a.push_back(conf + "=expandable_segments:True: the " + H(e.reserved_bytes - e.live_bytes) +
+                    " reserved but unallocated can then be mapped as one range");
+      }
+      uint64_t least = 0;
+      for (const char* release : {oldest, newest}) {
+        uint64_t mb = 0;
+        std::string ignored;
+        std::map<std::string, std::string> options;
+        if (release[0] != '\0') options["torch_version"] = release;
+        if (gpu::LeastMaxSplitSizeMb(options, &mb, &ignored)) least = std::max(least, mb);
+      }
+      if (rd.req > (least << 20)) {
+        const uint64_t mb = std::max<uint64_t>(least, std::min<uint64_t>(rd.req >> 20, 512));
+        a.push_back(conf + "=max_split_size_mb:" + std::to_string(mb) + " (blocks of " + std::to_string(mb) +
+                    " MiB and more are not split, and are released whole on a miss; " + std::to_string(least) +
+                    " is the least every PyTorch release of this message's format accepts)");
+      }
+      a.push_back(fewer);
+    } else if (e.format == "tpu" || e.format == "tpu-reserve") {
+      a.push_back(
+          "compaction: the free HBM holds the request once live buffers are moved together (Strata's "
+          "--compaction on-oom; the TPU runtime's own defragmentation)");
+      a.push_back(fewer);
+    } else {
+      a.push_back(
+          "XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async or TF_GPU_ALLOCATOR=cuda_malloc_async: a pool that maps "
+          "pages instead of carving one region");
+      a.push_back("JAX: backend.defragment() on the OOM, then retry (every live buffer through the host)");
+    }
+  } else if (e.kind == "compile-time") {
+    std::string line = std::string("no runtime setting helps: XLA ") + (rd.early_abort ? "estimated " : "planned ") +
+                       H(rd.used) + " of " + rd.memory_space + " for a device of " + H(rd.capacity_bytes);
+    if (rd.memory_space == "hbm" && rd.capacity_bytes > 0) {
+      // Sharded over n chips, the program's share (all but the runtime's reserve) divides; the reserve stays.
+      const uint64_t fixed = rd.has_hbm_reserved ? std::min(rd.hbm_reserved, rd.used) : 0;
+      line += "; sharded evenly over";
+      for (uint64_t n : {2, 4, 8}) {
+        const uint64_t per = fixed + (rd.used - fixed) / n;
+        line += std::string(n == 2 ? " " : ", ") + std::to_string(n) + " chips about " + H(per) + " each" +
+                (per <= rd.capacity_bytes ? " (fits)" : "");
+      }
+    }
+    a.push_back(line);
+    if (rd.has_unpadded && rd.has_padded && rd.padded > 0 && rd.padded >= rd.unpadded) {
+      a.push_back("padding to the TPU's tiles takes " +
+                  Percent(static_cast<double>(rd.padded - rd.unpadded) / rd.padded) + " of the temporaries (" +
+                  H(rd.unpadded) + " unpadded, " + H(rd.padded) + " padded)");
+    }
+    a.push_back(
+        "a smaller batch or sequence length, rematerialization (jax.checkpoint), or more chips with the "
+        "arrays sharded over them");
+  }
+  if (e.kind == "unknown" && !rd.capture.empty()) a.push_back(rd.capture);
+  // What the TPU holds beside the request may be a cache a server sized from a share of the memory at start: vLLM on
+  // TPU preallocates its KV cache from gpu_memory_utilization, and lowering it was the fix in
+  // AI-Hypercomputer/tpu-recipes#151. A share of the HBM, not the model, is then what is missing.
+  if ((e.format == "tpu" || e.format == "tpu-reserve") && (e.kind == "capacity" || e.kind == "unknown")) {
+    a.push_back(
+        "if a server preallocated a cache from a share of the HBM (vLLM on TPU: gpu_memory_utilization), a "
+        "lower share leaves the " +
+        H(rd.req) + " this " + (e.format == "tpu" ? "buffer" : "program") + " needs");
+  }
+  if (e.kind == "unknown" && e.format == "xla-platform") {
+    a.push_back(
+        std::string("this text comes from XLA's device allocator outside the BFC pool (XLA_PYTHON_CLIENT_ALLOCATOR="
+                    "platform, or a scratch allocation such as cuDNN autotuning): if the pool holds most of the "
+                    "GPU, ") +
+        JaxFractionVariable() + " lower leaves the room (" + kDeprecatedFractionNote +
+        "); with the platform allocator, the default one with XLA_PYTHON_CLIENT_PREALLOCATE=true holds the memory "
+        "from the start");
+  }
+  if (e.kind == "unknown" && e.format == "vllm-no-cache") {
+    a.push_back(
+        "a higher gpu_memory_utilization if the GPU has the memory, or a smaller model (quantized), or more "
+        "GPUs (tensor_parallel_size)");
+  }
+  if (e.format != "vllm-kv" && e.format != "vllm-startup" && e.format != "vllm-no-cache" && e.format != "tpu-compile") {
+    a.push_back(
+        "strata-fit on a trace or snapshot of this run checks each setting and prints the cheapest that completes");
+  }
+  e.advice = std::move(advice);
+  e.capture = rd.capture;
+}
+
 bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_context, Explanation* out,
                  bool* found_out, std::string* error) {
+  Reading rd;
   Explanation e;
   Scanner scan(text);
   bool found = false, bad = false;
@@ -458,17 +916,7 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
   };
   auto before = [&](std::string_view phrase, uint64_t* v, bool* has) { return got(scan.Before(phrase, v), has); };
   auto has_text = [&](std::string_view phrase) { return text.find(phrase) != std::string_view::npos; };
-  // Sizes past 2^63 in sum: the message's numbers cannot all be true (they wrapped into nonsense before issue 45).
-  std::string inconsistent;
   std::string_view dims, type;
-  // Format-specific numbers beyond the Explanation's fields.
-  uint64_t other = 0, used = 0, capacity_bytes = 0, exceeded = 0, hbm_reserved = 0, unpadded = 0, padded = 0;
-  bool has_other = false, has_used = false, has_capacity = false, has_exceeded = false, has_hbm_reserved = false,
-       has_unpadded = false, has_padded = false, hip = false, host_bfc = false, early_abort = false;
-  double seq_len = 0, kv_tokens = 0, estimated_len = 0, utilization = 0;
-  uint64_t kv_needed = 0, kv_available = 0;
-  bool has_kv_needed = false, has_kv_available = false, has_estimate = false, has_utilization = false;
-  std::string memory_space;
   if (size_t at = text.find("Ran out of memory in memory space "); at != std::string_view::npos) {
     // The TPU compiler (XLA:TPU, closed source; the text as users post it): "Ran out of memory in memory space hbm.
     // Used 21.95G of 15.48G hbm. Exceeded hbm capacity by 6.47G." with "Total hbm usage >= ...: reserved, program,
@@ -478,17 +926,17 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     found = true;
     size_t i = at + std::string_view("Ran out of memory in memory space ").size(), j = i;
     while (j < text.size() && IsLetter(text[j])) ++j;
-    memory_space = std::string(text.substr(i, j - i));
-    const std::string unit_after = " " + memory_space;
-    after("Used ", &used, &has_used, " of ");
-    after(" of ", &capacity_bytes, &has_capacity, unit_after);
-    after("capacity by ", &exceeded, &has_exceeded);
-    after("reserved ", &hbm_reserved, &has_hbm_reserved);
-    after("Unpadded (", &unpadded, &has_unpadded);
-    after("Padded (", &padded, &has_padded);
-    e.request_bytes = used;
-    if (has_capacity) {
-      e.total_bytes = capacity_bytes;
+    rd.memory_space = std::string(text.substr(i, j - i));
+    const std::string unit_after = " " + rd.memory_space;
+    after("Used ", &rd.used, &rd.has_used, " of ");
+    after(" of ", &rd.capacity_bytes, &rd.has_capacity, unit_after);
+    after("capacity by ", &rd.exceeded, &rd.has_exceeded);
+    after("reserved ", &rd.hbm_reserved, &rd.has_hbm_reserved);
+    after("Unpadded (", &rd.unpadded, &rd.has_unpadded);
+    after("Padded (", &rd.padded, &rd.has_padded);
+    e.request_bytes = rd.used;
+    if (rd.has_capacity) {
+      e.total_bytes = rd.capacity_bytes;
       e.has_total = true;
     }
   } else if (has_text("Aborting compilation early because")) {
@@ -498,13 +946,13 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     e.format = "tpu-compile";
     e.framework = "XLA TPU compiler (early estimate)";
     found = true;
-    early_abort = true;
-    memory_space = "hbm";
-    after("Requires ", &used, &has_used, ", has ");
-    after(", has ", &capacity_bytes, &has_capacity, " available");
-    e.request_bytes = used;
-    if (has_capacity) {
-      e.total_bytes = capacity_bytes;
+    rd.early_abort = true;
+    rd.memory_space = "hbm";
+    after("Requires ", &rd.used, &rd.has_used, ", has ");
+    after(", has ", &rd.capacity_bytes, &rd.has_capacity, " available");
+    e.request_bytes = rd.used;
+    if (rd.has_capacity) {
+      e.total_bytes = rd.capacity_bytes;
       e.has_total = true;
     }
   } else if (after("Attempting to reserve ", &e.request_bytes, &found, " at the bottom of memory")) {
@@ -529,7 +977,7 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     found = true;
     after("Tried to allocate ", &e.request_bytes, nullptr);
     after("MPS allocated: ", &e.live_bytes, &e.has_live);
-    after("other allocations: ", &other, &has_other);
+    after("other allocations: ", &rd.other, &rd.has_other);
     after("max allowed: ", &e.limit_bytes, &e.has_limit);
   } else if (has_text("would exceed allowed memory")) {
     // PyTorch's cudaMallocAsync backend (c10/cuda/CUDAMallocAsyncAllocator.cpp): "Allocation on device 0 would exceed
@@ -576,7 +1024,7 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     }
   } else if (after("Tried to allocate ", &e.request_bytes, &found)) {
     // PyTorch: c10/cuda/CUDACachingAllocator.cpp, the OutOfMemoryError raised by malloc() (CUDA, and HIP on ROCm).
-    hip = has_text("HIP out of memory");
+    rd.hip = has_text("HIP out of memory");
     e.format = "pytorch";
     after("total capacity of ", &e.total_bytes, &e.has_total);
     bool typo = false;
@@ -600,14 +1048,14 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
       if (Add(e.live_bytes, unallocated, &e.reserved_bytes)) {
         e.has_reserved = true;
       } else {
-        inconsistent = "allocated (" + H(e.live_bytes) + ") plus reserved but unallocated (" + H(unallocated) +
-                       ") reach 2^63 bytes";
+        rd.inconsistent = "allocated (" + H(e.live_bytes) + ") plus reserved but unallocated (" + H(unallocated) +
+                          ") reach 2^63 bytes";
       }
     }
-    if (!e.has_reserved && inconsistent.empty()) {
+    if (!e.has_reserved && rd.inconsistent.empty()) {
       before(" reserved in total by PyTorch", &e.reserved_bytes, &e.has_reserved);
     }
-    e.framework += hip ? " (HIP caching allocator)" : " (CUDA caching allocator)";
+    e.framework += rd.hip ? " (HIP caching allocator)" : " (CUDA caching allocator)";
   } else if (has_text("the maximum number of tokens that can be stored in KV cache") ||
              has_text("KV cache is needed, which is larger than the available KV cache memory")) {
     // vLLM (vllm/worker/worker.py, vllm/v1/core/kv_cache_utils.py): the KV cache that gpu_memory_utilization leaves
@@ -615,14 +1063,14 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     e.format = "vllm-kv";
     e.framework = "vLLM";
     found = true;
-    scan.NumberAfter("max seq len (", &seq_len);
-    scan.NumberAfter("stored in KV cache (", &kv_tokens);
-    before(" KV cache is needed", &kv_needed, &has_kv_needed);
-    after("available KV cache memory (", &kv_available, &has_kv_available);
-    has_estimate = scan.NumberAfter("the estimated maximum model length is ", &estimated_len);
-    has_utilization = scan.NumberAfter("gpu_memory_utilization=", &utilization);
+    scan.NumberAfter("max seq len (", &rd.seq_len);
+    scan.NumberAfter("stored in KV cache (", &rd.kv_tokens);
+    before(" KV cache is needed", &rd.kv_needed, &rd.has_kv_needed);
+    after("available KV cache memory (", &rd.kv_available, &rd.has_kv_available);
+    rd.has_estimate = scan.NumberAfter("the estimated maximum model length is ", &rd.estimated_len);
+    rd.has_utilization = scan.NumberAfter("gpu_memory_utilization=", &rd.utilization);
     after("total_gpu_memory=", &e.total_bytes, &e.has_total);
-    e.request_bytes = kv_needed;
+    e.request_bytes = rd.kv_needed;
   } else if (size_t at = text.find("ree memory on device"); at != std::string_view::npos) {
     // vLLM v1 start-up (vllm/v1/worker/gpu_worker.py): "Free memory on device (59.32/79.15 GiB) on startup is less
     // than desired GPU memory utilization (0.9, 71.24 GiB)."
@@ -651,8 +1099,8 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
         }
       }
     }
-    has_utilization = scan.NumberAfter("memory utilization (", &utilization, &end);
-    if (has_utilization && end + 2 < text.size() && text[end] == ',') {
+    rd.has_utilization = scan.NumberAfter("memory utilization (", &rd.utilization, &end);
+    if (rd.has_utilization && end + 2 < text.size() && text[end] == ',') {
       got(scan.SizeAtIndex(end + 2, &e.request_bytes, &end), nullptr);
     }
     found = e.has_total && e.has_free;
@@ -662,10 +1110,10 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
     // TensorFlow's older dumps give in use as "Sum Total of in-use chunks". cuda_host_bfc is TensorFlow's pinned host
     // memory.
     e.format = "xla-bfc";
-    host_bfc = has_text("cuda_host_bfc");
+    rd.host_bfc = has_text("cuda_host_bfc");
     const bool tf = has_text("tensorflow/core") || has_text("OOM when allocating tensor");
     const bool jax = has_text("xla/") || has_text("jaxlib") || has_text("XlaRuntimeError");
-    e.framework = host_bfc     ? "TensorFlow (BFC allocator, pinned host memory)"
+    e.framework = rd.host_bfc  ? "TensorFlow (BFC allocator, pinned host memory)"
                   : tf && !jax ? "TensorFlow (BFC allocator)"
                   : jax && !tf ? "JAX/XLA (BFC allocator)"
                                : "JAX/XLA or TensorFlow (BFC allocator)";
@@ -726,433 +1174,54 @@ bool ReadMessage(std::string_view text, uint64_t device_total, uint64_t device_c
   }
   *found_out = found;
   if (!found) return true;
-  if (!e.has_total && device_total != 0) {
-    e.total_bytes = device_total;
-    e.has_total = true;
-  }
-
-  // The rule every tool uses (gpu::ClassifyOom): capacity when live + request exceed what the process can get from
-  // the device, cap when they fit there but exceed the framework's limit, else fragmentation; for messages also
-  // other-process, compile-time and inconsistent (tests/fit/corpus/README.md states each format's arithmetic). Every
-  // sum is checked (Add): numbers that cannot all be true make the kind "inconsistent", never a wrapped figure.
-  const uint64_t req = e.request_bytes;
-  uint64_t need = req;  // what the process needed at that moment: in use plus the request
-  uint64_t usable = 0;  // what it could get from the device
-  uint64_t outside = 0;
-  std::vector<std::string> advice;
-  std::string capture;
-  if (!inconsistent.empty()) {
-  } else if (e.format == "tpu-compile") {
-    if (has_used && has_capacity) {
-      e.kind = "compile-time";
-      e.why = early_abort ? "the compiler estimates the program needs " + H(used) + " and the device has " +
-                                H(capacity_bytes) + " available: it stopped before planning, nothing ran"
-                          : "the compiled program needs " + H(used) + " of " + memory_space + " and the device has " +
-                                H(capacity_bytes) + ": the static plan does not fit, before anything runs";
-      // The compiler rounds each figure to two decimals: the excess it states agrees within 1% of the capacity.
-      const uint64_t diff = used > capacity_bytes ? used - capacity_bytes : 0;
-      const uint64_t slack = capacity_bytes / 100 + (16 << 10);
-      if (has_exceeded && (diff + slack < exceeded || exceeded + slack < diff)) {
-        inconsistent = "it uses " + H(used) + " of " + H(capacity_bytes) + ", " + H(diff) + " over, yet says " +
-                       H(exceeded) + " over";
-      }
-    }
-  } else if (e.format == "tpu-reserve") {
-    if (e.has_free) {
-      e.kind = req > e.free_bytes                                 ? "capacity"
-               : e.has_largest_free && req > e.largest_free_bytes ? "fragmentation"
-                                                                  : "unknown";
-      e.why = e.kind == "capacity"
-                  ? "the program's " + H(req) + " is more than all the free HBM (" + H(e.free_bytes) + ")"
-              : e.kind == "fragmentation"
-                  ? "the free HBM (" + H(e.free_bytes) + ") would hold the program's " + H(req) + " but only " +
-                        H(e.largest_free_bytes) + " of it is reservable at the bottom of memory"
-                  : "the numbers say the " + H(req) + " fit: the runtime gives no reason";
-    } else {
-      // A paste cut before the runtime's next sentence (AI-Hypercomputer/tpu-recipes#151) leaves only the request.
-      e.why =
-          "the message gives the program (" + H(req) + ") but not what was free: the runtime's next sentence says it";
-      capture = "capture the whole line: the runtime goes on 'There are F free, R reserved, and V reservable.'";
-    }
-  } else if (e.format == "tpu") {
-    if (e.has_free) {
-      usable = e.free_bytes;
-      const gpu::OomKind k = gpu::ClassifyOom(req, 0, 0, e.free_bytes);
-      e.kind = gpu::OomKindName(k);
-      e.why = k == gpu::OomKind::kCapacity
-                  ? "the request (" + H(req) + ") is more than all the free HBM (" + H(e.free_bytes) + ")"
-                  : "the free HBM (" + H(e.free_bytes) + ") would hold the request (" + H(req) +
-                        ") but its largest contiguous region (" + H(e.largest_free_bytes) + ") does not";
-    } else {
-      e.why =
-          "the message gives the request (" + H(req) + ") but not what was free: the runtime's next sentence says it";
-      capture =
-          "capture the whole line: the runtime goes on 'There are F free. Due to fragmentation, the largest "
-          "contiguous region of free memory is L.'";
-    }
-  } else if (e.format == "pytorch-mps") {
-    uint64_t held = 0;
-    if (e.has_live && has_other && e.has_limit && Add(e.live_bytes, other, &held) && Add(held, req, &need)) {
-      const std::string sum = H(e.live_bytes) + " MPS allocated + " + H(other) + " other allocations + " + H(req) +
-                              " requested = " + H(need);
-      if (need > e.limit_bytes) {
-        e.kind = "cap";
-        e.why = sum + ", more than the high watermark allows (" + H(e.limit_bytes) + ")";
-      } else {
-        e.kind = "capacity";
-        e.why = sum + " is within the high watermark (" + H(e.limit_bytes) +
-                "): the system's memory refused it, not the limit";
-      }
-    }
-  } else if (e.format == "pytorch-async" || e.format == "xla-async") {
-    const bool xla = e.format == "xla-async";
-    if (e.has_live && e.has_total && e.has_free && Add(e.live_bytes, req, &need)) {
-      usable = e.total_bytes;
-      const std::string sum =
-          H(e.live_bytes) + (xla ? " in use + " : " allocated + ") + H(req) + " requested = " + H(need);
-      uint64_t held = 0;
-      if (!Add(e.free_bytes, e.live_bytes, &held) || held > e.total_bytes + e.total_bytes / 100) {
-        inconsistent = "free (" + H(e.free_bytes) + ") plus " + (xla ? "in use" : "allocated") + " (" +
-                       H(e.live_bytes) + ") is more than the device " + (xla ? "total" : "limit") + " (" +
-                       H(e.total_bytes) + ")";
-      } else if (e.has_limit && need > e.limit_bytes && need <= e.total_bytes) {
-        e.kind = "cap";
-        e.why = sum + ", more than the " + (xla ? "allocator's limit" : "memory fraction") + " allows (" +
-                H(e.limit_bytes) + ")";
-      } else if (e.free_bytes >= req + kFreeSlack) {
-        inconsistent = "the GPU had " + H(e.free_bytes) + " free, more than the " + H(req) + " requested";
-      } else {
-        outside = e.total_bytes - std::min(e.total_bytes, held);
-        if (outside > kContextAllowance && need + kContextAllowance <= e.total_bytes) {
-          e.kind = "other-process";
-          e.why = sum + "; " + H(outside) + " of the " + H(e.total_bytes) + " is held outside " +
-                  (xla ? "the allocator's pool" : "PyTorch's pool") +
-                  " (other processes or libraries), more than a CUDA context: without it the request fits";
-        } else {
-          e.kind = "capacity";
-          e.why = sum + ", and the device (" + H(e.total_bytes) + ") has only " + H(e.free_bytes) +
-                  " free beside a CUDA context's worth (" + H(outside) + ") held outside";
-        }
-      }
-    }
-  } else if (e.format == "pytorch" && e.has_live && e.has_reserved && e.has_free) {
-    // What this process can get: what is free on the GPU plus what PyTorch holds. What it allocates comes out of
-    // what it reserves, so allocated above reserved (the older format states both) is no real state.
-    if (e.reserved_bytes < e.live_bytes) {
-      inconsistent = "PyTorch has " + H(e.live_bytes) + " allocated but only " + H(e.reserved_bytes) +
-                     " reserved, and what it allocates comes out of what it reserves";
-    } else if (!Add(e.live_bytes, req, &need)) {
-      inconsistent = "allocated (" + H(e.live_bytes) + ") plus the request (" + H(req) + ") reach 2^63 bytes";
-    } else if (!Add(e.free_bytes, e.reserved_bytes, &usable)) {
-      inconsistent = "free (" + H(e.free_bytes) + ") plus reserved (" + H(e.reserved_bytes) + ") reach 2^63 bytes";
-    } else {
-      const uint64_t unallocated = e.reserved_bytes - e.live_bytes;
-      const uint64_t segment = PyTorchSegment(req);
-      const std::string sum = H(e.live_bytes) + " allocated + " + H(req) + " requested = " + H(need);
-      // PyTorch refuses a segment when what it reserves plus the segment passes the fraction (or the request alone
-      // does).
-      const bool capped = e.has_limit && (need > e.limit_bytes || e.reserved_bytes + segment > e.limit_bytes);
-      const uint64_t slack = e.has_total ? e.total_bytes / 100 + (16 << 20) : 0;
-      if (capped) {
-        if (e.has_total && need > e.total_bytes) {
-          // A cap names a fraction of the total; one above 1 (or of a 0 B GPU) is no setting PyTorch takes.
-          inconsistent = sum + " is more than the GPU's total capacity (" + H(e.total_bytes) +
-                         "), yet only the memory fraction (" + H(e.limit_bytes) + ") stopped it";
-        } else {
-          e.kind = "cap";
-          e.why = sum + ", more than the memory fraction allows (" + H(e.limit_bytes) + ")";
-          if (need <= e.limit_bytes) {
-            e.why = "PyTorch reserves " + H(e.reserved_bytes) + " and a segment of " + H(segment) + " for the " +
-                    H(req) + " requested would pass the memory fraction (" + H(e.limit_bytes) + ")";
-          }
-        }
-      } else if (e.has_total && usable > e.total_bytes + slack) {
-        inconsistent = "PyTorch holds " + H(e.reserved_bytes) + " (" + H(e.live_bytes) + " of it allocated) and " +
-                       H(e.free_bytes) + " is free: more than the GPU's total capacity (" + H(e.total_bytes) + ")";
-      } else if (e.free_bytes >= segment + kFreeSlack) {
-        inconsistent = "the GPU had " + H(e.free_bytes) + " free, more than the " + H(segment) +
-                       " segment the request needs, and no memory fraction is printed: cudaMalloc did not fail for "
-                       "want of memory (on Windows the driver's figures can mislead; check nvidia-smi)";
-      } else if (e.free_bytes + unallocated >= req) {
-        e.kind = "fragmentation";
-        e.why = sum + " fits in what PyTorch holds plus what is free (" + H(usable) + "): " + H(unallocated) +
-                " is reserved but unallocated, in blocks too small";
-      } else {
-        outside = e.has_total ? e.total_bytes - std::min(e.total_bytes, usable) : 0;
-        if (e.has_total && outside > kContextAllowance && need + kContextAllowance <= e.total_bytes) {
-          e.kind = "other-process";
-          e.why = sum + ", more than PyTorch holds plus what is free (" + H(usable) + "); " + H(outside) + " of the " +
-                  H(e.total_bytes) +
-                  " is held outside PyTorch (other processes or libraries), more than a CUDA context: without it the "
-                  "request fits";
-        } else {
-          e.kind = "capacity";
-          e.why = sum + ", more than PyTorch holds plus what is free on the GPU (" + H(usable) + ")";
-        }
-      }
-    }
-  } else if (e.format == "vllm-kv") {
-    if ((seq_len > 0 && kv_tokens > 0) || (has_kv_needed && has_kv_available)) {
-      e.kind = "cap";
-      e.why = has_kv_needed && has_kv_available
-                  ? "one sequence of max_model_len (" + std::to_string(static_cast<uint64_t>(seq_len)) + ") needs " +
-                        H(kv_needed) + " of KV cache; what gpu_memory_utilization leaves for it is " + H(kv_available)
-                  : "one sequence of max_model_len (" + std::to_string(static_cast<uint64_t>(seq_len)) +
-                        " tokens) does not fit the KV cache that gpu_memory_utilization leaves (" +
-                        std::to_string(static_cast<uint64_t>(kv_tokens)) + " tokens)";
-    }
-  } else if (e.format == "vllm-startup") {
-    e.kind = "other-process";
-    e.why =
-        H(e.total_bytes - std::min(e.total_bytes, e.free_bytes)) + " of the GPU's " + H(e.total_bytes) +
-        " was in use before the engine started, and the free " + H(e.free_bytes) + " is less than " +
-        (has_utilization ? Fraction(static_cast<uint64_t>(utilization * 1000), 1000) + " of the total" : "the share") +
-        " the engine wants";
-    if (e.free_bytes > e.total_bytes) inconsistent = "more is free than the GPU's total";
-  } else if (e.format == "xla-bfc" && e.has_live && e.has_limit) {
-    // The BFC: its limit is known; the device only if --device says what it is.
-    usable = e.has_total ? e.total_bytes - std::min(e.total_bytes, device_context) : UINT64_MAX;
-    if (!Add(e.live_bytes, req, &need)) {
-      inconsistent = "in use (" + H(e.live_bytes) + ") plus the request (" + H(req) + ") reach 2^63 bytes";
-    } else {
-      const gpu::OomKind k = gpu::ClassifyOom(req, e.live_bytes, e.limit_bytes, usable);
-      e.kind = gpu::OomKindName(k);
-      const std::string sum = H(e.live_bytes) + " in use + " + H(req) + " requested = " + H(need);
-      e.why = k == gpu::OomKind::kCapacity ? sum + ", more than the device gives a process (" + H(usable) + ")"
-              : k == gpu::OomKind::kCap
-                  ? sum + ", over the allocator's limit (" + H(e.limit_bytes) + ")" +
-                        (e.has_total ? "" : "; give --device to know whether the GPU could")
-                  : sum + " is within the limit (" + H(e.limit_bytes) + ") but no free chunk" +
-                        (e.has_largest_free ? " (the largest is " + H(e.largest_free_bytes) + ")" : std::string()) +
-                        " holds it";
-      // A pool that grows (allow_growth, preallocation off) and is still below its limit could not get more memory
-      // from the device: something outside the allocator holds it.
-      if (k == gpu::OomKind::kFragmentation && e.has_reserved && e.reserved_bytes < e.limit_bytes &&
-          e.reserved_bytes >= e.live_bytes && e.reserved_bytes - e.live_bytes < req) {
-        e.kind = "other-process";
-        e.why = sum + " is within the limit (" + H(e.limit_bytes) + "), but the pool has grown only to " +
-                H(e.reserved_bytes) + " and could not grow further: the device's memory is held outside the allocator";
-      }
-    }
-  } else {
-    e.why = "the message gives the request (" + H(req) +
-            ") but not what was in use: run strata-fit on a trace or snapshot of the run to classify it";
-    if (e.format == "xla-bfc" || e.format == "xla") capture = kCaptureBfc;
-    if (e.format == "tensorflow") capture = kCaptureTensorFlow;
-    if (e.format == "xla-platform") {
-      e.why = "the message gives the request (" + H(req) +
-              ") from XLA's device allocator, which has no pool: nothing says what else held the GPU";
-      capture =
-          "capture nvidia-smi at the moment of failure (what every process holds) and JAX's allocator "
-          "settings (XLA_PYTHON_CLIENT_ALLOCATOR, _PREALLOCATE, _MEM_FRACTION); with the BFC allocator's "
-          "statistics strata-explain names the kind";
-    }
-    if (e.format == "tensorflow-eager") {
-      e.why = "the message names the op but no size";
-      capture = kCaptureTensorFlow;
-    }
-    if (e.format == "vllm-no-cache") {
-      e.why =
-          "the weights and the profiled activation peak leave nothing of gpu_memory_utilization x the GPU's "
-          "memory for the KV cache; the message has no numbers";
-      capture =
-          "capture vLLM's start-up lines before it ('Loading model weights took', 'Memory profiling results' "
-          "or '# GPU blocks'): with the weights, the peak and the total, the utilization that leaves room "
-          "follows";
-    }
-    if (e.format == "vllm-kv") e.why = "the message's token counts were not readable";
-    if (e.format == "pytorch") {
-      capture =
-          "capture the whole message (PyTorch prints the GPU's total, what is free, allocated and reserved "
-          "after the request) or torch.cuda.memory_summary()";
-    }
-  }
-  if (!inconsistent.empty()) {
-    e.kind = "inconsistent";
-    e.why = "the message's numbers cannot all be true: " + inconsistent;
-  }
-
-  // Advice the numbers support (the settings strata-fit searches; docs/fit.md).
-  auto& a = advice;
-  const std::string fewer =
-      "or need less at once: a smaller batch or sequence length, activation checkpointing (rematerialization), or "
-      "the model sharded over more devices";
-  if (e.kind == "inconsistent") {
-    a.push_back("no setting can be derived from these numbers: check that the message was copied whole and unedited");
-  } else if (e.kind == "capacity") {
-    if (e.format == "tpu" || e.format == "tpu-reserve") {
-      a.push_back("no XLA setting helps: the TPU has " + H(e.free_bytes) + " free and " + H(req) +
-                  " is needed; a smaller batch or sequence length, fewer live buffers (rematerialization, "
-                  "donate_argnums), or sharding over more chips");
-    } else if (e.format == "pytorch-mps") {
-      a.push_back("no setting helps: the system's memory refused " + H(need) +
-                  " below the watermark; free memory "
-                  "(other apps), or a smaller batch or model");
-    } else {
-      a.push_back("no setting helps: the workload needs at least " + H(need) + " at this point, the device has " +
-                  H(e.format == "pytorch-async" || e.format == "xla-async" ? e.total_bytes : usable) +
-                  "; a larger device, fewer live buffers (smaller batch, activation checkpointing) or sharding");
-    }
-  } else if (e.kind == "other-process") {
-    if (e.format == "vllm-startup") {
-      const uint64_t hundredths = e.total_bytes == 0 ? 0 : e.free_bytes * 100 / e.total_bytes;
-      char u[16];
-      std::snprintf(u, sizeof u, "%.2f", static_cast<double>(hundredths) / 100.0);
-      a.push_back(std::string("gpu_memory_utilization=") + u + " or lower (the free " + H(e.free_bytes) + " over the " +
-                  H(e.total_bytes) + " total), or free the GPU of the other process first (nvidia-smi lists them)");
-    } else if (e.format == "xla-bfc") {
-      a.push_back(
-          "free the GPU of the other process (nvidia-smi lists them), or let the allocator take its memory "
-          "at start: XLA_PYTHON_CLIENT_PREALLOCATE=true (JAX) / no allow_growth (TensorFlow)");
-    } else {
-      a.push_back("free the " + H(outside) + " held outside " +
-                  (e.format == "pytorch-async" || e.format == "xla-async" ? "the pool" : "PyTorch") +
-                  " (nvidia-smi lists each process's memory; another framework in this process counts too), or "
-                  "cap the other process (its framework's memory fraction): without it " +
-                  H(need) + " fits");
-      a.push_back(fewer);
-    }
-  } else if (e.kind == "cap") {
-    // A cap's need fits the device (ClassifyOom; PyTorch's total checked above): the fraction is in (0, 1].
-    if (e.format == "pytorch" || e.format == "pytorch-async") {
-      a.push_back("torch.cuda.set_per_process_memory_fraction(" +
-                  (e.has_total ? Fraction(need, e.total_bytes) : std::string("a larger fraction")) +
-                  ") or more: the fraction caps what PyTorch may reserve");
-    } else if (e.format == "pytorch-mps") {
-      a.push_back("PYTORCH_MPS_HIGH_WATERMARK_RATIO above its current value (the limit, " + H(e.limit_bytes) +
-                  ", is that ratio of the system's recommended working set; 0.0 removes it, at the risk the message "
-                  "names), if the machine has the memory");
-      a.push_back(fewer);
-    } else if (e.format == "vllm-kv") {
-      uint64_t fit_len = 0;
-      if (has_estimate) {
-        fit_len = static_cast<uint64_t>(estimated_len);
-      } else if (kv_tokens > 0) {
-        fit_len = static_cast<uint64_t>(kv_tokens);
-      } else if (has_kv_needed && kv_needed > 0 && seq_len > 0) {
-        fit_len = static_cast<uint64_t>(seq_len * static_cast<double>(kv_available) / static_cast<double>(kv_needed));
-      }
-      if (fit_len > 0) {
-        a.push_back("max_model_len=" + std::to_string(fit_len) +
-                    " or less: the longest sequence the KV cache holds at this gpu_memory_utilization");
-      }
-      if (has_kv_needed && has_kv_available) {
-        const uint64_t more = kv_needed - std::min(kv_needed, kv_available);
-        a.push_back("or raise gpu_memory_utilization so the KV cache gains " + H(more) +
-                    (e.has_total ? " (+" + Fraction(more, e.total_bytes) + " of the GPU's " + H(e.total_bytes) + ")"
-                                 : std::string(" (that over the GPU's total, added to the fraction)")) +
-                    ", if the GPU has it free");
-      } else {
-        a.push_back("or raise gpu_memory_utilization until the KV cache holds " +
-                    std::to_string(static_cast<uint64_t>(seq_len)) + " tokens (it holds " +
-                    std::to_string(static_cast<uint64_t>(kv_tokens)) + " now" +
-                    (has_utilization ? " at " + Fraction(static_cast<uint64_t>(utilization * 1000), 1000) : "") +
-                    "), if the GPU has it free");
-      }
-    } else if (host_bfc) {
-      a.push_back("TF_GPU_HOST_MEM_LIMIT_IN_MB=" + std::to_string((need + (1 << 20) - 1) >> 20) +
-                  " or more: the pinned host allocator's limit (64 GiB by default), if the host has the memory");
-    } else if (e.has_total) {
-      a.push_back(JaxFractionVariable() + "=" + Fraction(need, e.total_bytes) +
-                  " (JAX: the limit is that fraction of the GPU's total; at least " + H(need) + "; " +
-                  kDeprecatedFractionNote + ")");
-      a.push_back("TensorFlow: TF_DEVICE_MIN_SYS_MEMORY_IN_MB below the reserve it keeps now, so the limit reaches " +
-                  H(need));
-    } else {
-      a.push_back("raise the allocator's limit to at least " + H(need) + " (JAX: " + JaxFractionVariable() +
-                  "; TensorFlow: TF_DEVICE_MIN_SYS_MEMORY_IN_MB); --device NAME "
-                  "gives the fraction");
-    }
-  } else if (e.kind == "fragmentation") {
-    if (e.format == "pytorch") {
-      const std::string conf = PyTorchConf(text, hip);
-      // The message's format bounds the release (TorchReleases): expandable_segments came with 2.1, and the least
-      // max_split_size_mb is the policy's own rule (gpu::LeastMaxSplitSizeMb) for every release the format allows.
-      const auto [oldest, newest] = TorchReleases(e.framework);
-      if (e.framework.find("before") == std::string::npos) {  // 2.1 or newer
-        a.push_back(conf + "=expandable_segments:True: the " + H(e.reserved_bytes - e.live_bytes) +
-                    " reserved but unallocated can then be mapped as one range");
-      }
-      uint64_t least = 0;
-      for (const char* release : {oldest, newest}) {
-        uint64_t mb = 0;
-        std::string ignored;
-        std::map<std::string, std::string> options;
-        if (release[0] != '\0') options["torch_version"] = release;
-        if (gpu::LeastMaxSplitSizeMb(options, &mb, &ignored)) least = std::max(least, mb);
-      }
-      if (req > (least << 20)) {
-        const uint64_t mb = std::max<uint64_t>(least, std::min<uint64_t>(req >> 20, 512));
-        a.push_back(conf + "=max_split_size_mb:" + std::to_string(mb) + " (blocks of " + std::to_string(mb) +
-                    " MiB and more are not split, and are released whole on a miss; " + std::to_string(least) +
-                    " is the least every PyTorch release of this message's format accepts)");
-      }
-      a.push_back(fewer);
-    } else if (e.format == "tpu" || e.format == "tpu-reserve") {
-      a.push_back(
-          "compaction: the free HBM holds the request once live buffers are moved together (Strata's "
-          "--compaction on-oom; the TPU runtime's own defragmentation)");
-      a.push_back(fewer);
-    } else {
-      a.push_back(
-          "XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async or TF_GPU_ALLOCATOR=cuda_malloc_async: a pool that maps "
-          "pages instead of carving one region");
-      a.push_back("JAX: backend.defragment() on the OOM, then retry (every live buffer through the host)");
-    }
-  } else if (e.kind == "compile-time") {
-    std::string line = std::string("no runtime setting helps: XLA ") + (early_abort ? "estimated " : "planned ") +
-                       H(used) + " of " + memory_space + " for a device of " + H(capacity_bytes);
-    if (memory_space == "hbm" && capacity_bytes > 0) {
-      // Sharded over n chips, the program's share (all but the runtime's reserve) divides; the reserve stays.
-      const uint64_t fixed = has_hbm_reserved ? std::min(hbm_reserved, used) : 0;
-      line += "; sharded evenly over";
-      for (uint64_t n : {2, 4, 8}) {
-        const uint64_t per = fixed + (used - fixed) / n;
-        line += std::string(n == 2 ? " " : ", ") + std::to_string(n) + " chips about " + H(per) + " each" +
-                (per <= capacity_bytes ? " (fits)" : "");
-      }
-    }
-    a.push_back(line);
-    if (has_unpadded && has_padded && padded > 0 && padded >= unpadded) {
-      a.push_back("padding to the TPU's tiles takes " + Percent(static_cast<double>(padded - unpadded) / padded) +
-                  " of the temporaries (" + H(unpadded) + " unpadded, " + H(padded) + " padded)");
-    }
-    a.push_back(
-        "a smaller batch or sequence length, rematerialization (jax.checkpoint), or more chips with the "
-        "arrays sharded over them");
-  }
-  if (e.kind == "unknown" && !capture.empty()) a.push_back(capture);
-  // What the TPU holds beside the request may be a cache a server sized from a share of the memory at start: vLLM on
-  // TPU preallocates its KV cache from gpu_memory_utilization, and lowering it was the fix in
-  // AI-Hypercomputer/tpu-recipes#151. A share of the HBM, not the model, is then what is missing.
-  if ((e.format == "tpu" || e.format == "tpu-reserve") && (e.kind == "capacity" || e.kind == "unknown")) {
-    a.push_back(
-        "if a server preallocated a cache from a share of the HBM (vLLM on TPU: gpu_memory_utilization), a "
-        "lower share leaves the " +
-        H(req) + " this " + (e.format == "tpu" ? "buffer" : "program") + " needs");
-  }
-  if (e.kind == "unknown" && e.format == "xla-platform") {
-    a.push_back(
-        std::string("this text comes from XLA's device allocator outside the BFC pool (XLA_PYTHON_CLIENT_ALLOCATOR="
-                    "platform, or a scratch allocation such as cuDNN autotuning): if the pool holds most of the "
-                    "GPU, ") +
-        JaxFractionVariable() + " lower leaves the room (" + kDeprecatedFractionNote +
-        "); with the platform allocator, the default one with XLA_PYTHON_CLIENT_PREALLOCATE=true holds the memory "
-        "from the start");
-  }
-  if (e.kind == "unknown" && e.format == "vllm-no-cache") {
-    a.push_back(
-        "a higher gpu_memory_utilization if the GPU has the memory, or a smaller model (quantized), or more "
-        "GPUs (tensor_parallel_size)");
-  }
-  if (e.format != "vllm-kv" && e.format != "vllm-startup" && e.format != "vllm-no-cache" && e.format != "tpu-compile") {
-    a.push_back(
-        "strata-fit on a trace or snapshot of this run checks each setting and prints the cheapest that completes");
-  }
-  e.advice = std::move(advice);
-  e.capture = capture;
+  Classify(device_total, device_context, &e, &rd);
+  Advise(text, &e, rd);
   *out = e;
   return true;
+}
+
+// A message of a framework with none of the numbers: named, kind unknown, and what to capture next. False when
+// it names no framework's out-of-memory error either.
+bool ExplainBare(const std::string& message, Explanation* out) {
+  const std::string text = Normalize(message, false);
+  static constexpr std::pair<std::string_view, std::string_view> kBare[] = {
+      {"HIP out of memory", "PyTorch (HIP)"},
+      {"CUDA out of memory", "PyTorch or another CUDA program"},
+      {"CUDA_ERROR_OUT_OF_MEMORY", "a CUDA program (the driver's error)"},
+      {"HIP_ERROR_OutOfMemory", "a ROCm program (the HIP driver's error)"},
+      {"hipErrorOutOfMemory", "a ROCm program (the HIP runtime's error)"},
+      {"OutOfMemoryError", "PyTorch"},
+      {"ResourceExhaustedError", "TensorFlow"},
+      {"RESOURCE_EXHAUSTED", "JAX/XLA or TensorFlow"},
+      {"Resource exhausted", "JAX/XLA or TensorFlow"},
+      {"out of memory", "unnamed"}};
+  for (const auto& [phrase, framework] : kBare) {
+    if (text.find(phrase) == std::string::npos) continue;
+    Explanation e;
+    e.format = "oom-text";
+    e.framework = std::string(framework);
+    e.why = "the message says '" + std::string(phrase) + "' with no sizes";
+    e.capture =
+        "capture the whole error message, from its first line to the allocator's statistics (PyTorch "
+        "prints the GPU's total, free, allocated and reserved; JAX/TensorFlow's BFC allocator logs "
+        "'Stats:' before the error)";
+    e.advice = {e.capture};
+    *out = e;
+    return true;
+  }
+  return false;
+}
+
+// Never advise a setting the user says is already on: a line that names one goes.
+void DropSettingsOn(const std::vector<std::string>& settings_on, std::vector<std::string>* advice) {
+  if (settings_on.empty()) return;
+  std::vector<std::string> kept;
+  for (const std::string& line : *advice) {
+    bool names = false;
+    for (const std::string& s : settings_on) names = names || (!s.empty() && line.find(s) != std::string::npos);
+    if (!names) kept.push_back(line);
+  }
+  *advice = std::move(kept);
 }
 
 }  // namespace
@@ -1178,53 +1247,14 @@ bool Explain(const std::string& message, uint64_t device_total, uint64_t device_
     if (!ReadMessage(text, device_total, device_context, out, &found, error)) return false;
     if (found) break;
   }
-  if (!found) {
-    // A message of a framework with none of the numbers: named, kind unknown, and what to capture next.
-    const std::string text = Normalize(message, false);
-    static constexpr std::pair<std::string_view, std::string_view> kBare[] = {
-        {"HIP out of memory", "PyTorch (HIP)"},
-        {"CUDA out of memory", "PyTorch or another CUDA program"},
-        {"CUDA_ERROR_OUT_OF_MEMORY", "a CUDA program (the driver's error)"},
-        {"HIP_ERROR_OutOfMemory", "a ROCm program (the HIP driver's error)"},
-        {"hipErrorOutOfMemory", "a ROCm program (the HIP runtime's error)"},
-        {"OutOfMemoryError", "PyTorch"},
-        {"ResourceExhaustedError", "TensorFlow"},
-        {"RESOURCE_EXHAUSTED", "JAX/XLA or TensorFlow"},
-        {"Resource exhausted", "JAX/XLA or TensorFlow"},
-        {"out of memory", "unnamed"}};
-    for (const auto& [phrase, framework] : kBare) {
-      if (text.find(phrase) == std::string::npos) continue;
-      Explanation e;
-      e.format = "oom-text";
-      e.framework = std::string(framework);
-      e.why = "the message says '" + std::string(phrase) + "' with no sizes";
-      e.capture =
-          "capture the whole error message, from its first line to the allocator's statistics (PyTorch "
-          "prints the GPU's total, free, allocated and reserved; JAX/TensorFlow's BFC allocator logs "
-          "'Stats:' before the error)";
-      e.advice = {e.capture};
-      *out = e;
-      found = true;
-      break;
-    }
-  }
-  if (!found) {
+  if (!found && !ExplainBare(message, out)) {
     *error =
         "not an out-of-memory message of PyTorch (\"Tried to allocate\"), XLA's BFC (\"ran out of memory trying to "
         "allocate\"), XLA (\"Out of memory while trying to allocate\"), TensorFlow (\"OOM when allocating tensor with "
         "shape\") or the TPU runtime (\"Attempting to allocate ... That was not possible\")";
     return false;
   }
-  // Never advise a setting the user says is already on: a line that names one goes.
-  if (!settings_on.empty()) {
-    std::vector<std::string> kept;
-    for (const std::string& line : out->advice) {
-      bool names = false;
-      for (const std::string& s : settings_on) names = names || (!s.empty() && line.find(s) != std::string::npos);
-      if (!names) kept.push_back(line);
-    }
-    out->advice = std::move(kept);
-  }
+  DropSettingsOn(settings_on, &out->advice);
   return true;
 }
 

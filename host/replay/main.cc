@@ -258,20 +258,32 @@ std::string PolicyHelp() {
   return help;
 }
 
-// The whole run; main wraps it.
-int Main(int argc, char** argv) {
+// What the command line asks for.
+struct Settings {
   std::string trace_path, capacity_text, backend = "host", hbm_preset, firmware_path, series_path;
   strata::replay::ReplayOptions options;
   std::string policy_text;
+  CLI::Option* policy_opt = nullptr;  // counted: whether --policy was given
   std::map<std::string, std::string> named_options;
-  bool json = false;
-  CLI::App app{kDescription, "strata-replay"};
-  strata::cli::Setup(app, Synopsis(), kFooter);
-  app.add_option("TRACE.csv", trace_path, "the trace: CSV with the header id,lower,upper,size");
+  bool json = false, granule_given = false, list_devices = false;
+  std::string list_options;
+
+  bool policy_given() const { return policy_opt->count() != 0; }
+  bool sim() const { return backend == "sim"; }
+  bool gpu() const { return backend == "gpu-emu" || backend == "cuda"; }
+  std::string named(const char* name) const {
+    const auto it = named_options.find(name);
+    return it == named_options.end() ? std::string() : it->second;
+  }
+};
+
+// The trace, its format, the backend and what the run does.
+void AddRunOptions(CLI::App& app, Settings* s) {
+  app.add_option("TRACE.csv", s->trace_path, "the trace: CSV with the header id,lower,upper,size");
 #ifdef STRATA_REPLAY_HAVE_WORKLOAD
   strata::cli::AddTaken(
       app, "--format", "F",
-      [&](const std::string& v) -> std::string {
+      [](const std::string& v) -> std::string {
         strata::workload::Format f;
         if (!strata::workload::ParseFormat(v, &f)) return strata::workload::UnknownFormat(v);
         g_format = v;
@@ -283,23 +295,23 @@ int Main(int argc, char** argv) {
 #endif
   strata::cli::AddTaken(
       app, "--backend", "B",
-      [&](const std::string& v) -> std::string {
-        backend = v;
+      [s](const std::string& v) -> std::string {
+        s->backend = v;
         return strata::tool::UnknownName("backend", v, strata::tool::NamesOf(strata::replay::ReplayBackends()));
       },
       BackendsHelp());
-  CLI::Option* policy_opt = app.add_option("--policy", policy_text, PolicyHelp())->type_name("P");
+  s->policy_opt = app.add_option("--policy", s->policy_text, PolicyHelp())->type_name("P");
   strata::cli::AddTaken(
       app, "--compaction", "M",
-      [&](const std::string& v) -> std::string {
+      [s](const std::string& v) -> std::string {
         if (v != "off" && v != "on-oom") return "unknown compaction mode '" + v + "' (off or on-oom)";
-        options.compaction_on_oom = v == "on-oom";
+        s->options.compaction_on_oom = v == "on-oom";
         return "";
       },
       "off (default) or on-oom: when an allocation fails although enough memory\n"
       "is free in total, move as few bytes as possible to make room, then retry\n"
       "(gpu-emu: JAX's Defragment(), every live buffer through the host and back)");
-  app.add_option("--capacity", capacity_text,
+  app.add_option("--capacity", s->capacity_text,
                  "heap size: BYTES (suffixes K M G T, KiB MiB GiB TiB) or <F>x, F times the\n"
                  "trace's max load (peak of live sizes rounded up to the granule).\n"
                  "Default: unbounded, and the footprint (highest address used) is reported;\n"
@@ -310,10 +322,10 @@ int Main(int argc, char** argv) {
       ->type_name("C");
   strata::cli::AddRepeated(
       app, "--option", "N=V",
-      [&](const std::string& v) -> std::string {
+      [s](const std::string& v) -> std::string {
         const size_t eq = v.find('=');
         if (eq == std::string::npos || eq == 0) return "--option needs NAME=VALUE (got '" + v + "')";
-        named_options[v.substr(0, eq)] = v.substr(eq + 1);
+        s->named_options[v.substr(0, eq)] = v.substr(eq + 1);
         return "";
       },
       "sim, gpu-emu, cuda: an open option (the backend's own or the policy's, e.g.\n"
@@ -321,53 +333,60 @@ int Main(int argc, char** argv) {
       "repeatable; overrides the environment");
   strata::cli::AddTaken(
       app, "--timeline", "FILE",
-      [&](const std::string& v) -> std::string {
+      [s](const std::string& v) -> std::string {
         if (v.empty()) return "--timeline needs a file name";
-        named_options["timeline"] = v;
+        s->named_options["timeline"] = v;
         return "";
       },
       "sim, gpu-emu, cuda: the device's run as a Perfetto timeline (trace-event JSON;\n"
       "docs/timelines.md); the same as --option timeline=FILE");
-  bool granule_given = false;
+}
+
+// The allocator's and the device's settings.
+void AddDeviceOptions(CLI::App& app, Settings* s) {
   strata::cli::AddTaken(
       app, "--granule", "BYTES",
-      [&](const std::string& v) -> std::string {
+      [s](const std::string& v) -> std::string {
         uint64_t g = 0;
         if (!strata::cli::ParseDecimal(v, 1, strata::alloc::kMaxGranuleBytes, &g) || (g & (g - 1)) != 0) {
           return "--granule must be a power of two between 1 and 65536 (got '" + v + "')";
         }
-        options.granule_bytes = static_cast<uint32_t>(g);
-        granule_given = true;
+        s->options.granule_bytes = static_cast<uint32_t>(g);
+        s->granule_given = true;
         return "";
       },
       "allocation granule, a power of two <= 65536 (default 256; sim: 256 only)");
   strata::cli::AddTaken(
       app, "--max-events", "N",
-      [&](const std::string& v) -> std::string {
+      [s](const std::string& v) -> std::string {
         // Digits only (strata::cli::ParseDecimal): strtoull took " -5" as 2^64 - 5, "+3" and a wrapped 20 digits.
         uint64_t n = 0;
         if (!strata::cli::ParseDecimal(v, 1, UINT64_MAX, &n)) {
           return "--max-events must be a positive integer (got '" + v + "')";
         }
-        options.max_events = n;
+        s->options.max_events = n;
         return "";
       },
       "stop after N events (allocations + frees; a trace has 2 per buffer)");
   strata::cli::AddTaken(
       app, "--hbm", "PRESET",
-      [&](const std::string& v) -> std::string {
-        hbm_preset = v;
+      [s](const std::string& v) -> std::string {
+        s->hbm_preset = v;
         return strata::tool::UnknownName("HBM preset", v, HbmPresets());
       },
       "sim: HBM preset (default " + strata::OptionDefault("sim", "hbm_preset") + ")");
-  app.add_option("--firmware", firmware_path,
+  app.add_option("--firmware", s->firmware_path,
                  "sim: runtime firmware image (default $STRATA_RUNTIME_FIRMWARE, else the build's)")
       ->type_name("ELF");
+}
+
+// What the run writes, and the listings that run nothing.
+void AddOutputOptions(CLI::App& app, Settings* s) {
   strata::cli::AddTaken(
       app, "--series", "FILE",
-      [&](const std::string& v) -> std::string {
+      [s](const std::string& v) -> std::string {
         if (v.empty()) return "--series needs a file name";
-        series_path = v;
+        s->series_path = v;
         return "";
       },
       "gpu-emu, cuda: after every event (allocation or free, in replay order) one CSV row:\n"
@@ -378,112 +397,152 @@ int Main(int argc, char** argv) {
       "sampling (bert_base.csv, 11,240 events: jax 0.02 s either way, jax-async\n"
       "0.04 s without, 0.06 s with: one strata_get_memory_stats per event);\n"
       "(strata-compare --json and scripts/plot_compare.py draw memory over time)");
-  app.add_flag("--json", json, "print one JSON object instead of the table");
-  app.add_flag("--check", options.check_every_op,
+  app.add_flag("--json", s->json, "print one JSON object instead of the table");
+  app.add_flag("--check", s->options.check_every_op,
                "run the allocator's Check() after every operation (slow; host replay only)");
-  app.add_flag("-v,--verbose", options.verbose,
+  app.add_flag("-v,--verbose", s->options.verbose,
                "one line on stderr per compaction: request, bytes moved, and what sliding\n"
                "every buffer down would have moved (sim: also the device cycles it took)");
-  std::string list_options;
   strata::cli::AddTaken(
       app, "--list-options", "BACKEND",
-      [&](const std::string& v) -> std::string {
-        list_options = v;
+      [s](const std::string& v) -> std::string {
+        s->list_options = v;
         return v.empty() ? "--list-options needs a backend" : "";
       },
       "print the open options BACKEND takes, as the driver describes them (type,\n"
       "default, the values it lists, help; with --json: one JSON object a line):\n"
       "what --option NAME=VALUE sets");
 #ifdef STRATA_REPLAY_HAVE_GPU
-  bool list_devices = false;
-  app.add_flag("--list-devices", list_devices,
+  app.add_flag("--list-devices", s->list_devices,
                "print the table of devices --capacity NAME and the gpu-emu option gpu take\n"
                "(with --json: one JSON object a line)");
 #endif
-  if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
-  if (!list_options.empty()) {
-    if (!trace_path.empty()) return Usage("--list-options takes no trace");
-    return ListOptions(list_options, json);
+}
+
+// Options that contradict the backend or each other: the usage error, or 0.
+int CheckCombinations(Settings* s) {
+  if (s->trace_path.empty()) return Usage("no trace given");
+  if (!s->gpu() && !s->sim() && !s->named_options.empty()) {
+    return Usage(s->named_options.count("timeline") ? "--timeline needs --backend sim, gpu-emu or cuda"
+                                                    : "--option needs --backend sim, gpu-emu or cuda");
   }
-#ifdef STRATA_REPLAY_HAVE_GPU
-  if (list_devices) {
-    if (!trace_path.empty()) return Usage("--list-devices takes no trace");
-    std::cout << (json ? strata::devices::ListJsonLines() : strata::devices::ListText());
-    return std::cout.flush() ? 0 : 1;
-  }
-#endif
-  const bool policy_given = policy_opt->count() != 0;
-  if (trace_path.empty()) return Usage("no trace given");
-  const bool sim = backend == "sim", gpu = backend == "gpu-emu" || backend == "cuda";
-  if (!gpu && !sim && !named_options.empty()) {
-    return Usage(named_options.count("timeline") ? "--timeline needs --backend sim, gpu-emu or cuda"
-                                                 : "--option needs --backend sim, gpu-emu or cuda");
-  }
-  if (!gpu && !series_path.empty()) return Usage("--series needs --backend gpu-emu or cuda");
-  // No output (--series, --timeline, the sim's waveform) may be what the run reads (the trace, an XLA dump's module
-  // files, the firmware) or another output: checked by file identity, before anything runs, on every backend.
-  {
-    auto named = [&](const char* name) {
-      const auto it = named_options.find(name);
-      return it == named_options.end() ? std::string() : it->second;
-    };
-    std::vector<strata::tool::NamedFile> inputs;
+  if (!s->gpu() && !s->series_path.empty()) return Usage("--series needs --backend gpu-emu or cuda");
+  return 0;
+}
+
+// No output (--series, --timeline, the sim's waveform) may be what the run reads (the trace, an XLA dump's module
+// files, the firmware) or another output: checked by file identity, before anything runs, on every backend.
+int CheckOutputsApart(const Settings& s) {
+  std::vector<strata::tool::NamedFile> inputs;
 #ifdef STRATA_REPLAY_HAVE_WORKLOAD
-    strata::workload::AddImportInputs("the trace", trace_path, &inputs);
+  strata::workload::AddImportInputs("the trace", s.trace_path, &inputs);
 #else
-    inputs.push_back({"the trace", trace_path});
+  inputs.push_back({"the trace", s.trace_path});
 #endif
-    inputs.push_back({"--firmware", firmware_path});
-    inputs.push_back({"--option firmware_path", named("firmware_path")});
-    if (const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE"); env != nullptr && sim) {
-      inputs.push_back({"$STRATA_RUNTIME_FIRMWARE", env});
-    }
-    if (const std::string clash =
-            strata::tool::CheckOutputsApart(inputs, {{"--series", series_path},
-                                                     {"--timeline", named("timeline")},
-                                                     {"--option trace_path", named("trace_path")}});
-        !clash.empty()) {
-      std::fprintf(stderr, "strata-replay: %s\n", clash.c_str());
-      return 2;
-    }
+  inputs.push_back({"--firmware", s.firmware_path});
+  inputs.push_back({"--option firmware_path", s.named("firmware_path")});
+  if (const char* env = std::getenv("STRATA_RUNTIME_FIRMWARE"); env != nullptr && s.sim()) {
+    inputs.push_back({"$STRATA_RUNTIME_FIRMWARE", env});
   }
-  if (gpu) {
-    return RunGpu(trace_path, backend, policy_given ? policy_text : "jax", capacity_text, named_options, options,
-                  series_path, json);
+  if (const std::string clash =
+          strata::tool::CheckOutputsApart(inputs, {{"--series", s.series_path},
+                                                   {"--timeline", s.named("timeline")},
+                                                   {"--option trace_path", s.named("trace_path")}});
+      !clash.empty()) {
+    std::fprintf(stderr, "strata-replay: %s\n", clash.c_str());
+    return 2;
   }
-  if (policy_given && !strata::alloc::ParsePolicy(policy_text.c_str(), &options.policy)) {
-    return Usage(strata::replay::UnknownHostPolicy(policy_text, GpuPolicies(), "--backend gpu-emu"));
+  return 0;
+}
+
+// The host and sim backends' settings checked (the policy, --hbm, --firmware; sim: tlsf, 256-byte granule, no
+// --check, a capacity of 1.0x unless given): the usage error, or 0.
+int CheckHostSettings(Settings* s) {
+  strata::replay::ReplayOptions& options = s->options;
+  if (s->policy_given() && !strata::alloc::ParsePolicy(s->policy_text.c_str(), &options.policy)) {
+    return Usage(strata::replay::UnknownHostPolicy(s->policy_text, GpuPolicies(), "--backend gpu-emu"));
   }
-  if (!sim && !hbm_preset.empty()) return Usage("--hbm needs --backend sim");
-  if (!sim && !firmware_path.empty()) return Usage("--firmware needs --backend sim");
-  if (sim) {
+  if (!s->sim() && !s->hbm_preset.empty()) return Usage("--hbm needs --backend sim");
+  if (!s->sim() && !s->firmware_path.empty()) return Usage("--firmware needs --backend sim");
+  if (s->sim()) {
 #ifndef STRATA_REPLAY_HAVE_SIM
     std::fprintf(stderr,
                  "strata-replay: --backend sim: this build has no sim backend (it needs the Verilated model and "
                  "the firmware images: STRATA_BUILD_SIM and STRATA_BUILD_FIRMWARE_IMAGES)\n");
     return 2;
 #endif
-    if (policy_given && options.policy != strata::alloc::Policy::kTlsf) {
+    if (s->policy_given() && options.policy != strata::alloc::Policy::kTlsf) {
       return Usage("--backend sim: the runtime firmware places with tlsf only (got --policy " +
                    std::string(strata::alloc::PolicyName(options.policy)) + ")");
     }
-    if (granule_given && options.granule_bytes != strata::alloc::kDefaultGranuleBytes) {
+    if (s->granule_given && options.granule_bytes != strata::alloc::kDefaultGranuleBytes) {
       return Usage("--backend sim: the runtime firmware's granule is 256 bytes (got --granule " +
                    std::to_string(options.granule_bytes) + ")");
     }
     if (options.check_every_op) return Usage("--check runs on the host allocator only; drop it with --backend sim");
-    if (capacity_text.empty()) capacity_text = "1.0x";
+    if (s->capacity_text.empty()) s->capacity_text = "1.0x";
   }
+  return 0;
+}
 
+#ifdef STRATA_REPLAY_HAVE_SIM
+// --backend sim, after the host replay: the trace once more on the Strata model, its figures added to the host's
+// (*json_line, *table, *failed). 0, or 3 when the model's run failed.
+int RunSim(const Settings& s, const strata::replay::Trace& trace, bool tty, strata::tool::Json* json_line,
+           std::string* table, bool* failed) {
+  strata::replay::SimReplayOptions so = strata::replay::SimReplayOptionsFrom(s.options);
+  if (!s.hbm_preset.empty()) so.hbm_preset = s.hbm_preset;
+  so.firmware_path = s.firmware_path;
+  so.named_options.assign(s.named_options.begin(), s.named_options.end());
+  // Progress: every 2 s of wall time once a run has lasted 2 s (rewritten in place on a terminal).
+  double next_report = 2.0;
+  bool printed = false;
+  so.progress = [&](const strata::replay::SimReplayOptions::Progress& p) {
+    if (p.wall_seconds < next_report) return;
+    next_report = p.wall_seconds + 2.0;
+    printed = true;
+    std::fprintf(stderr,
+                 "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
+                 tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(),
+                 static_cast<unsigned long long>(p.events_done), static_cast<unsigned long long>(p.events_total),
+                 static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),
+                 p.device_cycles / 1e6, p.bytes_moved / 1e9, p.wall_seconds, tty ? "\033[K" : "\n");
+  };
+  so.long_call = [&](uint32_t line, uint64_t bytes, double seconds) {
+    std::fprintf(stderr,
+                 "%sstrata-replay: sim %s: the allocation at line %u (%llu B) has run for %.0f s "
+                 "(compacting through the cycle-level HBM)%s",
+                 tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(), line,
+                 static_cast<unsigned long long>(bytes), seconds, tty ? "\033[K" : "\n");
+    printed = true;
+  };
+  strata::replay::SimReplayResult sr;
+  std::string error;
+  const bool sim_ok = strata::replay::SimReplay(trace, so, &sr, &error);
+  if (printed && tty) std::fprintf(stderr, "\r\033[K");
+  if (!sim_ok) {
+    std::fprintf(stderr, "strata-replay: %s: sim backend: %s\n", s.trace_path.c_str(), error.c_str());
+    return 3;
+  }
+  json_line->update(strata::replay::SimJsonObject(sr));
+  *table = "host replay (allocator library, no device):\n" + *table + strata::replay::SimTable(sr);
+  *failed = *failed || sr.run.failed_allocs != 0;
+  return 0;
+}
+#endif
+
+// The host replay (and with --backend sim, the model's after it): the table or the JSON line on stdout.
+int RunHost(Settings* s) {
+  strata::replay::ReplayOptions& options = s->options;
   strata::replay::Trace trace;
   std::string error;
-  if (!LoadWorkload(trace_path, &trace, &error)) {
+  if (!LoadWorkload(s->trace_path, &trace, &error)) {
     std::fprintf(stderr, "strata-replay: %s\n", error.c_str());
     return 2;
   }
-  if (!capacity_text.empty()) {
+  if (!s->capacity_text.empty()) {
     const uint64_t max_load = strata::replay::MaxLoad(trace, options.granule_bytes);
-    if (!strata::replay::ParseCapacity(capacity_text, max_load, options.granule_bytes, &options.capacity_bytes,
+    if (!strata::replay::ParseCapacity(s->capacity_text, max_load, options.granule_bytes, &options.capacity_bytes,
                                        &error)) {
       return Usage(error);
     }
@@ -507,58 +566,53 @@ int Main(int argc, char** argv) {
   const bool ok = strata::replay::Replay(trace, options, &result, &error);
   if (options.progress && tty) std::fprintf(stderr, "\r\033[K");
   if (!ok) {
-    std::fprintf(stderr, "strata-replay: %s: %s\n", trace_path.c_str(), error.c_str());
+    std::fprintf(stderr, "strata-replay: %s: %s\n", s->trace_path.c_str(), error.c_str());
     return 2;
   }
   strata::tool::Json json_line = strata::replay::ToJsonObject(result);
   std::string table = strata::replay::ToTable(result);
   bool failed = result.failed_allocs != 0;
 #ifdef STRATA_REPLAY_HAVE_SIM
-  if (sim) {
-    strata::replay::SimReplayOptions so = strata::replay::SimReplayOptionsFrom(options);
-    if (!hbm_preset.empty()) so.hbm_preset = hbm_preset;
-    so.firmware_path = firmware_path;
-    so.named_options.assign(named_options.begin(), named_options.end());
-    // Progress: every 2 s of wall time once a run has lasted 2 s (rewritten in place on a terminal).
-    double next_report = 2.0;
-    bool printed = false;
-    so.progress = [&](const strata::replay::SimReplayOptions::Progress& p) {
-      if (p.wall_seconds < next_report) return;
-      next_report = p.wall_seconds + 2.0;
-      printed = true;
-      std::fprintf(stderr,
-                   "%sstrata-replay: sim %s %llu/%llu events (%llu%%), %.1f M device cycles, %.3f GB moved, %.0f s%s",
-                   tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(),
-                   static_cast<unsigned long long>(p.events_done), static_cast<unsigned long long>(p.events_total),
-                   static_cast<unsigned long long>(p.events_done * 100 / std::max<uint64_t>(p.events_total, 1)),
-                   p.device_cycles / 1e6, p.bytes_moved / 1e9, p.wall_seconds, tty ? "\033[K" : "\n");
-    };
-    so.long_call = [&](uint32_t line, uint64_t bytes, double seconds) {
-      std::fprintf(stderr,
-                   "%sstrata-replay: sim %s: the allocation at line %u (%llu B) has run for %.0f s "
-                   "(compacting through the cycle-level HBM)%s",
-                   tty ? "\r" : "", strata::tool::Printable(trace.name).c_str(), line,
-                   static_cast<unsigned long long>(bytes), seconds, tty ? "\033[K" : "\n");
-      printed = true;
-    };
-    strata::replay::SimReplayResult sr;
-    const bool sim_ok = strata::replay::SimReplay(trace, so, &sr, &error);
-    if (printed && tty) std::fprintf(stderr, "\r\033[K");
-    if (!sim_ok) {
-      std::fprintf(stderr, "strata-replay: %s: sim backend: %s\n", trace_path.c_str(), error.c_str());
-      return 3;
-    }
-    json_line.update(strata::replay::SimJsonObject(sr));
-    table = "host replay (allocator library, no device):\n" + table + strata::replay::SimTable(sr);
-    failed = failed || sr.run.failed_allocs != 0;
+  if (s->sim()) {
+    if (int rc = RunSim(*s, trace, tty, &json_line, &table, &failed)) return rc;
   }
 #endif
-  if (json) {
+  if (s->json) {
     std::printf("%s\n", strata::tool::JsonLine(json_line).c_str());
   } else {
     std::fputs(table.c_str(), stdout);
   }
   return failed ? 1 : 0;
+}
+
+// The whole run; main wraps it.
+int Main(int argc, char** argv) {
+  Settings s;
+  CLI::App app{kDescription, "strata-replay"};
+  strata::cli::Setup(app, Synopsis(), kFooter);
+  AddRunOptions(app, &s);
+  AddDeviceOptions(app, &s);
+  AddOutputOptions(app, &s);
+  if (int rc = strata::cli::Parse(app, argc, argv); rc != strata::cli::kContinue) return rc;
+  if (!s.list_options.empty()) {
+    if (!s.trace_path.empty()) return Usage("--list-options takes no trace");
+    return ListOptions(s.list_options, s.json);
+  }
+#ifdef STRATA_REPLAY_HAVE_GPU
+  if (s.list_devices) {
+    if (!s.trace_path.empty()) return Usage("--list-devices takes no trace");
+    std::cout << (s.json ? strata::devices::ListJsonLines() : strata::devices::ListText());
+    return std::cout.flush() ? 0 : 1;
+  }
+#endif
+  if (int rc = CheckCombinations(&s)) return rc;
+  if (int rc = CheckOutputsApart(s)) return rc;
+  if (s.gpu()) {
+    return RunGpu(s.trace_path, s.backend, s.policy_given() ? s.policy_text : "jax", s.capacity_text, s.named_options,
+                  s.options, s.series_path, s.json);
+  }
+  if (int rc = CheckHostSettings(&s)) return rc;
+  return RunHost(&s);
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ struct Sink {
       self->by_id[e->id].address = e->to_address;
       if (self->places == nullptr) return;
       const auto open = self->open_span.find(e->id);
-      if (open == self->open_span.end()) return;  // not a buffer of stream 0
+      if (open == self->open_span.end()) return;  // not a buffer whose places are recorded
       PlacedSpan moved = (*self->places)[open->second];
       self->Close(e->id);
       moved.offset = e->to_address;
@@ -76,7 +76,11 @@ class Loop {
     r_.streams.resize(streams_.size());
     handles_.resize(streams_.size());
     live_.assign(streams_.size(), 0);
-    for (size_t s = 0; s < streams_.size(); ++s) handles_[s].assign(streams_[s].trace->buffers.size(), 0);
+    first_buffer_.assign(streams_.size(), 0);
+    for (size_t s = 0; s < streams_.size(); ++s) {
+      handles_[s].assign(streams_[s].trace->buffers.size(), 0);
+      if (s + 1 < streams_.size()) first_buffer_[s + 1] = first_buffer_[s] + handles_[s].size();
+    }
     sink_.track = o_.snapshot_event >= 0 || o_.record_places;
     sink_.places = o_.record_places ? &r_.places : nullptr;
     sink_.forward = &o_.on_event;
@@ -201,12 +205,13 @@ class Loop {
       *error_ = "line " + std::to_string(b.line) + ": " + strata_last_error_message();
       return false;
     }
-    if (st == STRATA_OK && !heap_ids_.empty() && step->stream == 0) {
-      heap_ids_[step->event->buffer] = sink_.newest_alloc;
-      if (o_.record_places) {
+    if (st == STRATA_OK && sink_.track) {
+      if (step->stream == 0 && !heap_ids_.empty()) heap_ids_[step->event->buffer] = sink_.newest_alloc;
+      if (o_.record_places && (step->stream == 0 || o_.places_every_stream)) {
         const auto at = sink_.by_id.find(sink_.newest_alloc);
         if (at != sink_.by_id.end()) {
-          sink_.Open(sink_.newest_alloc, {at->second.address, at->second.bytes, step->index, 0, step->event->buffer});
+          const uint32_t buffer = static_cast<uint32_t>(first_buffer_[step->stream] + step->event->buffer);
+          sink_.Open(sink_.newest_alloc, {at->second.address, at->second.bytes, step->index, 0, buffer});
         }
       }
     }
@@ -262,6 +267,7 @@ class Loop {
   std::vector<std::vector<strata_buffer>> handles_;  // per stream, per buffer: 0 when not live
   std::vector<uint64_t> live_;                       // per stream: the trace's own live bytes
   std::vector<uint64_t> heap_ids_;                   // stream 0's live buffers' ids in the backend's events
+  std::vector<uint64_t> first_buffer_;               // per stream: its first buffer's number in PlacedSpan::buffer
   Sink sink_;
   RunOom last_oom_;  // the failure RunStep::oom points to
 };

@@ -70,6 +70,9 @@ struct RunOptions {
   // Every place stream 0's buffers held, with the events between which they held it (RunResult::places), from the
   // same "heap" events: an allocation opens a span, a move closes it and opens another, a free closes it.
   bool record_places = false;
+  // With record_places: every stream's buffers, not stream 0's alone; PlacedSpan::buffer then counts stream 0's
+  // buffers first, then stream 1's, and so on (strata-compare --tenant --html).
+  bool places_every_stream = false;
   // Called before each call to the device and after each event; false stops the run with *error set by the hook.
   std::function<bool(const RunStep&)> before_call;
   std::function<bool(const RunStep&)> after_event;

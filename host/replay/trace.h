@@ -26,12 +26,15 @@ struct TraceBuffer {
 struct Trace {
   std::string name;  // file name without directories
   std::vector<TraceBuffer> buffers;
-  // Optional, empty or one per buffer (XLA imports, host/workload/xla_dump.h): the offset a static planner gave
+  // Optional, empty or one per buffer (XLA imports, host/workload/xla_workload.h): the offset a static planner gave
   // each buffer (strata-compare's xla-static row) and its shape ("f32[128,256]{1,0}", for tile padding).
   std::vector<uint64_t> planned_offsets;
   std::vector<std::string_view> shapes;
-  // Owns the text `shapes` views (the module's string table): a shape many buffers share is stored once, and the
-  // views stay valid however the trace is copied or moved.
+  // Optional, empty or one per buffer (PyTorch snapshots, host/workload/torch_snapshot.cc): a short label from the
+  // stack that allocated it, "file:line:function" of its innermost user frame; empty where it had none.
+  std::vector<std::string_view> labels;
+  // Owns the text `shapes` and `labels` view (the import's one string table): a text many buffers share is stored
+  // once, and the views stay valid however the trace is copied or moved.
   std::shared_ptr<const void> shape_text;
 };
 

@@ -18,9 +18,14 @@ bool Lifetimes::Add(const Record& r) {
   return true;
 }
 
-bool Lifetimes::Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time) {
+bool Lifetimes::Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time,
+                     uint32_t label) {
   if (!Add(Record{time, requested ? request_time : 0, size, kNone, true, requested})) return false;
   const uint32_t index = static_cast<uint32_t>(records_.size() - 1);
+  if (label != kNoLabel || !labels_.empty()) {
+    labels_.resize(index, kNoLabel);
+    labels_.push_back(label);
+  }
   Queue& q = open_[addr];
   if (q.tail != kNone) {
     records_[q.tail].next = index;
@@ -32,7 +37,9 @@ bool Lifetimes::Open(uint64_t addr, uint64_t size, uint64_t time, bool requested
   return true;
 }
 
-bool Lifetimes::Alloc(uint64_t addr, uint64_t size, uint64_t time) { return Open(addr, size, time, false, 0); }
+bool Lifetimes::Alloc(uint64_t addr, uint64_t size, uint64_t time, uint32_t label) {
+  return Open(addr, size, time, false, 0, label);
+}
 
 bool Lifetimes::FreeRequested(uint64_t addr, uint64_t size, uint64_t time) {
   auto it = open_.find(addr);
@@ -63,9 +70,10 @@ bool Lifetimes::Free(uint64_t addr, uint64_t size, uint64_t time) {
 
 bool Lifetimes::IsOpen(uint64_t addr) const { return open_.find(addr) != open_.end(); }
 
-bool Lifetimes::Initial(uint64_t addr, uint64_t size) { return Open(addr, size, 0, false, 0); }
+bool Lifetimes::Initial(uint64_t addr, uint64_t size, uint32_t label) { return Open(addr, size, 0, false, 0, label); }
 
-void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* stats) {
+void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* stats,
+                       const std::vector<std::string_view>* labels) {
   size_t kept = 0;
   for (Record& r : records_) {
     if (r.size != 0) ++kept;
@@ -83,6 +91,9 @@ void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* sta
                    [&](uint32_t a, uint32_t b) { return records_[a].lower < records_[b].lower; });
   trace->buffers.clear();
   trace->buffers.reserve(kept);
+  trace->labels.clear();
+  const bool labelled = labels != nullptr && !labels_.empty();
+  if (labelled) trace->labels.reserve(kept);
   for (uint32_t index : order) {
     const Record& r = records_[index];
     if (r.size == 0) {
@@ -98,8 +109,13 @@ void Lifetimes::Finish(uint64_t end_time, replay::Trace* trace, ImportStats* sta
     if (b.lower == 0) ++stats->initially_live;
     if (b.upper == end_time) ++stats->never_freed;
     trace->buffers.push_back(b);
+    if (labelled) {
+      const uint32_t label = index < labels_.size() ? labels_[index] : kNoLabel;
+      trace->labels.push_back(label < labels->size() ? (*labels)[label] : std::string_view());
+    }
   }
-  records_ = {};  // their memory too: the import's peak is while the trace is filled in
+  records_ = {};
+  labels_ = {};  // their memory too: the import's peak is while the trace is filled in
   open_ = {};
   total_bytes_ = 0;
 }

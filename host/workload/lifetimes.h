@@ -5,7 +5,9 @@
 #include <stdint.h>
 
 #include <deque>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "trace.h"
 #include "workload.h"
@@ -24,7 +26,9 @@ class Lifetimes {
   // What a false return means, for the importer's message (after its "byte N: " or "LINE: ").
   static const char* TotalError();
 
-  bool Alloc(uint64_t addr, uint64_t size, uint64_t time);
+  // `label`: an index into the caller's label table (Finish's `labels`), or kNoLabel.
+  static constexpr uint32_t kNoLabel = UINT32_MAX;
+  bool Alloc(uint64_t addr, uint64_t size, uint64_t time, uint32_t label = kNoLabel);
   // torch free_requested: marks the oldest open allocation at addr not yet requested; with none, the block
   // was allocated before recording started and is opened as initially live.
   bool FreeRequested(uint64_t addr, uint64_t size, uint64_t time);
@@ -32,10 +36,12 @@ class Lifetimes {
   bool Free(uint64_t addr, uint64_t size, uint64_t time);
   bool IsOpen(uint64_t addr) const;
   // A block live at the end with no allocation in the trace: live from time 0 on.
-  bool Initial(uint64_t addr, uint64_t size);
+  bool Initial(uint64_t addr, uint64_t size, uint32_t label = kNoLabel);
   // Closes what is still open (at its free request if it had one, else at end_time), drops 0-byte buffers
-  // and fills the trace in (lower, first seen) order with ids 0, 1, ... and the CSV line each will have.
-  void Finish(uint64_t end_time, replay::Trace* trace, ImportStats* stats);
+  // and fills the trace in (lower, first seen) order with ids 0, 1, ... and the CSV line each will have. With
+  // `labels` (the table the label indices point into) and any buffer labelled, trace->labels gets one per buffer.
+  void Finish(uint64_t end_time, replay::Trace* trace, ImportStats* stats,
+              const std::vector<std::string_view>* labels = nullptr);
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -54,8 +60,11 @@ class Lifetimes {
     uint32_t head = kNone, tail = kNone, unrequested = kNone;
   };
   bool Add(const Record& r);
-  bool Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time);
+  bool Open(uint64_t addr, uint64_t size, uint64_t time, bool requested, uint64_t request_time,
+            uint32_t label = kNoLabel);
   std::deque<Record> records_;  // grows by blocks: no doubled copy beside the old one at the peak
+  // One per record from the first labelled one on (kNoLabel before it): a workload without labels pays nothing.
+  std::deque<uint32_t> labels_;
   std::unordered_map<uint64_t, Queue> open_;
   uint64_t total_bytes_ = 0;
 };

@@ -3,29 +3,42 @@
 
 namespace strata::workload {
 
+VarintRead ReadVarint(std::string_view data, size_t* at, uint64_t* out) {
+  uint64_t v = 0;
+  for (int k = 0; k < 10; ++k) {
+    if (*at >= data.size()) return VarintRead::kTruncated;
+    const uint8_t c = static_cast<uint8_t>(data[(*at)++]);
+    // The 10th byte holds bit 63 alone: anything more (or a continuation) does not fit 64 bits.
+    if (k == 9 && c > 1) return VarintRead::kOver64Bits;
+    v |= static_cast<uint64_t>(c & 0x7f) << (7 * k);
+    if (c < 0x80) {
+      *out = v;
+      return VarintRead::kOk;
+    }
+  }
+  return VarintRead::kOver64Bits;  // not reached: the 10th byte either ends the varint or is refused above
+}
+
 bool WireReader::Fail(uint64_t position, const std::string& what) {
-  error_ = "byte " + std::to_string(position) + ": " + what;
+  *error_ = "byte " + std::to_string(position) + ": " + what;
   return false;
 }
 
 bool WireReader::Varint(uint64_t* out) {
   const uint64_t start = base_ + at_;
-  uint64_t v = 0;
-  for (int k = 0; k < 10; ++k) {
-    if (at_ >= data_.size()) return Fail(start, "a varint runs past the end of its message (truncated?)");
-    const uint8_t c = static_cast<uint8_t>(data_[at_++]);
-    if (k == 9 && c > 1) return Fail(start, "a varint longer than 64 bits (not protobuf?)");
-    v |= static_cast<uint64_t>(c & 0x7f) << (7 * k);
-    if (c < 0x80) {
-      *out = v;
+  switch (ReadVarint(data_, &at_, out)) {
+    case VarintRead::kOk:
       return true;
-    }
+    case VarintRead::kTruncated:
+      return Fail(start, "a varint runs past the end of its message (truncated?)");
+    case VarintRead::kOver64Bits:
+      break;
   }
-  return Fail(start, "a varint longer than 10 bytes (not protobuf?)");
+  return Fail(start, "a varint longer than 64 bits (not protobuf?)");
 }
 
 bool WireReader::Next(WireField* field) {
-  if (!error_.empty() || at_ >= data_.size()) return false;
+  if (!error_->empty() || at_ >= data_.size()) return false;
   field->position = base_ + at_;
   uint64_t tag = 0;
   if (!Varint(&tag)) return false;

@@ -1,7 +1,10 @@
 // PyTorch memory snapshots (torch.cuda.memory._snapshot(), pickled by _dump_snapshot or written as JSON)
 // to buffer lifetimes, following MemoryViz.js's process_alloc_data (torch/utils/viz/MemoryViz.js; docs/workloads.md).
+#include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "document.h"
 #include "json_reader.h"
@@ -14,11 +17,88 @@ namespace {
 
 constexpr uint64_t kMaxBufferBytes = replay::kMaxTraceBytes;
 
+// A buffer's label: "file:line:function" of the first frame (innermost first, as PyTorch gathers them) whose file
+// is Python (".py") outside a torch/ directory, else of the first Python frame at all; C++ frames and frames with
+// no file name are skipped. At most kMaxLabelBytes of UTF-8 (a long file name loses its head, shown as "..."),
+// control characters and invalid UTF-8 as '?'. The labels' distinct texts are kept once, each charged its size plus
+// kLabelOverheadBytes (its string, index and map entries) against kLabelBytesPerByte per byte of input plus
+// kLabelBytesBase: past that a buffer keeps no new label (memory stays bounded by the file, docs/workloads.md).
+constexpr size_t kMaxLabelBytes = 160;
+constexpr uint64_t kLabelOverheadBytes = 128;
+constexpr uint64_t kLabelBytesPerByte = 4;
+constexpr uint64_t kLabelBytesBase = uint64_t{1} << 20;
+
+// Valid UTF-8 of `text`, control characters and each byte of an invalid sequence as '?'.
+std::string CleanText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool ok = n != 0 && i + n <= text.size() && !(n == 2 && c < 0xC2) && !(n == 4 && c > 0xF4);
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (ok && n == 3) {  // no overlong forms, no surrogates
+      const unsigned char d = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xE0 && d < 0xA0) && !(c == 0xED && d >= 0xA0);
+    }
+    if (ok && n == 4) {
+      const unsigned char d = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xF0 && d < 0x90) && !(c == 0xF4 && d >= 0x90);
+    }
+    if (!ok) {
+      out += '?';
+      ++i;
+    } else if (n == 1 && (c < 0x20 || c == 0x7F)) {
+      out += '?';
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+// The last `keep` bytes of valid UTF-8 `text` or fewer, starting on a character: with "..." before when cut.
+std::string Tail(const std::string& text, size_t keep) {
+  if (text.size() <= keep) return text;
+  size_t from = text.size() - keep + 3;
+  while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+  return "..." + text.substr(from);
+}
+// The first `keep` bytes of valid UTF-8 `text` or fewer, ending on a character.
+std::string Head(const std::string& text, size_t keep) {
+  if (text.size() <= keep) return text;
+  size_t to = keep;
+  while (to > 0 && (static_cast<unsigned char>(text[to]) & 0xC0) == 0x80) --to;
+  return text.substr(0, to);
+}
+
+bool PythonFile(std::string_view file) { return file.size() >= 3 && file.substr(file.size() - 3) == ".py"; }
+bool TorchFile(std::string_view file) {
+  return file.rfind("torch/", 0) == 0 || file.find("/torch/") != std::string_view::npos;
+}
+
+// The label text of one frame, within kMaxLabelBytes: the function name keeps up to 48 bytes, the file the rest.
+std::string FrameLabel(std::string_view file, int64_t line, std::string_view function) {
+  const std::string fn = Head(CleanText(function), 48);
+  const std::string at = ":" + std::to_string(line) + ":";
+  const size_t room = kMaxLabelBytes - fn.size() - at.size();
+  return Tail(CleanText(file), room) + at + fn;
+}
+
 class SnapshotWalker {
  public:
   SnapshotWalker(const Document& doc, uint64_t input_bytes, const ImportOptions& options, ImportStats* stats,
                  std::string* error)
-      : doc_(doc), options_(options), stats_(stats), error_(error), budget_(WalkBudget(input_bytes)) {}
+      : doc_(doc),
+        options_(options),
+        stats_(stats),
+        error_(error),
+        budget_(WalkBudget(input_bytes)),
+        label_budget_(input_bytes > (UINT64_MAX - kLabelBytesBase) / kLabelBytesPerByte
+                          ? UINT64_MAX
+                          : input_bytes * kLabelBytesPerByte + kLabelBytesBase) {}
 
   // Pairs the snapshot's events into *lifetimes; *end_time is when the never-freed buffers end.
   bool Run(Lifetimes* lifetimes, uint64_t* end_time) {
@@ -213,7 +293,7 @@ class SnapshotWalker {
     bool added = true;
     if (alloc) {
       ++stats_->allocs;
-      added = lifetimes->Alloc(addr, size, time);
+      added = lifetimes->Alloc(addr, size, time, FramesLabel(doc_.Get(entry, "frames")));
     } else if (requested) {
       ++stats_->free_requests;
       added = lifetimes->FreeRequested(addr, size, time);
@@ -258,13 +338,69 @@ class SnapshotWalker {
       }
       if (lifetimes->IsOpen(block_addr)) continue;
       ++stats_->segment_blocks;
-      if (!lifetimes->Initial(block_addr, have_requested ? requested : size)) {
+      if (!lifetimes->Initial(block_addr, have_requested ? requested : size, FramesLabel(doc_.Get(block, "frames")))) {
         return Fail(block, 0, what + ": " + Lifetimes::TotalError());
       }
     }
     return true;
   }
 
+  // The label of a 'frames' list (nullptr or not a list: none), as an index into labels(); a list the pickle's memo
+  // shares is read once.
+  uint32_t FramesLabel(const Value* frames) {
+    if (frames == nullptr || frames->kind != Kind::kList) return Lifetimes::kNoLabel;
+    const Container* list = doc_.Node(*frames);
+    auto cached = label_of_frames_.find(list);
+    if (cached != label_of_frames_.end()) return cached->second;
+    uint32_t label = Lifetimes::kNoLabel;
+    const Value* fallback = nullptr;  // the first Python frame, torch's own included
+    const Value* chosen = nullptr;
+    for (const Value& frame : list->items) {
+      ++visits_;  // charged with the next Visit: a frame costs its bytes in the file or is read once
+      const Value* f = doc_.Get(frame, "filename");
+      const std::string* file = f != nullptr ? doc_.Str(*f) : nullptr;
+      if (file == nullptr || !PythonFile(*file)) continue;
+      if (fallback == nullptr) fallback = &frame;
+      if (!TorchFile(*file)) {
+        chosen = &frame;
+        break;
+      }
+    }
+    if (chosen == nullptr) chosen = fallback;
+    if (chosen != nullptr) {
+      const std::string* file = doc_.Str(*doc_.Get(*chosen, "filename"));
+      const Value* l = doc_.Get(*chosen, "line");
+      const Value* n = doc_.Get(*chosen, "name");
+      const std::string* name = n != nullptr ? doc_.Str(*n) : nullptr;
+      label = Label(FrameLabel(*file, l != nullptr && l->kind == Kind::kInt ? l->i : 0,
+                               name != nullptr ? *name : std::string_view("?")));
+    }
+    label_of_frames_.emplace(list, label);
+    return label;
+  }
+
+  // The index of `text` in the table, stored once; kNoLabel once the table is full.
+  uint32_t Label(std::string text) {
+    auto found = label_index_.find(text);
+    if (found != label_index_.end()) return found->second;
+    const uint64_t cost = text.size() + kLabelOverheadBytes;
+    if (cost > label_budget_ - label_bytes_ || texts_->size() >= Lifetimes::kNoLabel) {
+      ++stats_->labels_dropped;
+      return Lifetimes::kNoLabel;
+    }
+    label_bytes_ += cost;
+    texts_->push_back(std::move(text));
+    const uint32_t index = static_cast<uint32_t>(texts_->size() - 1);
+    label_index_.emplace(texts_->back(), index);
+    labels_.push_back(texts_->back());
+    return index;
+  }
+
+ public:
+  const std::vector<std::string_view>& labels() const { return labels_; }
+  std::shared_ptr<std::deque<std::string>> texts() const { return texts_; }
+
+ private:
   const Document& doc_;
   const ImportOptions& options_;
   ImportStats* stats_;
@@ -272,6 +408,13 @@ class SnapshotWalker {
   const uint64_t budget_;
   uint64_t visits_ = 0;
   std::unordered_map<std::string, size_t> skipped_row_;
+  // The labels: their texts once each (a deque: the views stay put), the views by index, the index by text.
+  std::shared_ptr<std::deque<std::string>> texts_ = std::make_shared<std::deque<std::string>>();
+  std::vector<std::string_view> labels_;
+  std::unordered_map<std::string_view, uint32_t> label_index_;
+  std::unordered_map<const Container*, uint32_t> label_of_frames_;
+  uint64_t label_bytes_ = 0;
+  uint64_t label_budget_;
 };
 
 }  // namespace
@@ -280,6 +423,8 @@ bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, re
                          std::string* error) {
   *stats = ImportStats{};
   trace->buffers.clear();
+  trace->planned_offsets.clear();  // a snapshot has neither: none left from a trace this one replaces
+  trace->shapes.clear();
   Document doc;
   // JSON starts with '{' (or '[' for a bare segment list) after any byte-order mark and blanks; anything else
   // is read as a pickle, so a protocol 0/1 pickle is refused by the opcode it uses rather than as bad JSON.
@@ -298,7 +443,9 @@ bool ImportTorchSnapshot(std::string_view data, const ImportOptions& options, re
   SnapshotWalker walker(doc, data.size(), options, stats, error);
   if (!walker.Run(&lifetimes, &end_time)) return false;
   doc.Clear();  // before the trace is filled in: the import's peak memory is then
-  lifetimes.Finish(end_time, trace, stats);
+  lifetimes.Finish(end_time, trace, stats, &walker.labels());
+  trace->shape_text = walker.texts();
+  stats->labels = walker.labels().size();
   stats->peak_live_bytes = replay::MaxLoad(*trace, 1);
   return true;
 }

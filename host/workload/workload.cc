@@ -11,6 +11,7 @@
 #include "names.h"
 #include "numbers.h"
 #include "regular_file.h"
+#include "xla_text.h"
 
 namespace strata::workload {
 namespace {

@@ -1,9 +1,10 @@
-// XLA buffer assignments in protobuf form, decoded by the wire format (proto_wire.h) and the field numbers of
-// XLA's public schema (hlo.proto, xla_data.proto; no schema file is copied): the HloProto that
-// XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_proto" writes per module (*.hlo.pb: the module and its
+// The protobuf parser of the XLA importer: buffer assignments decoded by the wire format (proto_wire.h) and the
+// field numbers of XLA's public schema (xla_schema.h: hlo.proto, xla_data.proto; no schema file is copied): the
+// HloProto that XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_proto" writes per module (*.hlo.pb: the module and its
 // BufferAssignmentProto with the heap simulator's ALLOC/FREE/SHARE_WITH trace), or the bare BufferAssignmentProto
 // of jax's compiled.memory_analysis().serialized_buffer_assignment_proto (allocations and offsets, no trace).
-// Both become the XlaModule of xla_dump.h, so every workload of docs/jax.md comes from either route.
+// Both become the XlaModule of xla_module.h, as the text dumps do (xla_text.h), so every workload of docs/jax.md
+// comes from either route. Reads bytes only: which file is the import routes' choice (xla_dump.h).
 #ifndef STRATA_HOST_WORKLOAD_XLA_PROTO_H_
 #define STRATA_HOST_WORKLOAD_XLA_PROTO_H_
 
@@ -12,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "xla_dump.h"
+#include "xla_module.h"
 
 namespace strata::workload {
 

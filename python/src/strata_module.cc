@@ -344,8 +344,8 @@ class Device {
   }
 
   uint64_t Gemm(strata_context context, strata_buffer a, strata_buffer b, strata_buffer c, uint32_t m, uint32_t n,
-                uint32_t k, uint32_t flags, int32_t quant_mult, uint32_t quant_shift) const {
-    const strata_gemm_args g{sizeof g, a, b, c, m, n, k, flags, quant_mult, quant_shift};
+                uint32_t k, uint32_t flags, int32_t quant_mult, uint32_t quant_shift, uint32_t dtype) const {
+    const strata_gemm_args g{sizeof g, a, b, c, m, n, k, flags, quant_mult, quant_shift, dtype};
     strata_device_info i{};
     i.struct_size = sizeof i;
     // The product's cycles are the device's last_command_cycles right after it (same lock: no call between).
@@ -464,7 +464,10 @@ PYBIND11_MODULE(_strata, m) {
   m.attr("GEMM_FLAG_RELU") = STRATA_GEMM_FLAG_RELU;
   m.attr("GEMM_FLAG_INT8") = STRATA_GEMM_FLAG_INT8;
   m.attr("GEMM_FLAG_ROUND") = STRATA_GEMM_FLAG_ROUND;
+  m.attr("GEMM_FLAG_OUT_BF16") = STRATA_GEMM_FLAG_OUT_BF16;
   m.attr("GEMM_FLAGS_ALL") = STRATA_GEMM_FLAGS_ALL;
+  m.attr("DTYPE_INT8") = STRATA_DTYPE_INT8;
+  m.attr("DTYPE_BF16") = STRATA_DTYPE_BF16;
   m.attr("GEMM_MAX_DIM") = STRATA_GEMM_MAX_DIM;
   m.attr("GEMM_MAX_QUANT_SHIFT") = STRATA_GEMM_MAX_QUANT_SHIFT;
   m.attr("ALLOC_FLAG_NO_COMPACT") = STRATA_ALLOC_FLAG_NO_COMPACT;
@@ -497,6 +500,7 @@ PYBIND11_MODULE(_strata, m) {
       .def("write", &Device::Write, py::arg("context"), py::arg("buffer"), py::arg("offset"), py::arg("data"))
       .def("read", &Device::Read, py::arg("context"), py::arg("buffer"), py::arg("offset"), py::arg("out"))
       .def("gemm", &Device::Gemm, py::arg("context"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("m"),
-           py::arg("n"), py::arg("k"), py::arg("flags"), py::arg("quant_mult"), py::arg("quant_shift"))
+           py::arg("n"), py::arg("k"), py::arg("flags"), py::arg("quant_mult"), py::arg("quant_shift"),
+           py::arg("dtype"))
       .def("compact", &Device::Compact, py::arg("context"), py::arg("max_bytes"), py::arg("max_moves"));
 }

@@ -26,6 +26,9 @@ GEMM_FLAG_ACCUMULATE = _strata.GEMM_FLAG_ACCUMULATE
 GEMM_FLAG_RELU = _strata.GEMM_FLAG_RELU
 GEMM_FLAG_INT8 = _strata.GEMM_FLAG_INT8
 GEMM_FLAG_ROUND = _strata.GEMM_FLAG_ROUND
+GEMM_FLAG_OUT_BF16 = _strata.GEMM_FLAG_OUT_BF16
+DTYPE_INT8 = _strata.DTYPE_INT8
+DTYPE_BF16 = _strata.DTYPE_BF16
 GEMM_FLAGS_ALL = _strata.GEMM_FLAGS_ALL
 GEMM_MAX_DIM = _strata.GEMM_MAX_DIM
 GEMM_MAX_QUANT_SHIFT = _strata.GEMM_MAX_QUANT_SHIFT
@@ -34,8 +37,9 @@ ALLOC_FLAG_NO_COMPACT = _strata.ALLOC_FLAG_NO_COMPACT
 __version__ = f"{API_VERSION_MAJOR}.{API_VERSION_MINOR}"  # the C API's version this package was built against
 
 __all__ = [
-    "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "Device", "FORMATS",
-    "GEMM_FLAGS_ALL", "GEMM_FLAG_ACCUMULATE", "GEMM_FLAG_INT8", "GEMM_FLAG_RELU", "GEMM_FLAG_ROUND", "GEMM_MAX_DIM",
+    "API_VERSION_MAJOR", "API_VERSION_MINOR", "ALLOC_FLAG_NO_COMPACT", "Buffer", "Context", "DTYPE_BF16", "DTYPE_INT8",
+    "Device", "FORMATS", "GEMM_FLAGS_ALL", "GEMM_FLAG_ACCUMULATE", "GEMM_FLAG_INT8", "GEMM_FLAG_OUT_BF16",
+    "GEMM_FLAG_RELU", "GEMM_FLAG_ROUND", "GEMM_MAX_DIM",
     "GEMM_MAX_QUANT_SHIFT", "HBM_PRESETS", "REPLAY_BACKENDS", "TORCH_STAT_KEYS", "backend_availability",
     "backend_options", "backends", "compare", "contenders", "devices", "explain", "gpu_policies", "open", "replay", "version",
 ] + list(_error_names)

@@ -345,15 +345,32 @@ class Context:
         self._check_live("compact")
         return self.device._core.compact(self.id, _u64(max_bytes, "max_bytes"), _u32(max_moves, "max_moves"))
 
-    def gemm(self, a, b, c=None, *, relu=False, quant_mult=None, quant_shift=0, round=False):
+    def gemm(self, a, b, c=None, *, relu=False, quant_mult=None, quant_shift=0, round=False, dtype="int8",
+             out_dtype=None):
         """a @ b on the device's matrix unit, returned as a new NumPy array.
 
-        a: int8 (m, k), b: int8 (k, n). The result is int32 (m, n), with int32 wrap-around sums; with c (int32
-        (m, n)) it is a @ b + c. relu=True: max(0, x) first. quant_mult=M: requantized to int8,
-        clip((x * M [+ 2**(quant_shift-1) with round=True]) >> quant_shift, -128, 127). The device cycles it
-        took are in device.last_gemm_cycles afterwards.
+        dtype="int8" (default): a int8 (m, k), b int8 (k, n). The result is int32 (m, n), with int32 wrap-around
+        sums; with c (int32 (m, n)) it is a @ b + c. relu=True: max(0, x) first. quant_mult=M: requantized to
+        int8, clip((x * M [+ 2**(quant_shift-1) with round=True]) >> quant_shift, -128, 127).
+
+        dtype="bf16": a, b float32 (or ml_dtypes.bfloat16), rounded to bf16 on upload as strata-sim gemm --dtype
+        bf16 rounds them (RNE by ml_dtypes; float32 denormals to a zero of their sign, NaN to 0x7FC0); products
+        exact, fp32 sums rounded to nearest even in the matrix unit's order (docs/matrix-unit.md, bf16 mode).
+        out_dtype="float32" (default) returns float32, "bfloat16" ml_dtypes.bfloat16 (RNE on the device); c
+        (float32 (m, n)) is added with out_dtype float32 only. Needs a sim device opened with runtime_fp=True.
+
+        The device cycles it took are in device.last_gemm_cycles afterwards.
         """
         self._check_live("gemm")
+        if dtype not in ("int8", "bf16"):
+            raise ValueError(f"gemm: dtype {dtype!r}: 'int8' or 'bf16'")
+        if dtype == "bf16":
+            if quant_mult is not None or round or quant_shift != 0:
+                raise ValueError("gemm: quant_mult, quant_shift and round are for dtype int8 (requantized int32 "
+                                 "sums), not bf16")
+            return self._gemm_bf16(a, b, c, relu, "float32" if out_dtype is None else out_dtype)
+        if out_dtype is not None:
+            raise ValueError("gemm: out_dtype is for dtype bf16 (int8 results are int32, or int8 with quant_mult)")
         a = _matrix(a, "a", np.int8)
         b = _matrix(b, "b", np.int8)
         m, k = a.shape
@@ -381,12 +398,45 @@ class Context:
             mult = _integer(quant_mult, "quant_mult", -(1 << 31), (1 << 31) - 1)
         shift = _u32(quant_shift, "quant_shift")
         out = np.empty((m, n), dtype=np.int8 if quant_mult is not None else np.int32)
+        self._run_gemm(a, b, c, out, m, n, k, flags=flags, quant_mult=mult, quant_shift=shift)
+        return out
+
+    def _gemm_bf16(self, a, b, c, relu, out_dtype):
+        if out_dtype not in ("float32", "bfloat16"):
+            raise ValueError(f"gemm: out_dtype {out_dtype!r}: 'float32' or 'bfloat16'")
+        a16 = _bf16_matrix(a, "a")
+        b16 = _bf16_matrix(b, "b")
+        m, k = a16.shape
+        if b16.shape[0] != k:
+            raise ValueError(f"gemm: a is {m} x {k} and b is {b16.shape[0]} x {b16.shape[1]}: a's columns must equal "
+                             f"b's rows")
+        n = b16.shape[1]
+        for dim, size in (("m", m), ("n", n), ("k", k)):
+            if not 1 <= size <= _strata.GEMM_MAX_DIM:
+                raise ValueError(f"gemm: {dim} = {size}; every dimension must be 1 .. {_strata.GEMM_MAX_DIM}")
+        flags = _strata.GEMM_FLAG_RELU if relu else 0
+        if c is not None:
+            if out_dtype != "float32":
+                raise ValueError("gemm: c (added in fp32) needs out_dtype float32: C is read and written in place")
+            c = _matrix(c, "c", np.float32)
+            if c.shape != (m, n):
+                raise ValueError(f"gemm: c must be {m} x {n} (a's rows x b's columns), not {c.shape[0]} x "
+                                 f"{c.shape[1]}")
+            flags |= _strata.GEMM_FLAG_ACCUMULATE
+        if out_dtype == "bfloat16":
+            flags |= _strata.GEMM_FLAG_OUT_BF16
+        bits = np.empty((m, n), dtype=np.uint16 if out_dtype == "bfloat16" else np.uint32)
+        self._run_gemm(a16, b16, c, bits, m, n, k, flags=flags, dtype=_strata.DTYPE_BF16)
+        return bits.view(_ml_dtypes().bfloat16 if out_dtype == "bfloat16" else np.float32)
+
+    def _run_gemm(self, a, b, c, out, m, n, k, **kwargs):
+        """Uploads a, b (and c, or room for C the size of out), runs gemm_buffers, reads C into out, frees all."""
         buffers = []
         try:
             buffers.append(self.upload(a))
             buffers.append(self.upload(b))
             buffers.append(self.upload(c) if c is not None else self.alloc(out.nbytes))
-            self.gemm_buffers(*buffers, m, n, k, flags=flags, quant_mult=mult, quant_shift=shift)
+            self.gemm_buffers(*buffers, m, n, k, **kwargs)
             buffers[2].read(out=out)
         except BaseException:
             # The call's own error (or Ctrl-C's KeyboardInterrupt) is the one to raise: a device that failed in the
@@ -399,12 +449,12 @@ class Context:
             raise
         for buffer in buffers:
             buffer.free()
-        return out
 
-    def gemm_buffers(self, a, b, c, m, n, k, flags=0, quant_mult=0, quant_shift=0):
+    def gemm_buffers(self, a, b, c, m, n, k, flags=0, quant_mult=0, quant_shift=0, dtype=0):
         """strata_gemm on buffers already on the device (row-major, see strata/gemm.h): c = a (m x k) . b (k x n)
-        with flags GEMM_FLAG_*. Returns the device cycles it took. The driver checks the rest (buffer sizes,
-        flag combinations: OutOfRangeError, InvalidArgumentError)."""
+        with flags GEMM_FLAG_* and dtype DTYPE_INT8 (0) or DTYPE_BF16 (a, b bf16 bit patterns; c fp32, or bf16
+        with GEMM_FLAG_OUT_BF16). Returns the device cycles it took. The driver checks the rest (buffer sizes,
+        flag combinations: OutOfRangeError, InvalidArgumentError; bf16 on runtime.elf: FailedPreconditionError)."""
         self._check_live("gemm_buffers")
         for name, buffer in (("a", a), ("b", b), ("c", c)):
             if not isinstance(buffer, Buffer):
@@ -412,7 +462,7 @@ class Context:
         cycles = self.device._core.gemm(self.id, a.handle, b.handle, c.handle, _u32(m, "m"), _u32(n, "n"),
                                         _u32(k, "k"), _u32(flags, "flags"),
                                         _integer(quant_mult, "quant_mult", -(1 << 31), (1 << 31) - 1),
-                                        _u32(quant_shift, "quant_shift"))
+                                        _u32(quant_shift, "quant_shift"), _u32(dtype, "dtype"))
         self.device.last_gemm_cycles = cycles
         return cycles
 
@@ -426,6 +476,35 @@ def _host_array(data, what):
     if data.dtype.hasobject:
         raise TypeError(f"{what} has dtype {data.dtype}, which holds Python objects, not bytes")
     return np.ascontiguousarray(data)
+
+
+def _ml_dtypes():
+    try:
+        import ml_dtypes
+    except ImportError as e:
+        raise ImportError("gemm with dtype bf16 needs the ml_dtypes package (pip install ml_dtypes)") from e
+    return ml_dtypes
+
+
+def _bf16_matrix(x, what):
+    """x (float32, or ml_dtypes.bfloat16 as it is) as a C-contiguous matrix of bf16 bit patterns (uint16), rounded
+    as strata-sim gemm --dtype bf16 rounds: float32 denormals to a zero of their sign (the matrix unit has none),
+    NaN to the canonical 0x7FC0, everything else to nearest even (ml_dtypes; overflow to infinity)."""
+    bfloat16 = _ml_dtypes().bfloat16
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"gemm: {what} must be a NumPy array of float32 or bfloat16, not {type(x).__name__}")
+    if x.ndim != 2:
+        raise ValueError(f"gemm: {what} must be a 2-D matrix, not {x.ndim}-D (shape {x.shape})")
+    if x.dtype == bfloat16:
+        return np.ascontiguousarray(x).view(np.uint16)
+    if x.dtype != np.float32:
+        raise TypeError(f"gemm: {what} must be float32 or bfloat16 for dtype bf16, not {x.dtype.name} (convert it "
+                        f"with {what}.astype(numpy.float32))")
+    bits = np.ascontiguousarray(x).view(np.uint32)
+    denormal = (bits & 0x7F800000) == 0
+    flushed = np.where(denormal, bits & 0x80000000, bits).view(np.float32)
+    out = flushed.astype(bfloat16).view(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7FC0), out)
 
 
 def _matrix(x, what, dtype):

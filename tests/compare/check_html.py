@@ -10,6 +10,7 @@ Checks, with Python's standard library only (the browser test, check_html_browse
 - its data: the table's verdict, every run of the report with bands of equal length, each first OOM among the run's
   OOM marks with its buffer, buffer placements for strata and the first GPU policy, each within the run's events;
 - --json with --html is the report --json alone writes (same_report.py rules: wall times aside);
+- --tenant: one buffer list of both tenants' buffers (each labelled with its tenant) and placements in every run;
 - hostile names: a file named '<!--<script>.csv' and a merged report whose workload is named
   '</script><script>...': the data element's text holds no '<', parses, and gives the name back unchanged;
 - an XLA dump (XLA_DUMP): the static plans' rows drawn too, xla-static's placements at XLA's own offsets;
@@ -172,8 +173,36 @@ def main():
     if out.returncode != 0:
         fail(f"--merge --html exited {out.returncode}: {out.stderr}")
     merged = data_of(merged_page)["workloads"][0]
-    if merged["name"] != hostile_name or merged["runs"][0]["places"] is not None:
+    if merged["name"] != hostile_name or merged["runs"][0]["places"] is not None or merged["buffer_list"] is not None:
         fail("the hostile workload name did not come back unchanged (or a merged report has placements)")
+
+    # Tenants (two workloads on one device): one buffer list, the first tenant's buffers then the second's, each
+    # labelled with its tenant, and every run's placements over both, each buffer placed at most once at a time.
+    tenant_page = os.path.join(scratch, "tenants.html")
+    out = run([tool, "--tenant", "jax-growth:" + trace, "--tenant", "torch:" + trace, *common, "--capacity", "2.0x",
+               "--no-table", "--html", tenant_page])
+    if out.returncode != 0:
+        fail(f"--tenant --html exited {out.returncode}: {out.stderr}")
+    tw = data_of(tenant_page)["workloads"][0]
+    tb = tw["buffer_list"]
+    half = tw["buffers"] // 2
+    if tb is None or len(tb["id"]) != tw["buffers"] or len(tb["label"]) != tw["buffers"]:
+        fail("tenants: no buffer list of both tenants' buffers, labelled")
+    tenant_of = [tb["label_text"][k].split(":")[0] for k in tb["label"]]
+    if tenant_of != ["jax-growth"] * half + ["torch"] * half:
+        fail(f"tenants: buffer labels name {sorted(set(tenant_of))}, not jax-growth's then torch's buffers")
+    tenant_placed = 0
+    for r in tw["runs"]:
+        p = r["places"]
+        if p is None:
+            fail(f"tenants: {r['contender']} has no placements")
+        owners = {b < half for b in p["b"]}
+        if owners != {True, False} or any(b >= tw["buffers"] for b in p["b"]) or any(
+                not (t0 < t1 <= tw["events"]) for t0, t1 in zip(p["t0"], p["t1"])):
+            fail(f"tenants: {r['contender']}'s placements are not both tenants' buffers within the run")
+        tenant_placed += 1
+    if tenant_placed != 3:
+        fail(f"tenants: {tenant_placed} runs placed, want strata, strata-no-compact and the GPU's")
 
     # An XLA dump: the static plans' rows have bands, and xla-static and offline-bfd their placements.
     if len(sys.argv) > 4:
@@ -242,7 +271,7 @@ def main():
         fail("a refused run changed the folder or the workload")
     size = os.path.getsize(page)
     print(f"check_html: one self-contained page ({size} bytes, {len(w['runs'])} runs, placements for "
-          f"{len(placed)}){', the static plans drawn' if len(sys.argv) > 4 else ''}"
+          f"{len(placed)}), tenants placed in {tenant_placed} runs{', the static plans drawn' if len(sys.argv) > 4 else ''}"
           f"{', strata-fit its matrix and runs' if fit_checked else ''}, hostile names inert, bad input refused")
 
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """strata-compare --html's page in a real browser: Debian's chromium, headless, driven by Selenium.
 
-Usage: check_html_browser.py STRATA-COMPARE SCRATCH_DIR TRACE.csv [--screenshot PNG] [--fit STRATA-FIT WORKLOAD]
-                             [COMPARE-OPTION...]
+Usage: check_html_browser.py STRATA-COMPARE SCRATCH_DIR (TRACE.csv | --mlp STRATA-MLP) [--screenshot PNG]
+                             [--fit STRATA-FIT WORKLOAD] [COMPARE-OPTION...]
+
+--mlp: TRACE is the main job's, made as scripts/run.sh makes it: strata-mlp --alloc-trace (its default run on the
+model) writes it, and the page is strata-compare's at the service's heap with 4 KiB GPU pages (run.sh's options).
 
 Writes the page for TRACE (with the options given, default --no-search --option page_bytes=4096), opens it from a
 file with every connection refused (a proxy at a closed port, no host name resolving) and checks:
@@ -14,7 +17,11 @@ file with every connection refused (a proxy at a closed port, no host name resol
   (bench/compare-html holds it to account, not this test);
 - the screenshot is not blank (many colors, most of it not white), drawn back in the page from a data: URL;
 - a merged report whose workload name closes the data's <script> element and opens another: the name shown as
-  text, the injected script never run;
+  text, the injected script never run, and in place of a buffer view a note that says why a merged report has none;
+- a PyTorch snapshot with stacks (check_frames.py's): a hovered buffer's tooltip holds its frame label, and no
+  element is made from the frame text;
+- two tenants on one device (--tenant jax-growth:TRACE --tenant torch:TRACE): Strata's and the GPU's buffer views, a hovered
+  buffer named by its tenant;
 - with --fit, strata-fit --html's page of WORKLOAD: a heat map cell per device and policy, and a click on a failing
   cell marks that policy's strip in that device's run.
 Exit status 77, with the reason, where Selenium, chromium or chromedriver is missing: skipped, never passed.
@@ -22,11 +29,15 @@ Exit status 77, with the reason, where Selenium, chromium or chromedriver is mis
 import base64
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 import time
 
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_frames  # noqa: E402  (its snapshot with stacks)
 
 HOSTILE = "</script><script>window.pwned=1</script><!--<script>"
 
@@ -54,6 +65,9 @@ def main():
         sys.exit(__doc__)
     tool, scratch, trace = args[:3]
     rest = args[3:]
+    mlp = None
+    if trace == "--mlp":
+        mlp, rest = rest[0], rest[1:]
     screenshot = None
     if rest[:1] == ["--screenshot"]:
         screenshot, rest = rest[1], rest[2:]
@@ -76,6 +90,8 @@ def main():
 
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(scratch)
+    if mlp:
+        trace, options = main_job(mlp, scratch), main_job_options(scratch) + rest
     page = os.path.join(scratch, "report.html")
     t0 = time.monotonic()
     out = subprocess.run([tool, trace, "--quiet", "--no-table", *options, "--html", page], stdout=subprocess.PIPE,
@@ -92,6 +108,18 @@ def main():
     doc["workloads"][0]["name"] = HOSTILE
     json.dump(doc, open(report, "w"))
     subprocess.run([tool, "--merge", report, "--no-table", "--html", hostile_page], check=True)
+    # A PyTorch snapshot with stacks (check_frames.py's): each buffer's label in its hover, hostile text as text.
+    frames_page = os.path.join(scratch, "frames.html")
+    snap = os.path.join(scratch, "frames.pickle")
+    with open(snap, "wb") as f:
+        pickle.dump(check_frames.snapshot(), f, protocol=4)
+    subprocess.run([tool, snap, "--quiet", "--no-table", "--no-search", "--contenders", "strata,torch", "--capacity",
+                    "64M", "--html", frames_page], check=True)
+    # Two tenants on one device: their buffer views.
+    tenant_page = os.path.join(scratch, "tenants.html")
+    subprocess.run([tool, "--tenant", "jax-growth:" + trace, "--tenant", "torch:" + trace, "--quiet", "--no-table",
+                    "--no-search", "--capacity", "2.0x", "--option", "page_bytes=4096", "--html", tenant_page],
+                   check=True)
     fit_page = os.path.join(scratch, "fit.html")
     if fit:
         subprocess.run([fit[0], fit[1], "--quiet", "--no-table", "--no-search", "--devices", "a100-40g,a100-80g",
@@ -124,14 +152,99 @@ def main():
         scripts = len(driver.find_elements(By.TAG_NAME, "script"))
         if ready != "true" or shown != HOSTILE or pwned is not None or scripts != 2:
             fail(f"the hostile name: ready {ready}, shown {shown!r}, pwned {pwned}, {scripts} scripts")
+        # A merged report keeps no placements: the page says so and why, where the buffer view would be.
+        note = driver.find_elements(By.CSS_SELECTOR, "section.workload p.no-buffers")
+        if len(note) != 1 or "--merge" not in note[0].text or driver.find_elements(By.CSS_SELECTOR, ".buffer-view"):
+            fail(f"the merged page's buffer note: {[n.text for n in note]}")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         if errors:
             fail(f"console errors on the hostile page: {errors}")
+        summary += check_tenants(driver, tenant_page, By, ActionChains)
+        summary += check_frames_page(driver, frames_page, By, ActionChains)
         if fit:
             summary += check_fit(driver, fit_page, By)
         print(summary)
     finally:
         driver.quit()
+
+
+def main_job(mlp, scratch):
+    """The main job's allocation trace, as scripts/run.sh writes out/mlp-allocs.csv (no waveform: not drawn here)."""
+    csv = os.path.join(scratch, "mlp-allocs.csv")
+    out = subprocess.run([mlp, "--alloc-trace", csv, "--trace", "none", "--report",
+                          os.path.join(scratch, "mlp-report.json"), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        fail(f"strata-mlp exited {out.returncode}: {out.stderr}")
+    return csv
+
+
+def main_job_options(scratch):
+    """scripts/run.sh's strata-compare options: the service's heap (the two tenants' quotas), 4 KiB GPU pages."""
+    r = json.load(open(os.path.join(scratch, "mlp-report.json")))
+    return ["--capacity", str(r["serving_quota_bytes"] + r["batch_quota_bytes"]), "--option", "page_bytes=4096"]
+
+
+def hover_largest(driver, canvas, view, ActionChains, containing=None):
+    """Moves the pointer onto the largest placement of buffer view `view` (of those whose label holds `containing`,
+    when given); returns that buffer's label (or None)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas)
+    dx, dy, label = driver.execute_script("""
+      const sec = window.strataReport.sections[0], v = sec.views[arguments[0]], s = sec.state;
+      const bl = window.strataReport.data.workloads[0].buffer_list, want = arguments[1];
+      const labelOf = (b) => bl.label && bl.label[b] >= 0 ? bl.label_text[bl.label[b]] : null;
+      const p = v.spans.p, c = v.canvas; let best = -1, area = 0;
+      for (let i = 0; i < p.b.length; ++i) {
+        if (want !== null && !(labelOf(p.b[i]) || '').includes(want)) continue;
+        const a = (p.t1[i] - p.t0[i]) * p.n[i]; if (a > area) { area = a; best = i; } }
+      const x = ((p.t0[best] + p.t1[best]) / 2 - s.x0) / (s.x1 - s.x0) * c.clientWidth;
+      const y = c.clientHeight - (p.o[best] + p.n[best] / 2) / v.spans.extent * c.clientHeight;
+      return [x - c.clientWidth / 2, y - c.clientHeight / 2, labelOf(p.b[best])];""", view, containing)
+    ActionChains(driver).move_to_element_with_offset(canvas, int(dx), int(dy)).perform()
+    return label
+
+
+def check_frames_page(driver, page, By, ActionChains):
+    """A snapshot with stacks: hovering a buffer shows its label; the hostile one's markup stays text."""
+    driver.get("file://" + os.path.abspath(page))
+    if driver.execute_script("return document.body.getAttribute('data-ready')") != "true":
+        fail("the frames page never finished drawing")
+    canvas = driver.find_elements(By.CSS_SELECTOR, ".buffer-view canvas")
+    if not canvas:
+        fail("the frames page has no buffer view")
+    label = hover_largest(driver, canvas[0], 0, ActionChains)
+    tip = driver.find_element(By.ID, "tooltip")
+    if not label or not tip.is_displayed() or label not in tip.text:
+        fail(f"hovering a buffer with frames shows {tip.text!r} (want its label {label!r})")
+    hostile = hover_largest(driver, canvas[0], 0, ActionChains, "<b onmouseover=x>")
+    if not hostile or not tip.is_displayed() or hostile not in tip.text.split("\n"):
+        fail(f"hovering the buffer with hostile frame text shows {tip.text!r} (want {hostile!r} as text)")
+    injected = driver.execute_script("return document.querySelectorAll('b').length")
+    scripts = len(driver.find_elements(By.TAG_NAME, "script"))
+    if injected or scripts != 2:
+        fail(f"the frames page holds {injected} <b> elements made from frame text and {scripts} scripts (want 2)")
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail(f"console errors on the frames page: {errors}")
+    return "; a PyTorch snapshot's frame label in its buffer's hover"
+
+
+def check_tenants(driver, page, By, ActionChains):
+    """A tenant page: buffer views of both tenants' buffers, a hovered one named by its tenant."""
+    driver.get("file://" + os.path.abspath(page))
+    if driver.execute_script("return document.body.getAttribute('data-ready')") != "true":
+        fail("the tenant page never finished drawing")
+    canvas = driver.find_elements(By.CSS_SELECTOR, ".buffer-view canvas")
+    if len(canvas) != 2 or driver.find_elements(By.CSS_SELECTOR, "p.no-buffers"):
+        fail(f"the tenant page: {len(canvas)} buffer views (want Strata's and the GPU's), or a note instead")
+    want = hover_largest(driver, canvas[1], 1, ActionChains)  # the GPU view's largest buffer, and its tenant
+    tip = driver.find_element(By.ID, "tooltip")
+    if not tip.is_displayed() or not tip.text.startswith("gpu: jax-growth + torch: buffer ") or want not in tip.text:
+        fail(f"hovering a tenant's buffer shows {tip.text!r} (want its tenant {want!r})")
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail(f"console errors on the tenant page: {errors}")
+    return "; tenants: both runs' buffer views, a hovered buffer named by its tenant; a merged page says why it has none"
 
 
 def check_fit(driver, page, By):

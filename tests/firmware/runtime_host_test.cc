@@ -87,7 +87,8 @@ TEST(RuntimeHost, BootPublishesTheHeaderForEveryHbmSize) {
     EXPECT_EQ(h.state, STRATA_RT_READY) << hbm;
     EXPECT_EQ(h.magic, STRATA_PROTO_MAGIC);
     EXPECT_EQ(h.version_major, STRATA_PROTO_VERSION_MAJOR);
-    EXPECT_EQ(h.version_minor, STRATA_PROTO_VERSION_MINOR);
+    // runtime.elf has no GEMM dtype and says so (1.1); runtime_fp.elf speaks the current minor.
+    EXPECT_EQ(h.version_minor, STRATA_RUNTIME_FP ? STRATA_PROTO_VERSION_MINOR : STRATA_PROTO_MINOR_GEMM_DTYPE - 1);
     EXPECT_EQ(h.header_bytes, sizeof(strata_rt_header));
     EXPECT_EQ(h.hbm_capacity_bytes, hbm / 64 * 64) << "the probe finds the HBM the device has";
     EXPECT_EQ(h.sq_entries, STRATA_RT_SQ_ENTRIES);
@@ -414,6 +415,31 @@ TEST(RuntimeHost, GemmChecksItsOperandsThenRunsOnTheMatrixUnit) {
   EXPECT_CPL(gemm(a, b, small), STRATA_OUT_OF_RANGE, STRATA_FIELD_BUFFER_C);
   EXPECT_CPL(gemm(foreign, b, c), STRATA_PERMISSION_DENIED, STRATA_FIELD_BUFFER_A);
   EXPECT_CPL(gemm(a, 12345, c), STRATA_INVALID_ARGUMENT, STRATA_FIELD_BUFFER_B);
+}
+
+// The GEMM's dtype word: runtime.elf (protocol 1.1) reads it as reserved, so a bf16 GEMM is refused there as a
+// nonzero reserved word; runtime_fp.elf runs it and names an unknown dtype. Either way an int8 GEMM (dtype 0) runs.
+TEST(RuntimeHost, GemmDtypeIsWhatTheImageSpeaks) {
+  HostRuntime rt;
+  const uint32_t ctx = NewContext(rt);
+  const uint32_t m = 9, k = 17, n = 5;
+  const uint64_t a = rt.Call(Alloc(ctx, m * k * 2)).value0, b = rt.Call(Alloc(ctx, k * n * 2)).value0;
+  const uint64_t c = rt.Call(Alloc(ctx, m * n * 4)).value0;
+  auto gemm = [&](uint32_t dtype) {
+    strata_cmd cmd = HostRuntime::Command(STRATA_OP_GEMM, ctx);
+    cmd.u.gemm = {a, b, c, m, n, k, 0, 0, dtype};
+    return rt.Call(cmd);
+  };
+  const size_t pushed0 = rt.device().mxu_pushed().size();
+  if (STRATA_RUNTIME_FP) {
+    EXPECT_CPL(gemm(STRATA_DTYPE_COUNT), STRATA_INVALID_ARGUMENT, STRATA_FIELD_DTYPE);
+    EXPECT_EQ(rt.device().mxu_pushed().size(), pushed0);
+    EXPECT_CPL(gemm(STRATA_DTYPE_BF16), STRATA_OK, STRATA_FIELD_NONE);
+  } else {
+    EXPECT_CPL(gemm(STRATA_DTYPE_BF16), STRATA_INVALID_ARGUMENT, STRATA_FIELD_RESERVED);
+    EXPECT_EQ(rt.device().mxu_pushed().size(), pushed0) << "refused before the matrix unit";
+  }
+  EXPECT_CPL(gemm(STRATA_DTYPE_INT8), STRATA_OK, STRATA_FIELD_NONE);
 }
 
 // Every completion echoes its command's seq, opcode and context, and carries a field exactly when it failed.

@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case STRATA_OP_GEMM: {
       const strata_cmd_gemm& g = cmd.u.gemm;
-      if (g.a == 0 || g.b == 0 || g.c == 0 || g.c == g.a || g.c == g.b || g.reserved != 0) __builtin_trap();
+      // runtime.elf's decoder (this build): the dtype word is reserved, as in protocol 1.1.
+      if (g.a == 0 || g.b == 0 || g.c == 0 || g.c == g.a || g.c == g.b || g.dtype != 0) __builtin_trap();
       if (g.m == 0 || g.n == 0 || g.k == 0 || g.m > STRATA_GEMM_MAX_DIM || g.n > STRATA_GEMM_MAX_DIM ||
           g.k > STRATA_GEMM_MAX_DIM) {
         __builtin_trap();

@@ -483,8 +483,7 @@ TEST(TfPolicy, ReleaseDecidesTheReserve) {
   EmuGpu gpu(Device(16 * kGiB, 0, 7));
   Made env = Make("tf-growth", gpu, {{"TF_DEVICE_MIN_SYS_MEMORY_IN_MB", "100"}}, {{"tf_version", "2.4"}});
   ASSERT_TRUE(env.ok) << env.error;
-  EXPECT_EQ(env.policy->Stats().bytes_limit,
-            16 * kGiB - static_cast<uint64_t>(static_cast<float>(16 * kGiB) * 0.06f));
+  EXPECT_EQ(env.policy->Stats().bytes_limit, 16 * kGiB - static_cast<uint64_t>(static_cast<float>(16 * kGiB) * 0.06f));
   Made opt = Make("tf", gpu, {}, {{"tf_version", "2.4"}, {"min_sys_memory_mb", "100"}});
   EXPECT_FALSE(opt.ok);
   EXPECT_TRUE(Has(opt.error, "came with TensorFlow 2.5")) << opt.error;

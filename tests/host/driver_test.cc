@@ -79,8 +79,8 @@ class DriverTest : public ::testing::Test {
     return b;
   }
   strata_status Gemm(strata_buffer a, strata_buffer b, strata_buffer c, uint32_t m, uint32_t n, uint32_t k,
-                     uint32_t flags = 0, int32_t mult = 0, uint32_t shift = 0) {
-    const strata_gemm_args g{sizeof g, a, b, c, m, n, k, flags, mult, shift};
+                     uint32_t flags = 0, int32_t mult = 0, uint32_t shift = 0, uint32_t dtype = STRATA_DTYPE_INT8) {
+    const strata_gemm_args g{sizeof g, a, b, c, m, n, k, flags, mult, shift, dtype};
     return strata_gemm(dev_, ctx_, &g);
   }
   // Runs C = A.B (+ C) on the device with random operands and compares with the reference, element by element.
@@ -465,7 +465,22 @@ TEST_F(DriverTest, GemmBadInputGetsItsPreciseStatusAndChangesNothing) {
   add("stale A", Gemm(gone, hb, hc, 8, 8, 16), STRATA_NOT_FOUND, "buffer A: the handle is stale");
   add("forged C", Gemm(ha, hb, 0xffffffffull, 8, 8, 16), STRATA_INVALID_ARGUMENT, "buffer C");
   add("null A", Gemm(0, hb, hc, 8, 8, 16), STRATA_INVALID_ARGUMENT, "buffer A");
-  add("unknown flag", Gemm(ha, hb, hc, 8, 8, 16, 0x10), STRATA_INVALID_ARGUMENT, "unknown flags");
+  add("unknown flag", Gemm(ha, hb, hc, 8, 8, 16, 0x40), STRATA_INVALID_ARGUMENT, "unknown flags");
+  add("OUT_BF16 on int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_OUT_BF16), STRATA_INVALID_ARGUMENT,
+      "OUT_BF16 needs dtype");
+  add("unknown dtype", Gemm(ha, hb, hc, 8, 8, 16, 0, 0, 0, 2), STRATA_INVALID_ARGUMENT, "unknown dtype 2");
+  add("INT8 with bf16", Gemm(ha, hb, hc, 8, 8, 8, STRATA_GEMM_FLAG_INT8, 1, 0, STRATA_DTYPE_BF16),
+      STRATA_INVALID_ARGUMENT, "not dtype BF16");
+  add("ROUND with bf16", Gemm(ha, hb, hc, 8, 8, 8, STRATA_GEMM_FLAG_ROUND, 0, 0, STRATA_DTYPE_BF16),
+      STRATA_INVALID_ARGUMENT, "not dtype BF16");
+  add("quant_mult with bf16", Gemm(ha, hb, hc, 8, 8, 8, 0, 3, 0, STRATA_DTYPE_BF16), STRATA_INVALID_ARGUMENT,
+      "quant_mult and quant_shift");
+  add("ACCUMULATE into bf16",
+      Gemm(ha, hb, hc, 8, 8, 8, STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_OUT_BF16, 0, 0, STRATA_DTYPE_BF16),
+      STRATA_INVALID_ARGUMENT, "ACCUMULATE needs an fp32 C");
+  // runtime.elf, the default image, has no bf16 path: refused before anything is sent, naming the image that has.
+  add("bf16 on runtime.elf", Gemm(ha, hb, hc, 8, 8, 8, 0, 0, 0, STRATA_DTYPE_BF16), STRATA_FAILED_PRECONDITION,
+      "runtime_fp.elf");
   add("accumulate into int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_INT8, 1, 0),
       STRATA_INVALID_ARGUMENT, "ACCUMULATE needs an int32 C");
   add("round without int8", Gemm(ha, hb, hc, 8, 8, 16, STRATA_GEMM_FLAG_ROUND), STRATA_INVALID_ARGUMENT,
@@ -495,6 +510,102 @@ TEST_F(DriverTest, GemmBadInputGetsItsPreciseStatusAndChangesNothing) {
   EXPECT_EQ(Gemm(ha, hb, small_c, 8, 8, 16, STRATA_GEMM_FLAG_INT8, 1, 4), STRATA_OK) << strata_last_error_message();
 }
 
+// A caller built against API 1.1 .. 1.9 passes the struct without dtype: it gets the int8 GEMM it always got.
+TEST_F(DriverTest, GemmArgsWithoutDtypeAreAnInt8Gemm) {
+  Open(8 * kMiB);
+  const uint32_t m = 5, n = 7, k = 19;
+  const std::vector<int8_t> a = RandomInt8(m * k), b = RandomInt8(k * n);
+  const strata_buffer ha = Upload(a.data(), a.size()), hb = Upload(b.data(), b.size()), hc = Alloc(m * n * 4);
+  // The bytes past struct_size are not read: a dtype there (as an older caller's stack might hold) is ignored.
+  strata_gemm_args g{sizeof g, ha, hb, hc, m, n, k, 0, 0, 0, STRATA_DTYPE_BF16};
+  g.struct_size = offsetof(strata_gemm_args, dtype);
+  ASSERT_EQ(strata_gemm(dev_, ctx_, &g), STRATA_OK) << strata_last_error_message();
+  strata::reference::GemmSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  const std::vector<int32_t> want = strata::reference::Gemm(a.data(), b.data(), nullptr, spec);
+  std::vector<int32_t> got(want.size());
+  ASSERT_EQ(strata_read(dev_, ctx_, hc, 0, got.data(), got.size() * 4), STRATA_OK);
+  EXPECT_EQ(got, want);
+}
+
+// The bf16 GEMM through the C API on runtime_fp.elf (open option runtime_fp): small exact sums (bf16 integers,
+// every partial sum an integer below 2^24, so any order gives them), fp32 and bf16 C, and the images' versions.
+TEST(Driver, Bf16GemmOnRuntimeFp) {
+  const strata_named_value fp{sizeof(strata_named_value), "runtime_fp", STRATA_VALUE_BOOL, nullptr, 0, 0.0, 1};
+  strata_open_options o = SmallDevice(8 * kMiB);
+  o.named_options = &fp;
+  o.num_named_options = 1;
+  strata_device* dev = nullptr;
+  ASSERT_EQ(strata_open("sim", &o, &dev), STRATA_OK) << strata_last_error_message();
+  strata_context ctx = 0;
+  ASSERT_EQ(strata_context_create(dev, nullptr, &ctx), STRATA_OK);
+  const uint32_t m = 3, k = 20, n = 18;  // n over two 16-wide blocks, k over two tiles
+  std::vector<uint16_t> a(m * k), b(k * n);
+  std::vector<float> want(m * n, 0.0f);
+  const auto bf16 = [](int v) {  // an integer |v| < 256 as bf16: exact
+    float f = static_cast<float>(v);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return static_cast<uint16_t>(bits >> 16);
+  };
+  for (uint32_t i = 0; i < m * k; ++i) a[i] = bf16(static_cast<int>(i % 7) - 3);
+  for (uint32_t i = 0; i < k * n; ++i) b[i] = bf16(static_cast<int>(i % 5) - 2);
+  for (uint32_t i = 0; i < m; ++i) {
+    for (uint32_t j = 0; j < n; ++j) {
+      for (uint32_t p = 0; p < k; ++p) {
+        want[i * n + j] += static_cast<float>(static_cast<int>((i * k + p) % 7) - 3) *
+                           static_cast<float>(static_cast<int>((p * n + j) % 5) - 2);
+      }
+    }
+  }
+  strata_buffer ha = 0, hb = 0, hc = 0, hc16 = 0;
+  ASSERT_EQ(strata_alloc(dev, ctx, a.size() * 2, 0, 0, &ha), STRATA_OK);
+  ASSERT_EQ(strata_alloc(dev, ctx, b.size() * 2, 0, 0, &hb), STRATA_OK);
+  ASSERT_EQ(strata_alloc(dev, ctx, m * n * 4, 0, 0, &hc), STRATA_OK);
+  ASSERT_EQ(strata_alloc(dev, ctx, m * n * 2, 0, 0, &hc16), STRATA_OK);
+  ASSERT_EQ(strata_write(dev, ctx, ha, 0, a.data(), a.size() * 2), STRATA_OK);
+  ASSERT_EQ(strata_write(dev, ctx, hb, 0, b.data(), b.size() * 2), STRATA_OK);
+  strata_gemm_args g{sizeof g, ha, hb, hc, m, n, k, 0, 0, 0, STRATA_DTYPE_BF16};
+  ASSERT_EQ(strata_gemm(dev, ctx, &g), STRATA_OK) << strata_last_error_message();
+  std::vector<float> got(m * n);
+  ASSERT_EQ(strata_read(dev, ctx, hc, 0, got.data(), got.size() * 4), STRATA_OK);
+  EXPECT_EQ(got, want);
+  g.c = hc16;
+  g.flags = STRATA_GEMM_FLAG_OUT_BF16 | STRATA_GEMM_FLAG_RELU;
+  ASSERT_EQ(strata_gemm(dev, ctx, &g), STRATA_OK) << strata_last_error_message();
+  std::vector<uint16_t> got16(m * n);
+  ASSERT_EQ(strata_read(dev, ctx, hc16, 0, got16.data(), got16.size() * 2), STRATA_OK);
+  for (uint32_t i = 0; i < m * n; ++i) {
+    // |sum| <= 20 * 6 = 120: exact in bf16.
+    EXPECT_EQ(got16[i], bf16(want[i] > 0 ? static_cast<int>(want[i]) : 0)) << i;
+  }
+  // Too small for the bf16 operand (it would hold the int8 one): OUT_OF_RANGE naming A, C untouched.
+  strata_buffer small = 0;
+  ASSERT_EQ(strata_alloc(dev, ctx, m * k, 0, 0, &small), STRATA_OK);
+  g.a = small;
+  g.c = hc;
+  g.flags = 0;
+  EXPECT_EQ(strata_gemm(dev, ctx, &g), STRATA_OUT_OF_RANGE);
+  EXPECT_NE(std::string(strata_last_error_message()).find("buffer A"), std::string::npos)
+      << strata_last_error_message();
+  ASSERT_EQ(strata_read(dev, ctx, hc, 0, got.data(), got.size() * 4), STRATA_OK);
+  EXPECT_EQ(got, want);
+  // int8 GEMMs run on runtime_fp.elf too.
+  const std::vector<int8_t> ones(64, 1);
+  strata_buffer i8 = 0, c32 = 0;
+  ASSERT_EQ(strata_alloc(dev, ctx, 64, 0, 0, &i8), STRATA_OK);
+  ASSERT_EQ(strata_alloc(dev, ctx, 256, 0, 0, &c32), STRATA_OK);
+  ASSERT_EQ(strata_write(dev, ctx, i8, 0, ones.data(), 64), STRATA_OK);
+  strata_gemm_args gi{sizeof gi, i8, i8, c32, 8, 8, 8, 0, 0, 0, STRATA_DTYPE_INT8};
+  ASSERT_EQ(strata_gemm(dev, ctx, &gi), STRATA_OK) << strata_last_error_message();
+  std::vector<int32_t> sums(64);
+  ASSERT_EQ(strata_read(dev, ctx, c32, 0, sums.data(), 256), STRATA_OK);
+  EXPECT_EQ(sums, std::vector<int32_t>(64, 8));
+  strata_close(dev);
+}
+
 // "Every call is thread-safe": four threads, each with its own context, allocate, write, multiply, read and
 // free on one device at once; every thread's data comes back intact and nothing leaks.
 TEST_F(DriverTest, ConcurrentThreadsEachWithAContext) {
@@ -516,7 +627,7 @@ TEST_F(DriverTest, ConcurrentThreadsEachWithAContext) {
         for (auto& x : a) x = static_cast<int8_t>(rng());
         for (auto& x : b) x = static_cast<int8_t>(rng());
         std::vector<int32_t> got(uint64_t{m} * n);
-        strata_gemm_args g{sizeof g, 0, 0, 0, m, n, k, 0, 0, 0};
+        strata_gemm_args g{sizeof g, 0, 0, 0, m, n, k, 0, 0, 0, STRATA_DTYPE_INT8};
         const bool ok = strata_alloc(dev_, ctx, a.size(), 0, 0, &g.a) == STRATA_OK &&
                         strata_alloc(dev_, ctx, b.size(), 0, 0, &g.b) == STRATA_OK &&
                         strata_alloc(dev_, ctx, got.size() * 4, 0, 0, &g.c) == STRATA_OK &&

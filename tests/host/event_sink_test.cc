@@ -65,7 +65,7 @@ uint64_t RunWorkload(Recorded* sink, uint32_t seed, uint64_t* written, uint64_t*
   EXPECT_EQ(strata_write(d, c, ba, 0, a.data(), a.size()), STRATA_OK);
   EXPECT_EQ(strata_write(d, c, bb, 0, b.data(), b.size()), STRATA_OK);
   *written = big.size() + a.size() + b.size();
-  const strata_gemm_args g{sizeof g, ba, bb, bc, m, n, k, 0, 0, 0};
+  const strata_gemm_args g{sizeof g, ba, bb, bc, m, n, k, 0, 0, 0, STRATA_DTYPE_INT8};
   EXPECT_EQ(strata_gemm(d, c, &g), STRATA_OK) << strata_last_error_message();
   {
     strata_device_info after_gemm{};

@@ -116,7 +116,7 @@ uint64_t RunCase(strata_device* dev, strata_context ctx, const Case& c, int mxu_
   };
   const strata_buffer ha = upload(c.a.data(), c.a.size()), hb = upload(c.b.data(), c.b.size());
   const strata_buffer hc = upload(c.c_in.data(), c_bytes);  // garbage unless ACCUMULATE: must be overwritten
-  const strata_gemm_args g{sizeof g, ha, hb, hc, s.m, s.n, s.k, s.flags, s.mult, s.shift};
+  const strata_gemm_args g{sizeof g, ha, hb, hc, s.m, s.n, s.k, s.flags, s.mult, s.shift, STRATA_DTYPE_INT8};
   uint64_t bad = 0;
   if (strata_gemm(dev, ctx, &g) != STRATA_OK) {
     ADD_FAILURE() << "strata_gemm: " << strata_last_error_message();

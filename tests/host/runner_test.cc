@@ -171,6 +171,56 @@ TEST(Runner, StreamsKeepTheirOwnBooks) {
   EXPECT_GT(failures_seen, 50u);  // the quotas did refuse
 }
 
+// record_places with places_every_stream: both streams' buffers placed, the second's numbered after the first's;
+// each allocated buffer has spans that tile its lifetime in events (it is never moved here), and no two spans open
+// at once overlap in addresses. Without it, stream 0's alone, as before.
+TEST(Runner, PlacesEveryStreamNumberedStreamByStream) {
+  const Trace traces[2] = {RandomTrace(21, 60), RandomTrace(22, 50)};
+  std::vector<Event> events;
+  std::vector<uint32_t> stream_of;
+  Merge(traces[0], traces[1], &events, &stream_of);
+  for (const bool every : {true, false}) {
+    SCOPED_TRACE(every);
+    Device dev(uint64_t{1} << 34, "torch");
+    const std::vector<RunStream> streams = {{&traces[0], dev.Context(0)}, {&traces[1], dev.Context(0)}};
+    RunOptions o;
+    o.record_places = true;
+    o.places_every_stream = every;
+    o.skip_zero_bytes = true;
+    RunResult r;
+    std::string error;
+    ASSERT_TRUE(RunEvents(dev.d, streams, events, &stream_of, o, &r, &error)) << error;
+    ASSERT_EQ(r.failed_allocs, 0u);
+    // Where each event of each buffer is, as the plain walk over the events says (alloc index, free index).
+    const size_t first1 = traces[0].buffers.size(), all = first1 + traces[1].buffers.size();
+    std::vector<uint64_t> from(all, UINT64_MAX), to(all, events.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+      const size_t b = (stream_of[i] == 0 ? 0 : first1) + events[i].buffer;
+      (events[i].kind == 1 ? from : to)[b] = i;
+    }
+    std::vector<int> spans(all, 0);
+    for (const PlacedSpan& p : r.places) {
+      ASSERT_LT(p.buffer, all);
+      ++spans[p.buffer];
+      EXPECT_EQ(p.from, from[p.buffer]);
+      EXPECT_EQ(p.to, to[p.buffer]);
+    }
+    for (size_t b = 0; b < all; ++b) {
+      const uint64_t size = b < first1 ? traces[0].buffers[b].size : traces[1].buffers[b - first1].size;
+      const bool placed = size != 0 && (every || b < first1);
+      EXPECT_EQ(spans[b], placed ? 1 : 0) << b;
+    }
+    for (size_t i = 0; i < r.places.size(); ++i) {
+      for (size_t j = i + 1; j < r.places.size(); ++j) {
+        const PlacedSpan &x = r.places[i], &y = r.places[j];
+        const bool together = x.from < y.to && y.from < x.to;
+        const bool apart = x.offset + x.bytes <= y.offset || y.offset + y.bytes <= x.offset;
+        EXPECT_TRUE(!together || apart) << x.buffer << " and " << y.buffer;
+      }
+    }
+  }
+}
+
 TEST(Runner, AboveTheLimitFailsWithoutACall) {
   Trace t;
   t.name = "limit";

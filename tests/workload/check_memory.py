@@ -24,7 +24,7 @@ def main():
     # this process stays small.
     here = os.path.dirname(os.path.abspath(__file__))
     shapes = ["amp_empty_dicts.pickle", "amp_one_byte_dicts.pickle", "amp_repeated_entry.pickle",
-              "amp_dense_events.pickle", "amp_empty_dicts.json"]
+              "amp_dense_events.pickle", "amp_distinct_labels.pickle", "amp_empty_dicts.json"]
     subprocess.run([sys.executable, os.path.join(here, "make_amplifiers.py"), outdir, "2"] + shapes, check=True)
     failed = False
     for name in shapes:

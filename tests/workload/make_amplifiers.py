@@ -82,6 +82,15 @@ def dense_events(n):
     return dump({"segments": [], "device_traces": [trace]})
 
 
+def distinct_labels(n):
+    """n alloc entries, each with a stack of its own whose one frame names a long file (memoized, written once) at a
+    distinct line: a new 160-byte label per entry from about 30 bytes of file, for the labels' memory bound."""
+    name = "/" + "u" * 200 + ".py"
+    trace = [{"action": "alloc", "addr": 4096 * (k + 1), "size": 512,
+              "frames": [{"filename": name, "line": k, "name": "f"}]} for k in range(n)]
+    return dump({"segments": [], "device_traces": [trace]})
+
+
 def repeated_entry(n):
     """One alloc entry named n times (a 2-byte memo reference each): the most buffers per byte Python's pickler
     writes."""
@@ -120,6 +129,7 @@ def main():
         "amp_huge_sizes.pickle": huge_sizes,
         "amp_huge_sizes.rmm.csv": huge_sizes_rmm,
         "amp_dense_events.pickle": lambda: dense_events(200_000 * scale),
+        "amp_distinct_labels.pickle": lambda: distinct_labels(100_000 * scale),
         "amp_empty_dicts.pickle": lambda: empty_dicts(1_000_000 * scale),
         "amp_repeated_entry.pickle": lambda: repeated_entry(1_000_000 * scale),
         "amp_one_byte_dicts.pickle": lambda: one_byte_dicts(2_000_000 * scale),

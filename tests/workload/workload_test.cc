@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -677,6 +678,96 @@ TEST(TorchSnapshot, ImportsProtocols2To5AndJsonToTheSameTrace) {
                   ", device 0 of 2: 14 events, 7 buffers (3 initially live, 2 never freed), peak live 5972 bytes, "
                   "2 freed at free_requested; skipped 1 segment_alloc, 1 snapshot, 1 oom");
   }
+}
+
+// Each buffer keeps its innermost user frame as a label (torch's own frames skipped), the allocating entry's or,
+// for a block live before recording, the block's own; a buffer whose allocation was not recorded has none.
+TEST(TorchSnapshot, LabelsTheBuffersFromTheirInnermostUserFrame) {
+  for (const char* name : {"basic_p2.pickle", "basic_p4.pickle", "basic.json"}) {
+    SCOPED_TRACE(name);
+    replay::Trace trace;
+    ImportStats stats;
+    std::string error;
+    ASSERT_TRUE(ImportFile(Snapshots() + "/" + name, Format::kAuto, {}, &trace, &stats, &error)) << error;
+    ASSERT_EQ(trace.labels.size(), trace.buffers.size());
+    size_t labelled = 0;
+    for (size_t i = 0; i < trace.buffers.size(); ++i) {
+      if (trace.labels[i].empty()) continue;
+      ++labelled;
+      EXPECT_EQ(trace.labels[i], "/home/\xc3\xbc/train.py:42:step") << i;  // FRAMES[1]: FRAMES[0] is torch's
+    }
+    EXPECT_EQ(labelled, stats.allocs + stats.segment_blocks);  // not the frees of unrecorded allocations
+    EXPECT_EQ(stats.labels, 1u);                               // one text, shared
+  }
+}
+
+TEST(TorchSnapshot, LabelsAreCleanedCutAndFallBackToTorchFrames) {
+  const auto frame = [](const std::string& file, int64_t line, const std::string& fn) {
+    return D({{"filename", S(file)}, {"line", I(line)}, {"name", S(fn)}});
+  };
+  const auto alloc = [](int64_t addr, Py frames) {
+    return D({{"action", S("alloc")}, {"addr", I(addr)}, {"size", I(64)}, {"frames", std::move(frames)}});
+  };
+  const std::string huge = "/x/<script>alert(\"'1'\")</script>" + std::string(10000, 'a') + "\xc3\xbc.py";
+  const Py snap = Snapshot({
+      alloc(0x100, L({frame("??", 0, "c10::alloc"), frame("/src/c10/cuda/Alloc.cpp", 9, "malloc"),
+                      frame(huge, 3, std::string("bad\x01\xff\xc3name") + std::string(100, 'f'))})),
+      alloc(0x200, L({frame("/usr/lib/python3/site-packages/torch/nn/functional.py", 5, "linear")})),
+      alloc(0x300, L({frame("/src/c10/cuda/Alloc.cpp", 9, "malloc")})),
+      alloc(0x400, L({})),
+      D({{"action", S("alloc")}, {"addr", I(0x500)}, {"size", I(64)}}),
+  });
+  PickleWriter writer(4);
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportBytes(writer.Dump(snap), &trace, &stats, &error)) << error;
+  ASSERT_EQ(trace.labels.size(), 5u);
+  const std::string_view cut = trace.labels[0];
+  EXPECT_LE(cut.size(), 160u);
+  EXPECT_EQ(cut.substr(0, 3), "...");                                               // the file name's head goes
+  EXPECT_NE(cut.find("a\xc3\xbc.py:3:bad???name"), std::string_view::npos) << cut;  // control and invalid bytes: '?'
+  EXPECT_EQ(cut.find('<'), std::string_view::npos);
+  EXPECT_EQ(trace.labels[1], "/usr/lib/python3/site-packages/torch/nn/functional.py:5:linear");  // no user frame
+  EXPECT_EQ(trace.labels[2], "");                                                                // C++ frames only
+  EXPECT_EQ(trace.labels[3], "");
+  EXPECT_EQ(trace.labels[4], "");  // no frames at all
+  // A file name shorter than the cut keeps its markup: the page and the export escape it, not the importer.
+  const Py markup = Snapshot({alloc(0x100, L({frame("<b>&\"'.py", 1, "<i>")}))});
+  ASSERT_TRUE(ImportBytes(writer.Dump(markup), &trace, &stats, &error)) << error;
+  ASSERT_EQ(trace.labels.size(), 1u);
+  EXPECT_EQ(trace.labels[0], "<b>&\"'.py:1:<i>");
+}
+
+// Distinct labels from a small file (one long file name, memo-shared, with a new line number per entry): their text
+// (each charged 128 bytes more for its bookkeeping) stops at 4 bytes per byte of input plus 1 MiB, and the buffers
+// past it keep no label.
+TEST(TorchSnapshot, LabelTextIsBoundedByTheFile) {
+  std::vector<Py> entries;
+  const std::string file = "/" + std::string(150, 'u') + ".py";
+  for (int64_t k = 0; k < 20000; ++k) {
+    entries.push_back(D({{"action", S("alloc")},
+                         {"addr", I(0x1000 + 64 * k)},
+                         {"size", I(64)},
+                         {"frames", L({D({{"filename", S(file)}, {"line", I(k)}, {"name", S("f")}})})}}));
+  }
+  PickleWriter writer(4);
+  const std::string data = writer.Dump(Snapshot(std::move(entries)));
+  replay::Trace trace;
+  ImportStats stats;
+  std::string error;
+  ASSERT_TRUE(ImportBytes(data, &trace, &stats, &error)) << error;
+  ASSERT_EQ(trace.labels.size(), 20000u);
+  std::set<std::string_view> distinct(trace.labels.begin(), trace.labels.end());
+  distinct.erase("");
+  uint64_t text = 0;
+  for (std::string_view s : distinct) text += s.size() + 128;
+  EXPECT_LE(text, 4 * data.size() + (1u << 20));
+  EXPECT_GT(stats.labels_dropped, 0u);
+  EXPECT_EQ(stats.labels, distinct.size());
+  EXPECT_EQ(stats.labels + stats.labels_dropped, 20000u);
+  EXPECT_FALSE(trace.labels.front().empty());
+  EXPECT_TRUE(trace.labels.back().empty());
 }
 
 TEST(TorchSnapshot, PicksAnotherDevice) {

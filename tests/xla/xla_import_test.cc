@@ -19,6 +19,7 @@
 #include "workload.h"
 #include "xla_dump.h"
 #include "xla_test_util.h"
+#include "xla_text.h"
 
 namespace strata::workload {
 namespace {
@@ -33,7 +34,7 @@ Loaded Load(const std::string& program) {
   Loaded l;
   std::string error;
   EXPECT_TRUE(
-      ParseXlaModule(Read(Find(dir, "-buffer-assignment.txt")), Read(Find(dir, "-live-range.txt")), &l.module, &error))
+      ParseXlaText(Read(Find(dir, "-buffer-assignment.txt")), Read(Find(dir, "-live-range.txt")), &l.module, &error))
       << error;
   l.memory = nlohmann::json::parse(Read(dir + "/memory.json"));
   return l;
@@ -426,7 +427,7 @@ TEST_F(BadInput, SizesAddingUpPast2To63) {
   WriteDump(dir_, {{std::to_string(uint64_t{1} << 61), "maybe-live-out"}});
   XlaModule m;
   std::string error;
-  ASSERT_TRUE(ParseXlaModule(Read(dir_ + "/m-buffer-assignment.txt"), Read(dir_ + "/m-live-range.txt"), &m, &error))
+  ASSERT_TRUE(ParseXlaText(Read(dir_ + "/m-buffer-assignment.txt"), Read(dir_ + "/m-live-range.txt"), &m, &error))
       << error;
   XlaWorkloadOptions o;
   o.view = XlaView::kSteps;
@@ -452,7 +453,7 @@ TEST_F(BadInput, StepsViewBounded) {
   const uint64_t limit = (uint64_t{1} << 17) + (a.size() + l.size()) / 4, most = limit / 2000;
   ChildResult r = InChild([&](std::string* text) {
     XlaModule m;
-    if (!ParseXlaModule(a, l, &m, text)) return true;  // reported as a wrong message below
+    if (!ParseXlaText(a, l, &m, text)) return true;  // reported as a wrong message below
     XlaWorkloadOptions o;
     o.view = XlaView::kSteps;
     o.steps = 10000;

@@ -1,4 +1,4 @@
-// The protobuf route (host/workload/xla_proto.h, proto_wire.h) against the text route (xla_dump.h) on the dumps
+// The protobuf route (host/workload/xla_proto.h, proto_wire.h) against the text route (xla_text.h) on the dumps
 // JAX wrote of one compile (tests/xla/data: *-buffer-assignment.txt and *-live-range.txt beside *.hlo.pb and
 // memory_analysis()'s memory-analysis.pb): the same allocations, logical buffers, workloads; and bad input.
 #include "xla_proto.h"
@@ -20,6 +20,7 @@
 #include "workload.h"
 #include "xla_dump.h"
 #include "xla_test_util.h"
+#include "xla_text.h"
 
 namespace strata::workload {
 namespace {
@@ -35,7 +36,7 @@ Routes Load(const std::string& program) {
   Routes r;
   std::string error;
   EXPECT_TRUE(
-      ParseXlaModule(Read(Find(dir, "-buffer-assignment.txt")), Read(Find(dir, "-live-range.txt")), &r.text, &error))
+      ParseXlaText(Read(Find(dir, "-buffer-assignment.txt")), Read(Find(dir, "-live-range.txt")), &r.text, &error))
       << error;
   EXPECT_TRUE(ParseXlaProto(Read(Find(dir, ".hlo.pb")), &r.proto, &r.proto_info, &error)) << error;
   EXPECT_TRUE(ParseXlaProto(Read(dir + "/memory-analysis.pb"), &r.analysis, &r.analysis_info, &error)) << error;
@@ -248,7 +249,8 @@ TEST(ProtoBadInput, EveryTruncation) {
     const std::string data = Read(file);
     ASSERT_GT(data.size(), 100u);
     std::vector<bool> boundary(data.size() + 1, false);
-    WireReader r(data, 0);
+    std::string wire_error;
+    WireReader r(data, 0, &wire_error);
     WireField f;
     while (r.Next(&f)) boundary[r.position()] = true;
     int accepted = 0;
@@ -305,11 +307,61 @@ TEST(ProtoBadInput, Garbage) {
   ErrorPosition(ProtoError("id,lower,upper,size\n0,0,1,64\n"));  // a trace CSV given as --format xla
 }
 
+// Varints at the 64-bit edge, one reader for fields and packed values alike: ten bytes whose last carries bit 63
+// alone are read (2^64 - 1, 2^63), anything past bit 63 is refused, the same in a packed field (whose reader once
+// dropped the high bits without a word) as in a plain one.
+TEST(ProtoBadInput, VarintsPast64Bits) {
+  const std::string max = std::string(9, '\xff') + '\x01', top = std::string(9, '\x80') + '\x01';
+  const std::string over = std::string(9, '\xff') + '\x7f', over_by_one = std::string(9, '\x80') + '\x02';
+  for (const auto& [bytes, want] : {std::pair{max, UINT64_MAX}, std::pair{top, uint64_t{1} << 63}}) {
+    size_t at = 0;
+    uint64_t v = 0;
+    EXPECT_EQ(ReadVarint(bytes, &at, &v), VarintRead::kOk);
+    EXPECT_EQ(v, want);
+    EXPECT_EQ(at, 10u);
+    const std::string field = PbBytes(3, bytes);
+    std::string error;
+    WireReader r(field, 0, &error);
+    WireField f;
+    ASSERT_TRUE(r.Next(&f)) << error;
+    std::vector<uint64_t> values;
+    EXPECT_TRUE(r.Packed(f, [&](uint64_t x) { values.push_back(x); })) << error;
+    EXPECT_EQ(values, std::vector<uint64_t>{want});
+  }
+  for (const std::string& bytes : {over, over_by_one, std::string(11, '\xff')}) {
+    size_t at = 0;
+    uint64_t v = 0;
+    EXPECT_EQ(ReadVarint(bytes, &at, &v), VarintRead::kOver64Bits);
+    // A packed field of one good value, then the bad one: refused at the bad one's first byte.
+    const std::string field = PbBytes(3, PbVarint(5) + bytes);
+    std::string error;
+    WireReader r(field, 0, &error);
+    WireField f;
+    ASSERT_TRUE(r.Next(&f)) << error;
+    EXPECT_FALSE(r.Packed(f, [](uint64_t) {}));
+    EXPECT_EQ(error, "byte 3: a packed varint longer than 64 bits (not protobuf?)");
+  }
+  // Cut inside a packed varint: refused at the field's end.
+  const std::string cut = PbBytes(3, "\x80\x80");
+  std::string error;
+  WireReader r(cut, 0, &error);
+  WireField f;
+  ASSERT_TRUE(r.Next(&f));
+  EXPECT_FALSE(r.Packed(f, [](uint64_t) {}));
+  EXPECT_EQ(error, "byte 4: a packed varint runs past its field");
+  // Through the parser: a logical buffer (id 1, size 8) defined at shape index {over}: the index is refused at
+  // its varint (byte 10: after the buffer's tag and length, its id and size, defined_at's tag and length, and the
+  // shape index's tag and length), not read as a wrapped number.
+  const std::string lb = PbBytes(1, PbInt(1, 1) + PbInt(2, 8) + PbBytes(3, PbBytes(3, over)));
+  EXPECT_EQ(ProtoError(lb), "byte 10: a packed varint longer than 64 bits (not protobuf?)");
+}
+
 // A message that is protobuf but not a buffer assignment: the unoptimized module (an HloProto without
 // buffer_assignment) and a buffer assignment without allocations.
 TEST(ProtoBadInput, WrongMessage) {
   const std::string hlo = Read(Find(kData + "/chain", ".hlo.pb"));
-  WireReader r(hlo, 0);
+  std::string wire_error;
+  WireReader r(hlo, 0, &wire_error);
   WireField f;
   std::string module_only;
   while (r.Next(&f)) {

@@ -17,7 +17,7 @@
 namespace {
 constexpr bool kBf16 = STRATA_GEMM_APP_BF16 != 0;
 constexpr uint32_t kMagic = kBf16 ? STRATA_GEMM_MAILBOX_MAGIC_BF16 : STRATA_GEMM_MAILBOX_MAGIC;
-constexpr uint32_t kFlagsAll = kBf16 ? STRATA_GEMM_MAILBOX_FLAGS_BF16 : STRATA_GEMM_FLAGS_ALL;
+constexpr uint32_t kFlagsAll = kBf16 ? STRATA_GEMM_MAILBOX_FLAGS_BF16 : STRATA_GEMM_FLAGS_INT8;
 }  // namespace
 
 extern "C" {

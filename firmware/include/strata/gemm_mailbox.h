@@ -17,9 +17,8 @@
 
 // A bf16 request's flags: ACCUMULATE, RELU and this one (C written as bf16, RNE, 2 bytes each, instead of fp32);
 // INT8 and ROUND (int32 requantization) are INVALID_ARGUMENT there.
-#define STRATA_GEMM_MAILBOX_FLAG_OUT_BF16 0x10u
-#define STRATA_GEMM_MAILBOX_FLAGS_BF16 \
-  (STRATA_GEMM_FLAG_ACCUMULATE | STRATA_GEMM_FLAG_RELU | STRATA_GEMM_MAILBOX_FLAG_OUT_BF16)
+#define STRATA_GEMM_MAILBOX_FLAG_OUT_BF16 STRATA_GEMM_FLAG_OUT_BF16
+#define STRATA_GEMM_MAILBOX_FLAGS_BF16 STRATA_GEMM_FLAGS_BF16
 
 struct StrataGemmMailbox {
   uint32_t magic;

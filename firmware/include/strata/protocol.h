@@ -28,7 +28,11 @@ extern "C" {
 
 #define STRATA_PROTO_MAGIC 0x50525453u  // "STRP" little-endian
 #define STRATA_PROTO_VERSION_MAJOR 1
-#define STRATA_PROTO_VERSION_MINOR 1  // 1.1: GEMM defined; header.mxu_array_n
+#define STRATA_PROTO_VERSION_MINOR 2  // 1.1: GEMM defined; header.mxu_array_n. 1.2: GEMM dtype (bf16)
+// The first minor whose GEMM reads strata_cmd_gemm.dtype. Only runtime_fp.elf speaks it: runtime.elf, the
+// default image, is built without the bf16 path and publishes 1.1 (docs/matrix-unit.md, "Two runtime images"),
+// so a host sends a bf16 GEMM only to a firmware that publishes at least this.
+#define STRATA_PROTO_MINOR_GEMM_DTYPE 2
 #define STRATA_RT_HEADER_SYMBOL "strata_runtime_header"
 
 #define STRATA_RT_SQ_ENTRIES 64u  // powers of two
@@ -67,7 +71,7 @@ typedef enum strata_opcode {
   STRATA_OP_READ = 6,   // buffer -> staging slot (the host then copies the slot out)
   STRATA_OP_COMPACT = 7,
   STRATA_OP_STATS = 8,
-  STRATA_OP_GEMM = 9,  // since 1.1; flags: STRATA_GEMM_FLAG_* (strata/gemm.h)
+  STRATA_OP_GEMM = 9,  // since 1.1; flags: STRATA_GEMM_FLAG_* (strata/gemm.h); since 1.2 a dtype
   STRATA_OP_COUNT = 10
 } strata_opcode;
 
@@ -104,8 +108,9 @@ typedef struct strata_cmd_compact {
 } strata_cmd_compact;
 
 // C = A.B (+ C) on the matrix unit; see strata/gemm.h. A, B and C are buffer handles of the calling
-// context, each at least as large as its matrix (A: m k, B: k n, C: m n x 4, or m n with INT8); C is
-// neither A nor B. quant_mult and quant_shift are used with INT8 and must be zero without it.
+// context, each at least as large as its matrix (int8: A m k, B k n, C m n x 4, or m n with INT8; bf16:
+// A m k x 2, B k n x 2, C m n x 4, or m n x 2 with OUT_BF16); C is neither A nor B. quant_mult and
+// quant_shift are used with INT8 and must be zero without it.
 // Completion: value0 = the kernel's device cycles (first DMA to last result), value1 = rows the
 // matrix unit streamed.
 typedef struct strata_cmd_gemm {
@@ -113,7 +118,7 @@ typedef struct strata_cmd_gemm {
   uint32_t m, n, k;
   int32_t quant_mult;
   uint32_t quant_shift;  // 0 .. STRATA_GEMM_MAX_QUANT_SHIFT
-  uint32_t reserved;
+  uint32_t dtype;        // since 1.2: STRATA_DTYPE_* (a reserved zero, INT8, before; runtime.elf still reads it so)
 } strata_cmd_gemm;
 
 typedef struct strata_cmd {
@@ -158,7 +163,8 @@ typedef enum strata_field {
   STRATA_FIELD_BUFFER_C = 19,
   STRATA_FIELD_QUANT = 20,  // GEMM quant_mult / quant_shift
   STRATA_FIELD_MXU = 21,    // the matrix unit reported an error
-  STRATA_FIELD_COUNT = 22
+  STRATA_FIELD_DTYPE = 22,  // GEMM dtype unknown (since 1.2)
+  STRATA_FIELD_COUNT = 23
 } strata_field;
 
 // Completion. `phase` is 1 on the first pass over the ring, 0 on the second, and so on (NVMe's trick):

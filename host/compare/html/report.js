@@ -382,7 +382,11 @@
       const initial = [withPlaces[0], firstGpu && firstGpu !== withPlaces[0] ? firstGpu : withPlaces[1]].filter(Boolean);
       for (const r of initial) views.push(BufferView(box, r));
     } else {
-      el('p', { class: 'note' }, section, 'No buffer view: this report has no buffer placements (a merged or tenant report).');
+      // Say why rather than draw an empty panel: a report read back from JSON (--merge) keeps no placements at all.
+      el('p', { class: 'note no-buffers' }, section, w.buffer_list
+        ? 'No buffer view: no run of this comparison recorded where its buffers were.'
+        : 'No buffer view: this report was read back from --json reports (strata-compare --merge), which keep no ' +
+          'buffer placements; strata-compare WORKLOAD --html draws them for one workload.');
     }
 
     // One canvas: a rectangle per place a buffer held (offset x its events), OOMs as red lines, the selected event.
@@ -495,6 +499,7 @@
         const p = view.spans.p, bl = w.buffer_list;
         let t = view.run.contender + ': buffer ' + (bl ? bl.id[p.b[i]] : p.b[i]);
         if (bl) t += ' (' + bytes(bl.size[p.b[i]]) + ' requested, live ' + count(bl.lower[p.b[i]]) + '..' + count(bl.upper[p.b[i]]) + ' in the trace\'s time)';
+        if (bl && bl.label && bl.label[p.b[i]] >= 0) t += '\n' + bl.label_text[bl.label[p.b[i]]];
         t += '\n' + bytes(p.n[i]) + ' at offset ' + bytes(p.o[i]) + ' (' + p.o[i] + ')';
         t += '\nthere from event ' + count(p.t0[i]) + ' to ' + count(p.t1[i]);
         return t;

@@ -46,7 +46,8 @@ extern "C" {
        1.9: named context options (a GPU policy per context),            \
             memory stats context_allocated_bytes, _pool_bytes;           \
        1.10: option infos carry their choices and typed defaults;        \
-            the standard open option capacity_bytes on every backend */
+            the standard open option capacity_bytes on every backend;    \
+            strata_gemm_args.dtype (bf16 GEMM, sim with runtime_fp.elf) */
 
 typedef struct strata_device strata_device; /* opaque */
 typedef uint32_t strata_context;            /* 0 is never a valid context */
@@ -227,23 +228,34 @@ strata_status strata_read(strata_device* device, strata_context context, strata_
                           void* dst, uint64_t bytes);
 
 /* C = A.B (+ C) on the matrix unit, row-major (strata/gemm.h):
- *   a: int8 m x k, b: int8 k x n, c: int32 m x n, or int8 m x n with STRATA_GEMM_FLAG_INT8, where each
- *   result is sat8(round?((x * quant_mult) >> quant_shift)) (after ReLU with STRATA_GEMM_FLAG_RELU).
+ *   dtype STRATA_DTYPE_INT8 (0, what a caller before 1.10 gets): a: int8 m x k, b: int8 k x n, c: int32 m x n,
+ *   or int8 m x n with STRATA_GEMM_FLAG_INT8, where each result is sat8(round?((x * quant_mult) >> quant_shift))
+ *   (after ReLU with STRATA_GEMM_FLAG_RELU).
+ *   dtype STRATA_DTYPE_BF16: a: bf16 m x k, b: bf16 k x n (2 bytes each, the uint16 patterns), c: fp32 m x n, or
+ *   bf16 m x n with STRATA_GEMM_FLAG_OUT_BF16 (RNE); ACCUMULATE adds an fp32 c; products exact, fp32 sums
+ *   rounded to nearest even in the order docs/matrix-unit.md states. Flags: ACCUMULATE (not with OUT_BF16),
+ *   RELU, OUT_BF16.
+ *   The sim backend runs it with the runtime image runtime_fp.elf (open option runtime_fp=1): the default
+ *   runtime.elf has no bf16 path (FAILED_PRECONDITION naming runtime_fp.elf); gpu-emu and cuda: UNIMPLEMENTED.
  * Each buffer must belong to the context and hold at least its matrix; c must be neither a nor b (a and b
  * may be the same buffer). Blocks until C is in device memory; the work runs after every earlier call's.
  * Errors (nothing is written to c): INVALID_ARGUMENT for a zero or > 2^24 dimension, unknown flags,
  * ACCUMULATE with INT8, ROUND without INT8, quant_* without INT8, quant_shift > 63, a handle that is not
- * one, c equal to a or b; NOT_FOUND for a stale handle; PERMISSION_DENIED for another context's buffer;
- * OUT_OF_RANGE when a buffer is smaller than its matrix (the message names which). The device cycles the
- * product took are strata_device_info.last_command_cycles afterwards. */
+ * one, c equal to a or b, an unknown dtype, INT8 / ROUND / quant_* with BF16, OUT_BF16 without BF16,
+ * ACCUMULATE with OUT_BF16; NOT_FOUND for a stale handle; PERMISSION_DENIED for another context's buffer;
+ * OUT_OF_RANGE when a buffer is smaller than its matrix (the message names which); FAILED_PRECONDITION for BF16
+ * on a runtime image without it. The device cycles the product took are strata_device_info.last_command_cycles
+ * afterwards. */
 typedef struct strata_gemm_args {
   uint32_t struct_size;
   strata_buffer a, b, c;
   uint32_t m, n, k;
-  uint32_t flags; /* STRATA_GEMM_FLAG_ACCUMULATE | _RELU | _INT8 | _ROUND */
+  uint32_t flags; /* STRATA_GEMM_FLAG_ACCUMULATE | _RELU | _INT8 | _ROUND, or with BF16 | _OUT_BF16 */
   /* Since 1.1 (zero for a 1.0 caller's smaller struct). */
   int32_t quant_mult;   /* INT8 only */
   uint32_t quant_shift; /* INT8 only: 0 .. 63 */
+  /* Since 1.10 (STRATA_DTYPE_INT8 for an older caller's smaller struct). */
+  uint32_t dtype; /* STRATA_DTYPE_INT8 or STRATA_DTYPE_BF16 (strata/gemm.h) */
 } strata_gemm_args;
 strata_status strata_gemm(strata_device* device, strata_context context, const strata_gemm_args* args);
 

@@ -104,10 +104,12 @@ class Context {
     Check(strata_alloc(device_, id_, bytes, alignment, flags, &b));
     return Buffer(device_, id_, b, bytes);
   }
-  // c = a (m x k) . b (k x n) (+ c); flags STRATA_GEMM_FLAG_*; quantization with STRATA_GEMM_FLAG_INT8.
+  // c = a (m x k) . b (k x n) (+ c); flags STRATA_GEMM_FLAG_*; quantization with STRATA_GEMM_FLAG_INT8; dtype
+  // STRATA_DTYPE_INT8 or STRATA_DTYPE_BF16 (strata_gemm in strata.h).
   void Gemm(const Buffer& a, const Buffer& b, Buffer& c, uint32_t m, uint32_t n, uint32_t k, uint32_t flags = 0,
-            int32_t quant_mult = 0, uint32_t quant_shift = 0) {
-    const strata_gemm_args g{sizeof g, a.handle(), b.handle(), c.handle(), m, n, k, flags, quant_mult, quant_shift};
+            int32_t quant_mult = 0, uint32_t quant_shift = 0, uint32_t dtype = STRATA_DTYPE_INT8) {
+    const strata_gemm_args g{sizeof g, a.handle(), b.handle(), c.handle(),  m,    n,
+                             k,        flags,      quant_mult, quant_shift, dtype};
     Check(strata_gemm(device_, id_, &g));
   }
   strata_compact_result Compact(uint64_t max_bytes = 0, uint32_t max_moves = 0) {
