@@ -1,5 +1,6 @@
 // Strata device top: control core, SMEM, CTRL registers, the DMA engine with VMEM and ACC, the
-// matrix unit (MXU) on VMEM port B and the ACC row ports, the
+// matrix unit (MXU) on VMEM port B and the ACC row ports, the vector unit (VPU) on VMEM port B where the MXU
+// leaves it free, the
 // HTIF tohost monitor, a host port into the device address space (SMEM and registers: the
 // host link's BAR and the ELF loader's path) and the memory-side channels to the HBM bridge.
 module tpu_top
@@ -80,11 +81,16 @@ module tpu_top
   logic [31:0] dma_smem_addr, dma_smem_wdata;
   logic [3:0]  dma_smem_be;
   logic        reg_req, reg_we;
-  logic [31:0] reg_addr, reg_wdata, ctrl_rdata, dma_rdata, mxu_rdata, dev_rdata;
+  logic [31:0] reg_addr, reg_wdata, ctrl_rdata, dma_rdata, mxu_rdata, vpu_rdata, dev_rdata;
   logic [3:0]  reg_be;
-  logic        reg_ctrl, reg_dma, reg_mxu;
-  logic        core_rd_mmio_q, host_rd_mmio_q, rd_dma_q, rd_mxu_q;
-  logic        mxu_irq, dma_quiet, mxu_quiet;
+  logic        reg_ctrl, reg_dma, reg_mxu, reg_vpu;
+  logic        core_rd_mmio_q, host_rd_mmio_q, rd_dma_q, rd_mxu_q, rd_vpu_q;
+  logic        mxu_irq, dma_quiet, mxu_quiet, vpu_irq, vpu_quiet;
+  logic        vpu_vmem_req, vpu_vmem_we, vpu_vmem_gnt, port_b_req, port_b_we;
+  logic [31:0] vpu_vmem_line, port_b_line;
+  logic [63:0] port_b_be;
+  logic [511:0] vpu_vmem_wdata, port_b_wdata;
+  logic        clk_vpu, vpu_gate_busy, vpu_clk_en, vpu_gate_steady, unused_vpu_settled;
   logic        mxu_vmem_req, mxu_vmem_we, mxu_acc_r_req, mxu_acc_w_req;
   logic [31:0] mxu_vmem_line, mxu_acc_r_row, mxu_acc_w_row;
   logic [63:0] mxu_vmem_be;
@@ -187,12 +193,14 @@ module tpu_top
     reg_ctrl = reg_req && (reg_addr - CtrlBase) < CtrlSize;
     reg_dma = reg_req && (reg_addr - DmaBase) < DmaSize;
     reg_mxu = reg_req && (reg_addr - MxuBase) < MxuSize;
+    reg_vpu = reg_req && (reg_addr - VpuBase) < VpuSize;
   end
 
   always_comb begin
     irq_lines = irq_i;
     irq_lines[IrqDma] = irq_i[IrqDma] | dma_irq;
     irq_lines[IrqMxu] = irq_i[IrqMxu] | mxu_irq;
+    irq_lines[IrqVpu] = irq_i[IrqVpu] | vpu_irq;
   end
 
   tpu_ctrl_regs #(.SmemBytes(SmemBytes)) u_ctrl (
@@ -226,6 +234,9 @@ module tpu_top
 
   assign dma_gate_busy = !dma_idle || reg_dma;
   assign mxu_gate_busy = !mxu_quiet || reg_mxu;
+  // The vector unit's registers load only while a command runs (its pipeline drains before it goes quiet), so its
+  // gate closes as soon as it is quiet: an idle VPU costs no evaluation and no cycle.
+  assign vpu_gate_busy = !vpu_quiet || reg_vpu;
 
   tpu_clock_gate u_dma_gate (
     .clk_i,
@@ -249,8 +260,19 @@ module tpu_top
     .settled_o(mxu_settled)
   );
 
-  assign clk_mem = clk_i & (dma_clk_en | mxu_clk_en);
-  assign gates_steady = dma_gate_steady && mxu_gate_steady && mxu_array_steady;
+  tpu_clock_gate u_vpu_gate (
+    .clk_i,
+    .rst_ni,
+    .busy_i   (vpu_gate_busy),
+    .bypass_i (gate_bypass_i),
+    .clk_o    (clk_vpu),
+    .en_o     (vpu_clk_en),
+    .steady_o (vpu_gate_steady),
+    .settled_o(unused_vpu_settled)
+  );
+
+  assign clk_mem = clk_i & (dma_clk_en | mxu_clk_en | vpu_clk_en);
+  assign gates_steady = dma_gate_steady && mxu_gate_steady && mxu_array_steady && vpu_gate_steady;
 
   tpu_dma #(
     .VmemBytes(VmemBytes),
@@ -340,7 +362,43 @@ module tpu_top
     .acc_w_wdata_o(mxu_acc_wdata)
   );
 
-  // VMEM: port A is the DMA's, port B the matrix unit's.
+  tpu_vpu_engine #(.VmemBytes(VmemBytes)) u_vpu (
+    .clk_i       (clk_vpu),
+    .rst_ni,
+    .reg_req_i   (reg_vpu),
+    .reg_we_i    (reg_we),
+    .reg_addr_i  (reg_addr[11:0]),
+    .reg_wdata_i (reg_wdata),
+    .reg_rdata_o (vpu_rdata),
+    .irq_o       (vpu_irq),
+    .quiet_o     (vpu_quiet),
+    .vmem_req_o  (vpu_vmem_req),
+    .vmem_we_o   (vpu_vmem_we),
+    .vmem_line_o (vpu_vmem_line),
+    .vmem_wdata_o(vpu_vmem_wdata),
+    .vmem_gnt_i  (vpu_vmem_gnt),
+    .vmem_rdata_i(mxu_vmem_rdata)
+  );
+
+  // VMEM port B: the matrix unit's whenever it requests it (its timing never depends on the VPU), the vector
+  // unit's in the other cycles. Both read the port's data the cycle after their own granted read.
+  assign vpu_vmem_gnt = !mxu_vmem_req;
+  always_comb begin
+    port_b_req = mxu_vmem_req;
+    port_b_we = mxu_vmem_we;
+    port_b_line = mxu_vmem_line;
+    port_b_be = mxu_vmem_be;
+    port_b_wdata = mxu_vmem_wdata;
+    if (!mxu_vmem_req && vpu_vmem_req) begin
+      port_b_req = 1'b1;
+      port_b_we = vpu_vmem_we;
+      port_b_line = vpu_vmem_line;
+      port_b_be = '1;
+      port_b_wdata = vpu_vmem_wdata;
+    end
+  end
+
+  // VMEM: port A is the DMA's, port B the matrix unit's and the vector unit's.
   tpu_line_ram #(.Bytes(VmemBytes)) u_vmem (
     .clk_i    (clk_mem),
     .a_req_i  (vmem_req),
@@ -349,11 +407,11 @@ module tpu_top
     .a_be_i   (vmem_be),
     .a_wdata_i(vmem_wdata),
     .a_rdata_o(vmem_rdata),
-    .b_req_i  (mxu_vmem_req),
-    .b_we_i   (mxu_vmem_we),
-    .b_line_i (mxu_vmem_line),
-    .b_be_i   (mxu_vmem_be),
-    .b_wdata_i(mxu_vmem_wdata),
+    .b_req_i  (port_b_req),
+    .b_we_i   (port_b_we),
+    .b_line_i (port_b_line),
+    .b_be_i   (port_b_be),
+    .b_wdata_i(port_b_wdata),
     .b_rdata_o(mxu_vmem_rdata)
   );
 
@@ -374,7 +432,7 @@ module tpu_top
     .w_wdata_i(mxu_acc_wdata)
   );
 
-  assign dev_rdata = rd_dma_q ? dma_rdata : (rd_mxu_q ? mxu_rdata : ctrl_rdata);
+  assign dev_rdata = rd_dma_q ? dma_rdata : (rd_mxu_q ? mxu_rdata : (rd_vpu_q ? vpu_rdata : ctrl_rdata));
   assign dbus_rdata = core_rd_mmio_q ? dev_rdata : smem_rdata;
   assign host_rdata_o = host_rd_mmio_q ? dev_rdata : smem_rdata;
 
@@ -384,6 +442,7 @@ module tpu_top
       host_rd_mmio_q <= 1'b0;
       rd_dma_q <= 1'b0;
       rd_mxu_q <= 1'b0;
+      rd_vpu_q <= 1'b0;
       tohost_valid_q <= 1'b0;
       tohost_data_q <= '0;
       hbm_cap_q <= '0;
@@ -392,6 +451,7 @@ module tpu_top
       host_rd_mmio_q <= host_mmio && host_gnt_o;
       rd_dma_q <= reg_dma;
       rd_mxu_q <= reg_mxu;
+      rd_vpu_q <= reg_vpu;
       tohost_valid_q <= dbus_req && dbus_we && tohost_addr_i != 32'b0 && dbus_addr == tohost_addr_i &&
                         dbus_be == 4'b1111 && dbus_wdata != 32'b0;
       tohost_data_q <= dbus_wdata;
@@ -402,7 +462,7 @@ module tpu_top
   assign tohost_valid_o = tohost_valid_q;
   assign tohost_data_o = tohost_data_q;
   // mxu_settled: its pipelines' data registers hold their idle values too (see "clock gates").
-  assign quiescent_o = sleeping_o && dma_quiet && mxu_settled && !tohost_valid_q;
+  assign quiescent_o = sleeping_o && dma_quiet && mxu_settled && vpu_quiet && !tohost_valid_q;
   assign mxu_busy_o = !mxu_quiet;
 
 endmodule

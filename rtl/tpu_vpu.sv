@@ -44,22 +44,6 @@ module tpu_vpu
 
   localparam int unsigned Levels = $clog2(Lanes);
 
-  function automatic logic op_legal(logic [5:0] op);
-    unique case (op)
-      6'(VpuOpAdd), 6'(VpuOpSub), 6'(VpuOpMul), 6'(VpuOpDiv), 6'(VpuOpMax), 6'(VpuOpMin), 6'(VpuOpCmpEq),
-      6'(VpuOpCmpLt), 6'(VpuOpCmpLe), 6'(VpuOpSelect), 6'(VpuOpNeg), 6'(VpuOpAbs), 6'(VpuOpExp), 6'(VpuOpLog),
-      6'(VpuOpTanh), 6'(VpuOpLogistic), 6'(VpuOpRsqrt), 6'(VpuOpSqrt), 6'(VpuOpRecip), 6'(VpuOpF32ToBf16),
-      6'(VpuOpBf16ToF32), 6'(VpuOpF32ToS32), 6'(VpuOpS32ToF32), 6'(VpuOpF32ToS8), 6'(VpuOpS8ToF32),
-      6'(VpuOpRowSum), 6'(VpuOpRowMax), 6'(VpuOpAccSum), 6'(VpuOpAccMax): return 1'b1;
-      default: return 1'b0;
-    endcase
-  endfunction
-
-  // Ops that read b (the binary codes sit below NEG).
-  function automatic logic op_binary(logic [5:0] op);
-    return op < 6'(VpuOpNeg);
-  endfunction
-
   // ---------------------------------------------------------------- handshake: the pipeline moves as a whole
   logic adv;
   logic s1_valid_q, s2_valid_q, out_valid_q;
@@ -76,8 +60,8 @@ module tpu_vpu
   logic [Lanes*32-1:0]  s1_a_q, s1_b_q, s1_b_d;
   logic [Lanes-1:0]     s1_mask_q;
 
-  assign in_err = !op_legal(in_op_i) || in_bcast_i > 2'(VpuBcastRow) ||
-                  (in_bcast_i != 2'(VpuBcastNone) && !op_binary(in_op_i));
+  assign in_err = !tpu_vpu_pkg::op_legal(in_op_i) || in_bcast_i > 2'(VpuBcastRow) ||
+                  (in_bcast_i != 2'(VpuBcastNone) && !tpu_vpu_pkg::op_binary(in_op_i));
   assign b_row = in_first_i ? in_b_i : bcast_row_q;
   assign b_scalar = b_row[31:0];
   always_comb begin
@@ -251,6 +235,6 @@ module tpu_vpu
   // A row without first continues a command: its broadcast row and accumulator belong to that command.
   `ASSERT_IF(VpuRowInCommand, in_first_i || in_cmd_q, in_valid_i && in_ready_o)
   // Only checked ops reach the lanes' results (an illegal one leaves stage 2 as zeros with err set).
-  `ASSERT_IF(VpuLaneOpLegal, s1_err_q || op_legal(s1_op_q), s1_valid_q && adv)
+  `ASSERT_IF(VpuLaneOpLegal, s1_err_q || tpu_vpu_pkg::op_legal(s1_op_q), s1_valid_q && adv)
 
 endmodule

@@ -7,6 +7,7 @@
 package tpu_vpu_pkg;
 
   import tpu_fp_pkg::f32_add;
+  import tpu_regmap_pkg::*;
 
   localparam logic [31:0] F32QNaN = 32'h7FC0_0000;
   localparam logic [31:0] One = 32'h3F80_0000;
@@ -318,6 +319,23 @@ package tpu_vpu_pkg;
   // logistic(x) = 1 / (1 + e), given e = exp(-x).
   function automatic logic [31:0] f32_logistic(logic [31:0] e);
     return f32_div(One, f32_addv(One, e));
+  endfunction
+
+  // The op codes the unit knows (rtl/regmap.json's VPU_OP): the unit refuses others, the engine checks them first.
+  function automatic logic op_legal(logic [5:0] op);
+    unique case (op)
+      6'(VpuOpAdd), 6'(VpuOpSub), 6'(VpuOpMul), 6'(VpuOpDiv), 6'(VpuOpMax), 6'(VpuOpMin), 6'(VpuOpCmpEq),
+      6'(VpuOpCmpLt), 6'(VpuOpCmpLe), 6'(VpuOpSelect), 6'(VpuOpNeg), 6'(VpuOpAbs), 6'(VpuOpExp), 6'(VpuOpLog),
+      6'(VpuOpTanh), 6'(VpuOpLogistic), 6'(VpuOpRsqrt), 6'(VpuOpSqrt), 6'(VpuOpRecip), 6'(VpuOpF32ToBf16),
+      6'(VpuOpBf16ToF32), 6'(VpuOpF32ToS32), 6'(VpuOpS32ToF32), 6'(VpuOpF32ToS8), 6'(VpuOpS8ToF32),
+      6'(VpuOpRowSum), 6'(VpuOpRowMax), 6'(VpuOpAccSum), 6'(VpuOpAccMax): return 1'b1;
+      default: return 1'b0;
+    endcase
+  endfunction
+
+  // Ops that read b (the binary codes sit below NEG).
+  function automatic logic op_binary(logic [5:0] op);
+    return op < 6'(VpuOpNeg);
   endfunction
 
 endpackage

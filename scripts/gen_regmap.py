@@ -120,6 +120,9 @@ def emit_h(spec, out):
         for v in enum["values"]:
             note = f"  /* {v['desc']} */" if "desc" in v else ""
             w(f"#define STRATA_{enum['name']}_{v['name']} STRATA_U({v['value']}){note}\n")
+        # The enum as one list (an X macro: X(NAME, value) per value), for code that walks or names its values.
+        items = " ".join(f"X({v['name']}, {v['value']})" for v in enum["values"])
+        w(f"#define STRATA_{enum['name']}_LIST(X) {items}\n")
         w("\n")
     for block in spec["blocks"]:
         b = block["name"]

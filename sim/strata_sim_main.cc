@@ -1,5 +1,5 @@
 // strata-sim: runs a firmware ELF on the Strata platform and reports what happened; `strata-sim gemm` is
-// strata_sim_gemm.cc, the options both share strata_sim_cli.h.
+// strata_sim_gemm.cc, `strata-sim vector` strata_sim_vector.cc, the options they share strata_sim_cli.h.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +20,7 @@
 #include "strata/regmap.h"
 #include "strata_sim_cli.h"
 #include "strata_sim_gemm.h"
+#include "strata_sim_vector.h"
 #include "tool_cli.h"
 
 namespace {
@@ -28,7 +29,8 @@ using namespace strata::sim::cli;  // NOLINT: the command line's vocabulary (exi
 
 constexpr const char* kSynopsis =
     "strata-sim [options] FIRMWARE.elf\n"
-    "       strata-sim gemm --a A.npy --b B.npy --out C.npy [gemm options]   (see strata-sim gemm --help)";
+    "       strata-sim gemm --a A.npy --b B.npy --out C.npy [gemm options]   (see strata-sim gemm --help)\n"
+    "       strata-sim vector OP --a A.npy [--b B.npy] --out C.npy [options]   (see strata-sim vector --help)";
 constexpr const char* kDescription =
     "Runs an RV32 ELF on the Strata model until the firmware stores to `tohost` (HTIF)\n"
     "or --max-cycles pass, then prints a summary.";
@@ -39,6 +41,7 @@ constexpr const char* kFooter =
 // The whole run (either program); sc_main wraps it.
 int SimMain(int argc, char* argv[]) {
   if (argc > 1 && std::strcmp(argv[1], "gemm") == 0) return strata::sim::RunGemm(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "vector") == 0) return strata::sim::RunVector(argc, argv);
   strata::sim::PlatformConfig config;
   std::string elf_path;
   bool json = false;

@@ -29,7 +29,7 @@ class VerilatedChip final : public ChipModel {
 
   // A falling-edge evaluation runs Verilator's input-combinational region (its inputs unchanged since
   // the rising edge's evaluation, so it recomputes the values it already holds) and the blocks on the
-  // falling edge: the clock gates of the DMA, the matrix unit (tpu_top, tpu_clock_gate), the mesh
+  // falling edge: the clock gates of the DMA, the matrix unit, the vector unit (tpu_top, tpu_clock_gate), the mesh
   // (tpu_systolic_array: mesh_en_q <= busy || busy_prev_q, busy_prev_q <= busy) and the weight path
   // (w_en_q <= w_busy); its only other effect is every gated clock (clk_x = clk_i & en) going low.
   // When the gates' flops keep their values (tpu_top's gates_steady, fed by every gate's own
@@ -47,6 +47,7 @@ class VerilatedChip final : public ChipModel {
       low(top_->clk_i, r->__Vtrigrprev__TOP__clk_i);
       low(r->tpu_top__DOT__clk_dma, r->__Vtrigrprev__TOP__tpu_top__DOT__clk_dma);
       low(r->tpu_top__DOT__clk_mxu, r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mxu);
+      low(r->tpu_top__DOT__clk_vpu, r->__Vtrigrprev__TOP__tpu_top__DOT__clk_vpu);
       low(r->tpu_top__DOT__clk_mem, r->__Vtrigrprev__TOP__tpu_top__DOT__clk_mem);
       low(r->tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh,
           r->__Vtrigrprev__TOP__tpu_top__DOT__u_mxu__DOT__u_array__DOT__clk_mesh);

@@ -15,8 +15,12 @@ uint32_t Field(uint32_t reg, uint32_t mask, uint32_t lsb) { return (reg & mask) 
 static_assert(STRATA_DMA_STATUS_BUSY_MASK == STRATA_MXU_STATUS_BUSY_MASK &&
                   STRATA_DMA_STATUS_PENDING_MASK == STRATA_MXU_STATUS_PENDING_MASK &&
                   STRATA_DMA_STATUS_PENDING_LSB == STRATA_MXU_STATUS_PENDING_LSB &&
-                  STRATA_DMA_STATUS_LAST_ERR_LSB == STRATA_MXU_STATUS_LAST_ERR_LSB,
-              "one Counters::Read for both blocks");
+                  STRATA_DMA_STATUS_LAST_ERR_LSB == STRATA_MXU_STATUS_LAST_ERR_LSB &&
+                  STRATA_DMA_STATUS_BUSY_MASK == STRATA_VPU_STATUS_BUSY_MASK &&
+                  STRATA_DMA_STATUS_PENDING_MASK == STRATA_VPU_STATUS_PENDING_MASK &&
+                  STRATA_DMA_STATUS_PENDING_LSB == STRATA_VPU_STATUS_PENDING_LSB &&
+                  STRATA_DMA_STATUS_LAST_ERR_LSB == STRATA_VPU_STATUS_LAST_ERR_LSB,
+              "one Counters::Read for the three blocks");
 
 }  // namespace
 
@@ -52,6 +56,10 @@ void HostDevice::Reset(const Options& options) {
   mxu_ = Mxu{};
   mxu_.staged[STRATA_MXU_ROWS / 4] = STRATA_MXU_ROWS_RESET;
   mxu_.staged[STRATA_MXU_QUANT_MULT / 4] = STRATA_MXU_QUANT_MULT_RESET;
+  vpu_ = Vpu{};
+  vpu_.staged[STRATA_VPU_ROWS / 4] = STRATA_VPU_ROWS_RESET;
+  vpu_.staged[STRATA_VPU_SRC_STRIDE / 4] = STRATA_VPU_SRC_STRIDE_RESET;
+  vpu_.staged[STRATA_VPU_DST_STRIDE / 4] = STRATA_VPU_DST_STRIDE_RESET;
 }
 
 void HostDevice::RingDoorbell(uint32_t value) {
@@ -103,6 +111,24 @@ uint32_t HostDevice::Read32(uintptr_t address) {
         return mxu_.staged[offset / 4];
     }
   }
+  if (address >= STRATA_VPU_BASE && address < STRATA_VPU_BASE + STRATA_VPU_SIZE) {
+    const uint32_t offset = static_cast<uint32_t>(address - STRATA_VPU_BASE);
+    if (vpu_.Read(offset, {STRATA_VPU_STATUS, STRATA_VPU_DONE, STRATA_VPU_ERRORS}, vpu_.queue.size(), &value)) {
+      return value;
+    }
+    switch (offset) {
+      case STRATA_VPU_CONFIG:
+        return uint32_t{STRATA_DMA_LINE_BYTES / 4} << STRATA_VPU_CONFIG_LANES_LSB;
+      case STRATA_VPU_ROWS_DONE:
+        return vpu_.rows_done;
+      case STRATA_VPU_BUSY_CYCLES:
+      case STRATA_VPU_STALL_CYCLES:
+      case STRATA_VPU_PUSH:
+        return 0;
+      default:
+        return offset <= STRATA_VPU_DST_STRIDE ? vpu_.staged[offset / 4] : 0;
+    }
+  }
   return 0;
 }
 
@@ -147,6 +173,15 @@ void HostDevice::Write32(uintptr_t address, uint32_t value) {
                offset != STRATA_MXU_CONFIG && offset != STRATA_MXU_ROWS_STREAMED &&
                offset != STRATA_MXU_STARVED_CYCLES) {
       mxu_.staged[offset / 4] = value;
+    }
+    return;
+  }
+  if (address >= STRATA_VPU_BASE && address < STRATA_VPU_BASE + STRATA_VPU_SIZE) {
+    const uint32_t offset = static_cast<uint32_t>(address - STRATA_VPU_BASE);
+    if (offset == STRATA_VPU_PUSH) {
+      VpuPush();
+    } else if (offset <= STRATA_VPU_DST_STRIDE) {
+      vpu_.staged[offset / 4] = value;
     }
   }
 }
@@ -240,6 +275,51 @@ void HostDevice::MxuComplete() {
   if (c.at(STRATA_MXU_CMD) & STRATA_MXU_CMD_IRQ_MASK) irq_pending_ |= STRATA_IRQ_MXU;
 }
 
+// ---- vector unit ----
+void HostDevice::VpuPush() {
+  if (vpu_.queue.size() > STRATA_VPU_QUEUE_DEPTH) {  // DEPTH waiting and one running: dropped, not counted done
+    vpu_.Error(STRATA_VPU_ERR_QUEUE_FULL);
+    return;
+  }
+  VpuCommand c;
+  std::copy_n(vpu_.staged, std::size(c.regs), c.regs);
+  vpu_.queue.push_back(c);
+  vpu_.pushed.push_back(c);
+}
+uint32_t HostDevice::VpuCheck(const VpuCommand& c) {
+  const uint32_t cmd = c.at(STRATA_VPU_CMD);
+  const uint32_t op = Field(cmd, STRATA_VPU_CMD_OP_MASK, STRATA_VPU_CMD_OP_LSB);
+  const uint32_t bcast = Field(cmd, STRATA_VPU_CMD_BCAST_MASK, STRATA_VPU_CMD_BCAST_LSB);
+  bool known = false;
+#define STRATA_VPU_KNOWN(name, value) known |= op == (value);
+  STRATA_VPU_OP_LIST(STRATA_VPU_KNOWN)
+#undef STRATA_VPU_KNOWN
+  const bool binary = op < STRATA_VPU_OP_NEG, select = op == STRATA_VPU_OP_SELECT;
+  const uint32_t rows = c.at(STRATA_VPU_ROWS), ss = c.at(STRATA_VPU_SRC_STRIDE), ds = c.at(STRATA_VPU_DST_STRIDE);
+  const uint32_t a = c.at(STRATA_VPU_SRC_A), b = c.at(STRATA_VPU_SRC_B), m = c.at(STRATA_VPU_SRC_M),
+                 d = c.at(STRATA_VPU_DST);
+  constexpr uint32_t kLine = STRATA_DMA_LINE_BYTES;
+  if (!known) return STRATA_VPU_ERR_OP;
+  if (bcast > STRATA_VPU_BCAST_ROW || (bcast != STRATA_VPU_BCAST_NONE && !binary)) return STRATA_VPU_ERR_BCAST;
+  if (rows == 0) return STRATA_VPU_ERR_ZERO;
+  if ((a | (binary ? b : 0) | (select ? m : 0) | d | ss | ds) % kLine != 0) return STRATA_VPU_ERR_ALIGN;
+  const uint64_t span = uint64_t{rows - 1} * ss + kLine;
+  if (a + span > STRATA_VMEM_SIZE ||
+      (binary && b + (bcast == STRATA_VPU_BCAST_NONE ? span : kLine) > STRATA_VMEM_SIZE) ||
+      (select && m + span > STRATA_VMEM_SIZE)) {
+    return STRATA_VPU_ERR_SRC_RANGE;
+  }
+  if (d + uint64_t{rows - 1} * ds + kLine > STRATA_VMEM_SIZE) return STRATA_VPU_ERR_DST_RANGE;
+  return STRATA_VPU_ERR_NONE;
+}
+void HostDevice::VpuComplete() {
+  const VpuCommand c = vpu_.queue.front();
+  vpu_.queue.pop_front();
+  const uint32_t err = VpuCheck(c);
+  if (err == STRATA_VPU_ERR_NONE) vpu_.rows_done += c.at(STRATA_VPU_ROWS);
+  vpu_.Complete(err);
+  if (c.at(STRATA_VPU_CMD) & STRATA_VPU_CMD_IRQ_MASK) irq_pending_ |= STRATA_IRQ_VPU;
+}
 // ---- time ----
 
 bool HostDevice::Step() {
@@ -252,6 +332,10 @@ bool HostDevice::Step() {
   }
   if (!mxu_.queue.empty()) {
     MxuComplete();
+    any = true;
+  }
+  if (!vpu_.queue.empty()) {
+    VpuComplete();
     any = true;
   }
   return any;

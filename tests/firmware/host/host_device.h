@@ -1,12 +1,13 @@
-// A register-level model of the chip's CTRL block, DMA engine and matrix unit for host tests of the firmware
-// (the drivers, the GEMM kernel, the runtime) and for runtime_fuzz: installed as the hal mock device, it answers
-// the register map (strata/regmap.h) the way the RTL does, moves HBM bytes, and advances only when told to
+// A register-level model of the chip's CTRL block, DMA engine, matrix unit and vector unit for host tests of the
+// firmware (the drivers, the GEMM kernel, the runtime) and for runtime_fuzz: installed as the hal mock device, it
+// answers the register map (strata/regmap.h) the way the RTL does, moves HBM bytes, and advances only when told to
 // (Step), which a test's wfi hook does. One model, shared by every host test of code above the drivers.
 //
 // Not modelled: timing (a Step completes the head of every DMA queue and one matrix-unit command), on-chip
 // memories (VMEM, ACC and SMEM sides of a DMA move no data and are not range-checked: on the host an SMEM offset
-// comes from a host pointer), the matrix unit's arithmetic (commands complete, RowsStreamed counts, nothing is
-// computed), the machine timer and the console's framing (its bytes are collected).
+// comes from a host pointer), the matrix unit's and the vector unit's arithmetic (commands complete, RowsStreamed
+// and ROWS_DONE count, nothing is computed; the vector unit's head checks are the RTL's), the machine timer and the
+// console's framing (its bytes are collected).
 #ifndef STRATA_TESTS_FIRMWARE_HOST_HOST_DEVICE_H_
 #define STRATA_TESTS_FIRMWARE_HOST_HOST_DEVICE_H_
 
@@ -42,6 +43,11 @@ class HostDevice : public hal::MockDevice {
     uint32_t regs[STRATA_MXU_K_ROWS / 4 + 1] = {};
     uint32_t at(uint32_t offset) const { return regs[offset / 4]; }
   };
+  // The vector unit's staged command registers at PUSH (STRATA_VPU_CMD .. STRATA_VPU_DST_STRIDE).
+  struct VpuCommand {
+    uint32_t regs[STRATA_VPU_DST_STRIDE / 4 + 1] = {};
+    uint32_t at(uint32_t offset) const { return regs[offset / 4]; }
+  };
 
   // Time passes: the head descriptor of every DMA queue and the matrix unit's oldest command complete (raising
   // their interrupts when asked to). Returns whether anything completed.
@@ -67,6 +73,10 @@ class HostDevice : public hal::MockDevice {
   size_t dma_queued(uint32_t queue) const { return dma_[queue].queue.size(); }
   const std::vector<MxuCommand>& mxu_pushed() const { return mxu_.pushed; }
   size_t mxu_queued() const { return mxu_.queue.size(); }
+  const std::vector<VpuCommand>& vpu_pushed() const { return vpu_.pushed; }
+  size_t vpu_queued() const { return vpu_.queue.size(); }
+  // The vector unit's error code for `c`, the checks in the RTL's order (rtl/tpu_vpu_engine.sv).
+  static uint32_t VpuCheck(const VpuCommand& c);
   // The matrix unit's streamed-rows counter (a stand-in kernel that bypasses the unit can add to it).
   void AddRowsStreamed(uint32_t rows) { mxu_.rows_streamed += rows; }
 
@@ -102,13 +112,21 @@ class HostDevice : public hal::MockDevice {
     std::vector<MxuCommand> pushed;
     uint32_t rows_streamed = 0;
   };
-  static_assert(STRATA_DMA_ERR_NONE == 0 && STRATA_MXU_ERR_NONE == 0, "Counters::Complete");
+  struct Vpu : Counters {
+    uint32_t staged[STRATA_VPU_SIZE / 4] = {};
+    std::deque<VpuCommand> queue;
+    std::vector<VpuCommand> pushed;
+    uint32_t rows_done = 0;
+  };
+  static_assert(STRATA_DMA_ERR_NONE == 0 && STRATA_MXU_ERR_NONE == 0 && STRATA_VPU_ERR_NONE == 0, "Counters::Complete");
 
   void DmaPush(uint32_t q);
   void DmaComplete(uint32_t q);
   uint32_t DmaCheck(const DmaDescriptor& d) const;
   void MxuPush();
   void MxuComplete();
+  void VpuPush();
+  void VpuComplete();
 
   std::vector<uint8_t> hbm_;
   uint32_t mxu_n_ = 0;
@@ -116,6 +134,7 @@ class HostDevice : public hal::MockDevice {
   uint32_t irq_pending_ = 0, irq_enable_ = 0, doorbell_ = 0;
   DmaQueue dma_[STRATA_DMA_COUNT];
   Mxu mxu_;
+  Vpu vpu_;
 };
 
 }  // namespace strata::host_model
