@@ -372,7 +372,10 @@ void AddDeviceOptions(CLI::App& app, Settings* s) {
       app, "--hbm", "PRESET",
       [s](const std::string& v) -> std::string {
         s->hbm_preset = v;
-        return strata::tool::UnknownName("HBM preset", v, HbmPresets());
+        // A build without the sim backend has no presets to check against: the combination check that follows
+        // says --hbm needs --backend sim.
+        const auto presets = HbmPresets();
+        return presets.empty() ? "" : strata::tool::UnknownName("HBM preset", v, presets);
       },
       "sim: HBM preset (default " + strata::OptionDefault("sim", "hbm_preset") + ")");
   app.add_option("--firmware", s->firmware_path,
