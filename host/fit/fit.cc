@@ -111,7 +111,7 @@ bool Fit(const replay::Trace& unpadded, const std::string& source, const Options
       }
       compare::Contender contender;
       compare::FindContender(c, &contender);
-      if (!cell.outcome.completed && options.fixes && tpu && contender.family() != "strata") {
+      if (!cell.outcome.completed && options.fixes && tpu && !contender.strata) {
         // A GPU framework's settings do not reach a TPU: XLA plans TPU memory when it compiles (docs/fit.md).
         cell.fix.needed = true;
         cell.fix.capacity = replay::MaxLoad(trace, kGranule) > d->total_bytes;

@@ -306,7 +306,9 @@ TEST(JaxPolicy, GrowableDefaultCompletesWhereTheFixedOneFails) {
       }
       const bool growable = std::string(version) == "next" && std::string(name) == "jax";
       EXPECT_EQ(completed, growable) << name << " at jax_version=" << version;
-      if (!completed) EXPECT_EQ(oom.kind, OomKind::kCap) << name << " " << version;
+      if (!completed) {
+        EXPECT_EQ(oom.kind, OomKind::kCap) << name << " " << version;
+      }
       if (std::string(name) == "jax") {
         EXPECT_EQ(m.policy->Stats().bytes_limit, growable ? 1000 * kMiB : 750 * kMiB) << version;
       }

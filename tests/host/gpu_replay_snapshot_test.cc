@@ -112,7 +112,9 @@ TEST(GpuReplaySnapshot, NoneWithoutTheOption) {
 std::map<uint32_t, uint64_t> PlacesAt(const std::vector<PlacedSpan>& places, uint64_t at) {
   std::map<uint32_t, uint64_t> live;
   for (const PlacedSpan& p : places) {
-    if (p.from <= at && at < p.to) EXPECT_TRUE(live.emplace(p.buffer, p.offset).second) << "two spans at " << at;
+    if (p.from <= at && at < p.to) {
+      EXPECT_TRUE(live.emplace(p.buffer, p.offset).second) << "two spans at " << at;
+    }
   }
   return live;
 }
